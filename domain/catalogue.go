@@ -1,0 +1,146 @@
+package domain
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Tool names the model sees. They are part of the conversation history, so they never change.
+const (
+	ToolBash               = "bash"
+	ToolPatch              = "patch"
+	ToolThink              = "think"
+	ToolKeywordSearch      = "keyword_search"
+	ToolReadImage          = "read_image"
+	ToolSpawnAgents        = "spawn_agents"
+	ToolSubmitResult       = "submit_result"
+	ToolRequestModeUpgrade = "request_mode_upgrade"
+)
+
+// Bash timeouts, stated in the schema so the model knows them.
+const (
+	BashDefaultTimeoutSeconds = 30
+	BashMaxTimeoutSeconds     = 900
+)
+
+// ToolSpec is what the model is told about one tool: its name, a description written for a
+// model, and the JSON schema of its arguments.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+//go:embed tooldocs/*.md
+var toolDocs embed.FS
+
+func describe(name string) string {
+	b, err := toolDocs.ReadFile("tooldocs/" + name + ".md")
+	if err != nil {
+		// The docs are embedded at build time; a missing one is a programming error that
+		// the catalogue test catches.
+		panic(fmt.Sprintf("tool description for %s is missing: %v", name, err))
+	}
+	return strings.TrimSpace(string(b))
+}
+
+var schemas = map[string]string{
+	ToolBash: fmt.Sprintf(`{"type":"object","properties":{
+		"command":{"type":"string","description":"The command, run with bash -c in the working directory."},
+		"timeout_seconds":{"type":"integer","minimum":1,"maximum":%d,"description":"Kill the command after this many seconds (default %d, at most %d)."}},
+		"required":["command"],"additionalProperties":false}`,
+		BashMaxTimeoutSeconds, BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds),
+	ToolPatch: `{"type":"object","properties":{
+		"path":{"type":"string","description":"File path relative to the working directory."},
+		"patches":{"type":"array","minItems":1,"items":{"type":"object","properties":{
+			"operation":{"type":"string","enum":["replace","append_eof","prepend_bof","overwrite"]},
+			"old_text":{"type":"string","description":"For replace: text that occurs exactly once."},
+			"new_text":{"type":"string","description":"The text to insert or write."}},
+			"required":["operation","new_text"],"additionalProperties":false}}},
+		"required":["path","patches"],"additionalProperties":false}`,
+	ToolThink: `{"type":"object","properties":{
+		"thoughts":{"type":"string","description":"Your reasoning or plan."}},
+		"required":["thoughts"],"additionalProperties":false}`,
+	ToolKeywordSearch: `{"type":"object","properties":{
+		"query":{"type":"string","description":"What you are looking for, in a sentence."},
+		"search_terms":{"type":"array","minItems":1,"items":{"type":"string"},"description":"Keywords, most important first."}},
+		"required":["query","search_terms"],"additionalProperties":false}`,
+	ToolReadImage: `{"type":"object","properties":{
+		"path":{"type":"string","description":"Image path relative to the working directory."}},
+		"required":["path"],"additionalProperties":false}`,
+	ToolSpawnAgents: `{"type":"object","properties":{
+		"tasks":{"type":"array","minItems":1,"maxItems":10,"items":{"type":"string"},"description":"One self-contained task per sub-agent."}},
+		"required":["tasks"],"additionalProperties":false}`,
+	ToolSubmitResult: `{"type":"object","properties":{
+		"result":{"type":"string","description":"Final result for the agent that started you."},
+		"success":{"type":"boolean","description":"Whether the task was completed (default true)."}},
+		"required":["result"],"additionalProperties":false}`,
+	ToolRequestModeUpgrade: `{"type":"object","properties":{
+		"reason":{"type":"string","description":"Why write access is needed: what you will change."}},
+		"required":["reason"],"additionalProperties":false}`,
+}
+
+func spec(name string) ToolSpec {
+	// Compact once here so requests stay small and the schema text is stable byte for byte.
+	var v any
+	if err := json.Unmarshal([]byte(schemas[name]), &v); err != nil {
+		panic(fmt.Sprintf("schema for %s is not JSON: %v", name, err))
+	}
+	compact, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("schema for %s does not encode: %v", name, err))
+	}
+	return ToolSpec{Name: name, Description: describe(name), Parameters: compact}
+}
+
+var (
+	parentTools = []string{ToolBash, ToolPatch, ToolThink, ToolKeywordSearch, ToolReadImage,
+		ToolSpawnAgents, ToolRequestModeUpgrade}
+	subAgentTools = []string{ToolBash, ToolPatch, ToolThink, ToolKeywordSearch, ToolReadImage,
+		ToolSubmitResult}
+)
+
+// ToolsFor returns the tools offered to a conversation (REQ-BED-009, REQ-BED-018): a sub-agent
+// gets submit_result and never spawn_agents or request_mode_upgrade. The set does not depend
+// on the mode (REQ-BED-017).
+func ToolsFor(subAgent bool) []ToolSpec {
+	names := parentTools
+	if subAgent {
+		names = subAgentTools
+	}
+	out := make([]ToolSpec, len(names))
+	for i, n := range names {
+		out[i] = spec(n)
+	}
+	return out
+}
+
+// Offers reports whether a tool is in the set offered to this kind of conversation.
+func Offers(subAgent bool, name string) bool {
+	names := parentTools
+	if subAgent {
+		names = subAgentTools
+	}
+	for _, n := range names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Argument shapes of the tools the core interprets itself.
+type (
+	ModeUpgradeArgs struct {
+		Reason string `json:"reason"`
+	}
+	SpawnAgentsArgs struct {
+		Tasks []string `json:"tasks"`
+	}
+	SubmitResultArgs struct {
+		Result  string `json:"result"`
+		Success *bool  `json:"success"`
+	}
+)

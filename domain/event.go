@@ -1,0 +1,83 @@
+package domain
+
+import "time"
+
+// Event is the sealed set of things that can happen to a conversation. Events that report the
+// end of an execution carry its ExecID; Transition drops them when it is not the current one.
+type Event interface{ isEvent() }
+
+// UserMessage is text and images sent by the person (REQ-BED-002, REQ-BED-013).
+type UserMessage struct {
+	Text   string
+	Images []ImageRef
+}
+
+// UserCancel is the Stop button (REQ-BED-005).
+type UserCancel struct{}
+
+// LLMResponse is a complete, successful model answer.
+type LLMResponse struct {
+	Exec      ExecID
+	Text      string
+	ToolCalls []ToolCall
+	Usage     Usage
+}
+
+// LLMError is a failed model request, classified by the client.
+type LLMError struct {
+	Exec    ExecID
+	Kind    ErrorKind
+	Message string
+	// RetryAfter is the server's requested wait, when it sent one.
+	RetryAfter time.Duration
+}
+
+// RetryTimeout is the retry timer firing (REQ-BED-006).
+type RetryTimeout struct{ Exec ExecID }
+
+// ToolComplete is the end of one tool run, whatever its outcome.
+type ToolComplete struct {
+	Exec   ExecID
+	Result ToolResult
+}
+
+// ModeDecision is the person's answer to a request_mode_upgrade (REQ-BED-015).
+type ModeDecision struct {
+	Exec    ExecID
+	Approve bool
+}
+
+// UserDowngrade switches to Restricted mode at once (REQ-BED-016).
+type UserDowngrade struct{}
+
+// UserTriggerContinuation is the "Wrap up now" button (REQ-BED-023).
+type UserTriggerContinuation struct{}
+
+// SubAgentFinished reports one sub-agent's outcome to its parent (REQ-BED-008).
+type SubAgentFinished struct {
+	Exec    ExecID
+	Outcome SubAgentOutcome
+}
+
+// SubAgentDeadline fires when a spawn_agents batch has run out of time.
+type SubAgentDeadline struct{ Exec ExecID }
+
+// RestoreAfterRestart brings a conversation loaded after a restart to rest (REQ-BED-007).
+// Unanswered lists the tool calls the stored history leaves without a result; each gets an
+// "interrupted by restart" result so the next request is valid.
+type RestoreAfterRestart struct {
+	Unanswered []ToolCall
+}
+
+func (UserMessage) isEvent()             {}
+func (UserCancel) isEvent()              {}
+func (LLMResponse) isEvent()             {}
+func (LLMError) isEvent()                {}
+func (RetryTimeout) isEvent()            {}
+func (ToolComplete) isEvent()            {}
+func (ModeDecision) isEvent()            {}
+func (UserDowngrade) isEvent()           {}
+func (UserTriggerContinuation) isEvent() {}
+func (SubAgentFinished) isEvent()        {}
+func (SubAgentDeadline) isEvent()        {}
+func (RestoreAfterRestart) isEvent()     {}

@@ -1,0 +1,3 @@
+module github.com/phoenix-desktop/phoenix
+
+go 1.26
