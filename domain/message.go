@@ -3,6 +3,7 @@ package domain
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // MessageKind says what a message is, which decides both how it is sent to the model and how
@@ -119,6 +120,8 @@ type Message struct {
 	Usage *Usage `json:"usage,omitempty"`
 	// ErrorKind belongs to error messages.
 	ErrorKind ErrorKind `json:"error_kind,omitempty"`
+	// At is stamped by the store when the message is committed; the core has no clock.
+	At time.Time `json:"at,omitzero"`
 }
 
 // Validate checks that a message has the fields its kind needs and no others that matter, so
