@@ -3,7 +3,6 @@ package domain
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -281,12 +280,6 @@ func NewConversation(p NewConversationParams) (Conversation, error) {
 		ContinuedFrom: p.ContinuedFrom, State: Idle{},
 		CreatedAt: p.CreatedAt, UpdatedAt: p.CreatedAt,
 	}, nil
-}
-
-// cloneRound copies the slices of a round, so that a caller may keep the old conversation
-// while Transition builds the new one.
-func cloneRound(r Round) Round {
-	return Round{Remaining: slices.Clone(r.Remaining), Completed: slices.Clone(r.Completed)}
 }
 
 // MarshalJSON stores the sealed state as a kind plus its fields.

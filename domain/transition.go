@@ -1,0 +1,758 @@
+package domain
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Retry policy (REQ-BED-006).
+const (
+	// MaxAttempts counts the first request: three attempts in all.
+	MaxAttempts = 3
+	// BaseRetryDelay doubles with each attempt: 1 s, then 2 s.
+	BaseRetryDelay = time.Second
+	// MaxRetryDelay caps a server's Retry-After. A server asking for longer is treated as a
+	// final answer, because a person watching "Retrying in 40 min" is better served by an
+	// error they can act on.
+	MaxRetryDelay = 2 * time.Minute
+	// DefaultSubAgentDeadline bounds one spawn_agents batch.
+	DefaultSubAgentDeadline = 15 * time.Minute
+	// MaxSubAgents bounds one spawn_agents call, as its schema says.
+	MaxSubAgents = 10
+)
+
+// Texts of synthetic tool results. Tests and the UI refer to them.
+const (
+	CancelledResultText   = "Cancelled by user."
+	SkippedResultText     = "Skipped: the user cancelled before this tool ran."
+	InterruptedResultText = "Interrupted by restart: the app stopped before this tool finished. Nothing is known about its effects; check before repeating it."
+	ContextRejectedText   = "Not executed: the context window is nearly full, so the conversation is being wrapped up."
+	SubmittedResultText   = "Result submitted."
+	FallbackSummary       = "Context limit reached. The continuation summary could not be generated. Please start a new conversation."
+	CancelledSummary      = "Continuation cancelled by user."
+	InterruptedSummary    = "Context limit reached. The continuation summary was interrupted by a restart. Please start a new conversation."
+)
+
+// continuationPrompt is the tool-less request that asks for a summary (REQ-BED-020).
+const continuationPrompt = `The conversation context is nearly full. Please provide a brief continuation summary that could seed a new conversation.
+
+Include:
+1. Current task status (if any)
+2. Key files or concepts discussed
+3. Suggested next steps
+
+Keep your response concise.`
+
+// ContinuationPrompt names the tool calls that were requested but not run (REQ-BED-020).
+func ContinuationPrompt(rejected []ToolCall) string {
+	if len(rejected) == 0 {
+		return continuationPrompt
+	}
+	var b strings.Builder
+	b.WriteString(continuationPrompt)
+	b.WriteString("\n\nNote: The following tool calls were requested but not executed due to context limits:\n")
+	for _, c := range rejected {
+		fmt.Fprintf(&b, "- %s\n", c.Name)
+	}
+	return b.String()
+}
+
+// RetryDelay is the wait before the attempt after a failed one (REQ-BED-006): exponential from
+// BaseRetryDelay, or the server's Retry-After when it sent one. ok is false when the server
+// asked for longer than MaxRetryDelay.
+func RetryDelay(failedAttempt int, retryAfter time.Duration) (delay time.Duration, ok bool) {
+	if retryAfter > 0 {
+		return retryAfter, retryAfter <= MaxRetryDelay
+	}
+	return BaseRetryDelay << (failedAttempt - 1), true
+}
+
+// Transition is the pure core (REQ-BED-001): from a conversation and an event it computes the
+// next conversation and the effects to carry out, or rejects the event with an error the UI
+// can show. It never mutates its input. A stale or meaningless event returns the input
+// unchanged with no effects and no error.
+func Transition(c Conversation, ev Event) (Conversation, []Effect, error) {
+	if c.State == nil {
+		c.State = Idle{}
+	}
+	t := &tx{c: c}
+	var err error
+	switch e := ev.(type) {
+	case UserMessage:
+		err = t.userMessage(e)
+	case UserCancel:
+		t.cancel()
+	case LLMResponse:
+		t.llmResponse(e)
+	case LLMError:
+		t.llmError(e)
+	case RetryTimeout:
+		t.retryTimeout(e)
+	case ToolComplete:
+		t.toolComplete(e)
+	case ModeDecision:
+		err = t.modeDecision(e)
+	case UserDowngrade:
+		err = t.downgrade()
+	case UserTriggerContinuation:
+		err = t.triggerContinuation()
+	case SubAgentFinished:
+		t.subAgentFinished(e)
+	case SubAgentDeadline:
+		t.subAgentDeadline(e)
+	case RestoreAfterRestart:
+		t.restore(e)
+	default:
+		err = fmt.Errorf("unknown event %T", ev)
+	}
+	if err != nil {
+		return c, nil, err
+	}
+	if !t.changed && len(t.effects) == 0 {
+		return c, nil, nil
+	}
+	effects := make([]Effect, 0, len(t.effects)+1)
+	effects = append(effects, Persist{Messages: t.msgs})
+	effects = append(effects, t.effects...)
+	return t.c, effects, nil
+}
+
+// tx accumulates one transition. Every helper that changes the conversation sets changed, so
+// that Transition knows to lead with a Persist effect.
+type tx struct {
+	c       Conversation
+	msgs    []Message
+	effects []Effect
+	changed bool
+}
+
+func (t *tx) setState(s State) {
+	t.c.State = s
+	t.changed = true
+}
+
+func (t *tx) emit(e Effect) { t.effects = append(t.effects, e) }
+
+func (t *tx) add(m Message) {
+	m.Seq = t.c.NextSeq
+	t.c.NextSeq++
+	t.msgs = append(t.msgs, m)
+	t.changed = true
+}
+
+func (t *tx) newExec() ExecID {
+	t.c.LastExec++
+	t.changed = true
+	return t.c.LastExec
+}
+
+func (t *tx) result(call ToolCall, outcome Outcome, content string, display *ToolDisplay) {
+	t.add(Message{Kind: KindToolResult, ToolResult: &ToolResult{
+		CallID: call.ID, Name: call.Name, Outcome: outcome, Content: content, Display: display,
+	}})
+}
+
+// rest puts a conversation that has nothing left to do at rest: Idle for a person's
+// conversation; for a sub-agent, Failed with the given reason, reported to the parent.
+func (t *tx) rest(subAgentKind ErrorKind, subAgentMessage string) {
+	if !t.c.IsSubAgent() {
+		t.setState(Idle{})
+		return
+	}
+	t.fail(subAgentKind, subAgentMessage)
+}
+
+func (t *tx) fail(kind ErrorKind, message string) {
+	t.setState(Failed{Message: message, ErrKind: kind})
+	t.emit(NotifyParent{ParentID: t.c.ParentID, ParentExec: t.c.ParentExec, Outcome: SubAgentOutcome{
+		AgentID: t.c.ID, Task: t.c.Task, Status: SubAgentFailed, Error: message, Kind: kind,
+	}})
+}
+
+// --- user input -------------------------------------------------------------------------
+
+func (t *tx) userMessage(e UserMessage) error {
+	switch t.c.State.(type) {
+	case ContextExhausted:
+		return ErrContextExhausted
+	case Completed, Failed:
+		return ErrFinished
+	}
+	if Busy(t.c.State) {
+		return ErrAgentBusy
+	}
+	if strings.TrimSpace(e.Text) == "" && len(e.Images) == 0 {
+		return ErrEmptyMessage
+	}
+	if t.c.Title == "" {
+		t.c.Title = TitleFrom(e.Text)
+	}
+	t.add(Message{Kind: KindUser, Text: e.Text, Images: slices.Clone(e.Images)})
+	t.startRequest(1)
+	return nil
+}
+
+// TitleFrom derives a conversation title from its first message.
+func TitleFrom(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	line = strings.Join(strings.Fields(line), " ")
+	if line == "" {
+		return "Images"
+	}
+	const maxRunes = 60
+	if r := []rune(line); len(r) > maxRunes {
+		return string(r[:maxRunes-1]) + "…"
+	}
+	return line
+}
+
+func (t *tx) startRequest(attempt int) {
+	exec := t.newExec()
+	t.setState(LLMRequesting{Exec: exec, Attempt: attempt})
+	t.emit(RequestLLM{Exec: exec, Attempt: attempt})
+}
+
+func (t *tx) startContinuation(rejected []ToolCall, trigger Usage, attempt int) {
+	exec := t.newExec()
+	t.setState(AwaitingContinuation{Exec: exec, Rejected: rejected, TriggerUsage: trigger, Attempt: attempt})
+	t.emit(RequestLLM{Exec: exec, Attempt: attempt,
+		Continuation: &ContinuationRequest{Prompt: ContinuationPrompt(rejected)}})
+}
+
+// cancel handles Stop (REQ-BED-005). The running work is aborted by an effect and the state
+// comes to rest in the same transition, so a late result finds a different state and is
+// dropped: cancel wins over a late success.
+func (t *tx) cancel() {
+	switch st := t.c.State.(type) {
+	case LLMRequesting:
+		if !st.RetryPending {
+			t.emit(AbortLLM{Exec: st.Exec})
+		}
+		t.rest(ErrorCancelled, "cancelled")
+	case ToolExecuting:
+		t.emit(KillTool{Exec: st.Exec})
+		t.result(st.Current, OutcomeCancelled, CancelledResultText, nil)
+		t.skipAll(st.Remaining)
+		t.rest(ErrorCancelled, "cancelled")
+	case AwaitingModeApproval:
+		t.result(st.Call, OutcomeCancelled, CancelledResultText+" The mode upgrade was not decided.", nil)
+		t.skipAll(st.Remaining)
+		t.rest(ErrorCancelled, "cancelled")
+	case AwaitingSubAgents:
+		outcomes := slices.Clone(st.Outcomes)
+		var ids []string
+		for i, o := range outcomes {
+			if o.Status == SubAgentPending {
+				ids = append(ids, o.AgentID)
+				outcomes[i].Status, outcomes[i].Error, outcomes[i].Kind = SubAgentFailed, "cancelled by user", ErrorCancelled
+			}
+		}
+		t.emit(CancelSubAgents{Exec: st.Exec, AgentIDs: ids})
+		t.result(st.Call, OutcomeCancelled, CancelledResultText+"\n\n"+AggregateSubAgents(outcomes),
+			&ToolDisplay{Summary: "cancelled", SubAgents: outcomes})
+		t.skipAll(st.Remaining)
+		t.rest(ErrorCancelled, "cancelled")
+	case AwaitingContinuation:
+		if !st.RetryPending {
+			t.emit(AbortLLM{Exec: st.Exec})
+		}
+		t.exhaust(CancelledSummary, st.TriggerUsage)
+	}
+}
+
+func (t *tx) skipAll(calls []ToolCall) {
+	for _, c := range calls {
+		t.result(c, OutcomeSkipped, SkippedResultText, nil)
+	}
+}
+
+func (t *tx) exhaust(summary string, usage Usage) {
+	t.add(Message{Kind: KindContinuation, Text: summary})
+	t.setState(ContextExhausted{Summary: summary, FinalUsage: usage})
+}
+
+func (t *tx) modeDecision(e ModeDecision) error {
+	st, ok := t.c.State.(AwaitingModeApproval)
+	if !ok || st.Exec != e.Exec {
+		return ErrNoPendingApproval
+	}
+	if e.Approve {
+		t.c.Mode = ModeUnrestricted
+		t.result(st.Call, OutcomeSuccess, "Approved: the conversation is now in Unrestricted mode. bash can write files and reach the network, and patch is available.", nil)
+		t.add(Message{Kind: KindSystem, Text: "Mode changed to Unrestricted (approved by the user): bash commands can write files and use the network, and patch can edit files."})
+	} else {
+		t.result(st.Call, OutcomeError, "Denied: the user kept Restricted mode. Continue read-only, or explain what you would change and why so the user can decide.", nil)
+		t.add(Message{Kind: KindSystem, Text: "Mode remains Restricted (upgrade denied by the user): the file system is read-only, the network is closed, and patch is unavailable."})
+	}
+	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Call.ID))
+	return nil
+}
+
+func (t *tx) downgrade() error {
+	if !t.c.LandlockAvailable {
+		return ErrLandlockUnavailable
+	}
+	switch t.c.State.(type) {
+	case ContextExhausted, Completed, Failed:
+		return nil
+	}
+	if t.c.Mode == ModeRestricted {
+		return nil
+	}
+	t.c.Mode = ModeRestricted
+	t.add(Message{Kind: KindSystem, Text: "Mode changed to Restricted by the user: the file system is now read-only, the network is closed, and patch is unavailable. Call request_mode_upgrade if you need write access again."})
+	return nil
+}
+
+func (t *tx) triggerContinuation() error {
+	if t.c.IsSubAgent() {
+		return ErrFinished
+	}
+	switch t.c.State.(type) {
+	case ContextExhausted:
+		return ErrContextExhausted
+	case Idle, Error:
+		t.startContinuation(nil, t.c.Usage, 1)
+		return nil
+	}
+	return ErrNotIdle
+}
+
+// --- LLM results --------------------------------------------------------------------------
+
+func (t *tx) llmResponse(e LLMResponse) {
+	switch st := t.c.State.(type) {
+	case LLMRequesting:
+		if st.Exec != e.Exec || st.RetryPending {
+			return
+		}
+		t.reply(e)
+	case AwaitingContinuation:
+		if st.Exec != e.Exec || st.RetryPending {
+			return
+		}
+		// The summary is stored as a continuation message, never as an assistant reply, so
+		// any tool calls the model attached despite the tool-less request are dropped.
+		summary := strings.TrimSpace(e.Text)
+		if summary == "" {
+			summary = FallbackSummary
+		}
+		usage := st.TriggerUsage
+		if e.Usage.Total() > 0 {
+			usage = e.Usage
+			t.c.Usage = e.Usage
+		}
+		t.exhaust(summary, usage)
+	}
+}
+
+// NormalizeToolCalls gives every call an id that is present and unique within the response,
+// deriving replacements from the execution id so the result stays deterministic.
+func NormalizeToolCalls(exec ExecID, calls []ToolCall) []ToolCall {
+	out := slices.Clone(calls)
+	seen := map[string]bool{}
+	for i := range out {
+		if out[i].ID == "" || seen[out[i].ID] {
+			out[i].ID = fmt.Sprintf("call_%d_%d", exec, i)
+		}
+		seen[out[i].ID] = true
+		if out[i].Name == "" {
+			out[i].Name = "(unnamed)"
+		}
+	}
+	return out
+}
+
+func (t *tx) reply(e LLMResponse) {
+	calls := NormalizeToolCalls(e.Exec, e.ToolCalls)
+	usage := e.Usage
+	if usage.Total() > 0 {
+		t.c.Usage = usage
+	}
+	t.add(Message{Kind: KindAssistant, Text: e.Text, ToolCalls: calls, Usage: &usage})
+
+	// A sub-agent's lone submit_result runs nothing, so it is accepted even at the
+	// threshold: its result is what the parent needs.
+	if t.c.IsSubAgent() && len(calls) == 1 && calls[0].Name == ToolSubmitResult {
+		var args SubmitResultArgs
+		if err := json.Unmarshal([]byte(calls[0].Arguments), &args); err == nil && strings.TrimSpace(args.Result) != "" {
+			success := args.Success == nil || *args.Success
+			t.result(calls[0], OutcomeSuccess, SubmittedResultText, nil)
+			t.setState(Completed{Result: args.Result, Success: success})
+			status := SubAgentSucceeded
+			if !success {
+				status = SubAgentFailed
+			}
+			outcome := SubAgentOutcome{AgentID: t.c.ID, Task: t.c.Task, Status: status, Result: args.Result}
+			if !success {
+				outcome.Error = "the sub-agent reported that it could not complete the task"
+			}
+			t.emit(NotifyParent{ParentID: t.c.ParentID, ParentExec: t.c.ParentExec, Outcome: outcome})
+			return
+		}
+	}
+
+	// REQ-BED-019: the threshold is checked before any tool of this response runs.
+	if AtContinuation(t.c.Usage, t.c.ContextWindow) {
+		for _, c := range calls {
+			t.result(c, OutcomeSkipped, ContextRejectedText, nil)
+		}
+		if t.c.IsSubAgent() {
+			// REQ-BED-024: a sub-agent fails at once; no continuation flow.
+			t.fail(ErrorContextExhausted, fmt.Sprintf("context window exhausted (%d of %d tokens)", t.c.Usage.Total(), t.c.ContextWindow))
+			return
+		}
+		t.startContinuation(calls, t.c.Usage, 1)
+		return
+	}
+
+	if len(calls) == 0 {
+		if t.c.IsSubAgent() {
+			text := strings.TrimSpace(e.Text)
+			if len([]rune(text)) > 500 {
+				text = string([]rune(text)[:500]) + "…"
+			}
+			t.fail(ErrorNoResult, "ended its turn without calling submit_result; its last words: "+text)
+			return
+		}
+		t.setState(Idle{})
+		return
+	}
+	t.runRound(calls, nil)
+}
+
+func (t *tx) llmError(e LLMError) {
+	switch st := t.c.State.(type) {
+	case LLMRequesting:
+		if st.Exec != e.Exec || st.RetryPending {
+			return
+		}
+		if delay, ok := t.retryable(e, st.Attempt); ok {
+			t.setState(LLMRequesting{Exec: st.Exec, Attempt: st.Attempt + 1, RetryPending: true,
+				RetryDelay: delay, LastError: e.Message, LastErrorKind: e.Kind})
+			t.emit(ScheduleRetry{Exec: st.Exec, Delay: delay})
+			return
+		}
+		message := errorText(e, st.Attempt)
+		if t.c.IsSubAgent() {
+			t.fail(e.Kind, message)
+			return
+		}
+		t.add(Message{Kind: KindError, Text: message, ErrorKind: e.Kind})
+		t.setState(Error{Message: message, ErrKind: e.Kind})
+	case AwaitingContinuation:
+		if st.Exec != e.Exec || st.RetryPending {
+			return
+		}
+		if delay, ok := t.retryable(e, st.Attempt); ok {
+			next := st
+			next.Attempt, next.RetryPending, next.RetryDelay = st.Attempt+1, true, delay
+			t.setState(next)
+			t.emit(ScheduleRetry{Exec: st.Exec, Delay: delay})
+			return
+		}
+		// REQ-BED-020: a failed continuation still ends in ContextExhausted.
+		t.exhaust(FallbackSummary, st.TriggerUsage)
+	}
+}
+
+func (t *tx) retryable(e LLMError, attempt int) (time.Duration, bool) {
+	if !e.Kind.Retryable() || attempt >= MaxAttempts {
+		return 0, false
+	}
+	return RetryDelay(attempt, e.RetryAfter)
+}
+
+func errorText(e LLMError, attempt int) string {
+	detail := strings.TrimSpace(e.Message)
+	if detail == "" {
+		detail = e.Kind.Describe()
+	}
+	if e.Kind.Retryable() && attempt >= MaxAttempts {
+		return fmt.Sprintf("Failed after %d attempts: %s", attempt, detail)
+	}
+	if e.Kind.Retryable() && e.RetryAfter > MaxRetryDelay {
+		return fmt.Sprintf("%s (the provider asked to wait %s before retrying)", detail, e.RetryAfter.Round(time.Second))
+	}
+	return detail
+}
+
+func (t *tx) retryTimeout(e RetryTimeout) {
+	switch st := t.c.State.(type) {
+	case LLMRequesting:
+		if st.Exec != e.Exec || !st.RetryPending {
+			return
+		}
+		exec := t.newExec()
+		next := st
+		next.Exec, next.RetryPending, next.RetryDelay = exec, false, 0
+		t.setState(next)
+		t.emit(RequestLLM{Exec: exec, Attempt: st.Attempt})
+	case AwaitingContinuation:
+		if st.Exec != e.Exec || !st.RetryPending {
+			return
+		}
+		exec := t.newExec()
+		next := st
+		next.Exec, next.RetryPending, next.RetryDelay = exec, false, 0
+		t.setState(next)
+		t.emit(RequestLLM{Exec: exec, Attempt: st.Attempt,
+			Continuation: &ContinuationRequest{Prompt: ContinuationPrompt(st.Rejected)}})
+	}
+}
+
+// --- tools --------------------------------------------------------------------------------
+
+func (t *tx) toolComplete(e ToolComplete) {
+	st, ok := t.c.State.(ToolExecuting)
+	if !ok || st.Exec != e.Exec {
+		return
+	}
+	res := e.Result
+	// The execution id is the gate; the call is the state's, whatever the runner echoed.
+	res.CallID, res.Name = st.Current.ID, st.Current.Name
+	if res.Outcome == "" {
+		res.Outcome = OutcomeError
+	}
+	t.add(Message{Kind: KindToolResult, ToolResult: &res})
+	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Current.ID))
+}
+
+// runRound starts the next call of a tool round, answering at once the calls the core can
+// decide itself, and sends the results to the model when the round is done (REQ-BED-004).
+func (t *tx) runRound(calls []ToolCall, completed []string) {
+	for len(calls) > 0 {
+		call, rest := calls[0], slices.Clone(calls[1:])
+		if msg, refused := t.refusal(call, len(rest)+len(completed)); refused {
+			t.result(call, OutcomeError, msg, nil)
+			completed = append(completed, call.ID)
+			calls = rest
+			continue
+		}
+		round := Round{Remaining: rest, Completed: slices.Clone(completed)}
+		exec := t.newExec()
+		switch call.Name {
+		case ToolRequestModeUpgrade:
+			var args ModeUpgradeArgs
+			_ = json.Unmarshal([]byte(call.Arguments), &args) // refusal checked it decodes
+			t.setState(AwaitingModeApproval{Exec: exec, Call: call, Reason: args.Reason, Round: round})
+			t.emit(RequestApproval{Exec: exec, Reason: args.Reason})
+		case ToolSpawnAgents:
+			var args SpawnAgentsArgs
+			_ = json.Unmarshal([]byte(call.Arguments), &args)
+			specs := make([]SubAgentSpec, len(args.Tasks))
+			outcomes := make([]SubAgentOutcome, len(args.Tasks))
+			for i, task := range args.Tasks {
+				id := fmt.Sprintf("%s-sub-%d-%d", t.c.ID, exec, i+1)
+				specs[i] = SubAgentSpec{ID: id, Task: task}
+				outcomes[i] = SubAgentOutcome{AgentID: id, Task: task, Status: SubAgentPending}
+			}
+			t.setState(AwaitingSubAgents{Exec: exec, Call: call, Outcomes: outcomes, Round: round})
+			t.emit(SpawnSubAgents{Exec: exec, Agents: specs, Deadline: DefaultSubAgentDeadline})
+		default:
+			t.setState(ToolExecuting{Exec: exec, Current: call, Round: round})
+			t.emit(ExecuteTool{Exec: exec, Call: call, Mode: t.c.Mode})
+		}
+		return
+	}
+	t.startRequest(1)
+}
+
+// refusal decides the calls that are answered with an error without running anything: tools
+// this conversation is not offered, arguments that are not JSON, writes in Restricted mode
+// (REQ-BED-017), and misuse of the tools the core interprets itself. others counts the other
+// calls of the same response, for submit_result, which must come alone.
+func (t *tx) refusal(call ToolCall, others int) (string, bool) {
+	sub := t.c.IsSubAgent()
+	if !Offers(sub, call.Name) {
+		names := make([]string, 0, 8)
+		for _, s := range ToolsFor(sub) {
+			names = append(names, s.Name)
+		}
+		return fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(names, ", ")), true
+	}
+	if !ValidJSONObject(call.Arguments) {
+		return fmt.Sprintf("The arguments of %s are not a valid JSON object, so it was not run. Call it again with arguments that match its schema.", call.Name), true
+	}
+	switch call.Name {
+	case ToolPatch:
+		if t.c.Mode == ModeRestricted {
+			if sub {
+				return "patch is unavailable: this sub-agent runs in Restricted mode with a read-only file system. Describe the change you would make in submit_result instead.", true
+			}
+			return "patch is unavailable in Restricted mode: the file system is read-only. Call request_mode_upgrade with your reason to ask the user for write access, then try again.", true
+		}
+	case ToolRequestModeUpgrade:
+		var args ModeUpgradeArgs
+		_ = json.Unmarshal([]byte(call.Arguments), &args)
+		if strings.TrimSpace(args.Reason) == "" {
+			return "request_mode_upgrade needs a reason: say what you will change and why.", true
+		}
+		if t.c.Mode == ModeUnrestricted {
+			if !t.c.LandlockAvailable {
+				return "Already in Unrestricted mode: Restricted mode is not available on this machine, so you already have write access.", true
+			}
+			return "Already in Unrestricted mode: you have write access.", true
+		}
+	case ToolSpawnAgents:
+		var args SpawnAgentsArgs
+		if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil {
+			return fmt.Sprintf("spawn_agents: tasks must be a list of strings (%v).", err), true
+		}
+		if len(args.Tasks) == 0 || len(args.Tasks) > MaxSubAgents {
+			return fmt.Sprintf("spawn_agents takes between 1 and %d tasks; got %d.", MaxSubAgents, len(args.Tasks)), true
+		}
+		for i, task := range args.Tasks {
+			if strings.TrimSpace(task) == "" {
+				return fmt.Sprintf("spawn_agents: task %d is empty.", i+1), true
+			}
+		}
+	case ToolSubmitResult:
+		var args SubmitResultArgs
+		if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil || strings.TrimSpace(args.Result) == "" {
+			return "submit_result needs a non-empty result string.", true
+		}
+		if others > 0 {
+			return "submit_result must be the only tool call in its response. Call it again, alone, when everything else is done.", true
+		}
+	}
+	return "", false
+}
+
+// --- sub-agents ---------------------------------------------------------------------------
+
+func (t *tx) subAgentFinished(e SubAgentFinished) {
+	st, ok := t.c.State.(AwaitingSubAgents)
+	if !ok || st.Exec != e.Exec {
+		return
+	}
+	i := slices.IndexFunc(st.Outcomes, func(o SubAgentOutcome) bool { return o.AgentID == e.Outcome.AgentID })
+	if i < 0 || st.Outcomes[i].Status != SubAgentPending || e.Outcome.Status == SubAgentPending {
+		return
+	}
+	next := st
+	next.Outcomes = slices.Clone(st.Outcomes)
+	outcome := e.Outcome
+	outcome.Task = st.Outcomes[i].Task
+	next.Outcomes[i] = outcome
+	if next.Pending() > 0 {
+		t.setState(next)
+		return
+	}
+	t.finishSubAgents(next)
+}
+
+func (t *tx) subAgentDeadline(e SubAgentDeadline) {
+	st, ok := t.c.State.(AwaitingSubAgents)
+	if !ok || st.Exec != e.Exec {
+		return
+	}
+	next := st
+	next.Outcomes = slices.Clone(st.Outcomes)
+	var ids []string
+	for i, o := range next.Outcomes {
+		if o.Status == SubAgentPending {
+			ids = append(ids, o.AgentID)
+			next.Outcomes[i].Status, next.Outcomes[i].Error, next.Outcomes[i].Kind =
+				SubAgentFailed, "timed out before submitting a result", ErrorDeadline
+		}
+	}
+	t.emit(CancelSubAgents{Exec: st.Exec, AgentIDs: ids})
+	t.finishSubAgents(next)
+}
+
+func (t *tx) finishSubAgents(st AwaitingSubAgents) {
+	outcome := OutcomeSuccess
+	failed := 0
+	for _, o := range st.Outcomes {
+		if o.Status != SubAgentSucceeded {
+			failed++
+		}
+	}
+	if failed == len(st.Outcomes) {
+		outcome = OutcomeError
+	}
+	summary := fmt.Sprintf("%d of %d succeeded", len(st.Outcomes)-failed, len(st.Outcomes))
+	t.result(st.Call, outcome, AggregateSubAgents(st.Outcomes),
+		&ToolDisplay{Summary: summary, SubAgents: slices.Clone(st.Outcomes)})
+	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Call.ID))
+}
+
+// AggregateSubAgents writes the spawn_agents result the model reads: every task in spawn
+// order with its result or what went wrong (REQ-BED-008).
+func AggregateSubAgents(outcomes []SubAgentOutcome) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Results of %d sub-agents, in the order the tasks were given:\n", len(outcomes))
+	for i, o := range outcomes {
+		fmt.Fprintf(&b, "\n## Sub-agent %d: %s\nTask: %s\n", i+1, o.Status, o.Task)
+		switch o.Status {
+		case SubAgentSucceeded:
+			fmt.Fprintf(&b, "Result:\n%s\n", o.Result)
+		case SubAgentFailed:
+			if o.Error != "" {
+				fmt.Fprintf(&b, "Failure (%s): %s\n", o.Kind, o.Error)
+			}
+			if o.Result != "" {
+				fmt.Fprintf(&b, "Reported:\n%s\n", o.Result)
+			}
+			if o.Kind == ErrorContextExhausted {
+				b.WriteString("You may spawn a replacement with a narrower task.\n")
+			}
+		default:
+			b.WriteString("No result.\n")
+		}
+	}
+	return b.String()
+}
+
+// --- restart ------------------------------------------------------------------------------
+
+// restore brings a conversation found busy after a restart to rest (REQ-BED-007). The calls
+// the stored history leaves open are answered from the event, which the store derives from
+// the messages themselves, so a state that disagrees with its history cannot leave the chain
+// broken.
+func (t *tx) restore(e RestoreAfterRestart) {
+	if !Busy(t.c.State) {
+		if len(e.Unanswered) > 0 {
+			t.answerInterrupted(e.Unanswered, nil)
+		}
+		return
+	}
+	var subOutcomes []SubAgentOutcome
+	spawnCall := ""
+	if st, ok := t.c.State.(AwaitingSubAgents); ok {
+		spawnCall = st.Call.ID
+		subOutcomes = slices.Clone(st.Outcomes)
+		for i, o := range subOutcomes {
+			if o.Status == SubAgentPending {
+				subOutcomes[i].Status, subOutcomes[i].Error, subOutcomes[i].Kind =
+					SubAgentFailed, "interrupted by restart", ErrorInterrupted
+			}
+		}
+	}
+	t.answerInterrupted(e.Unanswered, func(c ToolCall) (string, *ToolDisplay) {
+		if c.ID == spawnCall {
+			return InterruptedResultText + "\n\n" + AggregateSubAgents(subOutcomes),
+				&ToolDisplay{Summary: "interrupted by restart", SubAgents: subOutcomes}
+		}
+		return InterruptedResultText, nil
+	})
+	if st, ok := t.c.State.(AwaitingContinuation); ok {
+		t.exhaust(InterruptedSummary, st.TriggerUsage)
+		return
+	}
+	t.rest(ErrorInterrupted, "interrupted by restart")
+}
+
+func (t *tx) answerInterrupted(calls []ToolCall, content func(ToolCall) (string, *ToolDisplay)) {
+	for _, c := range calls {
+		text, display := InterruptedResultText, (*ToolDisplay)(nil)
+		if content != nil {
+			text, display = content(c)
+		}
+		t.result(c, OutcomeInterrupted, text, display)
+	}
+}
