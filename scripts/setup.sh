@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what Phoenix Desktop needs to build, run and test on Debian 12, idempotently.
+# Safe to run again: it only installs what is missing.
+set -euo pipefail
+
+need_pkgs=(gcc pkg-config git ca-certificates
+  libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
+  xvfb xdotool imagemagick ripgrep locales python3 curl)
+missing=()
+for p in "${need_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# A UTF-8 locale keeps Fyne from logging a locale error at start.
+if ! locale -a 2>/dev/null | grep -qi '^en_US.utf8$'; then
+  sed -i 's/^# *en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' /etc/locale.gen 2>/dev/null || true
+  locale-gen >/dev/null 2>&1 || true
+fi
+
+# Go 1.26 or newer. The machine image ships it in /usr/local/go; elsewhere Debian's Go
+# fetches the 1.26 toolchain from the Go module proxy (GOTOOLCHAIN).
+export PATH="/usr/local/go/bin:$HOME/go/bin:$PATH"
+if ! command -v go >/dev/null 2>&1; then
+  echo "setup: installing Go from Debian backports"
+  export DEBIAN_FRONTEND=noninteractive
+  grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/ ||
+    echo "deb http://deb.debian.org/debian bookworm-backports main" >/etc/apt/sources.list.d/backports.list
+  apt-get update -qq
+  apt-get install -y -qq -t bookworm-backports golang-go >/dev/null
+fi
+if ! go version | grep -Eq 'go1\.(2[6-9]|[3-9][0-9])'; then
+  export GOTOOLCHAIN=go1.26.8
+fi
+go version

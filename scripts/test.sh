@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs every test: all packages with the race detector (GUI tests on Fyne's headless driver),
+# then the real-window smoke test of the built binary under Xvfb.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh >/dev/null
+source scripts/env.sh
+go test -race -count=1 -timeout 45m ./...
+if [ -x scripts/smoke-xvfb.sh ]; then
+  bash scripts/smoke-xvfb.sh
+fi
