@@ -1,0 +1,496 @@
+package persistence
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// Summary is what the sidebar lists for one conversation. It is stored beside the
+// conversation record and rewritten by every commit, so List reads neither the conversation
+// nor its messages.
+type Summary struct {
+	ID            string           `json:"id"`
+	Title         string           `json:"title"`
+	Cwd           string           `json:"cwd"`
+	Model         string           `json:"model"`
+	Mode          domain.Mode      `json:"mode"`
+	State         domain.StateKind `json:"state"`
+	Usage         domain.Usage     `json:"usage"`
+	ContextWindow int              `json:"context_window"`
+	CreatedAt     time.Time        `json:"created_at"`
+	UpdatedAt     time.Time        `json:"updated_at"`
+	Archived      bool             `json:"archived,omitempty"`
+	ContinuedFrom string           `json:"continued_from,omitempty"`
+}
+
+func summaryOf(c domain.Conversation) Summary {
+	return Summary{
+		ID: c.ID, Title: c.Title, Cwd: c.Cwd, Model: c.Model, Mode: c.Mode, State: c.State.Kind(),
+		Usage: c.Usage, ContextWindow: c.ContextWindow, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+		Archived: c.Archived, ContinuedFrom: c.ContinuedFrom,
+	}
+}
+
+// stamp returns the current time in UTC without a monotonic reading, so that a stamped value
+// equals the one read back from JSON.
+func (s *Store) stamp() time.Time { return s.now().UTC().Round(0) }
+
+// Create stores a new conversation. It stamps CreatedAt and UpdatedAt when they are zero and
+// returns the stored value. The id must be new; a sub-agent's parent must exist. A new
+// conversation has no messages, so its NextSeq must be 0.
+func (s *Store) Create(c domain.Conversation) (domain.Conversation, error) {
+	if err := checkID(c.ID); err != nil {
+		return domain.Conversation{}, fmt.Errorf("create conversation: %w", err)
+	}
+	if c.State == nil {
+		return domain.Conversation{}, fmt.Errorf("create conversation %s: %w: state is nil", c.ID, ErrInvalid)
+	}
+	if c.NextSeq != 0 {
+		return domain.Conversation{}, fmt.Errorf("create conversation %s: NextSeq is %d but there are no messages: %w", c.ID, c.NextSeq, ErrSequence)
+	}
+	if c.CreatedAt.IsZero() {
+		c.CreatedAt = s.stamp()
+	}
+	if c.UpdatedAt.IsZero() {
+		c.UpdatedAt = c.CreatedAt
+	}
+	err := s.update(func(txn *badger.Txn) error {
+		if ok, err := exists(txn, convKey(c.ID)); err != nil || ok {
+			if ok {
+				return fmt.Errorf("conversation %s: %w", c.ID, ErrExists)
+			}
+			return err
+		}
+		if ok, err := exists(txn, deletingKey(c.ID)); err != nil || ok {
+			if ok {
+				return fmt.Errorf("conversation %s is still being deleted: %w", c.ID, ErrExists)
+			}
+			return err
+		}
+		if c.ParentID != "" {
+			if _, err := getConv(txn, c.ParentID); err != nil {
+				return fmt.Errorf("parent: %w", err)
+			}
+			if err := txn.Set(kidKey(c.ParentID, c.ID), nil); err != nil {
+				return err
+			}
+		}
+		return putConv(txn, c)
+	})
+	if err != nil {
+		return domain.Conversation{}, fmt.Errorf("create conversation %s: %w", c.ID, err)
+	}
+	return c, nil
+}
+
+// Commit writes one transition (REQ-BED-007): the new conversation record and the messages
+// the transition produced, in ONE Badger transaction, so that either all of it is stored or
+// none of it is. The messages must be consecutive, start at the stored NextSeq, and
+// c.NextSeq must follow the last of them (ErrSequence otherwise): histories stay gap-free.
+// Commit stamps UpdatedAt and each message's At and returns the stamped values; it returns
+// only after the write is as durable as Options.SyncWrites promises.
+//
+// The stored CreatedAt and Archived are kept whatever c says: CreatedAt never changes, and
+// Archived belongs to SetArchived, which the UI may call while an actor holds an older copy.
+// The working directory and the parent link are fixed at creation (REQ-BED-010): a commit
+// that changes them is refused with ErrInvalid.
+func (s *Store) Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error) {
+	if err := checkID(c.ID); err != nil {
+		return domain.Conversation{}, nil, fmt.Errorf("commit: %w", err)
+	}
+	if c.State == nil {
+		return domain.Conversation{}, nil, fmt.Errorf("commit %s: %w: state is nil", c.ID, ErrInvalid)
+	}
+	for _, m := range msgs {
+		if err := m.Validate(); err != nil {
+			return domain.Conversation{}, nil, fmt.Errorf("commit %s: %w: %w", c.ID, ErrInvalid, err)
+		}
+	}
+	var (
+		outConv domain.Conversation
+		outMsgs []domain.Message
+	)
+	err := s.update(func(txn *badger.Txn) error {
+		stored, err := getConv(txn, c.ID)
+		if err != nil {
+			return err
+		}
+		if err := checkSequence(stored.NextSeq, c.NextSeq, msgs); err != nil {
+			return err
+		}
+		if c.Cwd != stored.Cwd || c.ParentID != stored.ParentID {
+			return fmt.Errorf("%w: the working directory and parent are fixed at creation (stored %q, %q; got %q, %q)",
+				ErrInvalid, stored.Cwd, stored.ParentID, c.Cwd, c.ParentID)
+		}
+		now := s.stamp()
+		// Times never go backwards within a conversation, even if the wall clock does.
+		if now.Before(stored.UpdatedAt) {
+			now = stored.UpdatedAt
+		}
+		next := c
+		next.CreatedAt, next.Archived, next.UpdatedAt = stored.CreatedAt, stored.Archived, now
+		stamped := make([]domain.Message, len(msgs))
+		for i, m := range msgs {
+			m.At = now
+			data, err := json.Marshal(m)
+			if err != nil {
+				return fmt.Errorf("encode message %d: %w", m.Seq, err)
+			}
+			if err := txn.Set(msgKey(c.ID, m.Seq), data); err != nil {
+				return err
+			}
+			stamped[i] = m
+		}
+		if err := refBlobs(txn, c.ID, msgs); err != nil {
+			return err
+		}
+		if err := putConv(txn, next); err != nil {
+			return err
+		}
+		outConv, outMsgs = next, stamped
+		return nil
+	})
+	if err != nil {
+		return domain.Conversation{}, nil, fmt.Errorf("commit %s: %w", c.ID, err)
+	}
+	return outConv, outMsgs, nil
+}
+
+func checkSequence(storedNext, newNext uint64, msgs []domain.Message) error {
+	want := storedNext
+	for i, m := range msgs {
+		if m.Seq != want {
+			return fmt.Errorf("%w: message %d of the commit has sequence %d, want %d", ErrSequence, i, m.Seq, want)
+		}
+		want++
+	}
+	if newNext != want {
+		return fmt.Errorf("%w: NextSeq is %d after %d new messages from %d, want %d", ErrSequence, newNext, len(msgs), storedNext, want)
+	}
+	return nil
+}
+
+// Get reads one conversation record without its messages.
+func (s *Store) Get(id string) (domain.Conversation, error) {
+	var c domain.Conversation
+	err := s.db.View(func(txn *badger.Txn) error {
+		var err error
+		c, err = getConv(txn, id)
+		return err
+	})
+	if err != nil {
+		return domain.Conversation{}, fmt.Errorf("get conversation: %w", err)
+	}
+	return c, nil
+}
+
+// Load reads a conversation and all its messages from one consistent snapshot. A value that
+// does not decode, or a history with a hole in it, is a *CorruptError naming the
+// conversation.
+func (s *Store) Load(id string) (domain.Conversation, []domain.Message, error) {
+	var (
+		c    domain.Conversation
+		msgs []domain.Message
+	)
+	err := s.db.View(func(txn *badger.Txn) error {
+		var err error
+		if c, err = getConv(txn, id); err != nil {
+			return err
+		}
+		if msgs, err = readMessages(txn, id, 0, c.NextSeq); err != nil {
+			return err
+		}
+		if uint64(len(msgs)) != c.NextSeq {
+			return corrupt(id, string(convKey(id)),
+				fmt.Errorf("the conversation has %d messages stored but its next sequence is %d", len(msgs), c.NextSeq))
+		}
+		return nil
+	})
+	if err != nil {
+		return domain.Conversation{}, nil, fmt.Errorf("load conversation: %w", err)
+	}
+	return c, msgs, nil
+}
+
+// MessagesSince returns the messages whose sequence is at least seq, in order: a client that
+// holds everything before its NextSeq n asks for MessagesSince(id, n).
+func (s *Store) MessagesSince(id string, seq uint64) ([]domain.Message, error) {
+	var msgs []domain.Message
+	err := s.db.View(func(txn *badger.Txn) error {
+		c, err := getConv(txn, id)
+		if err != nil {
+			return err
+		}
+		if seq >= c.NextSeq {
+			return nil
+		}
+		msgs, err = readMessages(txn, id, seq, c.NextSeq)
+		if err != nil {
+			return err
+		}
+		if uint64(len(msgs)) != c.NextSeq-seq {
+			return corrupt(id, string(convKey(id)),
+				fmt.Errorf("%d messages stored from sequence %d but the next sequence is %d", len(msgs), seq, c.NextSeq))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("messages of conversation since %d: %w", seq, err)
+	}
+	return msgs, nil
+}
+
+// readMessages reads the messages of id with from <= seq < to. It checks that each value's
+// own sequence matches its key and that there is no gap.
+func readMessages(txn *badger.Txn, id string, from, to uint64) ([]domain.Message, error) {
+	prefix := msgPrefix(id)
+	opts := badger.DefaultIteratorOptions
+	opts.Prefix = prefix
+	opts.PrefetchSize = 256
+	it := txn.NewIterator(opts)
+	defer it.Close()
+	msgs := make([]domain.Message, 0, min(to-from, 1<<16))
+	want := from
+	for it.Seek(msgKey(id, from)); it.ValidForPrefix(prefix); it.Next() {
+		item := it.Item()
+		key := string(item.Key())
+		seq, err := seqFromMsgKey(item.Key())
+		if err != nil {
+			return nil, corrupt(id, key, err)
+		}
+		if seq >= to {
+			// A message beyond NextSeq was written by no commit that succeeded; it is
+			// ignored rather than shown.
+			break
+		}
+		if seq != want {
+			return nil, corrupt(id, key, fmt.Errorf("message %d is missing", want))
+		}
+		var m domain.Message
+		if err := item.Value(func(v []byte) error { return decodeInto(v, &m) }); err != nil {
+			return nil, classifyValueErr(id, key, err)
+		}
+		if m.Seq != seq {
+			return nil, corrupt(id, key, fmt.Errorf("message stored under sequence %d says it is %d", seq, m.Seq))
+		}
+		msgs = append(msgs, m)
+		want++
+	}
+	return msgs, nil
+}
+
+// decodeError marks a failure to decode a value, as opposed to a failure to read it.
+type decodeError struct{ err error }
+
+func (e decodeError) Error() string { return e.err.Error() }
+func (e decodeError) Unwrap() error { return e.err }
+
+func decodeInto(v []byte, dst any) error {
+	if err := json.Unmarshal(v, dst); err != nil {
+		return decodeError{err}
+	}
+	return nil
+}
+
+// classifyValueErr turns a decoding failure into a *CorruptError and passes I/O errors on.
+func classifyValueErr(id, key string, err error) error {
+	var de decodeError
+	if errors.As(err, &de) {
+		return corrupt(id, key, de.err)
+	}
+	return fmt.Errorf("read %s: %w", key, err)
+}
+
+func getConv(txn *badger.Txn, id string) (domain.Conversation, error) {
+	key := convKey(id)
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return domain.Conversation{}, fmt.Errorf("conversation %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return domain.Conversation{}, fmt.Errorf("read conversation %s: %w", id, err)
+	}
+	return decodeConv(item, id)
+}
+
+func decodeConv(item *badger.Item, id string) (domain.Conversation, error) {
+	var c domain.Conversation
+	if err := item.Value(func(v []byte) error { return decodeInto(v, &c) }); err != nil {
+		return domain.Conversation{}, classifyValueErr(id, string(item.Key()), err)
+	}
+	if c.ID != id {
+		return domain.Conversation{}, corrupt(id, string(item.Key()), fmt.Errorf("record says it is conversation %q", c.ID))
+	}
+	return c, nil
+}
+
+// putConv writes the conversation record and, for a conversation the person started, its
+// summary.
+func putConv(txn *badger.Txn, c domain.Conversation) error {
+	data, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encode conversation %s: %w", c.ID, err)
+	}
+	if err := txn.Set(convKey(c.ID), data); err != nil {
+		return err
+	}
+	if !c.UserInitiated() {
+		return nil
+	}
+	sum, err := json.Marshal(summaryOf(c))
+	if err != nil {
+		return fmt.Errorf("encode summary of %s: %w", c.ID, err)
+	}
+	return txn.Set(summaryKey(c.ID), sum)
+}
+
+func exists(txn *badger.Txn, key []byte) (bool, error) {
+	_, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", key, err)
+	}
+	return true, nil
+}
+
+// List returns the summaries of the conversations the person started (REQ-BED-009: never
+// sub-agents), newest UpdatedAt first, without reading any message. A summary that does not
+// decode is left out and reported: the error then wraps one *CorruptError per bad record
+// (errors.Is(err, ErrCorrupt)) and the slice still holds every good one, so the caller can
+// show the list and a warning.
+func (s *Store) List(includeArchived bool) ([]Summary, error) {
+	var (
+		out []Summary
+		bad []error
+	)
+	err := s.db.View(func(txn *badger.Txn) error {
+		opts := badger.DefaultIteratorOptions
+		opts.Prefix = []byte(prefixSummary)
+		opts.PrefetchSize = 256
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			key := string(item.Key())
+			id := strings.TrimPrefix(key, prefixSummary)
+			var sum Summary
+			if err := item.Value(func(v []byte) error { return decodeInto(v, &sum) }); err != nil {
+				if err := classifyValueErr(id, key, err); errors.Is(err, ErrCorrupt) {
+					bad = append(bad, err)
+					continue
+				} else {
+					return err
+				}
+			}
+			if sum.ID != id {
+				bad = append(bad, corrupt(id, key, fmt.Errorf("summary says it is conversation %q", sum.ID)))
+				continue
+			}
+			if sum.Archived && !includeArchived {
+				continue
+			}
+			out = append(out, sum)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list conversations: %w", err)
+	}
+	slices.SortFunc(out, func(a, b Summary) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if len(bad) > 0 {
+		return out, fmt.Errorf("list conversations: %d could not be read: %w", len(bad), errors.Join(bad...))
+	}
+	return out, nil
+}
+
+// Children returns the sub-agents a conversation spawned, oldest first. Like List, it returns
+// the ones that decode together with an error wrapping a *CorruptError for each that does not.
+func (s *Store) Children(parentID string) ([]domain.Conversation, error) {
+	var (
+		out []domain.Conversation
+		bad []error
+	)
+	err := s.db.View(func(txn *badger.Txn) error {
+		if _, err := getConv(txn, parentID); err != nil {
+			return err
+		}
+		ids, err := childIDs(txn, parentID)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			c, err := getConv(txn, id)
+			switch {
+			case errors.Is(err, ErrCorrupt):
+				bad = append(bad, err)
+			case err != nil:
+				return err
+			default:
+				out = append(out, c)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sub-agents of %s: %w", parentID, err)
+	}
+	slices.SortFunc(out, func(a, b domain.Conversation) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if len(bad) > 0 {
+		return out, fmt.Errorf("sub-agents of %s: %d could not be read: %w", parentID, len(bad), errors.Join(bad...))
+	}
+	return out, nil
+}
+
+func childIDs(txn *badger.Txn, parentID string) ([]string, error) {
+	prefix := kidPrefix(parentID)
+	opts := badger.DefaultIteratorOptions
+	opts.Prefix = prefix
+	opts.PrefetchValues = false
+	it := txn.NewIterator(opts)
+	defer it.Close()
+	var ids []string
+	for it.Rewind(); it.Valid(); it.Next() {
+		ids = append(ids, string(it.Item().Key()[len(prefix):]))
+	}
+	return ids, nil
+}
+
+// SetArchived hides a conversation from List (unless archived ones are asked for) or shows it
+// again. It does not touch UpdatedAt, so unarchiving puts it back where it was.
+func (s *Store) SetArchived(id string, archived bool) error {
+	err := s.update(func(txn *badger.Txn) error {
+		c, err := getConv(txn, id)
+		if err != nil {
+			return err
+		}
+		if c.Archived == archived {
+			return nil
+		}
+		c.Archived = archived
+		return putConv(txn, c)
+	})
+	if err != nil {
+		return fmt.Errorf("set archived=%t: %w", archived, err)
+	}
+	return nil
+}

@@ -1,0 +1,27 @@
+// Package persistence is Phoenix Desktop's store: conversations, their messages and image
+// blobs in a Badger database, written one transition at a time (REQ-BED-007).
+//
+// Every change the core decides is committed by Commit in one Badger transaction: the new
+// conversation record, the messages the transition produced, and the small summary the
+// sidebar lists. Either all of it is on disk or none of it is, so a crash between two
+// transitions loses nothing that was acknowledged. Recover brings the conversations a crash
+// left busy to rest through the pure core (domain.Transition), so that the rules for what an
+// interrupted tool or sub-agent becomes live in one place.
+//
+// Layout (schema version 1, see schema.go):
+//
+//	meta/schema             schema version, decimal
+//	conv/<id>               domain.Conversation, JSON (its sealed State as kind + fields)
+//	sum/<id>                Summary, JSON, for user-initiated conversations only: List reads
+//	                        these and never a message
+//	kid/<parent>/<child>    empty: the sub-agents of a conversation
+//	msg/<id>/<seq:%020d>    domain.Message, JSON, ordered by sequence
+//	blob/<sha256>           image bytes, stored once by content hash
+//	bcnt/<sha256>           how many conversations reference the blob, decimal
+//	cblob/<id>/<sha256>     empty: the conversation references the blob
+//	del/<id>                a deletion that has begun and must be finished (see Delete)
+//
+// The package must never decide what a state means: that is domain's job. It must never
+// delete, repair or rewrite data it cannot read; it reports it (ErrCorrupt) and keeps the
+// rest usable.
+package persistence

@@ -1,0 +1,55 @@
+package persistence
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinels for the situations a caller handles differently. Compare with errors.Is; the
+// wrapping error says which conversation or directory and what to do.
+var (
+	// ErrNotFound: no conversation (or blob) with that id.
+	ErrNotFound = errors.New("not found")
+	// ErrExists: Create was given an id that is already taken.
+	ErrExists = errors.New("already exists")
+	// ErrLocked: another process (normally another Phoenix Desktop) has the data directory
+	// open.
+	ErrLocked = errors.New("data directory is locked")
+	// ErrNotWritable: the data directory cannot be written.
+	ErrNotWritable = errors.New("data directory is not writable")
+	// ErrSequence: the messages of a commit leave a gap or overlap what is stored, or the
+	// conversation's NextSeq does not follow them.
+	ErrSequence = errors.New("message sequence mismatch")
+	// ErrCorrupt: a stored value does not decode or contradicts its neighbours.
+	ErrCorrupt = errors.New("stored data is corrupt")
+	// ErrInvalid: the caller passed a conversation or message the store refuses to write.
+	ErrInvalid = errors.New("invalid record")
+	// ErrSchema: the database was written by a newer version of the app, or has no schema
+	// version although it holds data.
+	ErrSchema = errors.New("unsupported schema version")
+)
+
+// CorruptError names the conversation and key whose value could not be decoded. It matches
+// ErrCorrupt with errors.Is, and the decoding error too.
+type CorruptError struct {
+	// ID is the conversation the value belongs to, or empty for a blob or meta key.
+	ID string
+	// Key is the Badger key that holds the value.
+	Key string
+	Err error
+}
+
+func (e *CorruptError) Error() string {
+	if e.ID == "" {
+		return fmt.Sprintf("stored data is corrupt: key %q: %v", e.Key, e.Err)
+	}
+	return fmt.Sprintf("conversation %s: stored data is corrupt (key %q): %v; "+
+		"the other conversations are unaffected; keep a copy of the data directory if you want to recover it", e.ID, e.Key, e.Err)
+}
+
+// Unwrap lets errors.Is find both ErrCorrupt and the underlying decoding error.
+func (e *CorruptError) Unwrap() []error { return []error{ErrCorrupt, e.Err} }
+
+func corrupt(id, key string, err error) error {
+	return &CorruptError{ID: id, Key: key, Err: err}
+}
