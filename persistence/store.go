@@ -168,11 +168,12 @@ func (s *Store) Close() error {
 
 func (s *Store) closeDB() error {
 	var err error
-	if s.db != nil {
+	// The handle stays set after closing, so that a late call gets Badger's "DB Closed"
+	// error instead of a nil dereference.
+	if s.db != nil && !s.db.IsClosed() {
 		if err = s.db.Close(); err != nil {
 			err = fmt.Errorf("close the database in %s: %w", s.dir, err)
 		}
-		s.db = nil
 	}
 	s.unlock()
 	return err
