@@ -9,7 +9,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"image"
-		"image/gif"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"math/rand/v2"
@@ -241,7 +241,7 @@ func TestPrepareGivesUpWhenImpossible(t *testing.T) {
 
 func TestPrepareFlattensTransparencyOntoWhite(t *testing.T) {
 	img := image.NewNRGBA(image.Rect(0, 0, 100, 100)) // fully transparent
-	lim := Limits{MaxLongSide: 80, MaxBytes: 1}        // impossible for PNG, so JPEG is tried
+	lim := Limits{MaxLongSide: 80, MaxBytes: 1}       // impossible for PNG, so JPEG is tried
 	got := flatten(img)
 	r, g, b, _ := got.At(10, 10).RGBA()
 	if r>>8 != 255 || g>>8 != 255 || b>>8 != 255 {
