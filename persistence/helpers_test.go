@@ -185,7 +185,7 @@ func mustErrIs(t testing.TB, err, target error) {
 
 // sameJSON compares two values by their stored form. The domain's JSON drops empty slices
 // (omitempty), so a nil and an empty Round.Remaining are the same conversation.
-func sameJSON(t testing.TB, a, b any) bool {
+func sameJSON(t tester, a, b any) bool {
 	t.Helper()
 	ja, err := json.Marshal(a)
 	if err != nil {
@@ -196,4 +196,13 @@ func sameJSON(t testing.TB, a, b any) bool {
 		t.Fatal(err)
 	}
 	return bytes.Equal(ja, jb)
+}
+
+// tester is the part of testing.TB that rapid.T also has, so helpers serve both.
+type tester interface {
+	Helper()
+	Error(args ...any)
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
 }
