@@ -227,7 +227,9 @@ func UnansweredCalls(msgs []Message) []ToolCall {
 }
 
 // ValidJSONObject reports whether s is a JSON object, the only argument shape tools accept.
+// JSON null decodes into a map without error but leaves it nil, so it is told apart by the nil
+// map: a tool must never be run with "null" for arguments.
 func ValidJSONObject(s string) bool {
 	var v map[string]json.RawMessage
-	return json.Unmarshal([]byte(s), &v) == nil
+	return json.Unmarshal([]byte(s), &v) == nil && v != nil
 }
