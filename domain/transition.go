@@ -350,15 +350,26 @@ func (t *tx) llmResponse(e LLMResponse) {
 }
 
 // NormalizeToolCalls gives every call an id that is present and unique within the response,
-// deriving replacements from the execution id so the result stays deterministic.
+// deriving replacements from the execution id so the result stays deterministic. The first
+// call with a given id keeps it; a made-up id never collides with an id the model chose, in
+// front of or behind it, because the APIs match results to calls by id.
 func NormalizeToolCalls(exec ExecID, calls []ToolCall) []ToolCall {
 	out := slices.Clone(calls)
-	seen := map[string]bool{}
-	for i := range out {
-		if out[i].ID == "" || seen[out[i].ID] {
-			out[i].ID = fmt.Sprintf("call_%d_%d", exec, i)
+	taken := make(map[string]bool, len(out))
+	keep := make([]bool, len(out))
+	for i, c := range out {
+		if c.ID != "" && !taken[c.ID] {
+			taken[c.ID], keep[i] = true, true
 		}
-		seen[out[i].ID] = true
+	}
+	for i := range out {
+		if !keep[i] {
+			id := fmt.Sprintf("call_%d_%d", exec, i)
+			for n := 1; taken[id]; n++ {
+				id = fmt.Sprintf("call_%d_%d_%d", exec, i, n)
+			}
+			out[i].ID, taken[id] = id, true
+		}
 		if out[i].Name == "" {
 			out[i].Name = "(unnamed)"
 		}
