@@ -62,12 +62,18 @@ func ContinuationPrompt(rejected []ToolCall) string {
 
 // RetryDelay is the wait before the attempt after a failed one (REQ-BED-006): exponential from
 // BaseRetryDelay, or the server's Retry-After when it sent one. ok is false when the server
-// asked for longer than MaxRetryDelay.
+// asked for longer than MaxRetryDelay. Attempts come from stored state that other code may
+// have written, so any number is accepted: below 1 counts as the first, and the backoff stops
+// growing at MaxRetryDelay instead of shifting into overflow.
 func RetryDelay(failedAttempt int, retryAfter time.Duration) (delay time.Duration, ok bool) {
 	if retryAfter > 0 {
 		return retryAfter, retryAfter <= MaxRetryDelay
 	}
-	return BaseRetryDelay << (failedAttempt - 1), true
+	delay = BaseRetryDelay
+	for i := 1; i < failedAttempt && delay < MaxRetryDelay; i++ {
+		delay *= 2
+	}
+	return min(delay, MaxRetryDelay), true
 }
 
 // Transition is the pure core (REQ-BED-001): from a conversation and an event it computes the
