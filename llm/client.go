@@ -1,0 +1,426 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/imaging"
+)
+
+// BlobSource gives the bytes of stored images (the store's blob area).
+type BlobSource interface {
+	Blob(sha256 string) ([]byte, error)
+}
+
+// Request is one model call.
+type Request struct {
+	// Model overrides the configured model when set.
+	Model  string
+	System string
+	// History is the conversation's stored messages, in order.
+	History []domain.Message
+	// Tools are offered to the model; none makes a tool-less request.
+	Tools []domain.ToolSpec
+	// ExtraUserText is appended as a final user message and is not part of the history,
+	// such as the continuation prompt (REQ-BED-020).
+	ExtraUserText string
+}
+
+// Response is a complete answer.
+type Response struct {
+	Text      string
+	ToolCalls []domain.ToolCall
+	Usage     domain.Usage
+	// UsageEstimated is true when the provider sent no usage and Usage was estimated from
+	// the characters sent and received (about four per token).
+	UsageEstimated bool
+	FinishReason   string
+}
+
+// Client talks to one OpenAI-compatible endpoint. It is safe for concurrent use.
+type Client struct {
+	cfg   Config
+	api   *openai.Client
+	blobs BlobSource
+	// now is the clock used for Retry-After dates; tests replace it.
+	now func() time.Time
+
+	// images caches prepared data URLs by content hash and limits, so that a long history
+	// with screenshots is not decoded again for every request. mu guards it and imgBytes.
+	mu       sync.Mutex
+	images   map[imageKey]string
+	imgBytes int
+}
+
+type imageKey struct {
+	sha string
+	lim imaging.Limits
+}
+
+// maxImageCache bounds the cached data URLs, in characters.
+const maxImageCache = 64 << 20
+
+// New builds a client. blobs may be nil when no image will ever be sent.
+func New(cfg Config, blobs BlobSource) (*Client, error) {
+	return newClient(cfg, blobs, nil)
+}
+
+// newClient lets tests and benchmarks replace the network transport.
+func newClient(cfg Config, blobs BlobSource, base http.RoundTripper) (*Client, error) {
+	if cfg.BaseURL == "" {
+		return nil, fmt.Errorf("create LLM client: no base URL is configured: set one in Settings or %s", EnvBaseURL)
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if base == nil {
+		dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+		base = &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           dialer.DialContext,
+			TLSHandshakeTimeout:   cfg.ConnectTimeout,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          16,
+			IdleConnTimeout:       90 * time.Second,
+			ExpectContinueTimeout: time.Second,
+		}
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	// No overall timeout on the client: a streamed answer may legitimately take minutes.
+	// The idle timer in Stream catches a stalled one.
+	oc.HTTPClient = &http.Client{Transport: captureTransport{base: base}}
+	return &Client{
+		cfg:    cfg,
+		api:    openai.NewClientWithConfig(oc),
+		blobs:  blobs,
+		now:    time.Now,
+		images: map[imageKey]string{},
+	}, nil
+}
+
+// Config returns the configuration the client was built with.
+func (c *Client) Config() Config { return c.cfg }
+
+// Stream sends the request and calls onDelta with each piece of text as it arrives, on the
+// calling goroutine. It returns the complete response, an *Error, or ctx's error when ctx
+// was cancelled; never a partial response with a nil error.
+func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
+	if err := ctx.Err(); err != nil {
+		return Response{}, err
+	}
+	model := req.Model
+	if model == "" {
+		model = c.cfg.Model
+	}
+	if model == "" {
+		return Response{}, newError(domain.ErrorInvalidRequest, 0, "no model is configured", nil)
+	}
+	lim := imaging.LimitsForModel(model)
+	msgs, images, err := convertHistory(req.System, req.History, req.ExtraUserText,
+		func(ref domain.ImageRef) (string, error) { return c.imageURL(ref, lim) })
+	if err != nil {
+		return Response{}, newError(domain.ErrorInvalidRequest, 0,
+			fmt.Sprintf("the conversation could not be prepared: %v", err), err)
+	}
+	// REQ-BED-013: refuse before sending, with a message that says what to do.
+	if images > 0 && !SupportsVision(model) {
+		return Response{}, &Error{Kind: domain.ErrorInvalidRequest, Message: fmt.Sprintf(
+			"The model %s cannot read images, and this conversation contains %d: switch to a model with vision, or start a new conversation without the images", model, images)}
+	}
+	creq := openai.ChatCompletionRequest{
+		Model:         model,
+		Messages:      msgs,
+		Stream:        true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	for _, t := range req.Tools {
+		creq.Tools = append(creq.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: t.Parameters,
+		}})
+	}
+
+	// The request context is cancelled by the caller, or by the idle timer with
+	// errIdleTimeout as the cause; cancelling it aborts the HTTP request at once.
+	reqCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := time.AfterFunc(c.cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
+	defer idle.Stop()
+	info := &respInfo{}
+	reqCtx = context.WithValue(reqCtx, respInfoKey{}, info)
+
+	fail := func(err error) (Response, error) {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Response{}, ctxErr
+		}
+		return Response{}, classify(err, info, reqCtx, c.now(), c.cfg.APIKey)
+	}
+
+	stream, err := c.api.CreateChatCompletionStream(reqCtx, creq)
+	if err != nil {
+		return fail(err)
+	}
+	defer stream.Close()
+
+	asm := newAssembler(req.History)
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fail(err)
+		}
+		idle.Reset(c.cfg.IdleTimeout)
+		if text := asm.add(chunk); text != "" && onDelta != nil {
+			onDelta(text)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Response{}, err
+	}
+	if context.Cause(reqCtx) != nil {
+		// The idle timer fired between the last chunk and the end of the stream.
+		return fail(context.Cause(reqCtx))
+	}
+	resp, ierr := asm.result()
+	if ierr != nil {
+		return Response{}, ierr
+	}
+	if resp.Usage.Total() == 0 {
+		resp.Usage = estimateUsage(msgs, req.Tools, resp)
+		resp.UsageEstimated = true
+	}
+	return resp, nil
+}
+
+// imageURL loads and prepares a stored image for the model, caching the result.
+func (c *Client) imageURL(ref domain.ImageRef, lim imaging.Limits) (string, error) {
+	key := imageKey{sha: ref.SHA256, lim: lim}
+	c.mu.Lock()
+	url, ok := c.images[key]
+	c.mu.Unlock()
+	if ok {
+		return url, nil
+	}
+	if c.blobs == nil {
+		return "", fmt.Errorf("image %s cannot be loaded: no image store is connected", ref.SHA256)
+	}
+	data, err := c.blobs.Blob(ref.SHA256)
+	if err != nil {
+		return "", fmt.Errorf("load image %s (%s) from the store: %w", ref.SHA256, ref.Name, err)
+	}
+	p, err := imaging.Prepare(data, lim)
+	if err != nil {
+		return "", fmt.Errorf("prepare image %s (%s): %w", ref.SHA256, ref.Name, err)
+	}
+	url = imaging.DataURL(p.MediaType, p.Data)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.imgBytes+len(url) > maxImageCache {
+		c.images, c.imgBytes = map[imageKey]string{}, 0
+	}
+	if _, dup := c.images[key]; !dup {
+		c.images[key] = url
+		c.imgBytes += len(url)
+	}
+	return url, nil
+}
+
+// ListModels returns the model ids the endpoint offers, sorted.
+func (c *Client) ListModels(ctx context.Context) ([]string, error) {
+	info := &respInfo{}
+	reqCtx, cancel := context.WithTimeout(context.WithValue(ctx, respInfoKey{}, info), c.cfg.IdleTimeout)
+	defer cancel()
+	list, err := c.api.ListModels(reqCtx)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, newError(domain.ErrorTimeout, 0, "listing the models took too long", err)
+		}
+		return nil, classify(err, info, reqCtx, c.now(), c.cfg.APIKey)
+	}
+	ids := make([]string, 0, len(list.Models))
+	for _, m := range list.Models {
+		ids = append(ids, m.ID)
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// assembler accumulates stream chunks into one response.
+type assembler struct {
+	text   strings.Builder
+	calls  []*callBuilder
+	byIdx  map[int]*callBuilder
+	finishReason string
+	usage  *openai.Usage
+	// taken holds the tool call ids of the history, so generated ids never collide.
+	taken map[string]bool
+	// prior counts the tool calls of the history, the start of generated numbering.
+	prior int
+}
+
+type callBuilder struct {
+	id, name string
+	args     strings.Builder
+}
+
+func newAssembler(history []domain.Message) *assembler {
+	a := &assembler{byIdx: map[int]*callBuilder{}, taken: map[string]bool{}}
+	for _, m := range history {
+		for _, c := range m.ToolCalls {
+			a.taken[c.ID] = true
+			a.prior++
+		}
+	}
+	return a
+}
+
+// add folds one chunk in and returns the text it carried.
+func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) string {
+	if chunk.Usage != nil {
+		a.usage = chunk.Usage
+	}
+	var out strings.Builder
+	for _, ch := range chunk.Choices {
+		// Only the first choice is ever requested (n is unset).
+		if ch.Index != 0 {
+			continue
+		}
+		d := ch.Delta
+		// A refusal is the model's answer in another field; the person must see it.
+		for _, s := range []string{d.Content, d.Refusal} {
+			if s != "" {
+				a.text.WriteString(s)
+				out.WriteString(s)
+			}
+		}
+		for _, tc := range d.ToolCalls {
+			a.addCall(tc)
+		}
+		if ch.FinishReason != "" {
+			a.finishReason = string(ch.FinishReason)
+		}
+	}
+	return out.String()
+}
+
+// addCall assembles tool calls by their index, the only field OpenAI promises on every
+// fragment. Providers that omit the index send each call whole, or continue the last one
+// with fragments that carry no id.
+func (a *assembler) addCall(tc openai.ToolCall) {
+	var b *callBuilder
+	switch {
+	case tc.Index != nil:
+		b = a.byIdx[*tc.Index]
+		if b == nil {
+			b = &callBuilder{}
+			a.byIdx[*tc.Index] = b
+			a.calls = append(a.calls, b)
+		}
+	case len(a.calls) > 0 && (tc.ID == "" || tc.ID == a.calls[len(a.calls)-1].id):
+		b = a.calls[len(a.calls)-1]
+	default:
+		b = &callBuilder{}
+		a.calls = append(a.calls, b)
+	}
+	if b.id == "" {
+		b.id = tc.ID
+	}
+	// Some servers repeat the whole name on every fragment; others split it.
+	if n := tc.Function.Name; n != "" && n != b.name {
+		b.name += n
+	}
+	b.args.WriteString(tc.Function.Arguments)
+}
+
+// result checks completeness and gives every call a unique id.
+func (a *assembler) result() (Response, error) {
+	if a.finishReason == "" {
+		return Response{}, newError(domain.ErrorIncompleteResponse, 0,
+			"the stream ended without a finish reason", nil)
+	}
+	if a.text.Len() == 0 && len(a.calls) == 0 {
+		return Response{}, newError(domain.ErrorIncompleteResponse, 0,
+			fmt.Sprintf("the answer was empty (finish reason %q)", a.finishReason), nil)
+	}
+	resp := Response{Text: a.text.String(), FinishReason: a.finishReason}
+	next := a.prior
+	seen := map[string]bool{}
+	for i, b := range a.calls {
+		if b.name == "" {
+			return Response{}, newError(domain.ErrorIncompleteResponse, 0,
+				fmt.Sprintf("tool call %d arrived without a name", i), nil)
+		}
+		id := b.id
+		// An id the provider omitted, or one repeated within this answer, is replaced by a
+		// deterministic one that the history does not use: providers match results to
+		// calls by id, so two calls must never share one.
+		if id == "" || seen[id] {
+			for {
+				next++
+				id = fmt.Sprintf("call_%d", next)
+				if !a.taken[id] && !seen[id] {
+					break
+				}
+			}
+		}
+		seen[id] = true
+		// Malformed JSON is passed on unchanged: the core answers the call with an error
+		// result that tells the model what was wrong.
+		resp.ToolCalls = append(resp.ToolCalls, domain.ToolCall{ID: id, Name: b.name, Arguments: b.args.String()})
+	}
+	if a.usage != nil {
+		resp.Usage = domain.Usage{InputTokens: a.usage.PromptTokens, OutputTokens: a.usage.CompletionTokens}
+		if resp.Usage.Total() == 0 && a.usage.TotalTokens > 0 {
+			resp.Usage.InputTokens = a.usage.TotalTokens
+		}
+	}
+	return resp, nil
+}
+
+// estimateUsage guesses tokens at four characters each, for servers that ignore
+// stream_options.include_usage. An estimate keeps the context thresholds working
+// (REQ-BED-019); zero would disable them. Images count a flat 1000 tokens, roughly what a
+// provider charges for a screenshot, rather than the length of their base64.
+func estimateUsage(msgs []openai.ChatCompletionMessage, tools []domain.ToolSpec, resp Response) domain.Usage {
+	chars := 0
+	for _, m := range msgs {
+		chars += len(m.Content)
+		for _, p := range m.MultiContent {
+			if p.ImageURL != nil {
+				chars += 4000
+			} else {
+				chars += len(p.Text)
+			}
+		}
+		for _, tc := range m.ToolCalls {
+			chars += len(tc.Function.Name) + len(tc.Function.Arguments)
+		}
+	}
+	for _, t := range tools {
+		chars += len(t.Name) + len(t.Description) + len(t.Parameters)
+	}
+	out := len(resp.Text)
+	for _, tc := range resp.ToolCalls {
+		out += len(tc.Name) + len(tc.Arguments)
+	}
+	return domain.Usage{InputTokens: max(1, chars/4), OutputTokens: max(1, out/4)}
+}

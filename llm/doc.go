@@ -1,0 +1,19 @@
+// Package llm is the adapter between the pure core and any OpenAI-compatible chat completions
+// endpoint (OpenAI, OpenRouter, Ollama, llama.cpp, vLLM, LM Studio, Anthropic's compatible
+// endpoint), built on github.com/sashabaranov/go-openai.
+//
+// One call, Client.Stream, turns a conversation's stored history into a request, streams the
+// answer (text deltas as they arrive) and returns one final Response: text, tool calls
+// assembled by index, usage and finish reason. Every failure comes back as an *Error whose
+// Kind is one of the core's domain.ErrorKind values, with Retryable and RetryAfter filled in
+// (REQ-BED-006), or as the context's own error when the caller cancelled (REQ-BED-005). A
+// partial answer is never returned as a success.
+//
+// The history conversion here is the "history repair before every request": whatever the
+// store holds, the provider sees a valid chain (every tool call answered, tool messages right
+// after their assistant message, images where the API accepts them).
+//
+// The package must never log or print the API key, never retry on its own (retries belong to
+// the core, which persists and shows them), and never import a package of this module other
+// than domain and imaging.
+package llm

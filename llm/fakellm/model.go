@@ -1,0 +1,511 @@
+package fakellm
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/image/webp"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// Texts the client (package llm) puts at the start of synthetic user-role messages. They are
+// not the person's words, so the model skips them when it looks for the program. They must
+// match llm.SystemNoticePrefix and llm.ToolImagesPrefix (a test in llm checks it).
+const (
+	SystemNoticePrefix = "System notice: "
+	ToolImagesPrefix   = "Images returned by tool call "
+)
+
+// action is one thing a step does: a text answer or one tool call.
+type action struct {
+	text string
+	tool string
+	args any
+}
+
+// failSpec makes the first attempts of a step fail with an HTTP error.
+type failSpec struct {
+	status  int
+	times   int // how many attempts fail; -1 for all
+	context bool
+}
+
+// step is one line of a program, with the modifiers written above it.
+type step struct {
+	actions []action
+	delay   time.Duration
+	fail    *failSpec
+	usage   int
+}
+
+// program is a parsed user message: its steps, and the modifiers written after the last one,
+// which apply to the final answer.
+type program struct {
+	steps []step
+	final step
+}
+
+var lineRE = regexp.MustCompile(`^([a-z]+):\s?(.*)$`)
+
+// unescape turns \n, \t and \\ into what they stand for, so that one line can carry a
+// multi-line file or text.
+func unescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case 'n':
+				b.WriteByte('\n')
+				i++
+				continue
+			case 't':
+				b.WriteByte('\t')
+				i++
+				continue
+			case '\\':
+				b.WriteByte('\\')
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// parseAction reads one "key: argument" part; ok is false for prose and modifiers.
+func parseAction(key, arg string) (action, bool) {
+	switch key {
+	case "echo":
+		return action{text: unescape(arg)}, true
+	case "bash":
+		return action{tool: domain.ToolBash, args: map[string]any{"command": arg}}, true
+	case "think":
+		return action{tool: domain.ToolThink, args: map[string]any{"thoughts": unescape(arg)}}, true
+	case "search":
+		terms := strings.Fields(arg)
+		if terms == nil {
+			terms = []string{}
+		}
+		return action{tool: domain.ToolKeywordSearch, args: map[string]any{"query": arg, "search_terms": terms}}, true
+	case "image":
+		return action{tool: domain.ToolReadImage, args: map[string]any{"path": arg}}, true
+	case "upgrade":
+		return action{tool: domain.ToolRequestModeUpgrade, args: map[string]any{"reason": arg}}, true
+	case "agents":
+		tasks := []string{}
+		for _, t := range strings.Split(arg, "|") {
+			if t = strings.TrimSpace(t); t != "" {
+				tasks = append(tasks, unescape(t))
+			}
+		}
+		return action{tool: domain.ToolSpawnAgents, args: map[string]any{"tasks": tasks}}, true
+	case "patch":
+		return parsePatch(arg), true
+	}
+	return action{}, false
+}
+
+// parsePatch reads the three patch forms: PATH <<< TEXT (overwrite), PATH >>> TEXT (append)
+// and PATH ::: OLD ==> NEW (replace).
+func parsePatch(arg string) action {
+	op := func(path string, p map[string]any) action {
+		return action{tool: domain.ToolPatch, args: map[string]any{"path": strings.TrimSpace(path), "patches": []any{p}}}
+	}
+	if path, text, ok := strings.Cut(arg, " <<< "); ok {
+		return op(path, map[string]any{"operation": "overwrite", "new_text": unescape(text)})
+	}
+	if path, text, ok := strings.Cut(arg, " >>> "); ok {
+		return op(path, map[string]any{"operation": "append_eof", "new_text": unescape(text)})
+	}
+	if path, rest, ok := strings.Cut(arg, " ::: "); ok {
+		old, repl, _ := strings.Cut(rest, " ==> ")
+		return op(path, map[string]any{"operation": "replace", "old_text": unescape(old), "new_text": unescape(repl)})
+	}
+	// No operator: overwrite with nothing, which the tool reports as it sees fit.
+	return op(arg, map[string]any{"operation": "overwrite", "new_text": ""})
+}
+
+// parseFail reads "429", "500 x3", "500 always" or "context".
+func parseFail(arg string) *failSpec {
+	f := &failSpec{times: 1}
+	for _, w := range strings.Fields(strings.ToLower(arg)) {
+		switch {
+		case w == "context":
+			f.status, f.context = http.StatusBadRequest, true
+		case w == "always":
+			f.times = -1
+		case strings.HasPrefix(w, "x"):
+			if n, err := strconv.Atoi(w[1:]); err == nil && n > 0 {
+				f.times = n
+			}
+		default:
+			if n, err := strconv.Atoi(w); err == nil && n >= 400 && n <= 599 {
+				f.status = n
+			}
+		}
+	}
+	if f.status == 0 {
+		f.status = http.StatusInternalServerError
+	}
+	return f
+}
+
+// parseProgram reads a user message line by line. Lines that are not steps are prose and are
+// ignored, so a message with no steps at all is simply a question.
+func parseProgram(text string) program {
+	var p program
+	var pending step
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		m := lineRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		key, arg := m[1], strings.TrimSpace(m[2])
+		switch key {
+		case "delay":
+			if ms, err := strconv.Atoi(arg); err == nil && ms > 0 {
+				pending.delay = time.Duration(ms) * time.Millisecond
+			}
+			continue
+		case "fail":
+			pending.fail = parseFail(arg)
+			continue
+		case "usage":
+			if n, err := strconv.Atoi(strings.ReplaceAll(arg, "_", "")); err == nil && n > 0 {
+				pending.usage = n
+			}
+			continue
+		}
+		var acts []action
+		for _, part := range strings.Split(line, " ;; ") {
+			pm := lineRE.FindStringSubmatch(strings.TrimSpace(part))
+			if pm == nil {
+				continue
+			}
+			if a, ok := parseAction(pm[1], strings.TrimSpace(pm[2])); ok {
+				acts = append(acts, a)
+			}
+		}
+		if len(acts) == 0 {
+			continue
+		}
+		pending.actions = acts
+		p.steps = append(p.steps, pending)
+		pending = step{}
+	}
+	p.final = pending
+	return p
+}
+
+// isSynthetic reports whether a user-role message was made by the client, not typed.
+func isSynthetic(m Message) bool {
+	t := m.Content.String()
+	return strings.HasPrefix(t, SystemNoticePrefix) || strings.HasPrefix(t, ToolImagesPrefix)
+}
+
+func lastRealUser(msgs []Message, before int) int {
+	for i := before - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" && !isSynthetic(msgs[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:120]) + "…"
+	}
+	return s
+}
+
+// predict is the predictable model (see doc.go).
+func (s *Server) predict(chat *ChatRequest, raw []byte, pace time.Duration) Reply {
+	msgs := chat.Messages
+	u := lastRealUser(msgs, len(msgs))
+	if u < 0 {
+		return s.textReply("Hello from the demo model. Send me a message to begin.", pace)
+	}
+	userText := msgs[u].Content.String()
+	if len(chat.Tools) == 0 && strings.Contains(strings.ToLower(userText), "summary") {
+		return s.textReply(summary(msgs, u), pace)
+	}
+	prog := parseProgram(userText)
+	k := 0
+	assistants := 0
+	for i, m := range msgs {
+		if m.Role == "assistant" {
+			assistants++
+			if i > u {
+				k++
+			}
+		}
+	}
+	var st step
+	var reply Reply
+	if k < len(prog.steps) {
+		st = prog.steps[k]
+		reply = s.actionReply(st.actions, assistants+1, pace)
+	} else {
+		st = prog.final
+		reply = s.conclude(chat, u, prog, assistants+1, pace)
+	}
+	reply.FirstByteDelay = st.delay
+	if f := st.fail; f != nil && s.shouldFail(raw, f) {
+		return failReply(f, reply.FirstByteDelay)
+	}
+	if n := usageOverride(msgs, u, prog, k); n > 0 {
+		est := estimateUsage(chat, raw, reply)
+		c := min(est.CompletionTokens, n)
+		reply.Usage = &Usage{PromptTokens: n - c, CompletionTokens: c}
+	}
+	return reply
+}
+
+// shouldFail counts attempts of this exact request (a retry sends the same bytes), so that
+// "fail: 429" fails once and lets the retry through.
+func (s *Server) shouldFail(raw []byte, f *failSpec) bool {
+	sum := sha256.Sum256(raw)
+	key := hex.EncodeToString(sum[:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.times >= 0 && s.attempts[key] >= f.times {
+		return false
+	}
+	s.attempts[key]++
+	return true
+}
+
+func failReply(f *failSpec, delay time.Duration) Reply {
+	var r Reply
+	switch {
+	case f.context:
+		r = ContextLength()
+	case f.status == http.StatusTooManyRequests:
+		r = RateLimited("1")
+		r.ErrorMessage = "Rate limit reached (the demo model was told to fail: 429)"
+	case f.status == http.StatusUnauthorized:
+		r = Failure(f.status, "Incorrect API key provided (the demo model was told to fail: 401)")
+	default:
+		r = Failure(f.status, fmt.Sprintf("The demo model was told to fail with %d", f.status))
+	}
+	r.FirstByteDelay = delay
+	return r
+}
+
+// usageOverride finds the last "usage: N" in effect: every one in earlier user messages, and
+// those of the current program up to the step being answered.
+func usageOverride(msgs []Message, u int, prog program, k int) int {
+	n := 0
+	for i := range u {
+		if msgs[i].Role != "user" || isSynthetic(msgs[i]) {
+			continue
+		}
+		p := parseProgram(msgs[i].Content.String())
+		for _, st := range append(p.steps, p.final) {
+			if st.usage > 0 {
+				n = st.usage
+			}
+		}
+	}
+	for i, st := range prog.steps {
+		if i <= k && st.usage > 0 {
+			n = st.usage
+		}
+	}
+	if k >= len(prog.steps) && prog.final.usage > 0 {
+		n = prog.final.usage
+	}
+	return n
+}
+
+func (s *Server) textReply(text string, pace time.Duration) Reply {
+	return Reply{Text: text, Chunks: min(20, max(1, len(strings.Fields(text)))), ChunkDelay: pace}
+}
+
+// actionReply renders a step: echo texts joined as the reply's text, tools as calls with ids
+// unique in the conversation (demo_<reply number>_<call number>).
+func (s *Server) actionReply(acts []action, replyNo int, pace time.Duration) Reply {
+	var texts []string
+	var calls []ToolCall
+	for _, a := range acts {
+		if a.tool == "" {
+			texts = append(texts, a.text)
+			continue
+		}
+		args, _ := json.Marshal(a.args) // maps of strings and string slices always encode
+		calls = append(calls, Call(fmt.Sprintf("demo_%d_%d", replyNo, len(calls)+1), a.tool, string(args)))
+	}
+	r := s.textReply(strings.Join(texts, "\n"), pace)
+	if len(texts) == 0 {
+		r = Reply{}
+	}
+	r.ToolCalls = calls
+	r.Fragments = 2
+	return r
+}
+
+// toolOutcome is a tool result as the model sees it.
+type toolOutcome struct{ name, content string }
+
+// trailingResults returns the tool results at the end of the request (ignoring the client's
+// synthetic messages after them) and the images those synthetic messages carry.
+func trailingResults(msgs []Message) ([]toolOutcome, []string) {
+	names := map[string]string{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			names[c.ID] = c.Function.Name
+		}
+	}
+	var images []string
+	i := len(msgs) - 1
+	for ; i >= 0 && msgs[i].Role == "user" && isSynthetic(msgs[i]); i-- {
+		images = append(msgs[i].Content.ImageURLs(), images...)
+	}
+	var out []toolOutcome
+	for ; i >= 0 && msgs[i].Role == "tool"; i-- {
+		out = append([]toolOutcome{{names[msgs[i].ToolCallID], msgs[i].Content.String()}}, out...)
+	}
+	return out, images
+}
+
+// lastToolOutput is the most recent tool result after message u.
+func lastToolOutput(msgs []Message, u int) (toolOutcome, bool) {
+	names := map[string]string{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			names[c.ID] = c.Function.Name
+		}
+	}
+	for i := len(msgs) - 1; i > u; i-- {
+		if msgs[i].Role == "tool" {
+			return toolOutcome{names[msgs[i].ToolCallID], msgs[i].Content.String()}, true
+		}
+	}
+	return toolOutcome{}, false
+}
+
+// conclude answers once every step is done.
+func (s *Server) conclude(chat *ChatRequest, u int, prog program, replyNo int, pace time.Duration) Reply {
+	msgs := chat.Messages
+	results, images := trailingResults(msgs)
+	task := msgs[u].Content.String()
+	if chat.offers(domain.ToolSubmitResult) {
+		if len(results) > 0 && results[len(results)-1].name == domain.ToolSubmitResult {
+			return s.textReply("Done.", pace)
+		}
+		result := fmt.Sprintf("Finished the task %q.", firstLine(task))
+		if last, ok := lastToolOutput(msgs, u); ok {
+			result = fmt.Sprintf("Finished the task %q. %s: %s", firstLine(task), last.name, firstLine(last.content))
+		}
+		args, _ := json.Marshal(map[string]any{"result": result, "success": true}) // always encodes
+		return Reply{ToolCalls: []ToolCall{Call(fmt.Sprintf("demo_%d_1", replyNo), domain.ToolSubmitResult, string(args))}, Fragments: 2}
+	}
+	if len(results) > 0 {
+		parts := make([]string, 0, len(results))
+		for _, r := range results {
+			parts = append(parts, fmt.Sprintf("%s: %s", r.name, firstLine(r.content)))
+		}
+		text := "Done. " + strings.Join(parts, "; ")
+		if len(images) > 0 {
+			text += " " + describeImages(images)
+		}
+		return s.textReply(text, pace)
+	}
+	if urls := msgs[u].Content.ImageURLs(); len(urls) > 0 && len(prog.steps) == 0 {
+		return s.textReply(describeImages(urls), pace)
+	}
+	return s.textReply(helpText(task), pace)
+}
+
+func helpText(userText string) string {
+	return fmt.Sprintf("I am the offline demo model, so I follow simple scripts rather than reason. "+
+		"Write one step per line: echo: TEXT, bash: COMMAND, patch: PATH <<< TEXT, think: TEXT, "+
+		"search: WORDS, image: PATH, upgrade: REASON, agents: TASK | TASK; and delay: MS, fail: STATUS "+
+		"or usage: TOKENS before a step to change it. You wrote: %q.", firstLine(userText))
+}
+
+// summary answers the continuation request (REQ-BED-020) from what the history holds.
+func summary(msgs []Message, u int) string {
+	users, calls := 0, 0
+	for _, m := range msgs[:u] {
+		if m.Role == "user" && !isSynthetic(m) {
+			users++
+		}
+		calls += len(m.ToolCalls)
+	}
+	last := "nothing yet"
+	if p := lastRealUser(msgs, u); p >= 0 {
+		last = fmt.Sprintf("%q", firstLine(msgs[p].Content.String()))
+	}
+	return fmt.Sprintf("Summary (demo model): you sent %d messages and I made %d tool calls. The last request was %s.",
+		users, calls, last)
+}
+
+// describeImages tells the count, type, size and dimensions of data-URL images.
+func describeImages(urls []string) string {
+	var b strings.Builder
+	if len(urls) == 1 {
+		b.WriteString("I see 1 image:")
+	} else {
+		fmt.Fprintf(&b, "I see %d images:", len(urls))
+	}
+	for i, u := range urls {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " %d) %s", i+1, describeImage(u))
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+func describeImage(url string) string {
+	meta, data, ok := strings.Cut(strings.TrimPrefix(url, "data:"), ",")
+	if !ok || !strings.HasPrefix(url, "data:") || !strings.HasSuffix(meta, ";base64") {
+		return "an image by URL, which I cannot open"
+	}
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return "an image whose data is not valid base64"
+	}
+	mt := strings.TrimSuffix(meta, ";base64")
+	var cfg image.Config
+	r := bytes.NewReader(raw)
+	switch mt {
+	case "image/png":
+		cfg, err = png.DecodeConfig(r)
+	case "image/jpeg":
+		cfg, err = jpeg.DecodeConfig(r)
+	case "image/gif":
+		cfg, err = gif.DecodeConfig(r)
+	case "image/webp":
+		cfg, err = webp.DecodeConfig(r)
+	default:
+		return fmt.Sprintf("%s, %d bytes, a type I cannot read", mt, len(raw))
+	}
+	if err != nil {
+		return fmt.Sprintf("%s, %d bytes, unreadable (%v)", mt, len(raw), err)
+	}
+	return fmt.Sprintf("%s %dx%d, %d bytes", mt, cfg.Width, cfg.Height, len(raw))
+}
