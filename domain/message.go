@@ -151,8 +151,11 @@ func (m Message) Validate() error {
 
 // ValidateHistory checks the rule the LLM APIs enforce (ARCHITECTURE rule 6): every tool call
 // of an assistant message is answered exactly once, by a tool result that comes after it and
-// before the next assistant message. Messages that are not sent to the model are ignored.
-// Ending with unanswered calls is allowed only when openTail is true (a round in progress).
+// before the next assistant message, and while calls are unanswered nothing but results may
+// be sent (OpenAI: "an assistant message with tool_calls must be followed by tool messages";
+// Anthropic: the results open the next message). Messages that are not sent to the model are
+// ignored. Ending with unanswered calls is allowed only when openTail is true (a round in
+// progress).
 func ValidateHistory(msgs []Message, openTail bool) error {
 	open := map[string]bool{} // call id -> answered
 	order := []string{}
@@ -180,6 +183,12 @@ func ValidateHistory(msgs []Message, openTail bool) error {
 				}
 				open[c.ID] = false
 				order = append(order, c.ID)
+			}
+		case KindUser, KindSystem:
+			for _, id := range order {
+				if !open[id] {
+					return fmt.Errorf("message %d: %s message between a tool call and its result (call %s)", m.Seq, m.Kind, id)
+				}
 			}
 		case KindToolResult:
 			id := m.ToolResult.CallID

@@ -53,6 +53,10 @@ type LLMRequesting struct {
 type Round struct {
 	Remaining []ToolCall `json:"remaining,omitempty"`
 	Completed []string   `json:"completed,omitempty"`
+	// Notes are system messages (mode changes, REQ-BED-017) that happened during the round.
+	// They are written after the round's last result, because the APIs require the results to
+	// follow their assistant message with nothing in between.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ToolExecuting runs one tool; the rest wait their turn (REQ-BED-004).

@@ -242,10 +242,12 @@ func (t *tx) cancel() {
 		t.emit(KillTool{Exec: st.Exec})
 		t.result(st.Current, OutcomeCancelled, CancelledResultText, nil)
 		t.skipAll(st.Remaining)
+		t.system(st.Notes)
 		t.rest(ErrorCancelled, "cancelled")
 	case AwaitingModeApproval:
 		t.result(st.Call, OutcomeCancelled, CancelledResultText+" The mode upgrade was not decided.", nil)
 		t.skipAll(st.Remaining)
+		t.system(st.Notes)
 		t.rest(ErrorCancelled, "cancelled")
 	case AwaitingSubAgents:
 		outcomes := slices.Clone(st.Outcomes)
@@ -260,12 +262,39 @@ func (t *tx) cancel() {
 		t.result(st.Call, OutcomeCancelled, CancelledResultText+"\n\n"+AggregateSubAgents(outcomes),
 			&ToolDisplay{Summary: "cancelled", SubAgents: outcomes})
 		t.skipAll(st.Remaining)
+		t.system(st.Notes)
 		t.rest(ErrorCancelled, "cancelled")
 	case AwaitingContinuation:
 		if !st.RetryPending {
 			t.emit(AbortLLM{Exec: st.Exec})
 		}
 		t.exhaust(CancelledSummary, st.TriggerUsage)
+	}
+}
+
+// system writes held-back notices as system messages, once a round's results are all in.
+func (t *tx) system(notes []string) {
+	for _, n := range notes {
+		t.add(Message{Kind: KindSystem, Text: n})
+	}
+}
+
+// announce tells the agent about a mode change (REQ-BED-017). Inside a tool round the notice
+// is held in the round (Round.Notes) and written after its last result; otherwise it is written
+// at once.
+func (t *tx) announce(text string) {
+	switch st := t.c.State.(type) {
+	case ToolExecuting:
+		st.Notes = append(slices.Clone(st.Notes), text)
+		t.setState(st)
+	case AwaitingModeApproval:
+		st.Notes = append(slices.Clone(st.Notes), text)
+		t.setState(st)
+	case AwaitingSubAgents:
+		st.Notes = append(slices.Clone(st.Notes), text)
+		t.setState(st)
+	default:
+		t.add(Message{Kind: KindSystem, Text: text})
 	}
 }
 
@@ -285,15 +314,18 @@ func (t *tx) modeDecision(e ModeDecision) error {
 	if !ok || st.Exec != e.Exec {
 		return ErrNoPendingApproval
 	}
+	// The system message follows the round's last result (see Round.Notes); the tool result
+	// already tells the agent the decision.
+	notes := slices.Clone(st.Notes)
 	if e.Approve {
 		t.c.Mode = ModeUnrestricted
 		t.result(st.Call, OutcomeSuccess, "Approved: the conversation is now in Unrestricted mode. bash can write files and reach the network, and patch is available.", nil)
-		t.add(Message{Kind: KindSystem, Text: "Mode changed to Unrestricted (approved by the user): bash commands can write files and use the network, and patch can edit files."})
+		notes = append(notes, "Mode changed to Unrestricted (approved by the user): bash commands can write files and use the network, and patch can edit files.")
 	} else {
 		t.result(st.Call, OutcomeError, "Denied: the user kept Restricted mode. Continue read-only, or explain what you would change and why so the user can decide.", nil)
-		t.add(Message{Kind: KindSystem, Text: "Mode remains Restricted (upgrade denied by the user): the file system is read-only, the network is closed, and patch is unavailable."})
+		notes = append(notes, "Mode remains Restricted (upgrade denied by the user): the file system is read-only, the network is closed, and patch is unavailable.")
 	}
-	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Call.ID))
+	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Call.ID), notes)
 	return nil
 }
 
@@ -309,7 +341,8 @@ func (t *tx) downgrade() error {
 		return nil
 	}
 	t.c.Mode = ModeRestricted
-	t.add(Message{Kind: KindSystem, Text: "Mode changed to Restricted by the user: the file system is now read-only, the network is closed, and patch is unavailable. Call request_mode_upgrade if you need write access again."})
+	t.changed = true
+	t.announce("Mode changed to Restricted by the user: the file system is now read-only, the network is closed, and patch is unavailable. Call request_mode_upgrade if you need write access again.")
 	return nil
 }
 
@@ -438,7 +471,7 @@ func (t *tx) reply(e LLMResponse) {
 		t.setState(Idle{})
 		return
 	}
-	t.runRound(calls, nil)
+	t.runRound(calls, nil, nil)
 }
 
 func (t *tx) llmError(e LLMError) {
@@ -535,12 +568,13 @@ func (t *tx) toolComplete(e ToolComplete) {
 		res.Outcome = OutcomeError
 	}
 	t.add(Message{Kind: KindToolResult, ToolResult: &res})
-	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Current.ID))
+	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Current.ID), st.Notes)
 }
 
 // runRound starts the next call of a tool round, answering at once the calls the core can
 // decide itself, and sends the results to the model when the round is done (REQ-BED-004).
-func (t *tx) runRound(calls []ToolCall, completed []string) {
+// notes are the round's held-back system messages, written when it is done.
+func (t *tx) runRound(calls []ToolCall, completed []string, notes []string) {
 	for len(calls) > 0 {
 		call, rest := calls[0], slices.Clone(calls[1:])
 		if msg, refused := t.refusal(call, len(rest)+len(completed)); refused {
@@ -549,7 +583,7 @@ func (t *tx) runRound(calls []ToolCall, completed []string) {
 			calls = rest
 			continue
 		}
-		round := Round{Remaining: rest, Completed: slices.Clone(completed)}
+		round := Round{Remaining: rest, Completed: slices.Clone(completed), Notes: slices.Clone(notes)}
 		exec := t.newExec()
 		switch call.Name {
 		case ToolRequestModeUpgrade:
@@ -575,6 +609,7 @@ func (t *tx) runRound(calls []ToolCall, completed []string) {
 		}
 		return
 	}
+	t.system(notes)
 	t.startRequest(1)
 }
 
@@ -695,7 +730,7 @@ func (t *tx) finishSubAgents(st AwaitingSubAgents) {
 	summary := fmt.Sprintf("%d of %d succeeded", len(st.Outcomes)-failed, len(st.Outcomes))
 	t.result(st.Call, outcome, AggregateSubAgents(st.Outcomes),
 		&ToolDisplay{Summary: summary, SubAgents: slices.Clone(st.Outcomes)})
-	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Call.ID))
+	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Call.ID), st.Notes)
 }
 
 // AggregateSubAgents writes the spawn_agents result the model reads: every task in spawn
@@ -757,6 +792,9 @@ func (t *tx) restore(e RestoreAfterRestart) {
 		}
 		return InterruptedResultText, nil
 	})
+	if r, ok := openRound(t.c.State); ok {
+		t.system(r.Notes)
+	}
 	if st, ok := t.c.State.(AwaitingContinuation); ok {
 		t.exhaust(InterruptedSummary, st.TriggerUsage)
 		return
@@ -772,4 +810,17 @@ func (t *tx) answerInterrupted(calls []ToolCall, content func(ToolCall) (string,
 		}
 		t.result(c, OutcomeInterrupted, text, display)
 	}
+}
+
+// openRound returns the round of a state that runs one.
+func openRound(s State) (Round, bool) {
+	switch st := s.(type) {
+	case ToolExecuting:
+		return st.Round, true
+	case AwaitingModeApproval:
+		return st.Round, true
+	case AwaitingSubAgents:
+		return st.Round, true
+	}
+	return Round{}, false
 }
