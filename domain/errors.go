@@ -20,6 +20,9 @@ var (
 	ErrNotIdle = errors.New("wrap-up is possible only while the agent is idle")
 	// ErrFinished rejects input to a sub-agent that has completed or failed.
 	ErrFinished = errors.New("this sub-agent has finished")
+	// ErrNoSubAgentContinuation rejects a manual wrap-up of a sub-agent: sub-agents never run
+	// the continuation flow, they fail when their context fills (REQ-BED-024).
+	ErrNoSubAgentContinuation = errors.New("sub-agents do not wrap up: they fail when their context fills")
 )
 
 // ErrorKind classifies a failure for display and for the retry decision (REQ-BED-006).

@@ -348,7 +348,11 @@ func (t *tx) downgrade() error {
 
 func (t *tx) triggerContinuation() error {
 	if t.c.IsSubAgent() {
-		return ErrFinished
+		switch t.c.State.(type) {
+		case Completed, Failed:
+			return ErrFinished
+		}
+		return ErrNoSubAgentContinuation
 	}
 	switch t.c.State.(type) {
 	case ContextExhausted:
