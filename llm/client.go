@@ -266,11 +266,11 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 
 // assembler accumulates stream chunks into one response.
 type assembler struct {
-	text   strings.Builder
-	calls  []*callBuilder
-	byIdx  map[int]*callBuilder
+	text         strings.Builder
+	calls        []*callBuilder
+	byIdx        map[int]*callBuilder
 	finishReason string
-	usage  *openai.Usage
+	usage        *openai.Usage
 	// taken holds the tool call ids of the history, so generated ids never collide.
 	taken map[string]bool
 	// prior counts the tool calls of the history, the start of generated numbering.

@@ -45,7 +45,15 @@ var errIdleTimeout = errors.New("no data from the provider within the idle timeo
 
 // newError builds an Error whose message starts with what to do.
 func newError(kind domain.ErrorKind, status int, detail string, err error) *Error {
-	msg := kind.Describe()
+	return newErrorLead(kind.Describe(), kind, status, detail, err)
+}
+
+// quotaAdvice replaces the kind's advice for an exhausted quota, which is neither a model
+// name problem nor something a retry fixes.
+const quotaAdvice = "The provider account has no quota or credit left: check the plan and billing with the provider"
+
+func newErrorLead(lead string, kind domain.ErrorKind, status int, detail string, err error) *Error {
+	msg := lead
 	switch {
 	case status > 0 && detail != "":
 		msg = fmt.Sprintf("%s (HTTP %d: %s)", msg, status, detail)
@@ -202,6 +210,9 @@ func classifyRaw(err error, info *respInfo, reqCtx context.Context) *Error {
 		code := codeString(apiErr.Code)
 		if apiErr.HTTPStatusCode > 0 {
 			kind := kindForStatus(apiErr.HTTPStatusCode, code+" "+apiErr.Type, apiErr.Message)
+			if strings.Contains(code, "insufficient_quota") {
+				return newErrorLead(quotaAdvice, kind, apiErr.HTTPStatusCode, apiErr.Message, err)
+			}
 			return newError(kind, apiErr.HTTPStatusCode, apiErr.Message, err)
 		}
 		// An error event inside a 200 stream: the provider failed mid-answer.
