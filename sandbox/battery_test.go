@@ -1,0 +1,456 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// result is what one sandboxed command did.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runScript runs script under the policy in dir with env, and waits for it.
+func runScript(t *testing.T, p Policy, dir string, env []string, script string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd, err := Command(ctx, p, script)
+	if err != nil {
+		t.Fatalf("Command: %v", err)
+	}
+	var out, errb bytes.Buffer
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, &out, &errb
+	err = cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("run %q: %v", script, err)
+	}
+	if code == ExitSetupFailed {
+		t.Fatalf("the sandbox helper failed to set up: %s", errb.String())
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// fixture is the world the battery runs in: a working directory with a file and a git
+// repository, a fake home, a private temp dir, and listeners the sandbox must not reach.
+type fixture struct {
+	work, home, tmp, outside string
+	file                     string // work/file.txt, content "original\n"
+	env                      []string
+	tcp                      *net.TCPListener
+	udp                      *net.UDPConn
+	unixPath                 string
+	unixLn                   *net.UnixListener
+	abstract                 string
+	abstractLn               *net.UnixListener
+	victim                   *exec.Cmd
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{work: t.TempDir(), home: t.TempDir(), tmp: t.TempDir(), outside: t.TempDir()}
+	f.file = filepath.Join(f.work, "file.txt")
+	mustWrite(t, f.file, "original\n")
+	if err := os.Mkdir(filepath.Join(f.work, "emptydir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(f.work, "src", "main.go"), "package main\n\nfunc main() { println(\"needle\") }\n")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = f.work
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "fixture")
+
+	var err error
+	f.tcp, err = net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.tcp.Close() })
+	f.udp, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.udp.Close() })
+	f.unixPath = filepath.Join(f.outside, "bus.sock")
+	f.unixLn, err = net.ListenUnix("unix", &net.UnixAddr{Name: f.unixPath, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.unixLn.Close() })
+	f.abstract = fmt.Sprintf("phoenix-battery-%d", os.Getpid())
+	f.abstractLn, err = net.ListenUnix("unix", &net.UnixAddr{Name: "@" + f.abstract, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.abstractLn.Close() })
+
+	// A process outside the sandbox that the sandbox tries to kill.
+	f.victim = exec.Command("sleep", "300")
+	if err := f.victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.victim.Process.Kill(); _ = f.victim.Wait() })
+
+	f.env = append(os.Environ(), "HOME="+f.home, "W="+f.work, "OUT="+f.outside,
+		fmt.Sprintf("TCP_PORT=%d", f.tcp.Addr().(*net.TCPAddr).Port),
+		fmt.Sprintf("UDP_PORT=%d", f.udp.LocalAddr().(*net.UDPAddr).Port),
+		"UNIX_SOCK="+f.unixPath, "ABSTRACT="+f.abstract,
+		fmt.Sprintf("VICTIM=%d", f.victim.Process.Pid))
+	return f
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rawConn is what net listeners and connections give for direct system calls.
+type rawConn interface {
+	SyscallConn() (syscall.RawConn, error)
+}
+
+// pendingConnections accepts, without blocking, whatever connected to a listener.
+func pendingConnections(t *testing.T, ln rawConn) int {
+	t.Helper()
+	rc, err := ln.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = rc.Control(func(fd uintptr) {
+		for {
+			nfd, _, err := unix.Accept4(int(fd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+			if err != nil {
+				return
+			}
+			unix.Close(nfd)
+			n++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// pendingDatagrams reads, without blocking, whatever arrived on the UDP socket. Loopback
+// delivery happens inside sendto(2), so anything sent has arrived by the time the sandboxed
+// command has exited.
+func pendingDatagrams(t *testing.T, c *net.UDPConn) int {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	buf := make([]byte, 2048)
+	err = rc.Control(func(fd uintptr) {
+		for {
+			if _, _, err := unix.Recvfrom(int(fd), buf, unix.MSG_DONTWAIT); err != nil {
+				return
+			}
+			n++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (f *fixture) fileUnchanged(t *testing.T) {
+	t.Helper()
+	b, err := os.ReadFile(f.file)
+	if err != nil {
+		t.Fatalf("file.txt is gone: %v", err)
+	}
+	if string(b) != "original\n" {
+		t.Fatalf("file.txt was changed to %q", b)
+	}
+	fi, err := os.Stat(f.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Fatalf("file.txt mode changed to %v", fi.Mode().Perm())
+	}
+}
+
+func absent(paths ...string) func(t *testing.T, f *fixture) {
+	return func(t *testing.T, f *fixture) {
+		t.Helper()
+		for _, p := range paths {
+			p = os.Expand(p, func(k string) string {
+				switch k {
+				case "W":
+					return f.work
+				case "HOME":
+					return f.home
+				case "TMPDIR":
+					return f.tmp
+				}
+				return "$" + k
+			})
+			if _, err := os.Lstat(p); err == nil {
+				t.Errorf("%s was created", p)
+				_ = os.RemoveAll(p)
+			}
+		}
+		f.fileUnchanged(t)
+	}
+}
+
+// TestRestrictedEscapeBattery_REQ_BED_014 runs each escape attempt in its own restricted
+// command. Every attempt must fail, and its effect must be absent afterwards.
+func TestRestrictedEscapeBattery_REQ_BED_014(t *testing.T) {
+	if st := Probe(); !st.Available {
+		t.Skipf("Landlock unavailable: %s", st.Reason)
+	}
+	f := newFixture(t)
+	tmpSlash := fmt.Sprintf("/tmp/phoenix-escape-%d", os.Getpid())
+	t.Cleanup(func() { os.Remove(tmpSlash) })
+	shm := fmt.Sprintf("/dev/shm/phoenix-escape-%d", os.Getpid())
+	t.Cleanup(func() { os.Remove(shm) })
+
+	noConnection := func(t *testing.T, f *fixture) {
+		t.Helper()
+		if n := pendingConnections(t, f.tcp); n != 0 {
+			t.Errorf("the TCP listener outside received %d connection(s)", n)
+		}
+		if n := pendingDatagrams(t, f.udp); n != 0 {
+			t.Errorf("the UDP listener outside received %d datagram(s)", n)
+		}
+		if n := pendingConnections(t, f.unixLn); n != 0 {
+			t.Errorf("the unix socket outside received %d connection(s)", n)
+		}
+		if n := pendingConnections(t, f.abstractLn); n != 0 {
+			t.Errorf("the abstract unix socket outside received %d connection(s)", n)
+		}
+	}
+	unchanged := absent()
+	py := func(code string) string { return "python3 -c " + shellQuote(code) }
+
+	cases := []struct {
+		name   string
+		script string
+		needs  string // a program the attempt needs; the case is skipped without it
+		verify func(t *testing.T, f *fixture)
+	}{
+		{"shell redirect overwrite", `echo pwned > file.txt`, "", unchanged},
+		{"shell redirect append", `echo pwned >> file.txt`, "", unchanged},
+		{"tee", `echo pwned | tee file.txt`, "", unchanged},
+		{"touch new file", `touch touched.txt`, "", absent("$W/touched.txt")},
+		{"cp", `cp file.txt copy.txt`, "", absent("$W/copy.txt")},
+		{"mv", `mv file.txt moved.txt`, "", absent("$W/moved.txt")},
+		{"ln (hard link)", `ln file.txt hard.txt`, "", absent("$W/hard.txt")},
+		{"ln -s", `ln -s file.txt sym.txt`, "", absent("$W/sym.txt")},
+		{"mkdir", `mkdir newdir`, "", absent("$W/newdir")},
+		{"rm", `rm -f file.txt`, "", unchanged},
+		{"rmdir", `rmdir emptydir && test ! -d emptydir`, "", func(t *testing.T, f *fixture) {
+			if _, err := os.Stat(filepath.Join(f.work, "emptydir")); err != nil {
+				t.Errorf("emptydir was removed")
+			}
+		}},
+		{"chmod", `chmod 777 file.txt`, "", unchanged},
+		{"chown", `chown 1:1 file.txt`, "", func(t *testing.T, f *fixture) {
+			fi, err := os.Stat(f.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := fi.Sys().(*syscall.Stat_t); int(st.Uid) != os.Getuid() {
+				t.Errorf("owner changed to %d", st.Uid)
+			}
+		}},
+		{"setxattr", py(`import os; os.setxattr("file.txt", "user.pwned", b"1")`), "python3", func(t *testing.T, f *fixture) {
+			if _, err := unix.Getxattr(f.file, "user.pwned", nil); err == nil {
+				t.Errorf("the extended attribute was set")
+			}
+		}},
+		{"truncate", `truncate -s 0 file.txt`, "", unchanged},
+		{"dd", `dd if=/dev/zero of=file.txt bs=1 count=4 conv=notrunc`, "", unchanged},
+		{"sed -i", `sed -i s/original/pwned/ file.txt`, "", unchanged},
+		{"python write", py(`open("file.txt", "w").write("pwned")`), "python3", unchanged},
+		{"perl write", `perl -e 'open(F, ">", "file.txt") or die "$!\n"; print F "pwned"'`, "perl", unchanged},
+		{"git init", `git init -q newrepo`, "git", absent("$W/newrepo")},
+		{"git commit in the working tree", `git -c user.name=x -c user.email=x@x commit -q --allow-empty -m pwned`, "git", func(t *testing.T, f *fixture) {
+			out, err := exec.Command("git", "-C", f.work, "rev-list", "--count", "HEAD").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.TrimSpace(string(out)) != "1" {
+				t.Errorf("a commit was added: %s commits", out)
+			}
+		}},
+		{"write in the working directory (relative path)", `echo pwned > ./new.txt`, "", absent("$W/new.txt")},
+		{"write in $HOME", `echo pwned > "$HOME/.bashrc"`, "", absent("$HOME/.bashrc")},
+		{"write in /tmp", `echo pwned > ` + tmpSlash, "", absent(tmpSlash)},
+		{"write in /dev/shm", `echo pwned > ` + shm, "", absent(shm)},
+		{"write through /proc/self/fd", `exec 3< file.txt; echo pwned > /proc/self/fd/3`, "", unchanged},
+		{"open read-write (<>)", `exec 3<> file.txt; echo pwned >&3`, "", unchanged},
+		{"symlink from TMPDIR to outside, then write", `ln -s "$W/file.txt" "$TMPDIR/link" && echo pwned > "$TMPDIR/link"`, "", unchanged},
+		{"hard link from outside into TMPDIR", `ln "$W/file.txt" "$TMPDIR/hard" && echo pwned > "$TMPDIR/hard"`, "", unchanged},
+		{"rename into TMPDIR", `mv file.txt "$TMPDIR/stolen.txt"`, "", unchanged},
+		{"TCP via /dev/tcp", `echo hello > /dev/tcp/127.0.0.1/$TCP_PORT`, "", noConnection},
+		{"curl", `curl -sS --max-time 5 http://127.0.0.1:$TCP_PORT/`, "curl", noConnection},
+		{"python TCP connect", py(`import os, socket; socket.create_connection(("127.0.0.1", int(os.environ["TCP_PORT"])), 5)`), "python3", noConnection},
+		{"python TCP bind", py(`import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()`), "python3", noConnection},
+		{"Multipath TCP connect (IPPROTO_MPTCP=262)", py(`import os, socket; s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262); s.connect(("127.0.0.1", int(os.environ["TCP_PORT"])))`), "python3", noConnection},
+		{"UDP send via /dev/udp", `echo hello > /dev/udp/127.0.0.1/$UDP_PORT`, "", noConnection},
+		{"python UDP send", py(`import os, socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", int(os.environ["UDP_PORT"])))`), "python3", noConnection},
+		{"raw socket", py(`import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)`), "python3", noConnection},
+		{"IPv6 TCP connect", py(`import socket; socket.create_connection(("::1", 9), 5)`), "python3", noConnection},
+		{"unix socket outside (like the session bus)", py(`import os, socket; s = socket.socket(socket.AF_UNIX); s.connect(os.environ["UNIX_SOCK"])`), "python3", noConnection},
+		{"abstract unix socket outside", py(`import os, socket; s = socket.socket(socket.AF_UNIX); s.connect("\0" + os.environ["ABSTRACT"])`), "python3", noConnection},
+		{"kill a process outside", `kill -9 $VICTIM`, "", func(t *testing.T, f *fixture) {
+			if state := procState(f.victim.Process.Pid); state == "" || state == "Z" {
+				t.Errorf("the process outside was killed (state %q)", state)
+			}
+		}},
+		{"ptrace a process outside", py(`import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); r = libc.ptrace(16, int(os.environ["VICTIM"]), 0, 0); assert r == 0, os.strerror(ctypes.get_errno())`), "python3", func(t *testing.T, f *fixture) {
+			if state := procState(f.victim.Process.Pid); state == "t" || state == "T" {
+				t.Errorf("the process outside is being traced (state %q)", state)
+			}
+		}},
+		{"unshare a user namespace", `unshare -r true`, "unshare", unchanged},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.needs != "" {
+				if _, err := exec.LookPath(c.needs); err != nil {
+					t.Skipf("%s is not installed", c.needs)
+				}
+			}
+			r := runScript(t, Policy{TempDir: f.tmp}, f.work, f.env, c.script)
+			if r.code == 0 {
+				t.Errorf("the attempt succeeded (exit 0)\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
+			}
+			c.verify(t, f)
+			t.Logf("denied: exit %d: %s", r.code, lastLine(r.stderr))
+		})
+	}
+
+	// The parent was never restricted: it can still write where the sandbox could not, and
+	// still connect out.
+	t.Run("parent stays unrestricted", func(t *testing.T) {
+		mustWrite(t, filepath.Join(f.work, "written-by-parent.txt"), "ok")
+		conn, err := net.Dial("tcp4", f.tcp.Addr().String())
+		if err != nil {
+			t.Fatalf("the parent cannot connect: %v", err)
+		}
+		conn.Close()
+		if n := pendingConnections(t, f.tcp); n != 1 {
+			t.Errorf("the listener saw %d connections from the parent, want 1", n)
+		}
+		status, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(status), "Seccomp:\t0") {
+			t.Errorf("the test process has a seccomp filter:\n%s", status)
+		}
+	})
+}
+
+// TestRestrictedNormalWork_REQ_BED_014 checks that read-only work succeeds in the sandbox.
+func TestRestrictedNormalWork_REQ_BED_014(t *testing.T) {
+	if st := Probe(); !st.Available {
+		t.Skipf("Landlock unavailable: %s", st.Reason)
+	}
+	f := newFixture(t)
+	heredoc := strings.Repeat("0123456789abcdef\n", 6000) // 102 000 bytes
+	cases := []struct {
+		name   string
+		script string
+		needs  string
+		want   string // a substring of stdout
+	}{
+		{"read a file", `cat file.txt`, "", "original"},
+		{"pipes", `printf 'a\nb\nc\n' | grep b | wc -l`, "", "1"},
+		{"subshells and command substitution", `(cd / && pwd); echo "$(echo nested)"`, "", "nested"},
+		{"large heredoc", "wc -c <<'EOF'\n" + heredoc + "EOF", "", "102000"},
+		{"ls -R", `ls -R`, "", "main.go"},
+		{"grep -r", `grep -rn needle .`, "", "src/main.go:3"},
+		{"git status", `git status --short --branch`, "git", "## master"},
+		{"git log", `git log --oneline`, "git", "fixture"},
+		{"go version", `go version`, "go", "go version go"},
+		{"python", `python3 -c 'print(6*7)'`, "python3", "42"},
+		{"write into $TMPDIR", `echo scratch > "$TMPDIR/a" && mkdir "$TMPDIR/d" && mv "$TMPDIR/a" "$TMPDIR/d/b" && cat "$TMPDIR/d/b" && rm -r "$TMPDIR/d"`, "", "scratch"},
+		{"touch and mktemp in $TMPDIR", `touch "$TMPDIR/t" && f=$(mktemp) && case "$f" in "$TMPDIR"/*) echo private;; esac`, "", "private"},
+		{"write to /dev/null", `echo discarded > /dev/null && echo ok`, "", "ok"},
+		{"socketpair", `python3 -c 'import socket; a, b = socket.socketpair(); a.send(b"pair"); print(b.recv(4).decode())'`, "python3", "pair"},
+		{"TMPDIR is the private dir", `echo "$TMPDIR"`, "", f.tmp},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.needs != "" {
+				if _, err := exec.LookPath(c.needs); err != nil {
+					t.Skipf("%s is not installed", c.needs)
+				}
+			}
+			r := runScript(t, Policy{TempDir: f.tmp}, f.work, f.env, c.script)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stdout, c.want) {
+				t.Errorf("stdout %q does not contain %q", r.stdout, c.want)
+			}
+		})
+	}
+}
+
+func procState(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return ""
+	}
+	return s[i+2 : i+3]
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

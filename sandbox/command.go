@@ -1,0 +1,148 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// HelperArg is the hidden first argument that turns the app binary into the supervisor of
+// one command. It is not a flag, so no flag parser ever sees it.
+const HelperArg = "__phoenix_sandbox_exec"
+
+// MaxScriptBytes is the longest script Command accepts: the kernel limits one argument to
+// 128 KiB including its terminating NUL.
+const MaxScriptBytes = 128*1024 - 1
+
+// WaitDelay bounds how long Wait waits, after cancellation or after the helper exits, for the
+// helper to finish and for the output pipes to close. The helper normally ends everything in
+// a few milliseconds; the delay only matters if it were stuck.
+const WaitDelay = 2 * time.Second
+
+// ExitSetupFailed is the helper's exit status when it could not set up (restrict itself,
+// start bash). Its stderr then holds a line starting with "phoenix sandbox:".
+const ExitSetupFailed = 125
+
+// ErrHelperNotWired is returned by Command in a process that was started as the helper but
+// did not divert to it: its main (or TestMain) does not call MaybeRunHelper first. Refusing
+// here stops such a binary from re-executing itself without end.
+var ErrHelperNotWired = errors.New("this binary was started as the sandbox helper but its main does not call sandbox.MaybeRunHelper first")
+
+// Policy says how one command runs. The zero value other than TempDir is the Restricted
+// policy, so that forgetting a field never loosens the sandbox.
+type Policy struct {
+	// TempDir is the conversation's private temporary directory: the only directory a
+	// restricted command may write to, and its TMPDIR. It must exist and be absolute.
+	// The caller creates it (see MakeTempDir) and removes it with the conversation.
+	TempDir string
+	// Unrestricted runs bash without Landlock, seccomp or dropped capabilities. The
+	// supervisor still runs, so cancellation still ends every process the command started.
+	Unrestricted bool
+}
+
+// helperConfig is what Command hands to the helper process, as one JSON argument.
+type helperConfig struct {
+	Stage      string `json:"stage,omitempty"`
+	Restricted bool   `json:"restricted"`
+	TempDir    string `json:"temp_dir,omitempty"`
+}
+
+// Command returns a command that runs `bash -c script` under the policy, supervised by a
+// re-executed copy of this binary (see the package documentation). The caller sets Dir, Env,
+// Stdout and Stderr, and leaves Stdin nil (so it reads /dev/null), SysProcAttr, Cancel and
+// WaitDelay as they are: cancelling ctx asks the supervisor to SIGKILL the whole tree.
+//
+// A Restricted policy where Probe reports Landlock unavailable fails with ErrUnavailable.
+func Command(ctx context.Context, p Policy, script string) (*exec.Cmd, error) {
+	if len(os.Args) > 1 && os.Args[1] == HelperArg {
+		return nil, ErrHelperNotWired
+	}
+	if len(script) > MaxScriptBytes {
+		return nil, fmt.Errorf("the command is %d bytes, more than the %d the kernel accepts in one argument: write long content in parts or with the patch tool", len(script), MaxScriptBytes)
+	}
+	if strings.IndexByte(script, 0) >= 0 {
+		return nil, errors.New("the command contains a NUL byte, which cannot be passed to bash")
+	}
+	cfg := helperConfig{Restricted: !p.Unrestricted}
+	if cfg.Restricted {
+		if st := Probe(); !st.Available {
+			return nil, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
+		}
+		dir, err := checkTempDir(p.TempDir)
+		if err != nil {
+			return nil, err
+		}
+		cfg.TempDir = dir
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find this program's own binary to run the sandbox helper: %w", err)
+	}
+	arg, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode the sandbox policy: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, exe, HelperArg, string(arg), script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		// A session of its own: no controlling terminal to read from or inject into, and a
+		// process group the app's terminal signals do not reach.
+		Setsid: true,
+		// If the app dies, the helper still cleans up. Go delivers this when the OS thread
+		// that started the helper exits; that happens only to threads a goroutine locked
+		// and never unlocked, which the tool runner does not do.
+		Pdeathsig: syscall.SIGTERM,
+	}
+	cmd.Cancel = func() error {
+		// SIGTERM, not SIGKILL: the helper must live long enough to SIGKILL its descendants,
+		// including setsid escapees that no process-group kill reaches (REQ-BED-005).
+		return cmd.Process.Signal(syscall.SIGTERM)
+	}
+	cmd.WaitDelay = WaitDelay
+	return cmd, nil
+}
+
+func checkTempDir(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("the restricted policy needs a private temp dir, and none was given")
+	}
+	if !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("the sandbox temp dir %q must be an absolute path", dir)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("the sandbox temp dir: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("the sandbox temp dir %s is not a directory", dir)
+	}
+	return filepath.Clean(dir), nil
+}
+
+// MakeTempDir creates a private (0700) temporary directory for one conversation, below the
+// system temp dir. The caller removes it, with os.RemoveAll, when the conversation is
+// deleted or the app stops.
+func MakeTempDir(conversationID string) (string, error) {
+	safe := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, conversationID)
+	if len(safe) > 64 {
+		safe = safe[:64]
+	}
+	dir, err := os.MkdirTemp("", "phoenix-"+safe+"-")
+	if err != nil {
+		return "", fmt.Errorf("create the private temp dir of conversation %s: %w", conversationID, err)
+	}
+	return dir, nil
+}

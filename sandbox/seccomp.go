@@ -1,0 +1,123 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"unsafe"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// deniedSyscalls fail with EPERM inside the Restricted sandbox. Landlock's network rules
+// cover only TCP connect and bind on this kernel generation, so the filter closes what they
+// miss, and a few kernel interfaces that would reach past a path-based sandbox.
+var deniedSyscalls = []string{
+	// Every new socket: UDP, Multipath TCP (IPPROTO_MPTCP is not "TCP" to Landlock), raw
+	// and packet sockets, netlink, and unix sockets, whose pathname connect(2) Landlock ABI
+	// < 9 cannot restrict (the session bus or a docker socket would be a way out).
+	// socketpair(2) stays allowed: an unnamed pair reaches nothing outside.
+	"socket",
+	// io_uring can open sockets and files without the socket(2) system call.
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	// Reaching into other processes' memory.
+	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
+	// Kernel code, tracing and global state that root could otherwise still change.
+	"bpf", "perf_event_open", "userfaultfd",
+	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+	"mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig",
+	"fsmount", "fspick", "mount_setattr", "unshare", "setns",
+	"keyctl", "add_key", "request_key",
+	"reboot", "swapon", "swapoff", "acct", "settimeofday", "clock_settime", "clock_adjtime",
+	"adjtimex", "sethostname", "setdomainname", "iopl", "ioperm", "syslog", "quotactl",
+	"open_by_handle_at", "fanotify_init",
+	// Metadata writes Landlock does not cover: permissions, ownership and extended
+	// attributes of any file the user owns. utime(2) and friends stay allowed on purpose:
+	// touch(1) sets the time of every file it creates, in the private temp dir too.
+	"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+	"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+}
+
+// deniedNumbers are denied system calls newer than the go-seccomp-bpf syscall table (Linux
+// 6.11). Since Linux 5.1 every architecture numbers new system calls alike, and x/sys/unix
+// gives the number for the architecture being built.
+var deniedNumbers = []uint32{
+	unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT, unix.SYS_OPEN_TREE_ATTR, unix.SYS_FILE_SETATTR,
+}
+
+// retEPERM makes a denied system call fail with "Operation not permitted".
+const retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+
+// seccompFilter builds the filter program. It uses go-seccomp-bpf for the syscall table and
+// the assembly, with one correction: the library's own architecture check jumps to its
+// default action, which is "allow" for a deny list, so a 32-bit int 0x80 system call
+// (socketcall on i386) would pass. The guard in front returns EPERM for every system call
+// made with a foreign calling convention, and for the numbers the library does not know.
+func seccompFilter() ([]bpf.Instruction, error) {
+	native, err := arch.GetInfo("")
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: unknown native architecture: %w", err)
+	}
+	// Older calls such as chmod(2) do not exist on newer architectures (arm64 has only
+	// fchmodat); the library rejects unknown names, and such a call cannot be made anyway.
+	var names []string
+	for _, n := range deniedSyscalls {
+		if _, ok := native.SyscallNames[n]; ok {
+			names = append(names, n)
+		}
+	}
+	policy := seccomp.Policy{
+		DefaultAction: seccomp.ActionAllow,
+		// One group only: the library ends every group with the default action, so a second
+		// group would never be reached.
+		Syscalls: []seccomp.SyscallGroup{{Action: seccomp.ActionErrno, Names: names}},
+	}
+	body, err := policy.Assemble()
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: assemble the filter: %w", err)
+	}
+	guard := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(native.ID), SkipTrue: 1},
+		bpf.RetConstant{Val: retEPERM},
+		bpf.LoadAbsolute{Off: 0, Size: 4}, // seccomp_data.nr
+	}
+	k := len(deniedNumbers)
+	for i, nr := range deniedNumbers {
+		// Jump over the remaining comparisons and the "continue" jump to the EPERM return.
+		guard = append(guard, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipTrue: uint8(k - i)})
+	}
+	guard = append(guard, bpf.Jump{Skip: 1}, bpf.RetConstant{Val: retEPERM})
+	return append(guard, body...), nil
+}
+
+// loadSeccomp installs the filter on every thread of the process (TSYNC). The caller has set
+// no_new_privs already, which the kernel requires of an unprivileged filter.
+func loadSeccomp() error {
+	insts, err := seccompFilter()
+	if err != nil {
+		return err
+	}
+	raw, err := bpf.Assemble(insts)
+	if err != nil {
+		return fmt.Errorf("seccomp: encode the filter: %w", err)
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
+		unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+	if errno != 0 {
+		return fmt.Errorf("seccomp: load the filter: %w", errno)
+	}
+	if r != 0 {
+		// With TSYNC a positive result is the id of a thread that could not be synchronised.
+		return fmt.Errorf("seccomp: thread %d could not take the filter", r)
+	}
+	return nil
+}
