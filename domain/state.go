@@ -236,6 +236,16 @@ type Conversation struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// Window is the context window the thresholds are measured against (REQ-BED-019, 022): the
+// stored one, or, when a record has none, its model's window from the table, which for an
+// unknown model is the smallest known one. A zero window would put every response past 90%.
+func (c Conversation) Window() int {
+	if c.ContextWindow > 0 {
+		return c.ContextWindow
+	}
+	return ContextWindowFor(c.Model)
+}
+
 // IsSubAgent reports whether this conversation was started by spawn_agents (REQ-BED-009).
 func (c Conversation) IsSubAgent() bool { return c.ParentID != "" }
 

@@ -450,13 +450,13 @@ func (t *tx) reply(e LLMResponse) {
 	}
 
 	// REQ-BED-019: the threshold is checked before any tool of this response runs.
-	if AtContinuation(t.c.Usage, t.c.ContextWindow) {
+	if AtContinuation(t.c.Usage, t.c.Window()) {
 		for _, c := range calls {
 			t.result(c, OutcomeSkipped, ContextRejectedText, nil)
 		}
 		if t.c.IsSubAgent() {
 			// REQ-BED-024: a sub-agent fails at once; no continuation flow.
-			t.fail(ErrorContextExhausted, fmt.Sprintf("context window exhausted (%d of %d tokens)", t.c.Usage.Total(), t.c.ContextWindow))
+			t.fail(ErrorContextExhausted, fmt.Sprintf("context window exhausted (%d of %d tokens)", t.c.Usage.Total(), t.c.Window()))
 			return
 		}
 		t.startContinuation(calls, t.c.Usage, 1)
