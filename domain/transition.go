@@ -492,7 +492,14 @@ func (t *tx) llmError(e LLMError) {
 		}
 		message := errorText(e, st.Attempt)
 		if t.c.IsSubAgent() {
-			t.fail(e.Kind, message)
+			kind := e.Kind
+			if kind == ErrorContextLength {
+				// REQ-BED-024: the provider refusing the request for its length is the
+				// sub-agent's context filling up; the parent is told so and may spawn a
+				// narrower replacement.
+				kind = ErrorContextExhausted
+			}
+			t.fail(kind, message)
 			return
 		}
 		t.add(Message{Kind: KindError, Text: message, ErrorKind: e.Kind})
