@@ -755,8 +755,12 @@ func AggregateSubAgents(outcomes []SubAgentOutcome) string {
 		case SubAgentSucceeded:
 			fmt.Fprintf(&b, "Result:\n%s\n", o.Result)
 		case SubAgentFailed:
-			if o.Error != "" {
+			switch {
+			case o.Error != "" && o.Kind != "":
 				fmt.Fprintf(&b, "Failure (%s): %s\n", o.Kind, o.Error)
+			case o.Error != "":
+				// A sub-agent that reported success=false has no error kind.
+				fmt.Fprintf(&b, "Failure: %s\n", o.Error)
 			}
 			if o.Result != "" {
 				fmt.Fprintf(&b, "Reported:\n%s\n", o.Result)
