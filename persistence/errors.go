@@ -53,3 +53,22 @@ func (e *CorruptError) Unwrap() []error { return []error{ErrCorrupt, e.Err} }
 func corrupt(id, key string, err error) error {
 	return &CorruptError{ID: id, Key: key, Err: err}
 }
+
+// LockedError says that another process has the data directory open: normally another
+// Phoenix Desktop. It matches ErrLocked with errors.Is.
+type LockedError struct {
+	Dir string
+	// Detail, when set, says what holds the lock if it is not Phoenix Desktop's own.
+	Detail string
+}
+
+func (e *LockedError) Error() string {
+	msg := "Phoenix Desktop is already running with data in " + e.Dir
+	if e.Detail != "" {
+		msg += " (" + e.Detail + ")"
+	}
+	return msg + ": close the other window first, or pass --data-dir to use another directory"
+}
+
+// Unwrap makes errors.Is(err, ErrLocked) true.
+func (e *LockedError) Unwrap() error { return ErrLocked }

@@ -326,7 +326,6 @@ func TestSchema(t *testing.T) {
 	})
 }
 
-
 func writeRaw(t *testing.T, dir, key, value string) {
 	t.Helper()
 	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil))

@@ -109,7 +109,7 @@ func persisted(effects []domain.Effect) []domain.Message {
 	return msgs
 }
 
-func exec(t testing.TB, c domain.Conversation) domain.ExecID {
+func execOf(t testing.TB, c domain.Conversation) domain.ExecID {
 	t.Helper()
 	id, ok := domain.CurrentExec(c.State)
 	if !ok {

@@ -106,7 +106,7 @@ func TestRecoverFromEveryWorkingState_REQ_BED_007(t *testing.T) {
 			name: "tool_executing after one result",
 			build: func(t *testing.T, s *Store) string {
 				c := drive(t, s, newConv(t, s, "a"), userMsg("hi"), respond("", bash("t1"), bash("t2")))
-				step(t, s, c, domain.ToolComplete{Exec: exec(t, c), Result: okResult("done")})
+				step(t, s, c, domain.ToolComplete{Exec: execOf(t, c), Result: okResult("done")})
 				return "a"
 			},
 			want:  domain.StateIdle,
@@ -202,7 +202,7 @@ func TestRecoverFromEveryWorkingState_REQ_BED_007(t *testing.T) {
 			name: "awaiting_continuation",
 			build: func(t *testing.T, s *Store) string {
 				c := drive(t, s, newConv(t, s, "a", withWindow(1000)), userMsg("hi"))
-				step(t, s, c, domain.LLMResponse{Exec: exec(t, c), ToolCalls: []domain.ToolCall{bash("t1")}, Usage: domain.Usage{InputTokens: 950}})
+				step(t, s, c, domain.LLMResponse{Exec: execOf(t, c), ToolCalls: []domain.ToolCall{bash("t1")}, Usage: domain.Usage{InputTokens: 950}})
 				return "a"
 			},
 			want: domain.StateContextExhausted,
@@ -216,8 +216,8 @@ func TestRecoverFromEveryWorkingState_REQ_BED_007(t *testing.T) {
 			name: "awaiting_continuation with a retry pending",
 			build: func(t *testing.T, s *Store) string {
 				c := drive(t, s, newConv(t, s, "a", withWindow(1000)), userMsg("hi"))
-				c = step(t, s, c, domain.LLMResponse{Exec: exec(t, c), Text: "long", Usage: domain.Usage{InputTokens: 950}})
-				step(t, s, c, domain.LLMError{Exec: exec(t, c), Kind: domain.ErrorRateLimit})
+				c = step(t, s, c, domain.LLMResponse{Exec: execOf(t, c), Text: "long", Usage: domain.Usage{InputTokens: 950}})
+				step(t, s, c, domain.LLMError{Exec: execOf(t, c), Kind: domain.ErrorRateLimit})
 				return "a"
 			},
 			want: domain.StateContextExhausted,
@@ -286,8 +286,8 @@ func TestRecoverLeavesRestingStatesAlone_REQ_BED_007(t *testing.T) {
 	drive(t, s, newConv(t, s, "idle"), userMsg("hi"), respond("hello"))
 	drive(t, s, newConv(t, s, "error"), userMsg("hi"), llmError(domain.ErrorAuth))
 	c := drive(t, s, newConv(t, s, "exhausted", withWindow(1000)), userMsg("hi"))
-	c = step(t, s, c, domain.LLMResponse{Exec: exec(t, c), Text: "x", Usage: domain.Usage{InputTokens: 950}})
-	step(t, s, c, domain.LLMResponse{Exec: exec(t, c), Text: "summary"})
+	c = step(t, s, c, domain.LLMResponse{Exec: execOf(t, c), Text: "x", Usage: domain.Usage{InputTokens: 950}})
+	step(t, s, c, domain.LLMResponse{Exec: execOf(t, c), Text: "summary"})
 	newConv(t, s, "p")
 	drive(t, s, newConv(t, s, "p-sub-1-1", withParent("p", 1, "t")), userMsg("t"), respond("", submit("ok", true)))
 	before := snapshot(t, s)

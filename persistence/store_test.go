@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -16,8 +17,8 @@ func TestCommitRoundTrip_REQ_BED_007(t *testing.T) {
 	s := openMem(t)
 	c := newConv(t, s, "a")
 	c = step(t, s, c, domain.UserMessage{Text: "list the files"})
-	c = step(t, s, c, domain.LLMResponse{Exec: exec(t, c), Text: "Looking.", ToolCalls: []domain.ToolCall{bash("t1"), bash("t2")}})
-	c = step(t, s, c, domain.ToolComplete{Exec: exec(t, c), Result: okResult("a.go")})
+	c = step(t, s, c, domain.LLMResponse{Exec: execOf(t, c), Text: "Looking.", ToolCalls: []domain.ToolCall{bash("t1"), bash("t2")}})
+	c = step(t, s, c, domain.ToolComplete{Exec: execOf(t, c), Result: okResult("a.go")})
 
 	got, msgs, err := s.Load("a")
 	if err != nil {
@@ -296,8 +297,7 @@ func TestBlobDamaged(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	s := openMem(t)
-	p := newConv(t, s, "p")
-	p = step(t, s, p, domain.UserMessage{Text: "go"})
+	step(t, s, newConv(t, s, "p"), domain.UserMessage{Text: "go"})
 	kid := newConv(t, s, "p-sub-1-1", withParent("p", 1, "task"))
 	step(t, s, kid, domain.UserMessage{Text: "task"})
 	other := newConv(t, s, "other")
@@ -376,7 +376,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	s := openDir(t, dir, Options{})
 	c := newConv(t, s, "a")
 	c = step(t, s, c, domain.UserMessage{Text: "hi"})
-	c = step(t, s, c, domain.LLMResponse{Exec: exec(t, c), Text: "hello"})
+	c = step(t, s, c, domain.LLMResponse{Exec: execOf(t, c), Text: "hello"})
 	_, wantMsgs, _ := s.Load("a")
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -422,5 +422,25 @@ func TestOperationsAfterCloseFail(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+}
+
+func TestOpenAfterCrashLeftEmptyMemtableLog(t *testing.T) {
+	// dgraph-io/badger#2207: a crash between creating and sizing a memtable log leaves an
+	// empty NNNNN.mem that badger.Open refuses. The crash test hits it; this pins it down.
+	dir := t.TempDir()
+	s := openDir(t, dir, Options{})
+	c := newConv(t, s, "a")
+	step(t, s, c, domain.UserMessage{Text: "keep me"})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "00099.mem"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = openDir(t, dir, Options{})
+	defer s.Close()
+	if _, msgs, err := s.Load("a"); err != nil || len(msgs) != 1 {
+		t.Fatalf("after reopening: %v, %v", msgs, err)
 	}
 }
