@@ -104,6 +104,10 @@ func newClient(cfg Config, blobs BlobSource, base http.RoundTripper) (*Client, e
 	// No overall timeout on the client: a streamed answer may legitimately take minutes.
 	// The idle timer in Stream catches a stalled one.
 	oc.HTTPClient = &http.Client{Transport: captureTransport{base: base}}
+	// go-openai gives up after this many non-data lines in a row. SSE comments sent as
+	// keep-alives while a slow model thinks are such lines, and the idle timeout already
+	// catches a stream that carries nothing, so the limit only needs to stop a runaway.
+	oc.EmptyMessagesLimit = 100_000
 	return &Client{
 		cfg:    cfg,
 		api:    openai.NewClientWithConfig(oc),
@@ -160,7 +164,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text stri
 	defer cancel(nil)
 	idle := time.AfterFunc(c.cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
 	defer idle.Stop()
-	info := &respInfo{}
+	info := &respInfo{onRead: func() { idle.Reset(c.cfg.IdleTimeout) }}
 	reqCtx = context.WithValue(reqCtx, respInfoKey{}, info)
 
 	fail := func(err error) (Response, error) {
@@ -185,7 +189,6 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text stri
 		if err != nil {
 			return fail(err)
 		}
-		idle.Reset(c.cfg.IdleTimeout)
 		if text := asm.add(chunk); text != "" && onDelta != nil {
 			onDelta(text)
 		}
@@ -205,6 +208,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text stri
 		resp.Usage = estimateUsage(msgs, req.Tools, resp)
 		resp.UsageEstimated = true
 	}
+	info.drain(cancel)
 	return resp, nil
 }
 

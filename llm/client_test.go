@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
@@ -391,6 +392,19 @@ func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
 	}
 }
 
+func TestKeepAliveCommentsAreNotIdle(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	// Eight comments 60 ms apart delay the first chunk by 480 ms, well past the 200 ms idle
+	// timeout, but the connection is never silent that long.
+	s.Enqueue(fakellm.Reply{Text: "thought hard", Heartbeats: 8, ChunkDelay: 60 * time.Millisecond})
+	c := newTestClient(t, s, nil, func(cfg *Config) { cfg.IdleTimeout = 200 * time.Millisecond })
+	_, resp, err := collect(t.Context(), c, Request{History: []domain.Message{userMsg(1, "go")}})
+	if err != nil || resp.Text != "thought hard" {
+		t.Fatalf("got %q, %v", resp.Text, err)
+	}
+}
+
 func TestListModels(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -407,5 +421,32 @@ func TestListModels(t *testing.T) {
 func TestWireConstantsMatchFakeServer(t *testing.T) {
 	if SystemNoticePrefix != fakellm.SystemNoticePrefix || ToolImagesPrefix != fakellm.ToolImagesPrefix {
 		t.Fatal("llm and fakellm disagree on the synthetic message prefixes")
+	}
+}
+
+// TestConnectionReused: the body is read to its end after [DONE], so the next request reuses
+// the connection instead of paying a new handshake (a TLS one, with a real provider).
+func TestConnectionReused(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTestClient(t, s, nil, nil)
+	reused := 0
+	trace := &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) {
+		if ci.Reused {
+			reused++
+		}
+	}}
+	for range 5 {
+		s.Enqueue(fakellm.Text("hello", 2))
+		ctx := httptrace.WithClientTrace(t.Context(), trace)
+		if _, err := c.Stream(ctx, Request{History: []domain.Message{userMsg(1, "x")}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first request dials; every later one must find the connection in the pool. (Without
+	// the drain, reuse depends on whether the last bytes of the body happened to be buffered
+	// already: about half the requests dial again.)
+	if reused != 4 {
+		t.Fatalf("%d of the 4 later requests reused the connection", reused)
 	}
 }

@@ -72,7 +72,48 @@ func newErrorLead(lead string, kind domain.ErrorKind, status int, detail string,
 type respInfo struct {
 	status int
 	header http.Header
+	// body is the response body as the transport returned it, for drain.
+	body io.ReadCloser
+	// onRead, when set before the request, is called whenever body bytes arrive; Stream
+	// uses it to push back the idle timeout.
+	onRead func()
 }
+
+// activityBody reports every read that brought bytes. Counting bytes rather than parsed
+// chunks keeps SSE comments (": keep-alive", which OpenRouter sends while a slow model
+// thinks) from being mistaken for a stall.
+type activityBody struct {
+	io.ReadCloser
+	onRead func()
+}
+
+func (b activityBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.onRead()
+	}
+	return n, err
+}
+
+// drainGrace bounds the wait for the end of a body after [DONE]. A well-behaved server has
+// already sent it; a server that keeps the connection open costs this much, once.
+const drainGrace = 100 * time.Millisecond
+
+// drain reads what is left of the body after the stream's [DONE], so that net/http returns
+// the connection to its pool: a body closed before its end closes the connection, and the
+// next request pays a new TCP (and TLS) handshake.
+func (i *respInfo) drain(cancel context.CancelCauseFunc) {
+	if i.body == nil {
+		return
+	}
+	t := time.AfterFunc(drainGrace, func() { cancel(errDrainTimeout) })
+	defer t.Stop()
+	// Whatever comes after [DONE] is of no use; a read error only means the connection
+	// will not be reused.
+	_, _ = io.Copy(io.Discard, io.LimitReader(i.body, 64<<10))
+}
+
+var errDrainTimeout = errors.New("the provider kept the stream open after its end")
 
 type respInfoKey struct{}
 
@@ -86,6 +127,10 @@ func (t captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if info, ok := req.Context().Value(respInfoKey{}).(*respInfo); ok {
 			info.status = resp.StatusCode
 			info.header = resp.Header.Clone()
+			if info.onRead != nil {
+				resp.Body = activityBody{ReadCloser: resp.Body, onRead: info.onRead}
+			}
+			info.body = resp.Body
 		}
 	}
 	return resp, err

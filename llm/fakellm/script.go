@@ -63,8 +63,11 @@ type Reply struct {
 
 	// FirstByteDelay waits before the response headers are sent.
 	FirstByteDelay time.Duration
-	// ChunkDelay waits before each chunk after the first.
+	// ChunkDelay waits before each chunk after the first, and before each heartbeat.
 	ChunkDelay time.Duration
+	// Heartbeats sends that many SSE comment lines (": keep-alive") before the first chunk,
+	// as providers do while a slow model thinks.
+	Heartbeats int
 }
 
 // Call is a scripted tool call.

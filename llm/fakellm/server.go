@@ -274,6 +274,17 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, chat *ChatRe
 	w.WriteHeader(http.StatusOK)
 	flusher.Flush()
 
+	for range reply.Heartbeats {
+		if !s.wait(ctx, reply.ChunkDelay) {
+			s.noteDisconnect()
+			return
+		}
+		if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+			s.noteDisconnect()
+			return
+		}
+		flusher.Flush()
+	}
 	limit := len(events)
 	if reply.Fault != FaultNone {
 		limit = min(reply.FaultAfter, len(events))
