@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -132,6 +133,9 @@ func restrictAndExec(cfg helperConfig, script string) int {
 	if err != nil {
 		return setupFailed(fmt.Errorf("find bash: %w", err))
 	}
+	// Stay on one thread from here to execve: the capabilities are dropped for this thread
+	// only (see dropCapabilities), and the exec must come from it.
+	runtime.LockOSThread()
 	if err := restrictSelf(cfg.TempDir); err != nil {
 		return setupFailed(err)
 	}

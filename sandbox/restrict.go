@@ -8,11 +8,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
-	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
 // writableDevices are the only files outside the private temp dir a restricted process may
@@ -115,8 +113,12 @@ func verifyRestricted() error {
 }
 
 // dropCapabilities empties the bounding, ambient, effective, permitted and inheritable
-// capability sets of every thread. It matters when the app runs as root: Landlock does not
-// take capabilities away, and root keeps them across execve even with no_new_privs.
+// capability sets of the calling thread. It matters when the app runs as root: Landlock does
+// not take capabilities away, and root keeps them across execve even with no_new_privs.
+//
+// Capabilities belong to threads. Only the calling thread is changed, which is enough
+// because the caller is locked to its thread and execs bash from it right away: execve ends
+// every other thread, and they run nothing but the Go runtime until then.
 func dropCapabilities() error {
 	var hdr = unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
@@ -133,16 +135,16 @@ func dropCapabilities() error {
 		return err
 	}
 	for c := 0; c <= last; c++ {
-		if _, _, errno := psx.Syscall3(unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, uintptr(c), 0); errno != 0 && errno != unix.EINVAL {
-			return fmt.Errorf("capabilities: drop %d from the bounding set: %w", c, errno)
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("capabilities: drop %d from the bounding set: %w", c, err)
 		}
 	}
-	if _, _, errno := psx.Syscall6(unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0); errno != 0 && errno != unix.EINVAL {
-		return fmt.Errorf("capabilities: clear the ambient set: %w", errno)
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("capabilities: clear the ambient set: %w", err)
 	}
 	var none [2]unix.CapUserData
-	if _, _, errno := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&none[0])), 0); errno != 0 {
-		return fmt.Errorf("capabilities: clear: %w", errno)
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return fmt.Errorf("capabilities: clear: %w", err)
 	}
 	return nil
 }
