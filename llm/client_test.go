@@ -382,12 +382,12 @@ func TestIdleTimeout(t *testing.T) {
 func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
-	// Ten chunks 60 ms apart take 540 ms in all, far over the 200 ms idle timeout, but no
-	// single gap reaches it.
-	s.Enqueue(fakellm.Reply{Text: "0123456789", Chunks: 10, ChunkDelay: 60 * time.Millisecond})
-	c := newTestClient(t, s, nil, func(cfg *Config) { cfg.IdleTimeout = 200 * time.Millisecond })
+	// Fifteen chunks 30 ms apart take 420 ms in all, over the 300 ms idle timeout, but no
+	// single gap comes near it (a tenth, leaving room for a loaded machine).
+	s.Enqueue(fakellm.Reply{Text: "0123456789abcde", Chunks: 15, ChunkDelay: 30 * time.Millisecond})
+	c := newTestClient(t, s, nil, func(cfg *Config) { cfg.IdleTimeout = 300 * time.Millisecond })
 	_, resp, err := collect(t.Context(), c, Request{History: []domain.Message{userMsg(1, "go")}})
-	if err != nil || resp.Text != "0123456789" {
+	if err != nil || resp.Text != "0123456789abcde" {
 		t.Fatalf("got %q, %v", resp.Text, err)
 	}
 }
@@ -395,10 +395,10 @@ func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
 func TestKeepAliveCommentsAreNotIdle(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
-	// Eight comments 60 ms apart delay the first chunk by 480 ms, well past the 200 ms idle
-	// timeout, but the connection is never silent that long.
-	s.Enqueue(fakellm.Reply{Text: "thought hard", Heartbeats: 8, ChunkDelay: 60 * time.Millisecond})
-	c := newTestClient(t, s, nil, func(cfg *Config) { cfg.IdleTimeout = 200 * time.Millisecond })
+	// Fifteen comments 30 ms apart delay the first chunk by 450 ms, past the 300 ms idle
+	// timeout, but the connection is never silent for more than a tenth of it.
+	s.Enqueue(fakellm.Reply{Text: "thought hard", Heartbeats: 15, ChunkDelay: 30 * time.Millisecond})
+	c := newTestClient(t, s, nil, func(cfg *Config) { cfg.IdleTimeout = 300 * time.Millisecond })
 	_, resp, err := collect(t.Context(), c, Request{History: []domain.Message{userMsg(1, "go")}})
 	if err != nil || resp.Text != "thought hard" {
 		t.Fatalf("got %q, %v", resp.Text, err)
