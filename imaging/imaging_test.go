@@ -178,6 +178,7 @@ func TestPrepareKeepsImagesWithinLimits(t *testing.T) {
 }
 
 func TestPrepareDownscales(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name           string
 		data           []byte
@@ -214,6 +215,7 @@ func TestPrepareDownscales(t *testing.T) {
 }
 
 func TestPrepareMeetsByteLimit(t *testing.T) {
+	t.Parallel()
 	// 500×500 of noise is about 750 kB as PNG; 60 kB forces JPEG and then smaller sizes.
 	data := encodePNG(t, noise(500, 500, 1))
 	lim := Limits{MaxLongSide: 1568, MaxBytes: 60_000}
@@ -233,6 +235,7 @@ func TestPrepareMeetsByteLimit(t *testing.T) {
 }
 
 func TestPrepareGivesUpWhenImpossible(t *testing.T) {
+	t.Parallel()
 	_, err := Prepare(encodePNG(t, noise(100, 100, 2)), Limits{MaxBytes: 100})
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("got %v, want ErrTooLarge", err)
@@ -318,6 +321,7 @@ func TestLimitsForModel(t *testing.T) {
 }
 
 func TestPrepareFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)
