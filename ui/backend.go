@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// Backend is the part of the actor runtime's command API the window uses. *actors.Runtime
+// satisfies it; tests use a fake. Every method may block on the store, so the window calls
+// them off the UI goroutine.
+type Backend interface {
+	Create(ctx context.Context, p NewConversation) (domain.Conversation, error)
+	List(ctx context.Context, includeArchived bool) ([]Summary, error)
+	Snapshot(ctx context.Context, id string) (Snapshot, error)
+	Send(ctx context.Context, id, text string, images []Attachment) error
+	Cancel(ctx context.Context, id string) error
+	DecideUpgrade(ctx context.Context, id string, exec domain.ExecID, approve bool) error
+	Downgrade(ctx context.Context, id string) error
+	WrapUp(ctx context.Context, id string) error
+	ContinueInNew(ctx context.Context, id string) (domain.Conversation, string, error)
+	SetArchived(ctx context.Context, id string, archived bool) error
+	Blob(sha256 string) ([]byte, error)
+	Sandbox() SandboxStatus
+	ModelLabel(model string) string
+}
+
+// EventSource is the event stream the window follows (REQ-BED-011). *actors.Subscription
+// satisfies it: pass runtime.Subscribe() to NewMainWindow.
+type EventSource interface {
+	Events() <-chan actors.Event
+	Close()
+}
+
+// Settings is the provider configuration the Settings dialog edits. It is saved in the app's
+// preferences (SaveSettings) and handed to Deps.Apply.
+type Settings struct {
+	// Preset names a provider from Presets, or PresetCustom.
+	Preset  string
+	BaseURL string
+	APIKey  string
+	// Model is the default model of new conversations.
+	Model string
+}
+
+// Names of Settings fields, the keys of Deps.EnvOverrides.
+const (
+	FieldBaseURL = "base_url"
+	FieldAPIKey  = "api_key"
+	FieldModel   = "model"
+)
+
+// Deps are the services cmd/phoenix-desktop wires in beside the backend. Every field is
+// optional; a nil one disables what needs it or takes the stated default.
+type Deps struct {
+	// ListModels asks the provider described by s for its models: "Test connection".
+	ListModels func(ctx context.Context, s Settings) ([]string, error)
+	// Apply makes saved settings take effect for the next requests.
+	Apply func(s Settings) error
+	// EnvOverrides maps the Settings fields that the environment or a flag sets to the name of
+	// that variable or flag, so the dialog can say that it wins.
+	EnvOverrides func() map[string]string
+	// DefaultModel is the model new conversations start with when the person has not chosen
+	// one; nil uses the saved setting, then the demo model.
+	DefaultModel func() string
+	// Now is the clock; nil means time.Now. Tests fix it so that images are reproducible.
+	Now func() time.Time
+	// Do runs a function on the UI goroutine without waiting; nil means fyne.Do. Tests pass a
+	// queue that they drain on the test goroutine, which keeps the race detector quiet.
+	Do func(func())
+	// Notify shows a desktop notification; nil means App.SendNotification. The window calls it
+	// only while none of the app's windows has the focus.
+	Notify func(n *fyne.Notification)
+}

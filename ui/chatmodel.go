@@ -1,0 +1,258 @@
+package ui
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// rowKind says how a chat row is drawn.
+type rowKind int
+
+const (
+	rowUser rowKind = iota + 1
+	rowAssistant
+	rowTool
+	rowAgents
+	rowSystem
+	rowError
+	rowContinuation
+	rowStreaming
+	rowApproval
+	rowNotice
+)
+
+// toolPhase is where a tool call stands, for its row.
+type toolPhase int
+
+const (
+	toolQueued toolPhase = iota
+	toolRunning
+	toolDone
+)
+
+// row is one entry of the chat log. Rows are owned by the UI goroutine. A row's key never
+// changes; ver grows whenever what the row shows changes, so the list re-draws and re-measures
+// exactly the rows that changed.
+type row struct {
+	kind rowKind
+	key  string
+	ver  int
+
+	// msg is the message a user, assistant, system, error or continuation row shows.
+	msg *domain.Message
+	// call and result belong to tool and sub-agent rows.
+	call   domain.ToolCall
+	result *domain.ToolResult
+	phase  toolPhase
+	// outcomes are the live sub-agent outcomes while spawn_agents waits.
+	outcomes []domain.SubAgentOutcome
+	// text is streamed text, an approval reason or a notice.
+	text  string
+	exec  domain.ExecID
+	level actors.NoticeLevel
+	at    time.Time
+	// expanded is the person's choice to see a tool's output; it lives in the model so that it
+	// survives the recycling of list items.
+	expanded bool
+}
+
+func (r *row) touch() { r.ver++ }
+
+// searchText is the text find-in-conversation looks at.
+func (r *row) searchText() string {
+	switch r.kind {
+	case rowTool, rowAgents:
+		s := r.call.Name + " " + toolKeyArg(r.call)
+		if r.result != nil {
+			s += " " + r.result.Content
+		}
+		return s
+	case rowStreaming, rowApproval, rowNotice:
+		return r.text
+	}
+	if r.msg != nil {
+		return r.msg.Text
+	}
+	return ""
+}
+
+// chatModel turns a conversation's messages and live state into rows: committed rows in
+// message order, then live rows (streamed text, the approval card) at the end. A tool result
+// does not get a row of its own: it completes the row of its call.
+type chatModel struct {
+	rows   []*row
+	byCall map[string]*row
+	tail   []*row
+	// next is the sequence number expected next; older messages are duplicates from a
+	// snapshot and its overlapping events.
+	next uint64
+	// running is the row of the tool or sub-agent batch in progress, if any.
+	running *row
+	stream  *row
+	approve *row
+	notices int
+}
+
+func newChatModel() *chatModel {
+	return &chatModel{byCall: map[string]*row{}}
+}
+
+func (m *chatModel) len() int { return len(m.rows) + len(m.tail) }
+
+func (m *chatModel) at(i int) *row {
+	if i < len(m.rows) {
+		return m.rows[i]
+	}
+	if i-len(m.rows) < len(m.tail) {
+		return m.tail[i-len(m.rows)]
+	}
+	return nil
+}
+
+// addMessage adds one committed message and reports whether anything changed.
+func (m *chatModel) addMessage(msg domain.Message) bool {
+	if msg.Seq < m.next {
+		return false
+	}
+	m.next = msg.Seq + 1
+	p := &msg
+	key := "m" + strconv.FormatUint(msg.Seq, 10)
+	switch msg.Kind {
+	case domain.KindUser:
+		m.rows = append(m.rows, &row{kind: rowUser, key: key, msg: p, at: msg.At})
+	case domain.KindAssistant:
+		if strings.TrimSpace(msg.Text) != "" {
+			m.rows = append(m.rows, &row{kind: rowAssistant, key: key, msg: p, at: msg.At})
+		}
+		for _, c := range msg.ToolCalls {
+			kind := rowTool
+			if c.Name == domain.ToolSpawnAgents {
+				kind = rowAgents
+			}
+			r := &row{kind: kind, key: "c" + key + ":" + c.ID, call: c, at: msg.At}
+			m.rows = append(m.rows, r)
+			m.byCall[c.ID] = r
+		}
+		// The reply has landed: the streamed text it replaces goes away.
+		m.dropTail(&m.stream)
+	case domain.KindToolResult:
+		res := msg.ToolResult
+		if r, ok := m.byCall[res.CallID]; ok {
+			r.result, r.phase = res, toolDone
+			r.touch()
+			if m.running == r {
+				m.running = nil
+			}
+			return true
+		}
+		// A result whose call is not in view (it cannot happen with a valid history) is still
+		// shown rather than lost.
+		m.rows = append(m.rows, &row{kind: rowTool, key: key, call: domain.ToolCall{ID: res.CallID, Name: res.Name}, result: res, phase: toolDone, at: msg.At})
+	case domain.KindSystem:
+		m.rows = append(m.rows, &row{kind: rowSystem, key: key, msg: p, at: msg.At})
+	case domain.KindError:
+		m.rows = append(m.rows, &row{kind: rowError, key: key, msg: p, at: msg.At})
+	case domain.KindContinuation:
+		m.rows = append(m.rows, &row{kind: rowContinuation, key: key, msg: p, at: msg.At})
+		m.dropTail(&m.stream)
+	default:
+		m.rows = append(m.rows, &row{kind: rowSystem, key: key, msg: p, at: msg.At})
+	}
+	return true
+}
+
+// setState updates the live parts from the conversation's state: the running tool, the
+// sub-agent outcomes, the approval card. Streamed text is cleared when no request is in
+// flight any more.
+func (m *chatModel) setState(st domain.State) {
+	var running *row
+	switch s := st.(type) {
+	case domain.ToolExecuting:
+		running = m.byCall[s.Current.ID]
+	case domain.AwaitingSubAgents:
+		running = m.byCall[s.Call.ID]
+		if running != nil && !slices.Equal(running.outcomes, s.Outcomes) {
+			running.outcomes = slices.Clone(s.Outcomes)
+			running.touch()
+		}
+	case domain.AwaitingModeApproval:
+		running = m.byCall[s.Call.ID]
+	}
+	if m.running != running {
+		if m.running != nil && m.running.phase == toolRunning {
+			m.running.phase = toolQueued
+			m.running.touch()
+		}
+		m.running = running
+	}
+	if running != nil && running.phase != toolRunning {
+		running.phase = toolRunning
+		running.touch()
+	}
+
+	if a, ok := st.(domain.AwaitingModeApproval); ok {
+		if m.approve == nil || m.approve.exec != a.Exec {
+			m.dropTail(&m.approve)
+			m.approve = &row{kind: rowApproval, key: "approval:" + strconv.FormatUint(uint64(a.Exec), 10), text: a.Reason, exec: a.Exec}
+			m.tail = append(m.tail, m.approve)
+		}
+	} else {
+		m.dropTail(&m.approve)
+	}
+
+	switch st.(type) {
+	case domain.LLMRequesting, domain.AwaitingContinuation:
+	default:
+		m.dropTail(&m.stream)
+	}
+}
+
+// addDelta appends streamed text of the request exec; text of another request starts over.
+func (m *chatModel) addDelta(exec domain.ExecID, text string) {
+	if m.stream != nil && m.stream.exec != exec {
+		m.dropTail(&m.stream)
+	}
+	if m.stream == nil {
+		m.stream = &row{kind: rowStreaming, key: "stream:" + strconv.FormatUint(uint64(exec), 10), exec: exec}
+		// Streamed text goes before the approval card, which is always last.
+		m.tail = append([]*row{m.stream}, m.tail...)
+	}
+	m.stream.text += text
+	m.stream.touch()
+}
+
+// addNotice shows a runtime notice that is not part of the history.
+func (m *chatModel) addNotice(level actors.NoticeLevel, text string, at time.Time) {
+	m.notices++
+	m.rows = append(m.rows, &row{kind: rowNotice, key: "n" + strconv.Itoa(m.notices), text: text, level: level, at: at})
+}
+
+func (m *chatModel) dropTail(p **row) {
+	if *p == nil {
+		return
+	}
+	if i := slices.Index(m.tail, *p); i >= 0 {
+		m.tail = slices.Delete(m.tail, i, i+1)
+	}
+	*p = nil
+}
+
+// find returns the indices of the rows whose text contains q, case-insensitively.
+func (m *chatModel) find(q string) []int {
+	q = strings.ToLower(strings.TrimSpace(q))
+	if q == "" {
+		return nil
+	}
+	var hits []int
+	for i := 0; i < m.len(); i++ {
+		if strings.Contains(strings.ToLower(m.at(i).searchText()), q) {
+			hits = append(hits, i)
+		}
+	}
+	return hits
+}

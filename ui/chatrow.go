@@ -1,0 +1,610 @@
+package ui
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// Limits on what a tool row shows of a result, so one huge output cannot slow the log down.
+// The full text is in the Markdown export.
+const (
+	maxDetailLines = 300
+	maxDetailBytes = 24 << 10
+)
+
+// part draws one kind of row. A rowView keeps one part per kind it has shown, so recycled
+// list items do not rebuild their widgets.
+type part interface {
+	object() fyne.CanvasObject
+	bind(r *row)
+}
+
+// rowView is the list item of the chat log.
+type rowView struct {
+	widget.BaseWidget
+	cv    *chatView
+	root  *fyne.Container
+	parts map[rowKind]part
+	// bound, boundVer and boundGen say what the view shows now, so that re-binding the same
+	// row is free (widget.List re-binds every visible item on each refresh).
+	bound    *row
+	boundVer int
+	boundGen int
+}
+
+func newRowView(cv *chatView) *rowView {
+	// The root insets each row a little from its neighbours.
+	v := &rowView{cv: cv, root: container.New(&inset{pad: fyne.NewSize(0, theme.Padding()*0.75)}), parts: map[rowKind]part{}}
+	v.ExtendBaseWidget(v)
+	return v
+}
+
+func (v *rowView) CreateRenderer() fyne.WidgetRenderer { return &rowRenderer{v: v} }
+
+// rowRenderer gives an empty item the height of a typical row: widget.List uses the template's
+// height for every row it has not measured yet, and a tiny estimate would make it bind
+// thousands of rows at once when a long conversation opens.
+type rowRenderer struct{ v *rowView }
+
+func (r *rowRenderer) Layout(s fyne.Size) { r.v.root.Resize(s) }
+func (r *rowRenderer) MinSize() fyne.Size {
+	if r.v.bound == nil {
+		return fyne.NewSize(80, estimatedRowHeight)
+	}
+	return r.v.root.MinSize()
+}
+func (r *rowRenderer) Refresh()                     { r.v.root.Refresh() }
+func (r *rowRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.v.root} }
+func (r *rowRenderer) Destroy()                     {}
+
+// estimatedRowHeight is the height assumed for rows not measured yet.
+const estimatedRowHeight = 64
+
+// bind shows r; it does nothing when r is already shown as it is.
+func (v *rowView) bind(r *row) {
+	gen := v.cv.m.gen
+	if v.bound == r && v.boundVer == r.ver && v.boundGen == gen {
+		return
+	}
+	p := v.parts[r.kind]
+	if p == nil {
+		p = v.newPart(r.kind)
+		v.parts[r.kind] = p
+	}
+	p.bind(r)
+	if len(v.root.Objects) != 1 || v.root.Objects[0] != p.object() {
+		v.root.Objects = []fyne.CanvasObject{p.object()}
+	}
+	v.bound, v.boundVer, v.boundGen = r, r.ver, gen
+	v.root.Refresh()
+}
+
+// heightAt measures the bound row at width w.
+func (v *rowView) heightAt(w float32) float32 {
+	return heightAt(v.root, w)
+}
+
+func (v *rowView) newPart(k rowKind) part {
+	switch k {
+	case rowUser:
+		return newUserPart(v.cv)
+	case rowAssistant, rowStreaming:
+		return newTextPart()
+	case rowTool:
+		return newToolPart(v.cv)
+	case rowAgents:
+		return newAgentsPart(v.cv)
+	case rowContinuation:
+		return newContinuationPart()
+	case rowApproval:
+		return newApprovalPart(v.cv)
+	}
+	return newNotePart()
+}
+
+// Helpers shared by the parts.
+
+func pad() float32 { return theme.Padding() }
+
+// none is an empty, hidden slot for layouts with fixed positions (containers must not hold nil).
+func none() fyne.CanvasObject {
+	r := canvas.NewRectangle(color.Transparent)
+	r.Hide()
+	return r
+}
+
+func withAlpha(c color.Color, a uint8) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
+}
+
+func newWrapText() *widget.RichText {
+	t := widget.NewRichText()
+	t.Wrapping = fyne.TextWrapWord
+	return t
+}
+
+// setPlain shows s as plain text in one style.
+func setPlain(t *widget.RichText, s string, style widget.RichTextStyle) {
+	t.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: s, Style: style}}
+	t.Refresh()
+}
+
+func captionStyle() widget.RichTextStyle {
+	return widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, SizeName: theme.SizeNameCaptionText, Inline: true}
+}
+
+func monoStyle() widget.RichTextStyle {
+	return widget.RichTextStyle{TextStyle: fyne.TextStyle{Monospace: true}, Inline: true}
+}
+
+// card is a rounded rectangle behind padded content.
+func card(bg *canvas.Rectangle, content fyne.CanvasObject) *fyne.Container {
+	bg.CornerRadius = theme.SelectionRadiusSize() * 2
+	p := pad()
+	return container.New(&inset{pad: fyne.NewSize(p*2, p*1.5)}, bg, content)
+}
+
+// userPart: the person's message, with image thumbnails.
+type userPart struct {
+	cv     *chatView
+	bg     *canvas.Rectangle
+	header *widget.RichText
+	text   *widget.RichText
+	thumbs *fyne.Container
+	obj    fyne.CanvasObject
+}
+
+func newUserPart(cv *chatView) *userPart {
+	p := &userPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), header: widget.NewRichText(), text: newWrapText(),
+		thumbs: container.New(&flow{gap: pad()})}
+	p.obj = card(p.bg, container.New(&column{}, p.header, p.text, p.thumbs))
+	return p
+}
+
+func (p *userPart) object() fyne.CanvasObject { return p.obj }
+
+func (p *userPart) bind(r *row) {
+	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNamePrimary), 0x24)
+	p.bg.Refresh()
+	head := "You"
+	if !r.at.IsZero() {
+		head += " · " + r.at.Local().Format("15:04")
+	}
+	setPlain(p.header, head, captionStyle())
+	p.text.Hidden = r.msg.Text == ""
+	setPlain(p.text, r.msg.Text, widget.RichTextStyleParagraph)
+	p.thumbs.Objects = p.thumbs.Objects[:0]
+	for _, img := range r.msg.Images {
+		p.thumbs.Objects = append(p.thumbs.Objects, p.cv.m.thumbnail(img.SHA256, img.Name, 96))
+	}
+	p.thumbs.Hidden = len(r.msg.Images) == 0
+	p.thumbs.Refresh()
+}
+
+// textPart: assistant text as Markdown, and streamed text as it grows.
+type textPart struct {
+	text *widget.RichText
+	obj  fyne.CanvasObject
+}
+
+func newTextPart() *textPart {
+	p := &textPart{text: newWrapText()}
+	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), 0)}, p.text)
+	return p
+}
+
+func (p *textPart) object() fyne.CanvasObject { return p.obj }
+
+func (p *textPart) bind(r *row) {
+	if r.kind == rowStreaming {
+		p.text.ParseMarkdown(r.text + " ▍")
+		return
+	}
+	p.text.ParseMarkdown(r.msg.Text)
+}
+
+// toolPart: one tool call as a compact row that expands to its result or diff.
+type toolPart struct {
+	cv      *chatView
+	bound   *row
+	bg      *canvas.Rectangle
+	icon    *widget.Icon
+	name    *widget.Label
+	arg     *widget.RichText
+	toggle  *widget.Button
+	summary *widget.RichText
+	details *widget.RichText
+	obj     fyne.CanvasObject
+}
+
+func newToolPart(cv *chatView) *toolPart {
+	p := &toolPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), icon: widget.NewIcon(nil),
+		name: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		arg:  newWrapText(), summary: widget.NewRichText(), details: newWrapText()}
+	p.details.Wrapping = fyne.TextWrapBreak
+	p.toggle = widget.NewButton("Show output", func() {
+		if p.bound != nil {
+			p.bound.expanded = !p.bound.expanded
+			p.bound.touch()
+			p.cv.rowChanged()
+		}
+	})
+	p.toggle.Importance = widget.LowImportance
+	header := container.New(&hbar{gap: pad()}, container.NewHBox(p.icon, p.name), p.arg, p.toggle)
+	p.obj = card(p.bg, container.New(&column{}, header, p.summary, p.details))
+	return p
+}
+
+func (p *toolPart) object() fyne.CanvasObject { return p.obj }
+
+func (p *toolPart) bind(r *row) {
+	p.bound = r
+	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNameForeground), 0x0d)
+	p.bg.Refresh()
+	p.name.SetText(r.call.Name)
+	setPlain(p.arg, toolKeyArg(r.call), monoStyle())
+	icon, sum := toolStatus(r)
+	p.icon.SetResource(icon)
+	setPlain(p.summary, sum, captionStyle())
+
+	res := r.result
+	hasDetails := res != nil && (strings.TrimSpace(res.Content) != "" || (res.Display != nil && res.Display.Diff != ""))
+	p.toggle.Hidden = !hasDetails
+	switch {
+	case r.expanded:
+		p.toggle.SetText("Hide")
+	case res != nil && res.Display != nil && res.Display.Diff != "":
+		p.toggle.SetText("Show diff")
+	default:
+		p.toggle.SetText("Show output")
+	}
+	p.details.Hidden = !(hasDetails && r.expanded)
+	if !p.details.Hidden {
+		p.details.Segments = detailSegments(res)
+		p.details.Refresh()
+	}
+}
+
+// toolStatus is the icon and the one-line summary of a tool row.
+func toolStatus(r *row) (fyne.Resource, string) {
+	switch r.phase {
+	case toolRunning:
+		if r.call.Name == domain.ToolRequestModeUpgrade {
+			return theme.WarningIcon(), "waiting for your approval"
+		}
+		return theme.MediaPlayIcon(), "running…"
+	case toolQueued:
+		return theme.HistoryIcon(), "waiting its turn"
+	}
+	res := r.result
+	sum := ""
+	if res.Display != nil {
+		sum = res.Display.Summary
+	}
+	if sum == "" {
+		sum = oneLine(firstLine(res.Content), 140)
+	}
+	switch res.Outcome {
+	case domain.OutcomeSuccess:
+		return theme.ConfirmIcon(), sum
+	case domain.OutcomeCancelled:
+		return theme.CancelIcon(), "cancelled" + suffix(sum)
+	case domain.OutcomeSkipped:
+		return theme.MediaSkipNextIcon(), "skipped" + suffix(sum)
+	case domain.OutcomeInterrupted:
+		return theme.CancelIcon(), "interrupted by a restart" + suffix(sum)
+	}
+	return theme.ErrorIcon(), "failed" + suffix(sum)
+}
+
+func suffix(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// detailSegments shows a tool result: the diff coloured line by line for patch, then the text
+// the model read, both cut to the display limits.
+func detailSegments(res *domain.ToolResult) []widget.RichTextSegment {
+	var segs []widget.RichTextSegment
+	if res.Display != nil && res.Display.Diff != "" {
+		for _, line := range strings.Split(clip(res.Display.Diff), "\n") {
+			st := monoStyle()
+			st.Inline = false
+			switch {
+			case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+				st.ColorName = theme.ColorNamePlaceHolder
+			case strings.HasPrefix(line, "+"):
+				st.ColorName = theme.ColorNameSuccess
+			case strings.HasPrefix(line, "-"):
+				st.ColorName = theme.ColorNameError
+			case strings.HasPrefix(line, "@@"):
+				st.ColorName = theme.ColorNamePrimary
+			}
+			segs = append(segs, &widget.TextSegment{Text: line, Style: st})
+		}
+		if res.Outcome == domain.OutcomeSuccess {
+			return segs
+		}
+	}
+	st := monoStyle()
+	st.Inline = false
+	return append(segs, &widget.TextSegment{Text: clip(res.Content), Style: st})
+}
+
+// clip cuts long output to the display limits and says how much was left out.
+func clip(s string) string {
+	s = strings.TrimRight(s, "\n")
+	cut := false
+	if len(s) > maxDetailBytes {
+		s, cut = s[:maxDetailBytes], true
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > maxDetailLines {
+		lines, cut = lines[:maxDetailLines], true
+	}
+	s = strings.Join(lines, "\n")
+	if cut {
+		s += "\n… (cut here; export the conversation with Ctrl+E to see all of it)"
+	}
+	return s
+}
+
+// agentsPart: a spawn_agents call as a card listing each sub-agent.
+type agentsPart struct {
+	cv    *chatView
+	bg    *canvas.Rectangle
+	title *widget.Label
+	list  *fyne.Container
+	lines []*agentLine
+	obj   fyne.CanvasObject
+}
+
+type agentLine struct {
+	icon   *widget.Icon
+	task   *widget.RichText
+	result *widget.RichText
+	open   *widget.Button
+	id     string
+	task0  string
+	obj    fyne.CanvasObject
+}
+
+func newAgentsPart(cv *chatView) *agentsPart {
+	p := &agentsPart{cv: cv, bg: canvas.NewRectangle(color.Transparent),
+		title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		list:  container.New(&column{gap: pad()})}
+	p.obj = card(p.bg, container.New(&column{}, p.title, p.list))
+	return p
+}
+
+func (p *agentsPart) object() fyne.CanvasObject { return p.obj }
+
+func (p *agentsPart) bind(r *row) {
+	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNameForeground), 0x0d)
+	p.bg.Refresh()
+	outs := r.outcomes
+	if r.result != nil && r.result.Display != nil && len(r.result.Display.SubAgents) > 0 {
+		outs = r.result.Display.SubAgents
+	}
+	if len(outs) == 0 {
+		for _, t := range spawnTasks(r.call) {
+			outs = append(outs, domain.SubAgentOutcome{Task: t, Status: domain.SubAgentPending})
+		}
+	}
+	done := 0
+	for _, o := range outs {
+		if o.Status != domain.SubAgentPending {
+			done++
+		}
+	}
+	p.title.SetText(fmt.Sprintf("Sub-agents: %d of %d finished", done, len(outs)))
+	for len(p.lines) < len(outs) {
+		p.lines = append(p.lines, p.newLine())
+	}
+	p.list.Objects = p.list.Objects[:0]
+	for i, o := range outs {
+		l := p.lines[i]
+		l.id, l.task0 = o.AgentID, o.Task
+		setPlain(l.task, o.Task, widget.RichTextStyleParagraph)
+		switch o.Status {
+		case domain.SubAgentSucceeded:
+			l.icon.SetResource(theme.ConfirmIcon())
+			setPlain(l.result, oneLine(o.Result, 300), captionStyle())
+		case domain.SubAgentFailed:
+			l.icon.SetResource(theme.ErrorIcon())
+			msg := o.Error
+			if msg == "" {
+				msg = o.Kind.Describe()
+			}
+			setPlain(l.result, "failed: "+oneLine(msg, 300), captionStyle())
+		default:
+			l.icon.SetResource(theme.MediaPlayIcon())
+			if r.result != nil {
+				setPlain(l.result, "did not report", captionStyle())
+			} else {
+				setPlain(l.result, "working…", captionStyle())
+			}
+		}
+		if o.AgentID == "" {
+			l.open.Disable()
+		} else {
+			l.open.Enable()
+		}
+		p.list.Objects = append(p.list.Objects, l.obj)
+	}
+	p.list.Refresh()
+}
+
+func (p *agentsPart) newLine() *agentLine {
+	l := &agentLine{icon: widget.NewIcon(nil), task: newWrapText(), result: newWrapText()}
+	l.open = widget.NewButton("Open", func() {
+		if l.id != "" {
+			p.cv.m.openSubAgent(l.id, l.task0)
+		}
+	})
+	l.obj = container.New(&hbar{gap: pad()}, l.icon, container.New(&column{}, l.task, l.result), l.open)
+	return l
+}
+
+// notePart: system notices (mode changes), errors and runtime notices.
+type notePart struct {
+	bg     *canvas.Rectangle
+	stripe *canvas.Rectangle
+	icon   *widget.Icon
+	text   *widget.RichText
+	obj    fyne.CanvasObject
+}
+
+func newNotePart() *notePart {
+	p := &notePart{bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent),
+		icon: widget.NewIcon(nil), text: newWrapText()}
+	body := container.New(&hbar{gap: pad()}, p.icon, p.text, none())
+	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), pad()/2), stripe: 3}, p.bg, p.stripe, body)
+	return p
+}
+
+func (p *notePart) object() fyne.CanvasObject { return p.obj }
+
+func (p *notePart) bind(r *row) {
+	var (
+		accent fyne.ThemeColorName
+		icon   fyne.Resource
+		segs   []widget.RichTextSegment
+	)
+	italic := widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, TextStyle: fyne.TextStyle{Italic: true}, Inline: true}
+	switch r.kind {
+	case rowSystem:
+		accent, icon = theme.ColorNamePlaceHolder, theme.InfoIcon()
+		segs = []widget.RichTextSegment{&widget.TextSegment{Text: r.msg.Text, Style: italic}}
+	case rowError:
+		accent, icon = theme.ColorNameError, theme.ErrorIcon()
+		bold := widget.RichTextStyle{ColorName: theme.ColorNameError, TextStyle: fyne.TextStyle{Bold: true}, Inline: true}
+		segs = []widget.RichTextSegment{
+			&widget.TextSegment{Text: "Error: ", Style: bold},
+			&widget.TextSegment{Text: r.msg.Text, Style: widget.RichTextStyleInline},
+		}
+		if r.msg.ErrorKind != "" {
+			segs = append(segs, &widget.TextSegment{Text: " " + r.msg.ErrorKind.Describe() + ".", Style: italic})
+		}
+	default:
+		accent, icon = theme.ColorNamePrimary, theme.InfoIcon()
+		switch r.level {
+		case actors.NoticeWarning:
+			accent, icon = theme.ColorNameWarning, theme.WarningIcon()
+		case actors.NoticeError:
+			accent, icon = theme.ColorNameError, theme.ErrorIcon()
+		}
+		segs = []widget.RichTextSegment{&widget.TextSegment{Text: r.text, Style: widget.RichTextStyleInline}}
+	}
+	p.stripe.FillColor = theme.Color(accent)
+	p.bg.FillColor = withAlpha(theme.Color(accent), 0x18)
+	p.stripe.Refresh()
+	p.bg.Refresh()
+	p.icon.SetResource(icon)
+	p.text.Segments = segs
+	p.text.Refresh()
+}
+
+// continuationPart: the continuation summary, shown prominently (REQ-BED-020, REQ-BED-021).
+type continuationPart struct {
+	bg, stripe *canvas.Rectangle
+	text       *widget.RichText
+	obj        fyne.CanvasObject
+}
+
+func newContinuationPart() *continuationPart {
+	p := &continuationPart{bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: newWrapText()}
+	title := widget.NewLabelWithStyle("Continuation summary", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	p.obj = container.New(&inset{pad: fyne.NewSize(pad()*2, pad()), stripe: 4}, p.bg, p.stripe, container.New(&column{}, title, p.text))
+	return p
+}
+
+func (p *continuationPart) object() fyne.CanvasObject { return p.obj }
+
+func (p *continuationPart) bind(r *row) {
+	p.stripe.FillColor = theme.Color(theme.ColorNamePrimary)
+	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNamePrimary), 0x18)
+	p.stripe.Refresh()
+	p.bg.Refresh()
+	p.text.ParseMarkdown(r.msg.Text)
+}
+
+// approvalPart: the mode-upgrade request with Approve and Deny (REQ-BED-015). Nothing
+// proceeds until one is clicked; both are buttons, so Tab reaches them and Space presses them.
+type approvalPart struct {
+	cv      *chatView
+	bound   *row
+	bg      *canvas.Rectangle
+	reason  *widget.RichText
+	approve *widget.Button
+	deny    *widget.Button
+	obj     fyne.CanvasObject
+}
+
+func newApprovalPart(cv *chatView) *approvalPart {
+	p := &approvalPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), reason: newWrapText()}
+	title := widget.NewLabelWithStyle("The agent asks for write access", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	explain := newWrapText()
+	setPlain(explain, "Approving switches this conversation to Unrestricted mode: bash commands can write files and use the network, and patch can edit files. Denying keeps it Restricted and tells the agent.", widget.RichTextStyleParagraph)
+	p.approve = widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), func() { p.decide(true) })
+	p.approve.Importance = widget.HighImportance
+	p.deny = widget.NewButtonWithIcon("Deny", theme.CancelIcon(), func() { p.decide(false) })
+	buttons := container.NewHBox(p.approve, p.deny)
+	p.obj = card(p.bg, container.New(&column{gap: pad() / 2}, title, p.reason, explain, buttons))
+	return p
+}
+
+func (p *approvalPart) object() fyne.CanvasObject { return p.obj }
+
+func (p *approvalPart) bind(r *row) {
+	p.bound = r
+	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNameWarning), 0x30)
+	p.bg.StrokeColor = theme.Color(theme.ColorNameWarning)
+	p.bg.StrokeWidth = 2
+	p.bg.Refresh()
+	p.reason.Segments = []widget.RichTextSegment{
+		&widget.TextSegment{Text: "Reason: ", Style: widget.RichTextStyle{TextStyle: fyne.TextStyle{Bold: true}, Inline: true}},
+		&widget.TextSegment{Text: r.text, Style: widget.RichTextStyleInline},
+	}
+	p.reason.Refresh()
+	if p.cv.readOnly {
+		p.approve.Disable()
+		p.deny.Disable()
+		return
+	}
+	p.approve.Enable()
+	p.deny.Enable()
+}
+
+func (p *approvalPart) decide(approve bool) {
+	if p.bound == nil {
+		return
+	}
+	p.approve.Disable()
+	p.deny.Disable()
+	p.cv.m.decide(p.cv.cs, p.bound.exec, approve, func() {
+		p.approve.Enable()
+		p.deny.Enable()
+	})
+}

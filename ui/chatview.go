@@ -1,0 +1,167 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// chatView shows one conversation's rows in a widget.List. Rows are measured when the list
+// first shows them, and their heights are handed to the list on the next turn of the UI loop
+// (never from inside the list's own update, which would re-enter it). A conversation of 10,000
+// messages therefore costs only the rows on screen.
+//
+// Everything here runs on the UI goroutine.
+type chatView struct {
+	m        *MainWindow
+	cs       *convState
+	readOnly bool
+	list     *widget.List
+
+	// heights mirrors what the list was told with SetItemHeight; known and nKnown sum it, so
+	// the content height is known without walking 10,000 rows.
+	heights map[int]float32
+	known   float32
+	nKnown  int
+	// pending heights wait for applyHeights.
+	pending   map[int]float32
+	fixQueued bool
+	// measured caches each row's height at one width.
+	measured map[*row]measure
+	// follow keeps the newest row in view while the person has not scrolled up.
+	follow bool
+	// lastGen is the window's generation this view was last drawn for.
+	lastGen int
+}
+
+type measure struct {
+	ver, gen int
+	width, h float32
+}
+
+func newChatView(m *MainWindow, cs *convState, readOnly bool) *chatView {
+	cv := &chatView{m: m, cs: cs, readOnly: readOnly, heights: map[int]float32{}, pending: map[int]float32{},
+		measured: map[*row]measure{}, follow: true}
+	cv.list = widget.NewList(
+		func() int { return cv.cs.model.len() },
+		func() fyne.CanvasObject { return newRowView(cv) },
+		cv.updateItem,
+	)
+	cv.list.HideSeparators = true
+	// Rows are not selectable: a tap on a row does nothing but focus the list for keyboard
+	// scrolling; buttons inside rows take their own taps.
+	cv.list.OnSelected = func(id widget.ListItemID) { cv.list.Unselect(id) }
+	return cv
+}
+
+func (cv *chatView) updateItem(id widget.ListItemID, o fyne.CanvasObject) {
+	r := cv.cs.model.at(id)
+	if r == nil {
+		return
+	}
+	v := o.(*rowView)
+	v.bind(r)
+	w := cv.list.Size().Width
+	if w <= 0 {
+		return
+	}
+	mc, ok := cv.measured[r]
+	if !ok || mc.ver != r.ver || mc.gen != cv.m.gen || mc.width != w {
+		mc = measure{ver: r.ver, gen: cv.m.gen, width: w, h: v.heightAt(w)}
+		cv.measured[r] = mc
+	}
+	if h, ok := cv.heights[id]; !ok || h != mc.h {
+		cv.pending[id] = mc.h
+		if !cv.fixQueued {
+			cv.fixQueued = true
+			cv.m.do(cv.applyHeights)
+		}
+	}
+}
+
+// applyHeights hands measured heights to the list.
+func (cv *chatView) applyHeights() {
+	cv.fixQueued = false
+	if len(cv.pending) == 0 {
+		return
+	}
+	// Keep following only if the person has not scrolled away since the last change.
+	cv.follow = cv.follow && cv.atBottom(estimatedRowHeight)
+	pending := cv.pending
+	cv.pending = map[int]float32{}
+	for id, h := range pending {
+		if id >= cv.cs.model.len() {
+			continue
+		}
+		cv.setKnown(id, h)
+		cv.list.SetItemHeight(id, h)
+	}
+	if cv.follow {
+		cv.list.ScrollToBottom()
+	}
+}
+
+func (cv *chatView) setKnown(id int, h float32) {
+	if old, had := cv.heights[id]; had {
+		cv.known -= old
+	} else {
+		cv.nKnown++
+	}
+	cv.heights[id] = h
+	cv.known += h
+}
+
+// prune forgets heights of rows that no longer exist (a live row went away), so that the
+// mirror matches the list, which ignores them too.
+func (cv *chatView) prune() {
+	n := cv.cs.model.len()
+	for id := range cv.heights {
+		if id >= n {
+			cv.known -= cv.heights[id]
+			cv.nKnown--
+			delete(cv.heights, id)
+		}
+	}
+}
+
+// contentHeight is the list's content height as the list computes it.
+func (cv *chatView) contentHeight() float32 {
+	n := cv.cs.model.len()
+	if n == 0 {
+		return 0
+	}
+	return cv.known + float32(n-cv.nKnown)*estimatedRowHeight + theme.Padding()*float32(n-1)
+}
+
+// atBottom reports whether the end of the content is in view, with slack for rounding.
+func (cv *chatView) atBottom(slack float32) bool {
+	view := cv.list.Size().Height
+	return cv.list.GetScrollOffset()+view >= cv.contentHeight()-theme.Padding()-slack
+}
+
+// noteFollow records, before the model changes, whether the newest row is in view; only
+// then does the view follow new rows.
+func (cv *chatView) noteFollow() {
+	cv.follow = cv.atBottom(estimatedRowHeight / 2)
+}
+
+// changed re-draws after the model changed; the newest row stays in view if it was.
+func (cv *chatView) changed() {
+	cv.prune()
+	cv.list.Refresh()
+	if cv.follow {
+		cv.list.ScrollToBottom()
+	}
+}
+
+// rowChanged re-draws after a row changed in place (a tool row expanded) without scrolling.
+func (cv *chatView) rowChanged() {
+	cv.follow = false
+	cv.list.Refresh()
+}
+
+// scrollTo brings row id into view (find in conversation).
+func (cv *chatView) scrollTo(id int) {
+	cv.follow = false
+	cv.list.ScrollTo(id)
+}

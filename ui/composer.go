@@ -1,0 +1,188 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// saveDraft keeps the composer's text with the open conversation before switching away.
+func (m *MainWindow) saveDraft() {
+	if m.current != nil {
+		m.current.draft.text = m.entry.Text
+	}
+}
+
+// loadDraft shows the open conversation's draft in the composer.
+func (m *MainWindow) loadDraft() {
+	text := ""
+	if m.current != nil {
+		text = m.current.draft.text
+	}
+	m.entry.SetText(text)
+	m.entry.CursorRow = strings.Count(text, "\n")
+	m.refreshStrip()
+}
+
+// refreshStrip shows the draft's attachments as thumbnails with a remove button each.
+func (m *MainWindow) refreshStrip() {
+	m.strip.Objects = m.strip.Objects[:0]
+	if m.current != nil {
+		for _, a := range m.current.draft.atts {
+			m.strip.Objects = append(m.strip.Objects, m.attachmentChip(a))
+		}
+	}
+	m.strip.Hidden = len(m.strip.Objects) == 0
+	m.strip.Refresh()
+	m.relayout()
+}
+
+func (m *MainWindow) attachmentChip(a *attachment) fyne.CanvasObject {
+	cs := m.current
+	remove := widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
+		for i, x := range cs.draft.atts {
+			if x == a {
+				cs.draft.atts = append(cs.draft.atts[:i:i], cs.draft.atts[i+1:]...)
+				break
+			}
+		}
+		m.refreshStrip()
+	})
+	remove.Importance = widget.LowImportance
+	name := widget.NewLabel(oneLine(a.name, 18))
+	name.SizeName = theme.SizeNameCaptionText
+	return container.NewVBox(container.NewStack(thumbImage(a.thumb, 64), container.NewHBox(layout.NewSpacer(), remove)), name)
+}
+
+// send sends the draft: text and images (REQ-BED-002, REQ-BED-013). The composer is cleared at
+// once; if the runtime rejects the message, the draft comes back with the reason.
+func (m *MainWindow) send() {
+	cs := m.current
+	if cs == nil || m.sending {
+		return
+	}
+	text := strings.TrimRight(m.entry.Text, " \t\r\n")
+	atts := cs.draft.atts
+	switch {
+	case m.isExhausted():
+		m.showInline(sendErrorText(domain.ErrContextExhausted))
+		return
+	case strings.TrimSpace(text) == "" && len(atts) == 0:
+		m.showInline("Type a message or attach an image first.")
+		return
+	case cs.busy():
+		m.showInline("The agent is busy: wait for it to finish, or press Stop (Esc).")
+		return
+	}
+	images := make([]Attachment, len(atts))
+	for i, a := range atts {
+		images[i] = Attachment{Name: a.name, Data: a.data}
+	}
+	m.clearInline()
+	m.entry.SetText("")
+	cs.draft = draft{}
+	m.refreshStrip()
+	m.sending = true
+	m.refreshComposer()
+	go func() {
+		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
+		defer cancel()
+		err := m.b.Send(ctx, cs.id, text, images)
+		m.do(func() {
+			m.sending = false
+			if err != nil {
+				// The person's words are never lost: they return to the draft.
+				if cs.draft.text == "" && len(cs.draft.atts) == 0 {
+					cs.draft = draft{text: text, atts: atts}
+					if m.current == cs {
+						m.loadDraft()
+					}
+				}
+				if m.current == cs {
+					m.showInline(sendErrorText(err))
+				}
+			}
+			m.refreshComposer()
+		})
+	}()
+}
+
+// onDropped attaches dropped files to the open conversation's draft. It is the window's
+// drop handler (Window.SetOnDropped), a named method so tests can call it.
+func (m *MainWindow) onDropped(_ fyne.Position, uris []fyne.URI) {
+	m.attachURIs(uris)
+}
+
+// attachURIs reads files off the UI goroutine and adds the images among them to the draft of
+// the conversation that was open when they arrived; the others get an inline message.
+func (m *MainWindow) attachURIs(uris []fyne.URI) {
+	cs := m.current
+	if cs == nil {
+		m.showInline("Open or create a conversation first, then drop the images again.")
+		return
+	}
+	if m.isExhausted() {
+		m.showInline(sendErrorText(domain.ErrContextExhausted))
+		return
+	}
+	go func() {
+		var (
+			added []*attachment
+			probs []string
+		)
+		for _, u := range uris {
+			a, err := readAttachment(u)
+			if err != nil {
+				var ae *attachError
+				if errors.As(err, &ae) {
+					probs = append(probs, ae.Error())
+				} else {
+					probs = append(probs, err.Error())
+				}
+				continue
+			}
+			added = append(added, a)
+		}
+		m.do(func() {
+			cs.draft.atts = append(cs.draft.atts, added...)
+			if m.current == cs {
+				m.refreshStrip()
+				if len(probs) > 0 {
+					m.showInline(strings.Join(probs, " ") + " Not attached.")
+				} else {
+					m.clearInline()
+				}
+			}
+		})
+	}()
+}
+
+// showAttachDialog is "Attach image…".
+func (m *MainWindow) showAttachDialog() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil {
+			m.showInline(fmt.Sprintf("Could not open the file: %v.", err))
+			return
+		}
+		if r == nil {
+			return
+		}
+		u := r.URI()
+		_ = r.Close()
+		m.attachURIs([]fyne.URI{u})
+	}, m.win)
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".png", ".jpg", ".jpeg", ".gif", ".webp", ".PNG", ".JPG", ".JPEG", ".GIF", ".WEBP"}))
+	d.SetConfirmText("Attach")
+	d.Show()
+}

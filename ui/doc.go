@@ -1,0 +1,11 @@
+// Package ui is the Fyne desktop app of Phoenix Desktop: the main window with its sidebar of
+// conversations, the chat log, the composer, the status bar, the approval card, the context
+// meter and the dialogs for new conversations and settings.
+//
+// The package talks to the agent only through the actors' command API (the Backend interface
+// defined here, which *actors.Runtime satisfies) and its event stream (EventSource). It must
+// never import persistence, llm, tools or sandbox, and it must never touch a widget outside the
+// UI goroutine: every update that starts on another goroutine goes through fyne.Do (Deps.Do in
+// tests). The event handler never blocks the publishing actor; streamed text is coalesced into
+// a few repaints per second.
+package ui

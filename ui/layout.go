@@ -1,0 +1,254 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+)
+
+// Chat rows have different heights, and widget.List needs each one told (SetItemHeight). The
+// height of wrapped text depends on the width it gets, and Fyne's stock layouts ask a child
+// for its MinSize before they give it its width, so their answer is only right after a second
+// layout pass. The layouts in this file instead measure explicitly: heightAt(object, width)
+// gives wrapped text the width first and then reads its height, recursively. They remember the
+// width of their last Layout so that MinSize can answer the same way.
+
+// measurer is a layout that can say how tall its objects are at a given width.
+type measurer interface {
+	heightAt(objects []fyne.CanvasObject, width float32) float32
+}
+
+// heightAt returns the height o needs at width w. Objects that are not containers with a
+// measuring layout are resized to the width first, which makes wrapped text re-wrap.
+func heightAt(o fyne.CanvasObject, w float32) float32 {
+	if o == nil || !o.Visible() {
+		return 0
+	}
+	if c, ok := o.(*fyne.Container); ok {
+		if m, ok := c.Layout.(measurer); ok {
+			return m.heightAt(c.Objects, w)
+		}
+	}
+	if s := o.Size(); s.Width != w {
+		o.Resize(fyne.NewSize(w, max(s.Height, 1)))
+	}
+	return o.MinSize().Height
+}
+
+// column stacks its visible objects top to bottom, each at the full width.
+type column struct {
+	gap   float32
+	width float32
+}
+
+func (l *column) heightAt(objs []fyne.CanvasObject, w float32) float32 {
+	h, n := float32(0), 0
+	for _, o := range objs {
+		if o == nil || !o.Visible() {
+			continue
+		}
+		h += heightAt(o, w)
+		n++
+	}
+	if n > 1 {
+		h += l.gap * float32(n-1)
+	}
+	return h
+}
+
+func (l *column) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	l.width = size.Width
+	y := float32(0)
+	for _, o := range objs {
+		if o == nil || !o.Visible() {
+			continue
+		}
+		h := heightAt(o, size.Width)
+		o.Resize(fyne.NewSize(size.Width, h))
+		o.Move(fyne.NewPos(0, y))
+		y += h + l.gap
+	}
+}
+
+func (l *column) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	w := float32(0)
+	for _, o := range objs {
+		if o != nil && o.Visible() {
+			w = max(w, o.MinSize().Width)
+		}
+	}
+	if l.width <= 0 {
+		return fyne.NewSize(w, l.heightAt(objs, w))
+	}
+	return fyne.NewSize(w, l.heightAt(objs, l.width))
+}
+
+// inset pads its last object by pad on every side. Objects before the last (a background
+// rectangle, a stripe) fill the whole area, or, for a stripe, the left edge.
+type inset struct {
+	pad    fyne.Size // horizontal and vertical padding
+	stripe float32   // when > 0, objs[1] is a vertical stripe of this width on the left edge
+	width  float32
+}
+
+func (l *inset) content(objs []fyne.CanvasObject) fyne.CanvasObject {
+	if len(objs) == 0 {
+		return nil
+	}
+	return objs[len(objs)-1]
+}
+
+func (l *inset) heightAt(objs []fyne.CanvasObject, w float32) float32 {
+	return heightAt(l.content(objs), w-2*l.pad.Width-l.stripe) + 2*l.pad.Height
+}
+
+func (l *inset) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	l.width = size.Width
+	for i, o := range objs {
+		switch {
+		case i == len(objs)-1:
+			o.Move(fyne.NewPos(l.pad.Width+l.stripe, l.pad.Height))
+			o.Resize(fyne.NewSize(size.Width-2*l.pad.Width-l.stripe, size.Height-2*l.pad.Height))
+		case i == 1 && l.stripe > 0:
+			o.Move(fyne.NewPos(0, 0))
+			o.Resize(fyne.NewSize(l.stripe, size.Height))
+		default:
+			o.Move(fyne.NewPos(0, 0))
+			o.Resize(size)
+		}
+	}
+}
+
+func (l *inset) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	c := l.content(objs)
+	if c == nil {
+		return fyne.NewSize(0, 0)
+	}
+	w := c.MinSize().Width + 2*l.pad.Width + l.stripe
+	if l.width <= 0 {
+		return fyne.NewSize(w, c.MinSize().Height+2*l.pad.Height)
+	}
+	return fyne.NewSize(w, l.heightAt(objs, l.width))
+}
+
+// hbar puts objs[0] on the left and objs[2] on the right at their minimum widths and gives
+// objs[1] the rest; any of them may be hidden. Short objects are centred on the first line.
+type hbar struct {
+	gap   float32
+	width float32
+}
+
+func (l *hbar) sides(objs []fyne.CanvasObject) (left, right float32) {
+	if len(objs) > 0 && objs[0] != nil && objs[0].Visible() {
+		left = objs[0].MinSize().Width + l.gap
+	}
+	if len(objs) > 2 && objs[2] != nil && objs[2].Visible() {
+		right = objs[2].MinSize().Width + l.gap
+	}
+	return left, right
+}
+
+func (l *hbar) heightAt(objs []fyne.CanvasObject, w float32) float32 {
+	left, right := l.sides(objs)
+	h := float32(0)
+	for i, o := range objs {
+		if o == nil || !o.Visible() {
+			continue
+		}
+		if i == 1 {
+			h = max(h, heightAt(o, w-left-right))
+		} else {
+			h = max(h, o.MinSize().Height)
+		}
+	}
+	return h
+}
+
+func (l *hbar) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	l.width = size.Width
+	left, right := l.sides(objs)
+	first := float32(0) // height of the first line, to centre short side objects on it
+	for i, o := range objs {
+		if i != 1 && o != nil && o.Visible() {
+			first = max(first, o.MinSize().Height)
+		}
+	}
+	for i, o := range objs {
+		if o == nil || !o.Visible() {
+			continue
+		}
+		switch i {
+		case 0:
+			m := o.MinSize()
+			o.Resize(m)
+			o.Move(fyne.NewPos(0, (first-m.Height)/2))
+		case 1:
+			cw := size.Width - left - right
+			o.Resize(fyne.NewSize(cw, heightAt(o, cw)))
+			o.Move(fyne.NewPos(left, 0))
+		case 2:
+			m := o.MinSize()
+			o.Resize(m)
+			o.Move(fyne.NewPos(size.Width-m.Width, (first-m.Height)/2))
+		}
+	}
+}
+
+func (l *hbar) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	left, right := l.sides(objs)
+	w := left + right
+	if len(objs) > 1 && objs[1] != nil && objs[1].Visible() {
+		w += objs[1].MinSize().Width
+	}
+	width := l.width
+	if width <= 0 {
+		width = w
+	}
+	return fyne.NewSize(w, l.heightAt(objs, width))
+}
+
+// flow places objects of fixed size left to right and wraps to a new line when the width
+// runs out (the thumbnails of a message or a draft).
+type flow struct {
+	gap   float32
+	width float32
+}
+
+func (l *flow) place(objs []fyne.CanvasObject, w float32, apply bool) float32 {
+	x, y, line := float32(0), float32(0), float32(0)
+	for _, o := range objs {
+		if o == nil || !o.Visible() {
+			continue
+		}
+		m := o.MinSize()
+		if x > 0 && x+m.Width > w {
+			x, y, line = 0, y+line+l.gap, 0
+		}
+		if apply {
+			o.Resize(m)
+			o.Move(fyne.NewPos(x, y))
+		}
+		x += m.Width + l.gap
+		line = max(line, m.Height)
+	}
+	return y + line
+}
+
+func (l *flow) heightAt(objs []fyne.CanvasObject, w float32) float32 { return l.place(objs, w, false) }
+
+func (l *flow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	l.width = size.Width
+	l.place(objs, size.Width, true)
+}
+
+func (l *flow) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	w := float32(0)
+	for _, o := range objs {
+		if o != nil && o.Visible() {
+			w = max(w, o.MinSize().Width)
+		}
+	}
+	width := l.width
+	if width <= 0 {
+		width = w
+	}
+	return fyne.NewSize(w, l.place(objs, width, false))
+}

@@ -1,0 +1,867 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// AppTitle is the main window's title; the Xvfb smoke test finds the window by it.
+const AppTitle = "Phoenix Desktop"
+
+// Preference keys.
+const (
+	prefWidth     = "window.width"
+	prefHeight    = "window.height"
+	prefX         = "window.x"
+	prefY         = "window.y"
+	prefLastConv  = "conversation.last"
+	prefLastCwd   = "conversation.cwd"
+	prefLastModel = "conversation.model"
+)
+
+// callTimeout bounds one command to the runtime; commands return after a commit, so this is
+// only a guard against a wedged store.
+const callTimeout = 30 * time.Second
+
+// MainWindow is the app's main window. Create it with NewMainWindow; all of its fields are
+// owned by the UI goroutine.
+type MainWindow struct {
+	app    fyne.App
+	win    fyne.Window
+	b      Backend
+	events EventSource
+	deps   Deps
+	do     func(func())
+	now    func() time.Time
+	ctx    context.Context
+	stop   context.CancelFunc
+	pump   *pump
+	closed bool
+
+	// gen grows when everything drawn must be drawn again: the theme changed, or thumbnails
+	// arrived.
+	gen     int
+	focused bool
+	sandbox SandboxStatus
+	thumbs  *thumbCache
+	// ticking is read by the clock goroutine: the status bar shows a running clock.
+	ticking atomic.Bool
+
+	convs        map[string]*convState
+	side         []*convState
+	current      *convState
+	cv           *chatView
+	showArchived bool
+	selecting    bool
+	sending      bool
+	subWins      map[string]*subAgentWindow
+	newForm      *newConvForm
+	settings     *settingsForm
+
+	// Widgets of the main window.
+	sideList        *widget.List
+	title           *widget.Label
+	subtitle        *widget.Label
+	mode            *badge
+	switchBtn       *widget.Button
+	landlockNote    *widget.Label
+	meter           *meter
+	meterLabel      *widget.Label
+	wrapBtn         *widget.Button
+	meterRow        *fyne.Container
+	header          *fyne.Container
+	chatHolder      *fyne.Container
+	empty           fyne.CanvasObject
+	findBar         *fyne.Container
+	findEntry       *widget.Entry
+	findCount       *widget.Label
+	findHits        []int
+	findPos         int
+	exhaustedBox    *fyne.Container
+	exhaustedText   *widget.RichText
+	continueBtn     *widget.Button
+	inline          *widget.Label
+	inlineBox       *fyne.Container
+	strip           *fyne.Container
+	entry           *composerEntry
+	attachBtn       *widget.Button
+	sendBtn         *widget.Button
+	statusDot       fyne.CanvasObject
+	statusDotCircle *canvas.Circle
+	statusLabel     *widget.Label
+	stopBtn         *widget.Button
+	bottom          *fyne.Container
+	top             *fyne.Container
+	right           *fyne.Container
+}
+
+// NewMainWindow builds the main window on the app, starts following the event stream and
+// loads the conversation list in the background. Call it on the UI goroutine (before
+// App.Run, or inside fyne.Do); show the window with Window().ShowAndRun() or use Run.
+func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWindow {
+	m := &MainWindow{app: a, b: b, events: events, deps: deps, do: deps.Do, now: deps.Now,
+		focused: true, thumbs: newThumbCache(), convs: map[string]*convState{}, subWins: map[string]*subAgentWindow{}}
+	if m.do == nil {
+		m.do = fyne.Do
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	m.ctx, m.stop = context.WithCancel(context.Background())
+	m.sandbox = b.Sandbox()
+	m.win = a.NewWindow(AppTitle)
+	m.win.SetContent(m.build())
+	m.win.SetMainMenu(m.menu())
+	m.win.SetOnDropped(m.onDropped)
+	m.win.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if k.Name == fyne.KeyEscape {
+			m.stopAgent()
+		}
+	})
+	for _, s := range m.shortcuts() {
+		m.win.Canvas().AddShortcut(s.shortcut, func(fyne.Shortcut) { s.run() })
+	}
+	m.restoreWindow()
+	m.win.SetCloseIntercept(func() {
+		m.saveWindow()
+		m.win.Close()
+	})
+	m.win.SetOnClosed(m.shutdown)
+
+	// Desktop notifications are for when the person looks elsewhere (REQ-BED-015).
+	a.Lifecycle().SetOnEnteredForeground(func() { m.focused = true })
+	a.Lifecycle().SetOnExitedForeground(func() { m.focused = false })
+	a.Settings().AddListener(func(fyne.Settings) {
+		m.do(func() {
+			m.gen++
+			m.refreshAll()
+		})
+	})
+
+	m.pump = newPump(events, m.do, m.applyBatch)
+	go m.pump.run()
+	go m.clock()
+	go m.loadList()
+	m.refreshAll()
+	return m
+}
+
+// Run builds the main window and runs the app until it quits. It is what cmd/phoenix-desktop
+// calls.
+func Run(a fyne.App, b Backend, events EventSource, deps Deps) {
+	m := NewMainWindow(a, b, events, deps)
+	m.win.ShowAndRun()
+}
+
+// Window is the main window.
+func (m *MainWindow) Window() fyne.Window { return m.win }
+
+// shutdown stops the background goroutines and the event subscription.
+func (m *MainWindow) shutdown() {
+	if m.closed {
+		return
+	}
+	m.closed = true
+	m.stop()
+	m.events.Close()
+	for _, w := range m.subWins {
+		w.win.Close()
+	}
+}
+
+type shortcut struct {
+	shortcut fyne.Shortcut
+	run      func()
+}
+
+func (m *MainWindow) shortcuts() []shortcut {
+	ctrl := func(k fyne.KeyName) fyne.Shortcut {
+		return &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
+	}
+	return []shortcut{
+		{ctrl(fyne.KeyN), m.showNewConversation},
+		{ctrl(fyne.KeyF), m.showFind},
+		{ctrl(fyne.KeyE), m.exportCurrent},
+	}
+}
+
+func (m *MainWindow) menu() *fyne.MainMenu {
+	sc := m.shortcuts()
+	item := func(label string, s shortcut) *fyne.MenuItem {
+		it := fyne.NewMenuItem(label, s.run)
+		it.Shortcut = s.shortcut
+		return it
+	}
+	file := fyne.NewMenu("File",
+		item("New conversation…", sc[0]),
+		item("Export as Markdown…", sc[2]),
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Settings…", m.showSettings),
+	)
+	conv := fyne.NewMenu("Conversation",
+		item("Find…", sc[1]),
+		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
+		fyne.NewMenuItem("Wrap up now", m.wrapUp),
+		fyne.NewMenuItem("Switch to Restricted", m.downgrade),
+		fyne.NewMenuItem("Archive or restore", func() {
+			if m.current != nil {
+				m.setArchived(m.current, !m.current.conv.Archived)
+			}
+		}),
+	)
+	return fyne.NewMainMenu(file, conv)
+}
+
+// build lays the window out: the sidebar on the left; on the right the header, the chat log
+// and, at the bottom, the composer and the status bar.
+func (m *MainWindow) build() fyne.CanvasObject {
+	m.sideList = m.newSidebarList()
+	newBtn := widget.NewButtonWithIcon("New", theme.ContentAddIcon(), m.showNewConversation)
+	newBtn.Importance = widget.HighImportance
+	settingsBtn := widget.NewButtonWithIcon("", theme.SettingsIcon(), m.showSettings)
+	archived := widget.NewCheck("Show archived", func(on bool) {
+		m.showArchived = on
+		m.refreshSidebar()
+	})
+	sidebar := container.NewBorder(container.NewBorder(nil, nil, nil, settingsBtn, newBtn), archived, nil, nil, m.sideList)
+
+	m.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	m.title.Truncation = fyne.TextTruncateEllipsis
+	m.subtitle = widget.NewLabel("")
+	m.subtitle.Truncation = fyne.TextTruncateEllipsis
+	m.subtitle.SizeName = theme.SizeNameCaptionText
+	m.mode = newBadge()
+	m.switchBtn = widget.NewButton("Switch to Restricted", m.downgrade)
+	m.header = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(m.mode), m.switchBtn),
+		container.New(&column{gap: -pad() * 2}, m.title, m.subtitle))
+	m.landlockNote = widget.NewLabel("")
+	m.landlockNote.Wrapping = fyne.TextWrapWord
+	m.landlockNote.Importance = widget.WarningImportance
+	m.meter = newMeter()
+	m.meterLabel = widget.NewLabel("")
+	m.meterLabel.SizeName = theme.SizeNameCaptionText
+	m.wrapBtn = widget.NewButtonWithIcon("Wrap up now", theme.MailForwardIcon(), m.wrapUp)
+	m.wrapBtn.Importance = widget.WarningImportance
+	m.meterRow = container.NewBorder(nil, nil, nil, container.NewHBox(m.meterLabel, m.wrapBtn), m.meter)
+
+	m.findEntry = widget.NewEntry()
+	m.findEntry.SetPlaceHolder("Find in conversation")
+	m.findEntry.OnChanged = func(string) { m.runFind() }
+	m.findEntry.OnSubmitted = func(string) { m.findStep(1) }
+	m.findCount = widget.NewLabel("")
+	m.findBar = container.NewBorder(nil, nil, widget.NewIcon(theme.SearchIcon()), container.NewHBox(m.findCount,
+		widget.NewButtonWithIcon("", theme.MoveUpIcon(), func() { m.findStep(-1) }),
+		widget.NewButtonWithIcon("", theme.MoveDownIcon(), func() { m.findStep(1) }),
+		widget.NewButtonWithIcon("", theme.CancelIcon(), m.hideFind)), m.findEntry)
+	m.findBar.Hide()
+
+	m.empty = m.emptyState()
+	m.chatHolder = container.NewStack(m.empty)
+
+	m.exhaustedText = newWrapText()
+	m.continueBtn = widget.NewButtonWithIcon("Continue in new conversation", theme.MailForwardIcon(), m.continueInNew)
+	m.continueBtn.Importance = widget.HighImportance
+	summaryScroll := container.NewVScroll(m.exhaustedText)
+	summaryScroll.SetMinSize(fyne.NewSize(0, 120))
+	exhaustedTitle := widget.NewLabelWithStyle("Context exhausted: this conversation is read-only now", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	exhaustedTitle.Importance = widget.DangerImportance
+	m.exhaustedBox = container.NewBorder(exhaustedTitle, container.NewHBox(m.continueBtn), nil, nil, summaryScroll)
+	m.exhaustedBox.Hide()
+
+	m.inline = widget.NewLabel("")
+	m.inline.Wrapping = fyne.TextWrapWord
+	m.inline.Importance = widget.DangerImportance
+	m.inlineBox = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()),
+		widget.NewButtonWithIcon("", theme.CancelIcon(), m.clearInline), m.inline)
+	m.inlineBox.Hide()
+	m.strip = container.New(&flow{gap: pad()})
+	m.strip.Hide()
+
+	m.entry = newComposerEntry()
+	m.entry.onSend = m.send
+	m.entry.onStop = m.stopAgent
+	m.attachBtn = widget.NewButtonWithIcon("", theme.FileImageIcon(), m.showAttachDialog)
+	m.sendBtn = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), m.send)
+	m.sendBtn.Importance = widget.HighImportance
+	composer := container.NewBorder(nil, nil, container.NewVBox(m.attachBtn), container.NewVBox(m.sendBtn), m.entry)
+
+	var dot fyne.CanvasObject
+	m.statusDotCircle, dot = newDot()
+	m.statusDot = dot
+	m.statusLabel = widget.NewLabel("")
+	m.statusLabel.Truncation = fyne.TextTruncateEllipsis
+	m.stopBtn = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), m.stopAgent)
+	m.stopBtn.Importance = widget.DangerImportance
+	status := container.NewBorder(nil, nil, dot, m.stopBtn, m.statusLabel)
+
+	m.top = container.NewVBox(m.header, m.landlockNote, m.meterRow, m.findBar)
+	m.bottom = container.NewVBox(m.exhaustedBox, m.inlineBox, m.strip, composer, status)
+	m.right = container.NewBorder(m.top, m.bottom, nil, nil, m.chatHolder)
+	split := container.NewHSplit(sidebar, container.NewPadded(m.right))
+	split.Offset = 0.27
+	return split
+}
+
+func (m *MainWindow) emptyState() fyne.CanvasObject {
+	hello := widget.NewLabelWithStyle("No conversation is open", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	hint := widget.NewLabelWithStyle("Start one on a working directory, or pick one on the left.", fyne.TextAlignCenter, fyne.TextStyle{})
+	btn := widget.NewButtonWithIcon("New conversation (Ctrl+N)", theme.ContentAddIcon(), m.showNewConversation)
+	btn.Importance = widget.HighImportance
+	return container.NewCenter(container.NewVBox(hello, hint, container.NewCenter(btn)))
+}
+
+// conv returns the state of conversation id, creating it when unknown.
+func (m *MainWindow) conv(id string) *convState {
+	cs := m.convs[id]
+	if cs == nil {
+		cs = newConvState(id)
+		m.convs[id] = cs
+	}
+	return cs
+}
+
+// loadList fills the sidebar and re-opens the last open conversation. It runs on its own
+// goroutine: the window shows at once even with a long history.
+func (m *MainWindow) loadList() {
+	ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
+	defer cancel()
+	sums, err := m.b.List(ctx, true)
+	m.do(func() {
+		if m.closed {
+			return
+		}
+		if err != nil {
+			m.showInline(fmt.Sprintf("Could not list the conversations: %v. Restart the app; if it persists, check the data directory.", err))
+			return
+		}
+		for _, s := range sums {
+			cs := m.conv(s.ID)
+			cs.listed = true
+			if !cs.hasState {
+				cs.conv = summaryConv(s)
+				cs.listKind = s.State
+			}
+		}
+		m.refreshSidebar()
+		if last := m.app.Preferences().String(prefLastConv); last != "" && m.current == nil {
+			if cs := m.convs[last]; cs != nil && cs.listed {
+				m.open(last)
+			}
+		}
+	})
+}
+
+// open shows conversation id in the main window, loading its history if needed.
+func (m *MainWindow) open(id string) {
+	cs := m.convs[id]
+	if cs == nil || cs == m.current {
+		return
+	}
+	m.saveDraft()
+	m.current = cs
+	m.app.Preferences().SetString(prefLastConv, id)
+	if cs.mainView == nil {
+		cs.mainView = newChatView(m, cs, false)
+		cs.views = append(cs.views, cs.mainView)
+	}
+	m.cv = cs.mainView
+	m.chatHolder.Objects = []fyne.CanvasObject{m.cv.list}
+	m.chatHolder.Refresh()
+	m.cv.follow = true
+	m.cv.list.ScrollToBottom()
+	m.clearInline()
+	m.hideFind()
+	m.loadDraft()
+	if !cs.loaded && !cs.loading {
+		m.load(cs)
+	}
+	m.refreshAll()
+	m.win.Canvas().Focus(m.entry)
+}
+
+// load reads a conversation's snapshot off the UI goroutine (REQ-BED-011: current state and
+// history on connect).
+func (m *MainWindow) load(cs *convState) {
+	cs.loading = true
+	go func() {
+		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
+		defer cancel()
+		snap, err := m.b.Snapshot(ctx, cs.id)
+		m.do(func() {
+			if err != nil {
+				cs.loading = false
+				cs.early = nil
+				m.showInline(fmt.Sprintf("Could not open the conversation: %v.", err))
+				return
+			}
+			cs.applySnapshot(snap, time.Time{})
+			for _, v := range cs.views {
+				v.follow = true
+				v.changed()
+			}
+			m.refreshConv(cs)
+		})
+	}()
+}
+
+// applyBatch applies a batch of events from the pump, then re-draws what they changed once.
+func (m *MainWindow) applyBatch(evs []actors.Event) {
+	if m.closed {
+		return
+	}
+	// Whether each view follows new rows is decided before the rows arrive.
+	touched := map[string]bool{}
+	for _, ev := range evs {
+		touched[ev.Conversation()] = true
+	}
+	for id := range touched {
+		if cs := m.convs[id]; cs != nil {
+			for _, v := range cs.views {
+				v.noteFollow()
+			}
+		}
+	}
+
+	rows := map[*convState]bool{}
+	states := map[*convState]bool{}
+	sidebar := false
+	for _, ev := range evs {
+		cs := m.conv(ev.Conversation())
+		switch e := ev.(type) {
+		case actors.ConversationCreated:
+			if !cs.hasState {
+				cs.setConv(e.Conv, e.Conv.CreatedAt)
+			}
+			if e.Conv.UserInitiated() {
+				cs.listed, sidebar = true, true
+			}
+			continue
+		case actors.StateChanged:
+			if e.Conv.UserInitiated() {
+				cs.listed, sidebar = true, true
+			}
+		case actors.ApprovalRequested:
+			m.notify(convTitle(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+oneLine(e.Reason, 160))
+		}
+		wasBusy := cs.busy()
+		if cs.applyEvent(ev) {
+			rows[cs] = true
+		}
+		if _, ok := ev.(actors.StateChanged); ok {
+			states[cs] = true
+			if wasBusy && !cs.busy() && cs.conv.UserInitiated() {
+				m.notifyFinished(cs)
+			}
+		}
+	}
+	for cs := range rows {
+		for _, v := range cs.views {
+			v.changed()
+		}
+	}
+	if sidebar {
+		m.refreshSidebar()
+	}
+	for cs := range states {
+		m.refreshConv(cs)
+	}
+}
+
+// refreshConv re-draws the parts of the window that show cs.
+func (m *MainWindow) refreshConv(cs *convState) {
+	if cs == m.current {
+		m.refreshAll()
+	}
+	if w := m.subWins[cs.id]; w != nil {
+		w.refresh()
+	}
+}
+
+// refreshAll re-draws the header, meter, status bar and composer for the open conversation.
+func (m *MainWindow) refreshAll() {
+	m.refreshHeader()
+	m.refreshStatus()
+	m.refreshComposer()
+	m.relayout()
+	if m.cv != nil && m.gen != m.cv.lastGen {
+		m.cv.lastGen = m.gen
+		m.cv.list.Refresh()
+	}
+	m.sideList.Refresh()
+}
+
+func (m *MainWindow) refreshHeader() {
+	if !m.sandbox.Available {
+		reason := m.sandbox.Reason
+		if reason == "" {
+			reason = "this kernel does not support it"
+		}
+		m.landlockNote.SetText("Landlock is unavailable (" + strings.TrimSuffix(reason, ".") + "): Restricted mode cannot be enforced, so conversations run Unrestricted.")
+		m.landlockNote.Show()
+	} else {
+		m.landlockNote.Hide()
+	}
+	cs := m.current
+	if cs == nil {
+		m.win.SetTitle(AppTitle)
+		m.header.Hide()
+		m.meterRow.Hide()
+		return
+	}
+	c := cs.conv
+	m.header.Show()
+	m.win.SetTitle(AppTitle + " — " + convTitle(c.Title, c.Cwd))
+	m.title.SetText(convTitle(c.Title, c.Cwd))
+	sub := c.Cwd + " · " + m.b.ModelLabel(c.Model)
+	if c.ContinuedFrom != "" {
+		if from := m.convs[c.ContinuedFrom]; from != nil {
+			sub += " · continues “" + convTitle(from.conv.Title, from.conv.Cwd) + "”"
+		} else {
+			sub += " · continues an earlier conversation"
+		}
+	}
+	m.subtitle.SetText(sub)
+	if c.Mode == domain.ModeUnrestricted {
+		m.mode.set("Unrestricted", theme.ColorNameWarning)
+		m.switchBtn.Hidden = !m.sandbox.Available
+	} else {
+		m.mode.set("Restricted", theme.ColorNameSuccess)
+		m.switchBtn.Hidden = true
+	}
+	m.switchBtn.Refresh()
+
+	window := c.ContextWindow
+	if window <= 0 {
+		window = domain.ContextWindowFor(c.Model)
+	}
+	m.meter.set(c.Usage, window)
+	label := meterText(c.Usage, window)
+	_, exhausted := cs.exhausted()
+	warn := domain.AtWarning(c.Usage, window) && !exhausted
+	if warn {
+		label = "Context nearly full: " + label
+	}
+	m.meterLabel.SetText(label)
+	m.meterLabel.Importance = widget.MediumImportance
+	if warn {
+		m.meterLabel.Importance = widget.WarningImportance
+	}
+	m.meterLabel.Refresh()
+	_, continuing := cs.conv.State.(domain.AwaitingContinuation)
+	m.wrapBtn.Hidden = !warn || continuing
+	if cs.busy() {
+		m.wrapBtn.Disable()
+	} else {
+		m.wrapBtn.Enable()
+	}
+	m.meterRow.Show()
+	m.meterRow.Refresh()
+}
+
+func (m *MainWindow) refreshStatus() {
+	cs := m.current
+	if cs == nil || !cs.hasState {
+		m.statusLabel.SetText("")
+		m.stopBtn.Hide()
+		m.statusDotCircle.FillColor = theme.Color(theme.ColorNameDisabled)
+		m.statusDotCircle.Refresh()
+		m.ticking.Store(false)
+		if cs != nil && cs.loading {
+			m.statusLabel.SetText("Loading…")
+		}
+		return
+	}
+	m.statusLabel.SetText(statusText(cs.conv, cs.since, m.now()))
+	m.statusDotCircle.FillColor = theme.Color(stateColor(cs.conv.State.Kind()))
+	m.statusDotCircle.Refresh()
+	if cs.busy() {
+		m.stopBtn.Show()
+	} else {
+		m.stopBtn.Hide()
+	}
+	m.ticking.Store(needsClock(cs.conv.State) || m.anySubWindowTicking())
+}
+
+// needsClock reports whether the status text of s changes with time.
+func needsClock(s domain.State) bool {
+	switch st := s.(type) {
+	case domain.ToolExecuting, domain.AwaitingSubAgents:
+		return true
+	case domain.LLMRequesting:
+		return st.RetryPending
+	case domain.AwaitingContinuation:
+		return st.RetryPending
+	}
+	return false
+}
+
+// clock re-draws the status bar every second while it shows a running time.
+func (m *MainWindow) clock() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-t.C:
+			if m.ticking.Load() {
+				m.do(m.tick)
+			}
+		}
+	}
+}
+
+func (m *MainWindow) tick() {
+	if m.closed {
+		return
+	}
+	m.refreshStatus()
+	for _, w := range m.subWins {
+		w.refresh()
+	}
+}
+
+func (m *MainWindow) refreshComposer() {
+	cs := m.current
+	if ex, ok := m.exhaustedState(); ok {
+		summary := ex.Summary
+		if strings.TrimSpace(summary) == "" {
+			summary = "(The agent left no summary.)"
+		}
+		m.exhaustedText.ParseMarkdown(summary)
+		m.exhaustedBox.Show()
+	} else {
+		m.exhaustedBox.Hide()
+	}
+	switch {
+	case cs == nil:
+		m.entry.SetPlaceHolder("Create or open a conversation to start (Ctrl+N).")
+		m.entry.Disable()
+		m.sendBtn.Disable()
+		m.attachBtn.Disable()
+	case m.isExhausted():
+		// REQ-BED-021: the composer says why it is disabled.
+		m.entry.SetPlaceHolder("This conversation is read-only: its context window is full. Use “Continue in new conversation” above.")
+		m.entry.Disable()
+		m.sendBtn.Disable()
+		m.attachBtn.Disable()
+	case cs.busy():
+		m.entry.SetPlaceHolder("The agent is working. Write your next message here; press Stop (Esc) to interrupt.")
+		m.entry.Enable()
+		m.sendBtn.Disable()
+		m.attachBtn.Enable()
+	default:
+		m.entry.SetPlaceHolder("Message the agent. Enter sends, Shift+Enter adds a line; drop images anywhere to attach them.")
+		m.entry.Enable()
+		m.attachBtn.Enable()
+		if m.sending {
+			m.sendBtn.Disable()
+		} else {
+			m.sendBtn.Enable()
+		}
+	}
+	m.bottom.Refresh()
+}
+
+func (m *MainWindow) exhaustedState() (domain.ContextExhausted, bool) {
+	if m.current == nil {
+		return domain.ContextExhausted{}, false
+	}
+	return m.current.exhausted()
+}
+
+func (m *MainWindow) isExhausted() bool {
+	_, ok := m.exhaustedState()
+	return ok
+}
+
+// relayout lays the right pane out again after parts of it were shown or hidden: Show and
+// Hide do not tell the containers around an object that its size changed.
+func (m *MainWindow) relayout() {
+	m.top.Refresh()
+	m.bottom.Refresh()
+	m.right.Refresh()
+}
+
+// showInline shows a message above the composer until dismissed or replaced.
+func (m *MainWindow) showInline(text string) {
+	m.inline.SetText(text)
+	m.inlineBox.Show()
+	m.relayout()
+}
+
+func (m *MainWindow) clearInline() {
+	if m.inlineBox.Hidden {
+		return
+	}
+	m.inline.SetText("")
+	m.inlineBox.Hide()
+	m.relayout()
+}
+
+// call runs a runtime command off the UI goroutine and reports its error there.
+func (m *MainWindow) call(what string, f func(ctx context.Context) error, onErr func(error)) {
+	go func() {
+		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
+		defer cancel()
+		err := f(ctx)
+		if err == nil {
+			return
+		}
+		m.do(func() {
+			if onErr != nil {
+				onErr(err)
+			}
+			if !errors.Is(err, context.Canceled) {
+				m.showInline(fmt.Sprintf("Could not %s: %v.", what, err))
+			}
+		})
+	}()
+}
+
+// stopAgent is Stop and Esc (REQ-BED-005).
+func (m *MainWindow) stopAgent() {
+	cs := m.current
+	if cs == nil || !cs.busy() {
+		return
+	}
+	m.call("stop the agent", func(ctx context.Context) error { return m.b.Cancel(ctx, cs.id) }, nil)
+}
+
+// decide answers a mode-upgrade request (REQ-BED-015).
+func (m *MainWindow) decide(cs *convState, exec domain.ExecID, approve bool, onErr func()) {
+	m.call("send your decision", func(ctx context.Context) error {
+		return m.b.DecideUpgrade(ctx, cs.id, exec, approve)
+	}, func(error) { onErr() })
+}
+
+// downgrade is "Switch to Restricted" (REQ-BED-016).
+func (m *MainWindow) downgrade() {
+	cs := m.current
+	if cs == nil || cs.conv.Mode != domain.ModeUnrestricted {
+		return
+	}
+	m.call("switch to Restricted mode", func(ctx context.Context) error { return m.b.Downgrade(ctx, cs.id) }, nil)
+}
+
+// wrapUp triggers the continuation by hand (REQ-BED-023).
+func (m *MainWindow) wrapUp() {
+	cs := m.current
+	if cs == nil {
+		return
+	}
+	m.call("wrap up", func(ctx context.Context) error { return m.b.WrapUp(ctx, cs.id) }, nil)
+}
+
+// continueInNew opens a new conversation linked to the exhausted one, with the summary in its
+// draft (REQ-BED-021).
+func (m *MainWindow) continueInNew() {
+	cs := m.current
+	if cs == nil {
+		return
+	}
+	m.continueBtn.Disable()
+	go func() {
+		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
+		defer cancel()
+		conv, summary, err := m.b.ContinueInNew(ctx, cs.id)
+		m.do(func() {
+			m.continueBtn.Enable()
+			if err != nil {
+				m.showInline(fmt.Sprintf("Could not start the new conversation: %v.", err))
+				return
+			}
+			nc := m.conv(conv.ID)
+			if !nc.hasState {
+				nc.setConv(conv, conv.CreatedAt)
+			}
+			nc.listed = true
+			if nc.draft.text == "" {
+				nc.draft.text = summary
+			}
+			m.refreshSidebar()
+			m.open(conv.ID)
+		})
+	}()
+}
+
+// setArchived archives or restores a conversation.
+func (m *MainWindow) setArchived(cs *convState, archived bool) {
+	go func() {
+		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
+		defer cancel()
+		err := m.b.SetArchived(ctx, cs.id, archived)
+		m.do(func() {
+			if err != nil {
+				m.showInline(fmt.Sprintf("Could not archive the conversation: %v.", err))
+				return
+			}
+			cs.conv.Archived = archived
+			m.refreshSidebar()
+		})
+	}()
+}
+
+// notify sends a desktop notification when no window of the app has the focus.
+func (m *MainWindow) notify(title, content string) {
+	if m.focused {
+		return
+	}
+	n := fyne.NewNotification(title, content)
+	if m.deps.Notify != nil {
+		m.deps.Notify(n)
+		return
+	}
+	m.app.SendNotification(n)
+}
+
+// notifyFinished says that a turn ended, and how.
+func (m *MainWindow) notifyFinished(cs *convState) {
+	title := convTitle(cs.conv.Title, cs.conv.Cwd)
+	switch st := cs.conv.State.(type) {
+	case domain.Error:
+		m.notify(title, "Stopped with an error: "+oneLine(st.Message, 140))
+	case domain.ContextExhausted:
+		m.notify(title, "The context window is full: continue in a new conversation.")
+	default:
+		m.notify(title, "The agent has finished.")
+	}
+}
+
+// restoreWindow gives the window its remembered size and position.
+func (m *MainWindow) restoreWindow() {
+	p := m.app.Preferences()
+	w, h := p.FloatWithFallback(prefWidth, 1180), p.FloatWithFallback(prefHeight, 780)
+	m.win.Resize(fyne.NewSize(float32(max(w, 640)), float32(max(h, 420))))
+	if x, y := p.IntWithFallback(prefX, -1), p.IntWithFallback(prefY, -1); x >= 0 && y >= 0 {
+		restorePosition(m.win, x, y)
+	}
+}
+
+// saveWindow remembers the window's size and position for the next start.
+func (m *MainWindow) saveWindow() {
+	p := m.app.Preferences()
+	s := m.win.Canvas().Size()
+	if s.Width > 0 && s.Height > 0 {
+		p.SetFloat(prefWidth, float64(s.Width))
+		p.SetFloat(prefHeight, float64(s.Height))
+	}
+	if x, y, ok := windowPosition(m.win); ok {
+		p.SetInt(prefX, x)
+		p.SetInt(prefY, y)
+	}
+}

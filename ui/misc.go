@@ -1,0 +1,180 @@
+package ui
+
+import (
+	"fmt"
+	"image"
+	"strings"
+	"unicode"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// thumbnail returns a thumbnail of a stored image, loading it in the background the first
+// time; until then a placeholder icon stands in.
+func (m *MainWindow) thumbnail(sha, name string, side float32) fyne.CanvasObject {
+	if img, ok := m.thumbs.imgs[sha]; ok {
+		return thumbImage(img, side)
+	}
+	if !m.thumbs.failed[sha] && !m.thumbs.loading[sha] {
+		m.thumbs.loading[sha] = true
+		go func() {
+			var img image.Image
+			data, err := m.b.Blob(sha)
+			if err == nil {
+				var a *attachment
+				if a, err = newAttachment(name, data); err == nil {
+					img = a.thumb
+				}
+			}
+			m.do(func() {
+				delete(m.thumbs.loading, sha)
+				if err != nil {
+					fyne.LogError("load thumbnail "+sha, err)
+					m.thumbs.failed[sha] = true
+				} else {
+					m.thumbs.put(sha, img)
+				}
+				m.redrawRows()
+			})
+		}()
+	}
+	icon := widget.NewIcon(theme.FileImageIcon())
+	if m.thumbs.failed[sha] {
+		icon.SetResource(theme.BrokenImageIcon())
+	}
+	return sized(icon, side)
+}
+
+// redrawRows re-binds every visible row of every view (thumbnails arrived, theme changed).
+func (m *MainWindow) redrawRows() {
+	m.gen++
+	for _, cs := range m.convs {
+		for _, v := range cs.views {
+			v.lastGen = m.gen
+			v.list.Refresh()
+		}
+	}
+}
+
+// sizedBox gives an object a fixed minimum size.
+type sizedBox struct {
+	widget.BaseWidget
+	obj  fyne.CanvasObject
+	size fyne.Size
+}
+
+func sized(o fyne.CanvasObject, side float32) fyne.CanvasObject {
+	b := &sizedBox{obj: o, size: fyne.NewSquareSize(side)}
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+func (b *sizedBox) CreateRenderer() fyne.WidgetRenderer { return &sizedRenderer{b} }
+
+type sizedRenderer struct{ b *sizedBox }
+
+func (r *sizedRenderer) Layout(s fyne.Size)           { r.b.obj.Resize(s) }
+func (r *sizedRenderer) MinSize() fyne.Size           { return r.b.size }
+func (r *sizedRenderer) Refresh()                     { r.b.obj.Refresh() }
+func (r *sizedRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.b.obj} }
+func (r *sizedRenderer) Destroy()                     {}
+
+// showFind opens the find bar (Ctrl+F).
+func (m *MainWindow) showFind() {
+	if m.current == nil {
+		return
+	}
+	m.findBar.Show()
+	m.relayout()
+	m.win.Canvas().Focus(m.findEntry)
+	m.runFind()
+}
+
+func (m *MainWindow) hideFind() {
+	if !m.findBar.Hidden {
+		m.findBar.Hide()
+		m.relayout()
+	}
+	m.findHits, m.findPos = nil, 0
+	m.findCount.SetText("")
+}
+
+// runFind searches the open conversation; the newest hit comes first.
+func (m *MainWindow) runFind() {
+	if m.current == nil {
+		return
+	}
+	m.findHits = m.current.model.find(m.findEntry.Text)
+	m.findPos = len(m.findHits) - 1
+	m.showHit()
+}
+
+// findStep moves to the next (1) or previous (-1) hit, wrapping around.
+func (m *MainWindow) findStep(d int) {
+	if len(m.findHits) == 0 {
+		return
+	}
+	m.findPos = (m.findPos + d + len(m.findHits)) % len(m.findHits)
+	m.showHit()
+}
+
+func (m *MainWindow) showHit() {
+	switch {
+	case strings.TrimSpace(m.findEntry.Text) == "":
+		m.findCount.SetText("")
+	case len(m.findHits) == 0:
+		m.findCount.SetText("No matches")
+	default:
+		m.findCount.SetText(fmt.Sprintf("%d of %d", m.findPos+1, len(m.findHits)))
+		if m.cv != nil {
+			m.cv.scrollTo(m.findHits[m.findPos])
+		}
+	}
+}
+
+// exportCurrent saves the open conversation as Markdown (Ctrl+E).
+func (m *MainWindow) exportCurrent() {
+	cs := m.current
+	if cs == nil || !cs.loaded {
+		m.showInline("Open a conversation to export it.")
+		return
+	}
+	md := exportMarkdown(cs.conv, cs.msgs)
+	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err == nil && w == nil {
+			return
+		}
+		if err == nil {
+			_, err = w.Write([]byte(md))
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			m.showInline(fmt.Sprintf("Could not export the conversation: %v.", err))
+		}
+	}, m.win)
+	d.SetFileName(fileName(convTitle(cs.conv.Title, cs.conv.Cwd)) + ".md")
+	d.Show()
+}
+
+// fileName turns a title into a safe file name.
+func fileName(title string) string {
+	s := strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' {
+			return r
+		}
+		return '-'
+	}, strings.TrimSpace(title))
+	for strings.Contains(s, "--") {
+		s = strings.ReplaceAll(s, "--", "-")
+	}
+	s = strings.Trim(s, "-")
+	if s == "" {
+		s = "conversation"
+	}
+	return oneLine(s, 60)
+}

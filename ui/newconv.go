@@ -1,0 +1,143 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+const (
+	modeRestrictedLabel   = "Restricted: read-only files, no network (recommended)"
+	modeUnrestrictedLabel = "Unrestricted: the agent can write files and use the network"
+)
+
+// newConvForm is the New conversation dialog's state; tests reach its widgets.
+type newConvForm struct {
+	m     *MainWindow
+	cwd   *widget.Entry
+	model *widget.SelectEntry
+	hint  *widget.Label
+	mode  *widget.RadioGroup
+	title *widget.Entry
+	dlg   *dialog.FormDialog
+}
+
+// showNewConversation opens the New conversation dialog (Ctrl+N): working directory (the
+// last one used by default), model, and mode, Restricted by default (REQ-BED-014).
+func (m *MainWindow) showNewConversation() {
+	p := m.app.Preferences()
+	f := &newConvForm{m: m, cwd: widget.NewEntry(), title: widget.NewEntry(), hint: widget.NewLabel("")}
+	home, _ := os.UserHomeDir()
+	f.cwd.SetText(p.StringWithFallback(prefLastCwd, home))
+	f.cwd.Validator = validDir
+	browse := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), func() {
+		fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
+			if err == nil && u != nil {
+				f.cwd.SetText(u.Path())
+			}
+		}, m.win)
+		if l, err := storage.ListerForURI(storage.NewFileURI(f.cwd.Text)); err == nil {
+			fd.SetLocation(l)
+		}
+		fd.Resize(fyne.NewSize(760, 520))
+		fd.Show()
+	})
+	f.model = widget.NewSelectEntry(m.modelOptions())
+	f.model.SetText(p.StringWithFallback(prefLastModel, m.defaultModel()))
+	f.hint.Importance = widget.LowImportance
+	f.hint.SetText(m.modelHint(f.model.Text))
+	f.model.OnChanged = func(s string) { f.hint.SetText(m.modelHint(s)) }
+	f.model.Validator = func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return errors.New("choose a model")
+		}
+		return nil
+	}
+	f.mode = widget.NewRadioGroup([]string{modeRestrictedLabel, modeUnrestrictedLabel}, nil)
+	f.mode.Required = true
+	modeHint := ""
+	if m.sandbox.Available {
+		f.mode.SetSelected(modeRestrictedLabel)
+		modeHint = "The agent can ask for write access later; you approve or deny."
+	} else {
+		f.mode.SetSelected(modeUnrestrictedLabel)
+		f.mode.Disable()
+		modeHint = "Landlock is unavailable here, so only Unrestricted mode exists."
+	}
+	f.title.SetPlaceHolder("Optional: otherwise named after your first message")
+	items := []*widget.FormItem{
+		{Text: "Working directory", Widget: container.NewBorder(nil, nil, nil, browse, f.cwd), HintText: "Fixed for the whole conversation."},
+		{Text: "Model", Widget: container.NewVBox(f.model, f.hint)},
+		{Text: "Mode", Widget: f.mode, HintText: modeHint},
+		{Text: "Title", Widget: f.title},
+	}
+	f.dlg = dialog.NewForm("New conversation", "Create", "Cancel", items, func(ok bool) {
+		if ok {
+			m.createConversation(f.params())
+		}
+	}, m.win)
+	f.dlg.Resize(fyne.NewSize(720, 420))
+	m.newForm = f
+	f.dlg.Show()
+}
+
+func (f *newConvForm) params() NewConversation {
+	return NewConversation{
+		Cwd:          filepath.Clean(strings.TrimSpace(f.cwd.Text)),
+		Model:        strings.TrimSpace(f.model.Text),
+		Title:        strings.TrimSpace(f.title.Text),
+		Unrestricted: f.mode.Selected == modeUnrestrictedLabel,
+	}
+}
+
+// validDir accepts an existing directory (REQ-BED-010: the working directory is fixed at
+// creation, so it must exist then).
+func validDir(s string) error {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return errors.New("choose a working directory")
+	}
+	st, err := os.Stat(s)
+	if err != nil {
+		return fmt.Errorf("%s does not exist", s)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", s)
+	}
+	return nil
+}
+
+// createConversation creates a conversation and opens it.
+func (m *MainWindow) createConversation(p NewConversation) {
+	go func() {
+		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
+		defer cancel()
+		conv, err := m.b.Create(ctx, p)
+		m.do(func() {
+			if err != nil {
+				dialog.ShowError(fmt.Errorf("could not create the conversation: %w", err), m.win)
+				return
+			}
+			pr := m.app.Preferences()
+			pr.SetString(prefLastCwd, p.Cwd)
+			pr.SetString(prefLastModel, p.Model)
+			cs := m.conv(conv.ID)
+			if !cs.hasState {
+				cs.setConv(conv, conv.CreatedAt)
+			}
+			cs.listed = true
+			m.refreshSidebar()
+			m.open(conv.ID)
+		})
+	}()
+}

@@ -1,0 +1,255 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// Preset is a provider the Settings dialog knows: choosing it fills in the base URL.
+type Preset struct {
+	Name    string
+	BaseURL string
+}
+
+// PresetCustom is the preset whose base URL the person types.
+const PresetCustom = "Custom"
+
+// Presets are the OpenAI-compatible providers offered in Settings.
+var Presets = []Preset{
+	{"OpenAI", "https://api.openai.com/v1"},
+	{"OpenRouter", "https://openrouter.ai/api/v1"},
+	{"Anthropic (OpenAI-compatible)", "https://api.anthropic.com/v1/"},
+	{"Ollama (local)", "http://localhost:11434/v1"},
+	{"llama.cpp server (local)", "http://localhost:8080/v1"},
+	{"vLLM (local)", "http://localhost:8000/v1"},
+	{"LM Studio (local)", "http://localhost:1234/v1"},
+	{PresetCustom, ""},
+}
+
+// Preference keys of the settings. The API key is kept in the app's preferences file, which
+// only the person can read (Fyne writes it under their configuration directory).
+const (
+	prefPreset  = "settings.preset"
+	prefBaseURL = "settings.base_url"
+	prefAPIKey  = "settings.api_key"
+	prefModel   = "settings.model"
+	prefModels  = "settings.models"
+)
+
+// LoadSettings reads the saved settings from the app's preferences.
+func LoadSettings(p fyne.Preferences) Settings {
+	return Settings{Preset: p.String(prefPreset), BaseURL: p.String(prefBaseURL), APIKey: p.String(prefAPIKey), Model: p.String(prefModel)}
+}
+
+// SaveSettings writes the settings to the app's preferences.
+func SaveSettings(p fyne.Preferences, s Settings) {
+	p.SetString(prefPreset, s.Preset)
+	p.SetString(prefBaseURL, s.BaseURL)
+	p.SetString(prefAPIKey, s.APIKey)
+	p.SetString(prefModel, s.Model)
+}
+
+// maskKey shows enough of a key to recognise it and never the whole of it.
+func maskKey(k string) string {
+	k = strings.TrimSpace(k)
+	switch {
+	case k == "":
+		return ""
+	case len(k) < 12:
+		return "••••••"
+	}
+	return k[:3] + "…" + k[len(k)-4:]
+}
+
+// settingsForm is the Settings dialog's state; tests reach its widgets.
+type settingsForm struct {
+	m       *MainWindow
+	saved   Settings
+	env     map[string]string
+	preset  *widget.Select
+	baseURL *widget.Entry
+	apiKey  *widget.Entry
+	forget  *widget.Check
+	model   *widget.SelectEntry
+	hint    *widget.Label
+	test    *widget.Button
+	result  *widget.Label
+	dlg     *dialog.FormDialog
+	testing bool
+}
+
+// showSettings opens the Settings dialog.
+func (m *MainWindow) showSettings() {
+	f := &settingsForm{m: m, saved: LoadSettings(m.app.Preferences()), env: map[string]string{}}
+	if m.deps.EnvOverrides != nil {
+		f.env = m.deps.EnvOverrides()
+	}
+	names := make([]string, len(Presets))
+	for i, p := range Presets {
+		names[i] = p.Name
+	}
+	f.baseURL = widget.NewEntry()
+	f.baseURL.SetPlaceHolder("https://…/v1")
+	f.baseURL.SetText(f.saved.BaseURL)
+	f.preset = widget.NewSelect(names, func(name string) {
+		for _, p := range Presets {
+			if p.Name == name && p.BaseURL != "" && f.env[FieldBaseURL] == "" {
+				f.baseURL.SetText(p.BaseURL)
+			}
+		}
+	})
+	if f.saved.Preset != "" {
+		f.preset.SetSelected(f.saved.Preset)
+	} else {
+		f.preset.PlaceHolder = "Choose a provider"
+	}
+	f.apiKey = widget.NewPasswordEntry()
+	if f.saved.APIKey != "" {
+		f.apiKey.SetPlaceHolder("Saved key " + maskKey(f.saved.APIKey) + ": leave empty to keep it")
+	} else {
+		f.apiKey.SetPlaceHolder("No key: new conversations use the Demo (offline) model")
+	}
+	f.forget = widget.NewCheck("Forget the saved key", nil)
+	f.forget.Hidden = f.saved.APIKey == ""
+	f.model = widget.NewSelectEntry(m.modelOptions())
+	f.model.SetText(f.saved.Model)
+	f.model.SetPlaceHolder("Model name, e.g. gpt-4o")
+	f.hint = widget.NewLabel("")
+	f.hint.Importance = widget.LowImportance
+	f.model.OnChanged = func(s string) { f.hint.SetText(m.modelHint(s)) }
+	f.hint.SetText(m.modelHint(f.saved.Model))
+	f.result = widget.NewLabel("")
+	f.result.Wrapping = fyne.TextWrapWord
+	f.test = widget.NewButton("Test connection", f.testConnection)
+	if m.deps.ListModels == nil {
+		f.test.Disable()
+	}
+	// REQ: the environment wins where it is set, and the dialog says so.
+	envNote := func(field string, e fyne.Disableable) string {
+		if v := f.env[field]; v != "" {
+			e.Disable()
+			return "Set by " + v + ", which takes precedence."
+		}
+		return ""
+	}
+	items := []*widget.FormItem{
+		widget.NewFormItem("Provider", f.preset),
+		{Text: "Base URL", Widget: f.baseURL, HintText: envNote(FieldBaseURL, f.baseURL)},
+		{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forget), HintText: envNote(FieldAPIKey, f.apiKey)},
+		{Text: "Default model", Widget: container.NewVBox(f.model, f.hint), HintText: envNote(FieldModel, f.model)},
+		widget.NewFormItem("", container.NewVBox(f.test, f.result)),
+	}
+	f.dlg = dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
+		if ok {
+			f.save()
+		}
+	}, m.win)
+	f.dlg.Resize(fyne.NewSize(620, 460))
+	m.settings = f
+	f.dlg.Show()
+}
+
+// current is what the dialog holds now; an empty key field keeps the saved key.
+func (f *settingsForm) current() Settings {
+	s := Settings{Preset: f.preset.Selected, BaseURL: strings.TrimSpace(f.baseURL.Text), APIKey: strings.TrimSpace(f.apiKey.Text), Model: strings.TrimSpace(f.model.Text)}
+	if s.APIKey == "" && !f.forget.Checked {
+		s.APIKey = f.saved.APIKey
+	}
+	return s
+}
+
+func (f *settingsForm) testConnection() {
+	if f.testing || f.m.deps.ListModels == nil {
+		return
+	}
+	f.testing = true
+	f.test.Disable()
+	f.result.SetText("Connecting…")
+	s := f.current()
+	m := f.m
+	go func() {
+		ctx, cancel := context.WithTimeout(m.ctx, 20*time.Second)
+		defer cancel()
+		models, err := m.deps.ListModels(ctx, s)
+		m.do(func() {
+			f.testing = false
+			f.test.Enable()
+			if err != nil {
+				f.result.Importance = widget.DangerImportance
+				f.result.SetText(fmt.Sprintf("Connection failed: %v", err))
+				return
+			}
+			slices.Sort(models)
+			m.app.Preferences().SetStringList(prefModels, models)
+			f.model.SetOptions(m.modelOptions())
+			f.result.Importance = widget.SuccessImportance
+			f.result.SetText(fmt.Sprintf("Connected: the provider offers %d models.", len(models)))
+		})
+	}()
+}
+
+func (f *settingsForm) save() {
+	s := f.current()
+	SaveSettings(f.m.app.Preferences(), s)
+	if f.m.deps.Apply != nil {
+		if err := f.m.deps.Apply(s); err != nil {
+			dialog.ShowError(fmt.Errorf("the settings were saved but could not be applied: %w", err), f.m.win)
+		}
+	}
+}
+
+// modelOptions are the models offered in the dialogs: the default, the models the provider
+// listed at the last "Test connection", and the offline demo.
+func (m *MainWindow) modelOptions() []string {
+	opts := []string{}
+	if d := m.defaultModel(); d != "" {
+		opts = append(opts, d)
+	}
+	for _, s := range m.app.Preferences().StringList(prefModels) {
+		if !slices.Contains(opts, s) {
+			opts = append(opts, s)
+		}
+	}
+	if !slices.Contains(opts, domain.DemoModel) {
+		opts = append(opts, domain.DemoModel)
+	}
+	return opts
+}
+
+// defaultModel is the model new conversations start with.
+func (m *MainWindow) defaultModel() string {
+	if m.deps.DefaultModel != nil {
+		if d := m.deps.DefaultModel(); d != "" {
+			return d
+		}
+	}
+	if s := m.app.Preferences().String(prefModel); s != "" {
+		return s
+	}
+	return domain.DemoModel
+}
+
+// modelHint names a model for a person ("Demo (offline)") when its label says more than its
+// name.
+func (m *MainWindow) modelHint(model string) string {
+	model = strings.TrimSpace(model)
+	if model == "" {
+		return ""
+	}
+	label := m.b.ModelLabel(model)
+	window := fmt.Sprintf("context window %s tokens", tokens(domain.ContextWindowFor(model)))
+	if label != "" && label != model {
+		return label + ", " + window
+	}
+	return window
+}

@@ -1,0 +1,244 @@
+package ui
+
+import (
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// composerEntry is the multi-line message entry: Enter and Ctrl+Enter send, Shift+Enter
+// inserts a newline, Esc stops the agent.
+type composerEntry struct {
+	widget.Entry
+	shift  bool
+	onSend func()
+	onStop func()
+}
+
+func newComposerEntry() *composerEntry {
+	e := &composerEntry{}
+	e.MultiLine = true
+	e.Wrapping = fyne.TextWrapWord
+	e.ExtendBaseWidget(e)
+	e.SetMinRowsVisible(3)
+	return e
+}
+
+func isShift(k fyne.KeyName) bool { return k == desktop.KeyShiftLeft || k == desktop.KeyShiftRight }
+
+// KeyDown tracks Shift, which decides what Enter does.
+func (e *composerEntry) KeyDown(k *fyne.KeyEvent) {
+	if isShift(k.Name) {
+		e.shift = true
+	}
+	e.Entry.KeyDown(k)
+}
+
+// KeyUp tracks Shift.
+func (e *composerEntry) KeyUp(k *fyne.KeyEvent) {
+	if isShift(k.Name) {
+		e.shift = false
+	}
+	e.Entry.KeyUp(k)
+}
+
+// TypedKey sends on Enter (not Shift+Enter) and stops on Esc.
+func (e *composerEntry) TypedKey(k *fyne.KeyEvent) {
+	switch k.Name {
+	case fyne.KeyReturn, fyne.KeyEnter:
+		if !e.shift {
+			if e.onSend != nil {
+				e.onSend()
+			}
+			return
+		}
+	case fyne.KeyEscape:
+		if e.onStop != nil {
+			e.onStop()
+		}
+		return
+	}
+	e.Entry.TypedKey(k)
+}
+
+// TypedShortcut sends on Ctrl+Enter.
+func (e *composerEntry) TypedShortcut(s fyne.Shortcut) {
+	if cs, ok := s.(*desktop.CustomShortcut); ok && (cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter) &&
+		cs.Modifier&(fyne.KeyModifierControl|fyne.KeyModifierSuper) != 0 {
+		if e.onSend != nil {
+			e.onSend()
+		}
+		return
+	}
+	e.Entry.TypedShortcut(s)
+}
+
+// meter is the context bar: used over window, coloured by threshold (REQ-BED-012,
+// REQ-BED-023).
+type meter struct {
+	widget.BaseWidget
+	ratio float32
+	color fyne.ThemeColorName
+}
+
+func newMeter() *meter {
+	m := &meter{color: theme.ColorNamePrimary}
+	m.ExtendBaseWidget(m)
+	return m
+}
+
+func (m *meter) set(u domain.Usage, window int) {
+	r := float32(0)
+	if window > 0 {
+		r = float32(u.Total()) / float32(window)
+	}
+	m.ratio = min(max(r, 0), 1)
+	switch {
+	case domain.AtContinuation(u, window):
+		m.color = theme.ColorNameError
+	case domain.AtWarning(u, window):
+		m.color = theme.ColorNameWarning
+	default:
+		m.color = theme.ColorNamePrimary
+	}
+	m.Refresh()
+}
+
+func (m *meter) CreateRenderer() fyne.WidgetRenderer {
+	r := &meterRenderer{m: m, track: canvas.NewRectangle(color.Transparent), fill: canvas.NewRectangle(color.Transparent)}
+	r.Refresh()
+	return r
+}
+
+type meterRenderer struct {
+	m           *meter
+	track, fill *canvas.Rectangle
+}
+
+func (r *meterRenderer) Layout(s fyne.Size) {
+	h := float32(6)
+	y := (s.Height - h) / 2
+	r.track.Move(fyne.NewPos(0, y))
+	r.track.Resize(fyne.NewSize(s.Width, h))
+	r.fill.Move(fyne.NewPos(0, y))
+	r.fill.Resize(fyne.NewSize(s.Width*r.m.ratio, h))
+}
+func (r *meterRenderer) MinSize() fyne.Size { return fyne.NewSize(80, 12) }
+func (r *meterRenderer) Refresh() {
+	r.track.FillColor = theme.Color(theme.ColorNameInputBackground)
+	r.track.CornerRadius = 3
+	r.fill.FillColor = theme.Color(r.m.color)
+	r.fill.CornerRadius = 3
+	r.Layout(r.m.Size())
+	r.track.Refresh()
+	r.fill.Refresh()
+}
+func (r *meterRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.track, r.fill} }
+func (r *meterRenderer) Destroy()                     {}
+
+// dot is a small coloured circle: a conversation's state in the sidebar and status bar.
+func newDot() (*canvas.Circle, fyne.CanvasObject) {
+	c := canvas.NewCircle(color.Transparent)
+	return c, container.New(layout.NewCenterLayout(), container.NewGridWrap(fyne.NewSquareSize(10), c))
+}
+
+// stateColor is the colour of a state's dot.
+func stateColor(k domain.StateKind) fyne.ThemeColorName {
+	switch k {
+	case domain.StateLLMRequesting, domain.StateToolExecuting, domain.StateAwaitingSubAgents, domain.StateAwaitingContinuation:
+		return theme.ColorNamePrimary
+	case domain.StateAwaitingModeApproval:
+		return theme.ColorNameWarning
+	case domain.StateError, domain.StateFailed:
+		return theme.ColorNameError
+	case domain.StateContextExhausted:
+		return theme.ColorNameDisabled
+	}
+	return theme.ColorNameSuccess
+}
+
+// stateWord names a state for the sidebar's accessibility text and tooltips.
+func stateWord(k domain.StateKind) string {
+	switch k {
+	case domain.StateLLMRequesting, domain.StateAwaitingContinuation:
+		return "thinking"
+	case domain.StateToolExecuting:
+		return "running a tool"
+	case domain.StateAwaitingSubAgents:
+		return "waiting for sub-agents"
+	case domain.StateAwaitingModeApproval:
+		return "waiting for approval"
+	case domain.StateError:
+		return "error"
+	case domain.StateContextExhausted:
+		return "context exhausted"
+	}
+	return "ready"
+}
+
+// badge is a short word on a tinted, rounded background: the mode of a conversation.
+type badge struct {
+	widget.BaseWidget
+	text  string
+	color fyne.ThemeColorName
+}
+
+func newBadge() *badge {
+	b := &badge{color: theme.ColorNameSuccess}
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+func (b *badge) set(text string, c fyne.ThemeColorName) {
+	b.text, b.color = text, c
+	b.Refresh()
+}
+
+func (b *badge) CreateRenderer() fyne.WidgetRenderer {
+	r := &badgeRenderer{b: b, bg: canvas.NewRectangle(color.Transparent), label: canvas.NewText("", color.Black)}
+	r.label.TextStyle.Bold = true
+	r.Refresh()
+	return r
+}
+
+type badgeRenderer struct {
+	b     *badge
+	bg    *canvas.Rectangle
+	label *canvas.Text
+}
+
+func (r *badgeRenderer) Layout(s fyne.Size) {
+	r.bg.Resize(s)
+	m := r.label.MinSize()
+	r.label.Move(fyne.NewPos((s.Width-m.Width)/2, (s.Height-m.Height)/2))
+	r.label.Resize(m)
+}
+
+func (r *badgeRenderer) MinSize() fyne.Size {
+	return r.label.MinSize().Add(fyne.NewSize(theme.Padding()*4, theme.Padding()*1.5))
+}
+
+func (r *badgeRenderer) Refresh() {
+	c := theme.Color(r.b.color)
+	r.bg.FillColor = withAlpha(c, 0x30)
+	r.bg.StrokeColor = c
+	r.bg.StrokeWidth = 1
+	r.bg.CornerRadius = 10
+	r.label.Text = r.b.text
+	r.label.Color = theme.Color(theme.ColorNameForeground)
+	r.label.TextSize = theme.TextSize() * 0.9
+	r.Layout(r.b.Size())
+	r.bg.Refresh()
+	r.label.Refresh()
+}
+
+func (r *badgeRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.bg, r.label} }
+func (r *badgeRenderer) Destroy()                     {}

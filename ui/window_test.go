@@ -1,0 +1,846 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// newOpenConversation starts a harness with one empty conversation and opens it.
+func newOpenConversation(t *testing.T, setup func(f *fakeBackend, d *Deps)) (*harness, string) {
+	t.Helper()
+	var id string
+	h := newHarness(t, func(f *fakeBackend, d *Deps) {
+		id = f.add(domain.NewConversationParams{Title: "Work", Cwd: t.TempDir(), Model: "gpt-4o"}).ID
+		if setup != nil {
+			setup(f, d)
+		}
+	})
+	h.open(id)
+	return h, id
+}
+
+func (h *harness) status() string { return h.m.statusLabel.Text }
+
+func TestSendMessageAndSeeReply_REQ_BED_002(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	h.typeAndSend("echo: hello")
+	h.waitFor("the message to reach the backend", func() bool {
+		h.f.mu.Lock()
+		defer h.f.mu.Unlock()
+		return len(h.f.sent) == 1
+	})
+	if got := h.f.sent[0].text; got != "echo: hello" {
+		t.Fatalf("sent %q", got)
+	}
+	h.waitFor("Thinking… in the status bar", func() bool { return h.status() == "Thinking…" })
+	if h.m.entry.Text != "" {
+		t.Errorf("the composer still holds %q after sending", h.m.entry.Text)
+	}
+	if !h.m.stopBtn.Visible() {
+		t.Error("Stop is hidden while the agent thinks")
+	}
+
+	// Streamed text shows before the reply is committed.
+	exec := h.f.exec(id)
+	h.f.publish(actors.TextDelta{ConvID: id, Exec: exec, Text: "Hello "})
+	h.f.publish(actors.TextDelta{ConvID: id, Exec: exec, Text: "from the model"})
+	h.waitFor("streamed text", func() bool {
+		r := h.lastRow()
+		return r != nil && r.kind == rowStreaming && r.text == "Hello from the model"
+	})
+
+	h.f.respond(t, id, "Hello from the model, **done**.", nil, domain.Usage{InputTokens: 900, OutputTokens: 40})
+	h.waitFor("the reply", func() bool {
+		r := h.lastRow()
+		return r != nil && r.kind == rowAssistant && strings.Contains(r.msg.Text, "done")
+	})
+	h.settle()
+	kinds := []rowKind{}
+	for _, r := range h.rows() {
+		kinds = append(kinds, r.kind)
+	}
+	if !slices.Equal(kinds, []rowKind{rowUser, rowAssistant}) {
+		t.Errorf("rows = %v, want user then assistant (the streamed row replaced)", kinds)
+	}
+	if h.status() != "Ready" || h.m.stopBtn.Visible() {
+		t.Errorf("status %q, stop visible %v; want Ready without Stop", h.status(), h.m.stopBtn.Visible())
+	}
+	// The reply is drawn: a visible row view shows it.
+	found := false
+	for _, v := range h.visibleRowViews() {
+		if v.bound.kind == rowAssistant {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no visible row shows the reply")
+	}
+	if got := h.m.meterLabel.Text; !strings.Contains(got, "940 / 128k tokens") {
+		t.Errorf("meter says %q", got)
+	}
+}
+
+func TestComposerKeys(t *testing.T) {
+	h, _ := newOpenConversation(t, nil)
+	e := h.m.entry
+	h.m.win.Canvas().Focus(e)
+	test.Type(e, "first")
+	e.KeyDown(&fyne.KeyEvent{Name: desktop.KeyShiftLeft})
+	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	e.KeyUp(&fyne.KeyEvent{Name: desktop.KeyShiftLeft})
+	test.Type(e, "second")
+	if e.Text != "first\nsecond" {
+		t.Fatalf("Shift+Enter gave %q, want a newline", e.Text)
+	}
+	h.q.drain()
+	if len(h.f.sent) != 0 {
+		t.Fatal("Shift+Enter sent the message")
+	}
+	e.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl})
+	h.waitFor("Ctrl+Enter to send", func() bool {
+		h.f.mu.Lock()
+		defer h.f.mu.Unlock()
+		return len(h.f.sent) == 1 && h.f.sent[0].text == "first\nsecond"
+	})
+	// Esc stops the agent (REQ-BED-005).
+	h.waitFor("busy", func() bool { return h.m.current.busy() })
+	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	h.waitFor("Esc to stop the agent", func() bool { return h.status() == "Ready" })
+	if h.f.cancels != 1 {
+		t.Errorf("cancels = %d, want 1", h.f.cancels)
+	}
+}
+
+func TestSendRejectedKeepsDraft(t *testing.T) {
+	h, _ := newOpenConversation(t, func(f *fakeBackend, _ *Deps) {
+		f.sendErr = fmt.Errorf("send: %w", domain.ErrAgentBusy)
+	})
+	h.typeAndSend("keep me")
+	h.waitFor("the rejection", func() bool { return h.m.inline.Visible() && strings.Contains(h.m.inline.Text, "busy") })
+	if h.m.entry.Text != "keep me" {
+		t.Errorf("draft after rejection = %q, want it back", h.m.entry.Text)
+	}
+}
+
+func TestEmptyMessageIsExplained(t *testing.T) {
+	h, _ := newOpenConversation(t, nil)
+	h.typeAndSend("   ")
+	if !strings.Contains(h.m.inline.Text, "Type a message") {
+		t.Errorf("inline = %q", h.m.inline.Text)
+	}
+	if len(h.f.sent) != 0 {
+		t.Error("an empty message was sent")
+	}
+}
+
+func TestDropTwoImagesAndATextFile_REQ_BED_013(t *testing.T) {
+	h, _ := newOpenConversation(t, nil)
+	dir := t.TempDir()
+	a := pngFile(t, dir, "red.png", 40, 30, color.NRGBA{R: 0xff, A: 0xff})
+	b := pngFile(t, dir, "blue.png", 30, 40, color.NRGBA{B: 0xff, A: 0xff})
+	txt := fileURI(writeFile(t, dir, "notes.txt", "not a picture"))
+	missing := fileURI(dir + "/gone.png")
+
+	h.m.onDropped(fyne.NewPos(10, 10), []fyne.URI{a, txt, b, missing})
+	h.waitFor("two thumbnails", func() bool { return len(h.m.current.draft.atts) == 2 && len(h.m.strip.Objects) == 2 })
+	if !h.m.strip.Visible() {
+		t.Error("the attachment strip is hidden")
+	}
+	msg := h.m.inline.Text
+	for _, want := range []string{"notes.txt is not an image", "gone.png could not be opened", "Not attached"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("inline message %q lacks %q", msg, want)
+		}
+	}
+
+	// Remove one, drop it again: remove works and the order is kept.
+	removeChip(t, h, 0)
+	if len(h.m.current.draft.atts) != 1 || h.m.current.draft.atts[0].name != "blue.png" {
+		t.Fatalf("after remove: %v", names(h.m.current.draft.atts))
+	}
+	h.m.onDropped(fyne.Position{}, []fyne.URI{a})
+	h.waitFor("the image back", func() bool { return len(h.m.current.draft.atts) == 2 })
+
+	// Send with images: the backend receives both, the row shows both thumbnails.
+	test.Type(h.m.entry, "what is wrong here?")
+	test.Tap(h.m.sendBtn)
+	h.waitFor("the message with images", func() bool {
+		h.f.mu.Lock()
+		defer h.f.mu.Unlock()
+		return len(h.f.sent) == 1
+	})
+	got := h.f.sent[0]
+	if len(got.images) != 2 || got.images[0].Name != "blue.png" || got.images[1].Name != "red.png" || len(got.images[0].Data) == 0 {
+		t.Fatalf("sent images %+v", got.images)
+	}
+	if len(h.m.current.draft.atts) != 0 || h.m.strip.Visible() {
+		t.Error("the draft's images stayed after sending")
+	}
+	h.waitFor("the user row with two images", func() bool {
+		r := h.lastRow()
+		return r != nil && r.kind == rowUser && len(r.msg.Images) == 2
+	})
+	h.settle()
+	var thumbs int
+	for _, v := range h.visibleRowViews() {
+		if v.bound.kind == rowUser {
+			thumbs = len(v.parts[rowUser].(*userPart).thumbs.Objects)
+		}
+	}
+	if thumbs != 2 {
+		t.Errorf("the user row shows %d thumbnails, want 2", thumbs)
+	}
+}
+
+func removeChip(t *testing.T, h *harness, i int) {
+	t.Helper()
+	var buttons []*widget.Button
+	walk(h.m.strip.Objects[i], func(o fyne.CanvasObject) {
+		if b, ok := o.(*widget.Button); ok {
+			buttons = append(buttons, b)
+		}
+	})
+	if len(buttons) != 1 {
+		t.Fatalf("chip %d has %d buttons", i, len(buttons))
+	}
+	test.Tap(buttons[0])
+}
+
+func names(atts []*attachment) []string {
+	var out []string
+	for _, a := range atts {
+		out = append(out, a.name)
+	}
+	return out
+}
+
+func TestDraftSurvivesSwitching(t *testing.T) {
+	var a, b string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		a = f.add(domain.NewConversationParams{Title: "A", Cwd: "/a", Model: "gpt-4o"}).ID
+		b = f.add(domain.NewConversationParams{Title: "B", Cwd: "/b", Model: "gpt-4o"}).ID
+	})
+	h.open(a)
+	test.Type(h.m.entry, "half a thought")
+	h.m.onDropped(fyne.Position{}, []fyne.URI{pngFile(t, t.TempDir(), "x.png", 8, 8, color.Black)})
+	h.waitFor("the image", func() bool { return len(h.m.strip.Objects) == 1 })
+	h.open(b)
+	if h.m.entry.Text != "" || h.m.strip.Visible() {
+		t.Fatalf("B shows A's draft: %q", h.m.entry.Text)
+	}
+	h.open(a)
+	if h.m.entry.Text != "half a thought" || len(h.m.strip.Objects) != 1 {
+		t.Fatalf("A's draft after switching back: %q, %d images", h.m.entry.Text, len(h.m.strip.Objects))
+	}
+}
+
+// upgradeScene brings a conversation to AwaitingModeApproval.
+func upgradeScene(t *testing.T) (*harness, string) {
+	h, id := newOpenConversation(t, nil)
+	h.typeAndSend("please fix it")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	h.f.respond(t, id, "I need to edit files.", []domain.ToolCall{upgradeCall("u1", "I need to edit parse.go to fix the bug.")}, domain.Usage{InputTokens: 500})
+	h.waitFor("the approval card", func() bool {
+		r := h.lastRow()
+		return r != nil && r.kind == rowApproval
+	})
+	h.settle()
+	if h.status() != "Waiting for your approval" {
+		t.Fatalf("status %q", h.status())
+	}
+	return h, id
+}
+
+func (h *harness) approvalPart() *approvalPart {
+	h.t.Helper()
+	for _, v := range h.visibleRowViews() {
+		if v.bound.kind == rowApproval {
+			return v.parts[rowApproval].(*approvalPart)
+		}
+	}
+	h.t.Fatal("the approval card is not on screen")
+	return nil
+}
+
+func TestApproveUpgrade_REQ_BED_015(t *testing.T) {
+	h, id := upgradeScene(t)
+	p := h.approvalPart()
+	if !strings.Contains(p.reason.String(), "I need to edit parse.go") {
+		t.Errorf("card reason %q", p.reason.String())
+	}
+	if h.m.mode.text != "Restricted" || h.m.switchBtn.Visible() {
+		t.Fatal("mode badge before approval")
+	}
+	// Keyboard reach: Tab moves the focus to the card's buttons.
+	c := h.m.win.Canvas()
+	c.Focus(nil)
+	reached := false
+	for i := 0; i < 40 && !reached; i++ {
+		test.FocusNext(c)
+		reached = c.Focused() == fyne.Focusable(p.approve)
+	}
+	if !reached {
+		t.Error("Tab never reaches Approve")
+	}
+
+	test.Tap(p.approve)
+	h.waitFor("Unrestricted mode", func() bool { return h.m.mode.text == "Unrestricted" })
+	if !h.f.decisions[0] {
+		t.Fatal("the backend got a denial")
+	}
+	if h.f.conversation(id).Mode != domain.ModeUnrestricted {
+		t.Fatal("the conversation is not Unrestricted")
+	}
+	h.settle()
+	if !h.m.switchBtn.Visible() {
+		t.Error("Switch to Restricted is hidden in Unrestricted mode")
+	}
+	for _, r := range h.rows() {
+		if r.kind == rowApproval {
+			t.Error("the approval card stayed after the decision")
+		}
+	}
+	// The agent goes on: the next request is in flight.
+	if h.status() != "Thinking…" {
+		t.Errorf("status after approval %q", h.status())
+	}
+
+	// REQ-BED-016: Switch to Restricted takes effect at once.
+	h.f.respond(t, id, "Done.", nil, domain.Usage{InputTokens: 600})
+	h.waitFor("ready", func() bool { return h.status() == "Ready" })
+	test.Tap(h.m.switchBtn)
+	h.waitFor("Restricted again", func() bool { return h.m.mode.text == "Restricted" })
+	if h.f.downgrades != 1 {
+		t.Errorf("downgrades = %d", h.f.downgrades)
+	}
+}
+
+func TestDenyUpgrade_REQ_BED_015(t *testing.T) {
+	h, id := upgradeScene(t)
+	test.Tap(h.approvalPart().deny)
+	h.waitFor("the agent to go on", func() bool { return h.status() == "Thinking…" })
+	if h.f.decisions[0] {
+		t.Fatal("the backend got an approval")
+	}
+	if h.m.mode.text != "Restricted" || h.f.conversation(id).Mode != domain.ModeRestricted {
+		t.Fatal("a denial changed the mode")
+	}
+	// The agent is told: the tool result says so, and the row shows it.
+	var told bool
+	for _, r := range h.rows() {
+		if r.kind == rowTool && r.call.Name == domain.ToolRequestModeUpgrade && r.result != nil {
+			told = strings.Contains(strings.ToLower(r.result.Content), "den")
+		}
+	}
+	if !told {
+		t.Error("no tool result tells the agent about the denial")
+	}
+}
+
+func TestApprovalNotifiesWhenUnfocused_REQ_BED_015(t *testing.T) {
+	var got []*fyne.Notification
+	h, id := newOpenConversation(t, func(_ *fakeBackend, d *Deps) {
+		d.Notify = func(n *fyne.Notification) { got = append(got, n) }
+	})
+	h.typeAndSend("go")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	h.m.focused = false
+	h.f.respond(t, id, "", []domain.ToolCall{upgradeCall("u1", "write access please")}, domain.Usage{InputTokens: 10})
+	h.waitFor("a notification", func() bool { return len(got) == 1 })
+	if !strings.Contains(got[0].Content, "write access please") {
+		t.Errorf("notification %+v", got[0])
+	}
+	test.Tap(h.approvalPart().deny)
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	h.f.respond(t, id, "ok", nil, domain.Usage{InputTokens: 20})
+	h.waitFor("a second notification", func() bool { return len(got) == 2 })
+	if got[1].Content != "The agent has finished." {
+		t.Errorf("finish notification %+v", got[1])
+	}
+	// Focused: nothing.
+	h.m.focused = true
+	h.typeAndSend("again")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	h.f.respond(t, id, "ok", nil, domain.Usage{InputTokens: 30})
+	h.waitFor("ready", func() bool { return h.status() == "Ready" })
+	h.settle()
+	if len(got) != 2 {
+		t.Errorf("notified while focused: %d", len(got))
+	}
+}
+
+func TestStopDuringRunningTool_REQ_BED_005(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	h.typeAndSend("run the tests")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	h.f.respond(t, id, "Running them.", []domain.ToolCall{bashCall("b1", "go test ./..."), bashCall("b2", "go vet ./...")}, domain.Usage{InputTokens: 300})
+	h.waitFor("the tool to run", func() bool { return strings.HasPrefix(h.status(), "Running bash: `go test ./...`") })
+	if h.status() != "Running bash: `go test ./...` 0:00" {
+		t.Errorf("status %q", h.status())
+	}
+	var running, queued *row
+	for _, r := range h.rows() {
+		if r.kind == rowTool && r.call.ID == "b1" {
+			running = r
+		}
+		if r.kind == rowTool && r.call.ID == "b2" {
+			queued = r
+		}
+	}
+	if running == nil || running.phase != toolRunning || queued == nil || queued.phase != toolQueued {
+		t.Fatalf("tool rows: %+v %+v", running, queued)
+	}
+	test.Tap(h.m.stopBtn)
+	h.waitFor("the agent to stop", func() bool { return h.status() == "Ready" })
+	if running.result == nil || running.result.Outcome != domain.OutcomeCancelled {
+		t.Errorf("the running tool's row shows %+v, want cancelled", running.result)
+	}
+	if queued.result == nil || queued.result.Outcome != domain.OutcomeSkipped {
+		t.Errorf("the queued tool's row shows %+v, want skipped", queued.result)
+	}
+	if _, s := toolStatus(running); s != "cancelled: "+domain.CancelledResultText {
+		t.Errorf("cancelled row summary %q", s)
+	}
+	if h.m.stopBtn.Visible() {
+		t.Error("Stop is visible at rest")
+	}
+}
+
+// usageAt returns usage at pct percent of the window.
+func usageAt(window, pct int) domain.Usage { return domain.Usage{InputTokens: window * pct / 100} }
+
+func TestContextWarningAndWrapUp_REQ_BED_023(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	window := h.m.current.conv.ContextWindow
+	h.typeAndSend("long work")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	h.f.respond(t, id, "Here is a lot.", nil, usageAt(window, 85))
+	h.waitFor("the warning", func() bool { return h.m.wrapBtn.Visible() })
+	if !strings.HasPrefix(h.m.meterLabel.Text, "Context nearly full: ") || !strings.Contains(h.m.meterLabel.Text, "(85%)") {
+		t.Errorf("meter label %q", h.m.meterLabel.Text)
+	}
+	if h.m.meter.color != "warning" {
+		t.Errorf("meter colour %q", h.m.meter.color)
+	}
+	test.Tap(h.m.wrapBtn)
+	h.waitFor("the summary request", func() bool {
+		_, ok := h.m.current.conv.State.(domain.AwaitingContinuation)
+		return ok
+	})
+	if h.f.wrapUps != 1 {
+		t.Fatalf("wrap-ups = %d", h.f.wrapUps)
+	}
+	if h.m.wrapBtn.Visible() {
+		t.Error("Wrap up stays while the summary is written")
+	}
+	if h.status() != "Writing the continuation summary…" {
+		t.Errorf("status %q", h.status())
+	}
+	exhaust(t, h, id, "We fixed the parser; next: add tests for negative numbers.")
+}
+
+// exhaust answers the summary request and checks the exhausted view (REQ-BED-021).
+func exhaust(t *testing.T, h *harness, id, summary string) {
+	t.Helper()
+	h.f.respond(t, id, summary, nil, domain.Usage{})
+	h.waitFor("the exhausted view", func() bool { return h.m.exhaustedBox.Visible() })
+	if h.status() != "Context exhausted" {
+		t.Errorf("status %q", h.status())
+	}
+	if !strings.Contains(h.m.exhaustedText.String(), summary) {
+		t.Errorf("the exhausted view shows %q", h.m.exhaustedText.String())
+	}
+	if !h.m.entry.Disabled() || !h.m.sendBtn.Disabled() || !strings.Contains(h.m.entry.PlaceHolder, "read-only") {
+		t.Errorf("composer disabled %v, placeholder %q", h.m.entry.Disabled(), h.m.entry.PlaceHolder)
+	}
+	if r := h.lastRow(); r == nil || r.kind != rowContinuation {
+		t.Error("no continuation row in the log")
+	}
+}
+
+func TestExhaustedContinueInNew_REQ_BED_021(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	window := h.m.current.conv.ContextWindow
+	h.typeAndSend("big task")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	// Past 90%: the core wraps up by itself (REQ-BED-019).
+	h.f.respond(t, id, "", []domain.ToolCall{bashCall("x", "ls")}, usageAt(window, 92))
+	h.waitFor("the summary request", func() bool { return h.status() == "Writing the continuation summary…" })
+	exhaust(t, h, id, "Summary: parser fixed.")
+
+	test.Tap(h.m.continueBtn)
+	h.waitFor("the new conversation", func() bool { return h.m.current != nil && h.m.current.id != id })
+	nc := h.m.current
+	if nc.conv.ContinuedFrom != id {
+		t.Errorf("continued from %q, want %q", nc.conv.ContinuedFrom, id)
+	}
+	if h.m.entry.Text != "Summary: parser fixed." {
+		t.Errorf("draft %q, want the summary", h.m.entry.Text)
+	}
+	if h.m.entry.Disabled() || h.m.exhaustedBox.Visible() {
+		t.Error("the new conversation is not writable")
+	}
+	if !strings.Contains(h.m.subtitle.Text, "continues “Work”") {
+		t.Errorf("subtitle %q lacks the link", h.m.subtitle.Text)
+	}
+	if h.m.side[0] != nc {
+		t.Error("the new conversation is not first in the sidebar")
+	}
+}
+
+func TestLongConversationOpens(t *testing.T) {
+	const n = 10_000
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		id = f.add(domain.NewConversationParams{Title: "Long", Cwd: "/long", Model: "gpt-4o"}, longHistory(n)...).ID
+	})
+	h.open(id)
+	if got := h.m.cv.list.Length(); got != n {
+		t.Fatalf("list length %d, want %d", got, n)
+	}
+	views := h.visibleRowViews()
+	if len(views) == 0 || len(views) > 60 {
+		t.Fatalf("%d rows bound; a long history must bind only what is on screen", len(views))
+	}
+	last := h.m.current.model.at(n - 1)
+	shown := false
+	for _, v := range views {
+		shown = shown || v.bound == last
+	}
+	if !shown {
+		t.Error("the newest message is not on screen after opening")
+	}
+	if len(h.m.cv.measured) > 200 {
+		t.Errorf("%d rows measured; only those near the screen should be", len(h.m.cv.measured))
+	}
+}
+
+// longHistory is n messages: user questions, assistant answers with some Markdown, and tool
+// rounds.
+func longHistory(n int) []domain.Message {
+	msgs := make([]domain.Message, 0, n)
+	for i := 0; len(msgs) < n; i++ {
+		switch i % 4 {
+		case 0:
+			msgs = append(msgs, domain.Message{Kind: domain.KindUser, Text: fmt.Sprintf("Question %d: what does function f%d do?", i, i)})
+		case 1:
+			msgs = append(msgs, domain.Message{Kind: domain.KindAssistant, Text: "Checking.", ToolCalls: []domain.ToolCall{bashCall(fmt.Sprintf("k%d", i), fmt.Sprintf("grep -n f%d *.go", i))}})
+		case 2:
+			msgs = append(msgs, domain.Message{Kind: domain.KindToolResult, ToolResult: &domain.ToolResult{CallID: fmt.Sprintf("k%d", i-1), Name: "bash", Outcome: domain.OutcomeSuccess, Content: "main.go:12: func f() {}"}})
+		default:
+			msgs = append(msgs, domain.Message{Kind: domain.KindAssistant, Text: fmt.Sprintf("It **returns** the answer to question %d, as `main.go` line 12 shows.\n\n- one\n- two", i)})
+		}
+	}
+	return msgs[:n]
+}
+
+func TestSidebarListsUserConversationsAndArchives(t *testing.T) {
+	var a, b string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		a = f.add(domain.NewConversationParams{Title: "Alpha", Cwd: "/a", Model: "gpt-4o"}).ID
+		f.now = f.now.Add(1)
+		b = f.add(domain.NewConversationParams{Title: "Beta", Cwd: "/b", Model: "gpt-4o"}).ID
+		f.add(domain.NewConversationParams{Title: "sub", Cwd: "/b", Model: "gpt-4o", ParentID: "x", Task: "t"})
+	})
+	h.waitFor("two rows", func() bool { return len(h.m.side) == 2 })
+	if h.m.side[0].id != b || h.m.side[1].id != a {
+		t.Fatalf("order %s %s, want newest first", h.m.side[0].id, h.m.side[1].id)
+	}
+	h.m.setArchived(h.m.side[1], true)
+	h.waitFor("Alpha archived", func() bool { return len(h.m.side) == 1 })
+	if !h.f.archived[a] {
+		t.Error("the backend did not archive")
+	}
+	h.m.showArchived = true
+	h.m.refreshSidebar()
+	if len(h.m.side) != 2 {
+		t.Error("Show archived does not show it")
+	}
+}
+
+func TestLastConversationReopens(t *testing.T) {
+	var a, b string
+	setup := func(f *fakeBackend, _ *Deps) {
+		a = f.add(domain.NewConversationParams{Title: "Alpha", Cwd: "/a", Model: "gpt-4o"}).ID
+		b = f.add(domain.NewConversationParams{Title: "Beta", Cwd: "/b", Model: "gpt-4o"}).ID
+	}
+	h := newHarness(t, setup)
+	h.open(a)
+	if got := h.app.Preferences().String(prefLastConv); got != a {
+		t.Fatalf("remembered %q", got)
+	}
+	// A second window on the same preferences opens it again.
+	m2 := NewMainWindow(h.app, h.f, &fakeSub{ch: make(chan actors.Event)}, h.deps)
+	defer m2.win.Close()
+	h.waitFor("the last conversation", func() bool { return m2.current != nil && m2.current.id == a })
+	_ = b
+}
+
+func TestSubAgentCardOpensReadOnlyView_REQ_BED_008(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	h.typeAndSend("split the work")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	h.f.respond(t, id, "Splitting.", []domain.ToolCall{spawnCall("s1", "Read the parser", "Read the tests")}, domain.Usage{InputTokens: 100})
+	h.waitFor("waiting for sub-agents", func() bool { return strings.HasPrefix(h.status(), "Waiting for sub-agents (0 of 2 done)") })
+	st := h.f.state(id).(domain.AwaitingSubAgents)
+	for _, o := range st.Outcomes {
+		h.f.add(domain.NewConversationParams{ID: o.AgentID, Cwd: "/x", Model: "gpt-4o", ParentID: id, Task: o.Task})
+	}
+	h.settle()
+	var card *agentsPart
+	for _, v := range h.visibleRowViews() {
+		if v.bound.kind == rowAgents {
+			card = v.parts[rowAgents].(*agentsPart)
+		}
+	}
+	if card == nil {
+		t.Fatal("no sub-agent card on screen")
+	}
+	if card.title.Text != "Sub-agents: 0 of 2 finished" || len(card.list.Objects) != 2 {
+		t.Fatalf("card %q with %d lines", card.title.Text, len(card.list.Objects))
+	}
+	if card.lines[0].task.String() != "Read the parser" {
+		t.Errorf("first task %q", card.lines[0].task.String())
+	}
+
+	// One finishes: the card says so.
+	if _, err := h.f.apply(id, domain.SubAgentFinished{Exec: st.Exec, Outcome: domain.SubAgentOutcome{AgentID: st.Outcomes[0].AgentID, Task: "Read the parser", Status: domain.SubAgentSucceeded, Result: "It parses ints."}}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("one finished", func() bool { return card.title.Text == "Sub-agents: 1 of 2 finished" })
+	if !strings.Contains(card.lines[0].result.String(), "It parses ints.") {
+		t.Errorf("result %q", card.lines[0].result.String())
+	}
+
+	test.Tap(card.lines[1].open)
+	h.waitFor("the sub-agent window", func() bool {
+		return h.m.subWins[st.Outcomes[1].AgentID] != nil && h.m.convs[st.Outcomes[1].AgentID].loaded
+	})
+	w := h.m.subWins[st.Outcomes[1].AgentID]
+	if w.cv.readOnly != true {
+		t.Error("the sub-agent view is writable")
+	}
+	if !strings.HasPrefix(w.win.Title(), "Sub-agent — Read the tests") {
+		t.Errorf("title %q", w.win.Title())
+	}
+	for _, cs := range h.m.side {
+		if cs.conv.IsSubAgent() {
+			t.Error("a sub-agent is listed in the sidebar")
+		}
+	}
+	w.win.Close()
+	if h.m.subWins[st.Outcomes[1].AgentID] != nil {
+		t.Error("closing the window leaves it registered")
+	}
+}
+
+func TestToolRowExpandsToOutputAndDiff(t *testing.T) {
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) { id = richConversation(t, f) })
+	h.open(id)
+	h.m.cv.list.ScrollToBottom()
+	h.settle()
+	var tp *toolPart
+	for _, v := range h.visibleRowViews() {
+		if v.bound.kind == rowTool && v.bound.call.Name == domain.ToolPatch {
+			tp = v.parts[rowTool].(*toolPart)
+		}
+	}
+	if tp == nil {
+		t.Fatal("the patch row is not on screen")
+	}
+	if tp.toggle.Text != "Show diff" || tp.details.Visible() {
+		t.Fatalf("collapsed row: toggle %q, details visible %v", tp.toggle.Text, tp.details.Visible())
+	}
+	test.Tap(tp.toggle)
+	h.settle()
+	if !tp.details.Visible() || !strings.Contains(tp.details.String(), "+\treturn strconv.Atoi(s)") {
+		t.Fatalf("expanded row shows %q", tp.details.String())
+	}
+	var plusColour fyne.ThemeColorName
+	for _, s := range tp.details.Segments {
+		if ts := s.(*widget.TextSegment); strings.HasPrefix(ts.Text, "+\t") {
+			plusColour = ts.Style.ColorName
+		}
+	}
+	if plusColour != "success" {
+		t.Errorf("added lines are coloured %q", plusColour)
+	}
+}
+
+func TestFindInConversation(t *testing.T) {
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) { id = richConversation(t, f) })
+	h.open(id)
+	h.m.showFind()
+	if !h.m.findBar.Visible() || h.m.win.Canvas().Focused() != fyne.Focusable(h.m.findEntry) {
+		t.Fatal("Ctrl+F does not open the find bar with the focus")
+	}
+	test.Type(h.m.findEntry, "parse")
+	if h.m.findCount.Text == "" || h.m.findCount.Text == "No matches" {
+		t.Fatalf("count %q", h.m.findCount.Text)
+	}
+	n := len(h.m.findHits)
+	h.m.findStep(1)
+	if h.m.findCount.Text != fmt.Sprintf("1 of %d", n) {
+		t.Errorf("after next: %q", h.m.findCount.Text)
+	}
+	h.m.findEntry.SetText("zebra")
+	if h.m.findCount.Text != "No matches" {
+		t.Errorf("count %q", h.m.findCount.Text)
+	}
+}
+
+func TestNewConversationDialog_REQ_BED_014(t *testing.T) {
+	h := newHarness(t, nil)
+	dir := t.TempDir()
+	h.app.Preferences().SetString(prefLastCwd, dir)
+	h.m.showNewConversation()
+	f := h.m.newForm
+	if f.cwd.Text != dir {
+		t.Errorf("default directory %q, want the last used %q", f.cwd.Text, dir)
+	}
+	if f.mode.Selected != modeRestrictedLabel {
+		t.Errorf("default mode %q", f.mode.Selected)
+	}
+	if f.model.Text != domain.DemoModel || !strings.Contains(f.hint.Text, "Demo (offline)") {
+		t.Errorf("model %q, hint %q", f.model.Text, f.hint.Text)
+	}
+	if err := validDir(dir + "/missing"); err == nil {
+		t.Error("a missing directory is accepted")
+	}
+	f.title.SetText("Tidy up")
+	f.dlg.Submit()
+	h.waitFor("the new conversation to open", func() bool { return h.m.current != nil })
+	got := h.f.created[0]
+	if got.Cwd != dir || got.Unrestricted || got.Model != domain.DemoModel || got.Title != "Tidy up" {
+		t.Errorf("created %+v", got)
+	}
+	if h.m.mode.text != "Restricted" {
+		t.Errorf("badge %q", h.m.mode.text)
+	}
+	if h.m.win.Canvas().Focused() != fyne.Focusable(h.m.entry) {
+		t.Error("the composer does not have the focus")
+	}
+}
+
+func TestLandlockUnavailable_REQ_BED_014(t *testing.T) {
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		f.sandbox = SandboxStatus{Available: false, Reason: "kernel 5.4 has no Landlock"}
+		f.add(domain.NewConversationParams{Title: "x", Cwd: "/x", Model: "gpt-4o"})
+	})
+	if !h.m.landlockNote.Visible() || !strings.Contains(h.m.landlockNote.Text, "kernel 5.4 has no Landlock") {
+		t.Fatalf("note %q visible %v", h.m.landlockNote.Text, h.m.landlockNote.Visible())
+	}
+	h.open(h.m.side[0].id)
+	if h.m.mode.text != "Unrestricted" || h.m.switchBtn.Visible() {
+		t.Errorf("badge %q, switch visible %v", h.m.mode.text, h.m.switchBtn.Visible())
+	}
+	h.m.showNewConversation()
+	if !h.m.newForm.mode.Disabled() || h.m.newForm.mode.Selected != modeUnrestrictedLabel {
+		t.Error("the dialog offers Restricted mode without Landlock")
+	}
+}
+
+func TestSettingsDialog(t *testing.T) {
+	var applied []Settings
+	h := newHarness(t, func(_ *fakeBackend, d *Deps) {
+		d.ListModels = func(_ context.Context, s Settings) ([]string, error) {
+			if s.APIKey != "sk-secret-key-1234" {
+				return nil, errors.New("401 unauthorized")
+			}
+			return []string{"gpt-4o", "gpt-4o-mini"}, nil
+		}
+		d.Apply = func(s Settings) error { applied = append(applied, s); return nil }
+		d.EnvOverrides = func() map[string]string { return map[string]string{FieldBaseURL: "PHOENIX_BASE_URL"} }
+	})
+	h.m.showSettings()
+	f := h.m.settings
+	if !f.baseURL.Disabled() {
+		t.Error("the base URL is editable though the environment sets it")
+	}
+	f.preset.SetSelected("OpenAI")
+	if f.baseURL.Text != "" {
+		t.Errorf("a preset overwrote the environment's base URL: %q", f.baseURL.Text)
+	}
+	test.Type(f.apiKey, "sk-wrong")
+	test.Tap(f.test)
+	h.waitFor("the failure", func() bool { return strings.HasPrefix(f.result.Text, "Connection failed: 401") })
+	f.apiKey.SetText("sk-secret-key-1234")
+	test.Tap(f.test)
+	h.waitFor("the models", func() bool { return strings.HasPrefix(f.result.Text, "Connected") })
+	if !slices.Contains(h.m.modelOptions(), "gpt-4o-mini") {
+		t.Error("listed models are not offered")
+	}
+	f.model.SetText("gpt-4o-mini")
+	f.dlg.Submit()
+	if len(applied) != 1 || applied[0].APIKey != "sk-secret-key-1234" || applied[0].Model != "gpt-4o-mini" {
+		t.Fatalf("applied %+v", applied)
+	}
+	if LoadSettings(h.app.Preferences()).APIKey != "sk-secret-key-1234" {
+		t.Error("the key was not saved")
+	}
+	// Opened again, the key is never shown back in full.
+	h.m.showSettings()
+	f2 := h.m.settings
+	if f2.apiKey.Text != "" || !strings.Contains(f2.apiKey.PlaceHolder, "sk-…1234") || strings.Contains(f2.apiKey.PlaceHolder, "secret") {
+		t.Errorf("key field %q / %q", f2.apiKey.Text, f2.apiKey.PlaceHolder)
+	}
+	// Left empty, the saved key stays.
+	if f2.current().APIKey != "sk-secret-key-1234" {
+		t.Error("an empty key field drops the saved key")
+	}
+}
+
+func TestExportMarkdownWrites(t *testing.T) {
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) { id = richConversation(t, f) })
+	h.open(id)
+	md := exportMarkdown(h.m.current.conv, h.m.current.msgs)
+	for _, want := range []string{"# Fix the parser test", "## You", "**Tool call `bash`**", "go test ./parser/...", "```diff\n--- a/parse.go", "> **Error:** rate limited", "Done. The fix:"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("export lacks %q", want)
+		}
+	}
+}
+
+func TestRetryingStatusCountsDown_REQ_BED_006(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	h.typeAndSend("hi")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	if _, err := h.f.apply(id, domain.LLMError{Exec: h.f.exec(id), Kind: domain.ErrorRateLimit, Message: "rate limited", RetryAfter: 4e9}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("retrying", func() bool { return strings.HasPrefix(h.status(), "Retrying") })
+	if h.status() != "Retrying (2 of 3) in 4 s" {
+		t.Errorf("status %q", h.status())
+	}
+	if !h.m.ticking.Load() {
+		t.Error("the countdown does not tick")
+	}
+}
+
+func writeFile(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
