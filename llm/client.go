@@ -134,17 +134,18 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text stri
 	if model == "" {
 		return Response{}, newError(domain.ErrorInvalidRequest, 0, "no model is configured", nil)
 	}
+	// REQ-BED-013: refuse before loading or sending anything, with a message that says
+	// what to do.
+	if n := countImages(req.History); n > 0 && !SupportsVision(model) {
+		return Response{}, &Error{Kind: domain.ErrorInvalidRequest, Message: fmt.Sprintf(
+			"The model %s cannot read images, and this conversation contains %d: switch to a model with vision, or start a new conversation without the images", model, n)}
+	}
 	lim := imaging.LimitsForModel(model)
-	msgs, images, err := convertHistory(req.System, req.History, req.ExtraUserText,
+	msgs, _, err := convertHistory(req.System, req.History, req.ExtraUserText,
 		func(ref domain.ImageRef) (string, error) { return c.imageURL(ref, lim) })
 	if err != nil {
 		return Response{}, newError(domain.ErrorInvalidRequest, 0,
 			fmt.Sprintf("the conversation could not be prepared: %v", err), err)
-	}
-	// REQ-BED-013: refuse before sending, with a message that says what to do.
-	if images > 0 && !SupportsVision(model) {
-		return Response{}, &Error{Kind: domain.ErrorInvalidRequest, Message: fmt.Sprintf(
-			"The model %s cannot read images, and this conversation contains %d: switch to a model with vision, or start a new conversation without the images", model, images)}
 	}
 	creq := openai.ChatCompletionRequest{
 		Model:         model,
@@ -210,6 +211,21 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text stri
 	}
 	info.drain(cancel)
 	return resp, nil
+}
+
+// countImages counts the images a history would send: those of user messages and of tool
+// results.
+func countImages(history []domain.Message) int {
+	n := 0
+	for _, m := range history {
+		switch {
+		case m.Kind == domain.KindUser:
+			n += len(m.Images)
+		case m.Kind == domain.KindToolResult && m.ToolResult != nil:
+			n += len(m.ToolResult.Images)
+		}
+	}
+	return n
 }
 
 // imageURL loads and prepares a stored image for the model, caching the result.

@@ -241,6 +241,7 @@ func TestImageRefusedBeforeSending(t *testing.T) {
 		want  string
 	}{
 		{"text-only model", "gpt-3.5-turbo", good, "cannot read images"},
+		{"text-only model is told before a bad image", "deepseek-chat", []byte("text"), "cannot read images"},
 		{"text file named png", "gpt-4o", []byte("just some text\n"), "not a supported image"},
 		{"truncated png", "gpt-4o", good[:len(good)-20], "corrupt or truncated"},
 		{"30000x30000 header", "gpt-4o", bomb, "megapixels"},
