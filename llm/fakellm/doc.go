@@ -11,8 +11,9 @@
 // an error status with an OpenAI-style body (429 with Retry-After, 401, 400, a context-length
 // 400, 500), a stall after N chunks (until the client disconnects), a connection cut
 // mid-stream, an error event mid-stream, a missing finish reason, an empty reply, malformed
-// tool-call JSON, a slow first byte, slow chunks. Requests() records every request (decoded
-// and raw); Disconnected() and DisconnectCount() tell when a client abandoned a reply.
+// tool-call JSON, a slow first byte, slow chunks, SSE keep-alive comments before the first
+// chunk. Requests() records every request (decoded and raw); Disconnected() and
+// DisconnectCount() tell when a client abandoned a reply.
 //
 // # The predictable model (demo and end-to-end tests)
 //
