@@ -107,7 +107,7 @@ func (panicTool) Run(context.Context, Env, json.RawMessage) Output {
 
 type silentTool struct{}
 
-func (silentTool) Name() string                                       { return "silent" }
+func (silentTool) Name() string                                     { return "silent" }
 func (silentTool) Run(context.Context, Env, json.RawMessage) Output { return Output{} }
 
 func TestRegistryRunNeverFailsToAnswer(t *testing.T) {
