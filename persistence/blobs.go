@@ -21,9 +21,12 @@ import (
 func (s *Store) PutBlob(data []byte) (string, error) {
 	sum := sha256.Sum256(data)
 	sha := hex.EncodeToString(sum[:])
+	if len(data) > s.maxValue {
+		return "", fmt.Errorf("store image %s: %w: %d bytes, more than the %d an image may take; resize it first", sha, ErrTooLarge, len(data), s.maxValue)
+	}
 	err := s.update(func(txn *badger.Txn) error {
-		ok, err := exists(txn, blobKey(sha))
-		if err != nil || ok {
+		stored, err := exists(txn, blobKey(sha))
+		if err != nil || stored {
 			return err
 		}
 		return txn.Set(blobKey(sha), data)
@@ -86,16 +89,18 @@ func refBlobs(txn *badger.Txn, id string, msgs []domain.Message) error {
 			if !validSHA256(sha) {
 				return fmt.Errorf("%w: message %d references image %q, which is not a lowercase hex SHA-256", ErrInvalid, m.Seq, sha)
 			}
-			if ok, err := exists(txn, convBlobKey(id, sha)); err != nil || ok {
-				if err != nil {
-					return err
-				}
+			referenced, err := exists(txn, convBlobKey(id, sha))
+			if err != nil {
+				return err
+			}
+			if referenced {
 				continue
 			}
-			if ok, err := exists(txn, blobKey(sha)); err != nil || !ok {
-				if err != nil {
-					return err
-				}
+			stored, err := exists(txn, blobKey(sha))
+			if err != nil {
+				return err
+			}
+			if !stored {
 				return fmt.Errorf("message %d references image %s, which is not stored (attach it again): %w", m.Seq, sha, ErrNotFound)
 			}
 			n, err := blobCount(txn, sha)

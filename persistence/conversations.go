@@ -66,16 +66,10 @@ func (s *Store) Create(c domain.Conversation) (domain.Conversation, error) {
 		c.UpdatedAt = c.CreatedAt
 	}
 	err := s.update(func(txn *badger.Txn) error {
-		if ok, err := exists(txn, convKey(c.ID)); err != nil || ok {
-			if ok {
-				return fmt.Errorf("conversation %s: %w", c.ID, ErrExists)
-			}
+		if err := absent(txn, convKey(c.ID), fmt.Errorf("conversation %s: %w", c.ID, ErrExists)); err != nil {
 			return err
 		}
-		if ok, err := exists(txn, deletingKey(c.ID)); err != nil || ok {
-			if ok {
-				return fmt.Errorf("conversation %s is still being deleted: %w", c.ID, ErrExists)
-			}
+		if err := absent(txn, deletingKey(c.ID), fmt.Errorf("conversation %s is still being deleted: %w", c.ID, ErrExists)); err != nil {
 			return err
 		}
 		if c.ParentID != "" {
@@ -149,6 +143,10 @@ func (s *Store) Commit(c domain.Conversation, msgs []domain.Message) (domain.Con
 			if err != nil {
 				return fmt.Errorf("encode message %d: %w", m.Seq, err)
 			}
+			if len(data) > s.maxValue {
+				return fmt.Errorf("%w: message %d is %d bytes, more than the %d a message may take: "+
+					"tool output must be truncated before it reaches the core", ErrTooLarge, m.Seq, len(data), s.maxValue)
+			}
 			if err := txn.Set(msgKey(c.ID, m.Seq), data); err != nil {
 				return err
 			}
@@ -163,6 +161,10 @@ func (s *Store) Commit(c domain.Conversation, msgs []domain.Message) (domain.Con
 		outConv, outMsgs = next, stamped
 		return nil
 	})
+	if errors.Is(err, badger.ErrTxnTooBig) {
+		return domain.Conversation{}, nil, fmt.Errorf("commit %s: %w: the transition's messages together exceed what one commit takes "+
+			"(%w): tool output must be truncated before it reaches the core", c.ID, ErrTooLarge, err)
+	}
 	if err != nil {
 		return domain.Conversation{}, nil, fmt.Errorf("commit %s: %w", c.ID, err)
 	}
@@ -419,6 +421,18 @@ func exists(txn *badger.Txn, key []byte) (bool, error) {
 		return false, fmt.Errorf("read %s: %w", key, err)
 	}
 	return true, nil
+}
+
+// absent returns ifPresent when key exists.
+func absent(txn *badger.Txn, key []byte, ifPresent error) error {
+	ok, err := exists(txn, key)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return ifPresent
+	}
+	return nil
 }
 
 // List returns the summaries of the conversations the person started (REQ-BED-009: never

@@ -226,6 +226,10 @@ func TestCrashDurability_REQ_BED_007(t *testing.T) {
 	if testing.Short() {
 		reps = 10
 	}
+	// A soak run: PHOENIX_CRASH_REPS=1000 go test -run TestCrash ./persistence/
+	if n, err := strconv.Atoi(os.Getenv("PHOENIX_CRASH_REPS")); err == nil && n > 0 {
+		reps = n
+	}
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("PHOENIX_CRASH_SEED"); s != "" {
 		seed, _ = strconv.ParseUint(s, 10, 64)

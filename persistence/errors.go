@@ -24,6 +24,8 @@ var (
 	ErrCorrupt = errors.New("stored data is corrupt")
 	// ErrInvalid: the caller passed a conversation or message the store refuses to write.
 	ErrInvalid = errors.New("invalid record")
+	// ErrTooLarge: one message or image, or one commit, is larger than the store takes.
+	ErrTooLarge = errors.New("too large to store")
 	// ErrSchema: the database was written by a newer version of the app, or has no schema
 	// version although it holds data.
 	ErrSchema = errors.New("unsupported schema version")

@@ -54,6 +54,11 @@ type Options struct {
 	Now func() time.Time
 }
 
+// MaxValueSize bounds one stored message (encoded) or image. Tool output is truncated long
+// before this; the bound turns a runaway value into a clear ErrTooLarge rather than a Badger
+// error with a hex dump. An in-memory store takes at most 1 MiB per value.
+const MaxValueSize = 64 << 20
+
 // DefaultSyncInterval bounds what a power cut can take when SyncWrites is off.
 const DefaultSyncInterval = time.Second
 
@@ -71,6 +76,8 @@ type Store struct {
 	lock *os.File
 	log  *slog.Logger
 	now  func() time.Time
+	// maxValue bounds one stored message or image (see MaxValueSize).
+	maxValue int
 	// syncUser flushes commits that hold a user message (see Options.SyncWrites).
 	syncUser bool
 	// stopSync ends the background flush; syncDone is closed when it has ended.
@@ -101,7 +108,7 @@ func OpenInMemory() (*Store, error) {
 // the directory is locked, not writable, or does not open, the error says where the data is
 // and what to do. Call Recover once after Open, before any actor starts.
 func Open(dir string, opts Options) (*Store, error) {
-	s := &Store{log: opts.Logger, now: opts.Now}
+	s := &Store{log: opts.Logger, now: opts.Now, maxValue: MaxValueSize}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -118,6 +125,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		WithNumMemtables(3)
 	if opts.InMemory {
 		bopts = bopts.WithInMemory(true)
+		// Without a value log, Badger keeps every value in the LSM tree and refuses one
+		// over its value threshold.
+		s.maxValue = int(bopts.ValueThreshold)
 	} else {
 		if dir == "" {
 			return nil, errors.New("open store: no data directory given; pass --data-dir or use the default")
@@ -133,7 +143,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		if s.lock, err = lockDir(abs); err != nil {
 			return nil, err
 		}
-		if err := s.removeEmptyMemtableLogs(); err != nil {
+		if err := s.removeEmptyLogs(); err != nil {
 			s.unlock()
 			return nil, err
 		}
@@ -261,20 +271,23 @@ func lockDir(dir string) (*os.File, error) {
 	return f, nil
 }
 
-// removeEmptyMemtableLogs works around a Badger bug (dgraph-io/badger#2207, still open in
-// v4.9.6): when the process dies between creating a new memtable log (NNNNN.mem) and sizing
-// it, the next badger.Open fails with "Create a new file" because openMemTables does not
-// expect an empty file. The crash test hits this within a few dozen SIGKILLs. A zero-byte log
-// holds no entries, so removing it loses nothing; it is logged, and nothing else is touched.
-func (s *Store) removeEmptyMemtableLogs() error {
+// removeEmptyLogs works around a Badger bug (dgraph-io/badger#2207, still open in v4.9.6):
+// when the process dies between creating a new log file (a memtable's NNNNN.mem or a value
+// log's NNNNNN.vlog) and sizing it, the next badger.Open fails with "Create a new file",
+// because it does not expect an existing empty file. The crash test hits both within a few
+// dozen SIGKILLs. Badger sizes a log before writing anything to it, so a zero-byte log holds
+// no entries and removing it loses nothing; each removal is logged, and nothing else is
+// touched.
+func (s *Store) removeEmptyLogs() error {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return fmt.Errorf("read data directory %s: %w", s.dir, err)
 	}
 	for _, e := range entries {
 		name := e.Name()
-		stem, ok := strings.CutSuffix(name, ".mem")
-		if !ok || stem == "" || strings.Trim(stem, "0123456789") != "" || !e.Type().IsRegular() {
+		ext := filepath.Ext(name)
+		stem := strings.TrimSuffix(name, ext)
+		if (ext != ".mem" && ext != ".vlog") || stem == "" || strings.Trim(stem, "0123456789") != "" || !e.Type().IsRegular() {
 			continue
 		}
 		info, err := e.Info()
@@ -286,9 +299,9 @@ func (s *Store) removeEmptyMemtableLogs() error {
 		}
 		path := filepath.Join(s.dir, name)
 		if err := os.Remove(path); err != nil {
-			return fmt.Errorf("remove the empty memtable log %s left by a crash: %w", path, err)
+			return fmt.Errorf("remove the empty log %s left by a crash: %w", path, err)
 		}
-		s.log.Warn("removed an empty memtable log left by a crash", "file", path)
+		s.log.Warn("removed an empty log file left by a crash", "file", path)
 	}
 	return nil
 }
