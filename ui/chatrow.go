@@ -44,7 +44,7 @@ type rowView struct {
 
 func newRowView(cv *chatView) *rowView {
 	// The root insets each row a little from its neighbours.
-	v := &rowView{cv: cv, root: container.New(&inset{pad: fyne.NewSize(0, theme.Padding()*0.75)}), parts: map[rowKind]part{}}
+	v := &rowView{cv: cv, root: container.New(&inset{pad: fyne.NewSize(2, theme.Padding()*0.75)}), parts: map[rowKind]part{}}
 	v.ExtendBaseWidget(v)
 	return v
 }
@@ -581,7 +581,7 @@ func (p *approvalPart) bind(r *row) {
 	p.bound = r
 	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNameWarning), 0x30)
 	p.bg.StrokeColor = theme.Color(theme.ColorNameWarning)
-	p.bg.StrokeWidth = 2
+	p.bg.StrokeWidth = 1.5
 	p.bg.Refresh()
 	p.reason.Segments = []widget.RichTextSegment{
 		&widget.TextSegment{Text: "Reason: ", Style: widget.RichTextStyle{TextStyle: fyne.TextStyle{Bold: true}, Inline: true}},

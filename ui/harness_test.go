@@ -562,3 +562,5 @@ type fixedVariant struct {
 func (f fixedVariant) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
 	return f.Theme.Color(n, f.v)
 }
+
+func themeVariant(v uint) fyne.ThemeVariant { return fyne.ThemeVariant(v) }

@@ -273,13 +273,12 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.chatHolder = container.NewStack(m.empty)
 
 	m.exhaustedText = newWrapText()
+	setPlain(m.exhaustedText, "The agent's summary of the work is the last entry above. A new conversation starts on the same working directory with that summary in its draft, linked back to this one.", widget.RichTextStyleParagraph)
 	m.continueBtn = widget.NewButtonWithIcon("Continue in new conversation", theme.MailForwardIcon(), m.continueInNew)
 	m.continueBtn.Importance = widget.HighImportance
-	summaryScroll := container.NewVScroll(m.exhaustedText)
-	summaryScroll.SetMinSize(fyne.NewSize(0, 120))
 	exhaustedTitle := widget.NewLabelWithStyle("Context exhausted: this conversation is read-only now", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	exhaustedTitle.Importance = widget.DangerImportance
-	m.exhaustedBox = container.NewBorder(exhaustedTitle, container.NewHBox(m.continueBtn), nil, nil, summaryScroll)
+	m.exhaustedBox = container.NewVBox(exhaustedTitle, m.exhaustedText, container.NewHBox(m.continueBtn))
 	m.exhaustedBox.Hide()
 
 	m.inline = widget.NewLabel("")
@@ -637,12 +636,7 @@ func (m *MainWindow) tick() {
 
 func (m *MainWindow) refreshComposer() {
 	cs := m.current
-	if ex, ok := m.exhaustedState(); ok {
-		summary := ex.Summary
-		if strings.TrimSpace(summary) == "" {
-			summary = "(The agent left no summary.)"
-		}
-		m.exhaustedText.ParseMarkdown(summary)
+	if m.isExhausted() {
 		m.exhaustedBox.Show()
 	} else {
 		m.exhaustedBox.Hide()

@@ -26,7 +26,7 @@ func newOpenConversation(t *testing.T, setup func(f *fakeBackend, d *Deps)) (*ha
 	t.Helper()
 	var id string
 	h := newHarness(t, func(f *fakeBackend, d *Deps) {
-		id = f.add(domain.NewConversationParams{Title: "Work", Cwd: t.TempDir(), Model: "gpt-4o"}).ID
+		id = f.add(domain.NewConversationParams{Title: "Work", Cwd: "/home/ada/src/parser", Model: "gpt-4o"}).ID
 		if setup != nil {
 			setup(f, d)
 		}
@@ -463,14 +463,23 @@ func exhaust(t *testing.T, h *harness, id, summary string) {
 	if h.status() != "Context exhausted" {
 		t.Errorf("status %q", h.status())
 	}
-	if !strings.Contains(h.m.exhaustedText.String(), summary) {
-		t.Errorf("the exhausted view shows %q", h.m.exhaustedText.String())
+	if ex, ok := h.m.exhaustedState(); !ok || ex.Summary != summary {
+		t.Errorf("exhausted state %+v", ex)
 	}
 	if !h.m.entry.Disabled() || !h.m.sendBtn.Disabled() || !strings.Contains(h.m.entry.PlaceHolder, "read-only") {
 		t.Errorf("composer disabled %v, placeholder %q", h.m.entry.Disabled(), h.m.entry.PlaceHolder)
 	}
-	if r := h.lastRow(); r == nil || r.kind != rowContinuation {
-		t.Error("no continuation row in the log")
+	// The summary is shown prominently: the newest row, on screen.
+	if r := h.lastRow(); r == nil || r.kind != rowContinuation || r.msg.Text != summary {
+		t.Error("the continuation summary is not the last row")
+	}
+	h.settle()
+	onScreen := false
+	for _, v := range h.visibleRowViews() {
+		onScreen = onScreen || v.bound.kind == rowContinuation
+	}
+	if !onScreen {
+		t.Error("the continuation summary is not on screen")
 	}
 }
 
