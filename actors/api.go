@@ -1,0 +1,388 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/imaging"
+	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/persistence"
+	"github.com/phoenix-desktop/phoenix/sandbox"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// Store is what the runtime needs of the persistence layer.
+type Store interface {
+	Create(c domain.Conversation) (domain.Conversation, error)
+	Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error)
+	Get(id string) (domain.Conversation, error)
+	Load(id string) (domain.Conversation, []domain.Message, error)
+	List(includeArchived bool) ([]persistence.Summary, error)
+	Children(parentID string) ([]domain.Conversation, error)
+	PutBlob(data []byte) (string, error)
+	Blob(sha string) ([]byte, error)
+	SetArchived(id string, archived bool) error
+	Recover() (persistence.RecoveryReport, error)
+}
+
+// LLMClient streams one model request.
+type LLMClient interface {
+	Stream(ctx context.Context, req llm.Request, onDelta func(text string)) (llm.Response, error)
+}
+
+// ToolRunner runs one tool call.
+type ToolRunner interface {
+	Run(ctx context.Context, env tools.Env, call domain.ToolCall) tools.Output
+}
+
+// Summary is one row of the conversation list.
+type Summary = persistence.Summary
+
+// SandboxStatus says whether Restricted mode can be enforced here.
+type SandboxStatus = sandbox.Status
+
+// Config wires the runtime to its collaborators.
+type Config struct {
+	Store   Store
+	LLM     LLMClient
+	Tools   ToolRunner
+	Sandbox SandboxStatus
+	Logger  *slog.Logger
+	// SubAgentDeadline overrides domain.DefaultSubAgentDeadline when positive.
+	SubAgentDeadline time.Duration
+	// ImageLimits bounds attached images; zero means imaging.DefaultLimits().
+	ImageLimits imaging.Limits
+	// DefaultModel is used by Create when no model is given.
+	DefaultModel string
+	// RequestTimeout bounds a command's round trip through the actors when the caller's
+	// context has no deadline.
+	RequestTimeout time.Duration
+}
+
+// Runtime is the command API the UI and the CLI use, and the owner of the actor system.
+type Runtime struct {
+	cfg     Config
+	log     *slog.Logger
+	system  *actor.ActorSystem
+	manager *actor.PID
+	llm     atomic.Pointer[llmHolder]
+	stopped atomic.Bool
+	stopMu  sync.Mutex
+}
+
+type llmHolder struct{ client LLMClient }
+
+// Start opens the runtime: it runs restart recovery on the store (REQ-BED-007), then starts
+// the actor system and the manager. Conversations are restored lazily, on first use.
+func Start(cfg Config) (*Runtime, error) {
+	if cfg.Store == nil || cfg.LLM == nil || cfg.Tools == nil {
+		return nil, errors.New("start runtime: store, LLM client and tool runner are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	if cfg.ImageLimits == (imaging.Limits{}) {
+		cfg.ImageLimits = imaging.DefaultLimits()
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	if cfg.DefaultModel == "" {
+		cfg.DefaultModel = domain.DemoModel
+	}
+	report, err := cfg.Store.Recover()
+	if err != nil {
+		return nil, fmt.Errorf("start runtime: restart recovery: %w", err)
+	}
+	for id, ferr := range report.Failed {
+		cfg.Logger.Error("restart recovery failed for a conversation; it stays as stored", "conversation", id, "error", ferr)
+	}
+	r := &Runtime{cfg: cfg, log: cfg.Logger}
+	r.llm.Store(&llmHolder{client: cfg.LLM})
+	// protoactor's logger is routed to ours, one level quieter: its info lines are noise to
+	// a desktop user.
+	actorLog := cfg.Logger.With("component", "protoactor")
+	r.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(levelFilter{actorLog.Handler(), slog.LevelWarn})
+	}),
+		// Late results of stopped workers become dead letters by design (the stale gate has
+		// already moved on). protoactor throttles their logging with a timer goroutine per
+		// period; a short period lets that goroutine end promptly after shutdown.
+		actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
+	r.manager = r.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
+		return &managerActor{rt: r, convs: map[string]*actor.PID{}}
+	}, actor.WithSupervisor(conversationSupervisor())))
+	return r, nil
+}
+
+// SetLLM swaps the model client, for example after the settings changed. Requests already in
+// flight finish with the old one.
+func (r *Runtime) SetLLM(c LLMClient) { r.llm.Store(&llmHolder{client: c}) }
+
+func (r *Runtime) llmClient() LLMClient { return r.llm.Load().client }
+
+// Shutdown stops every actor — which aborts model requests and kills running tools — and
+// then the actor system. protoactor's Shutdown does not stop actors by itself, hence the
+// explicit stop first. Conversations left busy are brought to rest by the next start's
+// recovery.
+func (r *Runtime) Shutdown() {
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	if r.stopped.Swap(true) {
+		return
+	}
+	if _, err := r.system.Root.RequestFuture(r.manager, cmdStopAll{}, r.cfg.RequestTimeout).Result(); err != nil {
+		r.log.Warn("stopping conversations took too long", "error", err)
+	}
+	if err := r.system.Root.StopFuture(r.manager).Wait(); err != nil {
+		r.log.Warn("stopping the manager took too long", "error", err)
+	}
+	r.system.Shutdown()
+}
+
+// Sandbox reports whether Restricted mode is enforced here (REQ-BED-014).
+func (r *Runtime) Sandbox() SandboxStatus { return r.cfg.Sandbox }
+
+// ModelLabel is how a model is named in the UI.
+func (r *Runtime) ModelLabel(model string) string {
+	if model == domain.DemoModel {
+		return "Demo (offline)"
+	}
+	return model
+}
+
+// Subscribe returns a subscription to every event of the runtime. Close it when done.
+func (r *Runtime) Subscribe() *Subscription { return newSubscription(r.system.EventStream) }
+
+func (r *Runtime) publish(ev Event) { r.system.EventStream.Publish(ev) }
+
+// NewConversation are the choices of the New conversation dialog.
+type NewConversation struct {
+	Cwd, Model, Title string
+	// Unrestricted starts without the sandbox (only a person's choice, REQ-BED-014).
+	Unrestricted bool
+	// ContinuedFrom links to an exhausted conversation (REQ-BED-021).
+	ContinuedFrom string
+	// ContextWindow overrides the model table when positive.
+	ContextWindow int
+}
+
+// ErrNotDirectory rejects a working directory that is missing or not a directory.
+var ErrNotDirectory = errors.New("working directory is not an existing directory")
+
+// Create makes a new conversation with a fixed working directory (REQ-BED-010).
+func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Conversation, error) {
+	if p.Cwd == "" {
+		return domain.Conversation{}, fmt.Errorf("create conversation: choose a working directory: %w", ErrNotDirectory)
+	}
+	info, err := os.Stat(p.Cwd)
+	if err != nil || !info.IsDir() {
+		return domain.Conversation{}, fmt.Errorf("create conversation in %s: %w", p.Cwd, ErrNotDirectory)
+	}
+	model := strings.TrimSpace(p.Model)
+	if model == "" {
+		model = r.cfg.DefaultModel
+	}
+	conv, err := domain.NewConversation(domain.NewConversationParams{
+		ID: newID(), Title: p.Title, Cwd: p.Cwd, Model: model, ContextWindow: p.ContextWindow,
+		LandlockAvailable: r.cfg.Sandbox.Available, Unrestricted: p.Unrestricted,
+		ContinuedFrom: p.ContinuedFrom, CreatedAt: time.Now(),
+	})
+	if err != nil {
+		return domain.Conversation{}, fmt.Errorf("create conversation: %w", err)
+	}
+	res, err := r.request(ctx, cmdCreate{Conv: conv})
+	if err != nil {
+		return domain.Conversation{}, err
+	}
+	rc := res.(replyConv)
+	return rc.Conv, rc.Err
+}
+
+// List returns the user's conversations, newest first, without their messages.
+func (r *Runtime) List(ctx context.Context, includeArchived bool) ([]Summary, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return r.cfg.Store.List(includeArchived)
+}
+
+// Snapshot is everything a UI needs to show a conversation it connects to (REQ-BED-011).
+type Snapshot struct {
+	Conv      domain.Conversation
+	Messages  []domain.Message
+	SubAgents []domain.Conversation
+}
+
+// Snapshot reads a conversation (a user's or a sub-agent's) from the store. Every commit is
+// atomic, so the snapshot is always a state the conversation was in; subscribe before taking
+// it and skip events with a sequence number already in the snapshot.
+func (r *Runtime) Snapshot(ctx context.Context, id string) (Snapshot, error) {
+	if err := ctx.Err(); err != nil {
+		return Snapshot{}, err
+	}
+	conv, msgs, err := r.cfg.Store.Load(id)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("open conversation %s: %w", id, err)
+	}
+	subs, err := r.cfg.Store.Children(id)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("open sub-agents of %s: %w", id, err)
+	}
+	return Snapshot{Conv: conv, Messages: msgs, SubAgents: subs}, nil
+}
+
+// Attachment is an image the person attached: raw bytes as read from the file.
+type Attachment struct {
+	Name string
+	Data []byte
+}
+
+// Send delivers a user message (REQ-BED-002, REQ-BED-013). Images are validated, downscaled
+// and stored before the message is; Send returns once the message is committed, or with the
+// reason it was rejected (domain.ErrAgentBusy, ErrContextExhausted, ErrEmptyMessage, or an
+// image error naming the file).
+func (r *Runtime) Send(ctx context.Context, id, text string, images []Attachment) error {
+	refs := make([]domain.ImageRef, 0, len(images))
+	for _, img := range images {
+		ref, err := r.storeImage(img)
+		if err != nil {
+			return err
+		}
+		refs = append(refs, ref)
+	}
+	return r.event(ctx, id, domain.UserMessage{Text: text, Images: refs})
+}
+
+func (r *Runtime) storeImage(img Attachment) (domain.ImageRef, error) {
+	prepared, err := imaging.Prepare(img.Data, r.cfg.ImageLimits)
+	if err != nil {
+		return domain.ImageRef{}, fmt.Errorf("image %q: %w", img.Name, err)
+	}
+	if _, err := r.cfg.Store.PutBlob(prepared.Data); err != nil {
+		return domain.ImageRef{}, fmt.Errorf("save image %q: %w", img.Name, err)
+	}
+	return prepared.Ref(img.Name), nil
+}
+
+// Cancel stops whatever the agent is doing (REQ-BED-005).
+func (r *Runtime) Cancel(ctx context.Context, id string) error {
+	return r.event(ctx, id, domain.UserCancel{})
+}
+
+// DecideUpgrade answers a mode upgrade request (REQ-BED-015).
+func (r *Runtime) DecideUpgrade(ctx context.Context, id string, exec domain.ExecID, approve bool) error {
+	return r.event(ctx, id, domain.ModeDecision{Exec: exec, Approve: approve})
+}
+
+// Downgrade switches to Restricted mode at once (REQ-BED-016).
+func (r *Runtime) Downgrade(ctx context.Context, id string) error {
+	return r.event(ctx, id, domain.UserDowngrade{})
+}
+
+// WrapUp starts a manual continuation (REQ-BED-023).
+func (r *Runtime) WrapUp(ctx context.Context, id string) error {
+	return r.event(ctx, id, domain.UserTriggerContinuation{})
+}
+
+// ContinueInNew creates a conversation linked to an exhausted one, with the same working
+// directory, model and window, and returns it with the summary to seed its draft
+// (REQ-BED-021).
+func (r *Runtime) ContinueInNew(ctx context.Context, id string) (domain.Conversation, string, error) {
+	old, err := r.cfg.Store.Get(id)
+	if err != nil {
+		return domain.Conversation{}, "", fmt.Errorf("continue %s: %w", id, err)
+	}
+	summary := ""
+	if st, ok := old.State.(domain.ContextExhausted); ok {
+		summary = st.Summary
+	}
+	conv, err := r.Create(ctx, NewConversation{
+		Cwd: old.Cwd, Model: old.Model, Title: "Continued: " + old.Title,
+		Unrestricted: old.Mode == domain.ModeUnrestricted, ContinuedFrom: old.ID,
+		ContextWindow: old.ContextWindow,
+	})
+	if err != nil {
+		return domain.Conversation{}, "", err
+	}
+	seed := ""
+	if summary != "" {
+		seed = "Continuing from an earlier conversation. Its summary:\n\n" + summary
+	}
+	return conv, seed, nil
+}
+
+// SetArchived hides a conversation from the list, or shows it again.
+func (r *Runtime) SetArchived(ctx context.Context, id string, archived bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := r.cfg.Store.SetArchived(id, archived); err != nil {
+		return fmt.Errorf("archive %s: %w", id, err)
+	}
+	conv, err := r.cfg.Store.Get(id)
+	if err == nil {
+		r.publish(StateChanged{Conv: conv, At: time.Now()})
+	}
+	return nil
+}
+
+// Blob returns stored image bytes, for thumbnails.
+func (r *Runtime) Blob(sha string) ([]byte, error) { return r.cfg.Store.Blob(sha) }
+
+// ErrStopped rejects commands after Shutdown.
+var ErrStopped = errors.New("the agent runtime has stopped")
+
+func (r *Runtime) event(ctx context.Context, id string, ev domain.Event) error {
+	res, err := r.request(ctx, cmdEvent{ID: id, Event: ev})
+	if err != nil {
+		return err
+	}
+	return res.(reply).Err
+}
+
+func (r *Runtime) request(ctx context.Context, msg any) (any, error) {
+	if r.stopped.Load() {
+		return nil, ErrStopped
+	}
+	timeout := r.cfg.RequestTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
+	}
+	if timeout <= 0 {
+		return nil, context.DeadlineExceeded
+	}
+	res, err := r.system.Root.RequestFuture(r.manager, msg, timeout).Result()
+	if err != nil {
+		return nil, fmt.Errorf("the agent did not answer in %s: %w", timeout.Round(time.Millisecond), err)
+	}
+	return res, nil
+}
+
+// levelFilter drops records below a level before they reach the wrapped handler.
+type levelFilter struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (f levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= f.min && f.Handler.Enabled(ctx, l)
+}
+
+func (f levelFilter) WithAttrs(a []slog.Attr) slog.Handler {
+	return levelFilter{f.Handler.WithAttrs(a), f.min}
+}
+
+func (f levelFilter) WithGroup(n string) slog.Handler {
+	return levelFilter{f.Handler.WithGroup(n), f.min}
+}

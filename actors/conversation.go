@@ -1,0 +1,362 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// conversationActor is the single writer of one conversation (ARCHITECTURE rule 1). Its
+// receive turns every message into a domain event, asks domain.Transition what to do,
+// commits the result, runs the effects and publishes what changed. It never waits on a model
+// or a tool: those run in child actors that report back with the execution id they were
+// given, so a UserCancel is handled the moment it arrives (REQ-BED-005).
+//
+// Every field is touched only on the actor's goroutine, except the cancel functions, which
+// are plain context.CancelFuncs (safe to call from anywhere).
+type conversationActor struct {
+	rt *Runtime
+	id string
+
+	conv    domain.Conversation
+	history []domain.Message
+	loadErr error
+
+	// The running work, keyed by the execution id the core handed out.
+	llmPID     *actor.PID
+	llmExec    domain.ExecID
+	llmCancel  context.CancelFunc
+	toolPID    *actor.PID
+	toolExec   domain.ExecID
+	toolCancel context.CancelFunc
+	subAgents  map[string]*actor.PID
+	timers     map[domain.ExecID]*time.Timer
+
+	// stopping is set once the actor is being stopped (app shutdown, or the manager giving
+	// up on it). From then on it starts nothing and commits nothing: protoactor still delivers
+	// user messages while children stop, and a late tool result must not start the next
+	// tool. What was running is answered by restart recovery instead.
+	stopping bool
+
+	// tempDir is the private TMPDIR of this conversation's sandboxed commands, created on
+	// first use and removed when the actor stops.
+	tempDir string
+}
+
+func conversationProps(rt *Runtime, id string) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &conversationActor{rt: rt, id: id}
+	}, actor.WithSupervisor(workerSupervisor()))
+}
+
+// workerSupervisor stops a child that panicked instead of restarting it: the child's own
+// recover turns a panic into a result, so reaching the supervisor means the child is broken
+// and its result, if any, will never come. The conversation is told through the stale gate's
+// normal path because the conversation actor cancels the execution when the child stops.
+func workerSupervisor() actor.SupervisorStrategy {
+	return actor.NewOneForOneStrategy(0, time.Second, func(reason any) actor.Directive {
+		return actor.StopDirective
+	})
+}
+
+func (a *conversationActor) Receive(ctx actor.Context) {
+	if a.stopping {
+		if _, isCmd := ctx.Message().(cmdEvent); isCmd {
+			ctx.Respond(reply{Err: ErrStopped})
+		}
+		return
+	}
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		a.start(ctx)
+	case *actor.Restarting:
+		a.cleanup()
+		a.rt.publish(Notice{ConvID: a.id, Level: NoticeWarning,
+			Text: "The conversation hit an internal error and was reloaded from disk; nothing committed was lost."})
+	case *actor.Stopping:
+		a.stopping = true
+		a.cleanup()
+	case cmdEvent:
+		ctx.Respond(reply{Err: a.apply(ctx, msg.Event)})
+	case startTask:
+		if err := a.apply(ctx, domain.UserMessage{Text: msg.Task}); err != nil {
+			a.rt.log.Error("sub-agent could not start its task", "conversation", a.id, "error", err)
+		}
+	case llmDone:
+		a.onLLMDone(ctx, msg)
+	case toolDone:
+		if msg.Exec == a.toolExec {
+			a.toolPID, a.toolExec, a.toolCancel = nil, 0, nil
+		}
+		a.applyInternal(ctx, domain.ToolComplete{Exec: msg.Exec, Result: msg.Result})
+	case retryFired:
+		delete(a.timers, msg.Exec)
+		a.applyInternal(ctx, domain.RetryTimeout{Exec: msg.Exec})
+	case deadlineFired:
+		delete(a.timers, msg.Exec)
+		a.applyInternal(ctx, domain.SubAgentDeadline{Exec: msg.Exec})
+	case subAgentReport:
+		if pid, ok := a.subAgents[msg.Outcome.AgentID]; ok {
+			ctx.Poison(pid)
+			delete(a.subAgents, msg.Outcome.AgentID)
+		}
+		a.applyInternal(ctx, domain.SubAgentFinished{Exec: msg.Exec, Outcome: msg.Outcome})
+	case *actor.Terminated:
+		a.onChildStopped(ctx, msg.Who)
+	}
+}
+
+// start loads the conversation. After a restart caused by a panic the stored state may be
+// busy while no child runs any more; such a conversation is brought to rest exactly as after
+// an app restart, so it can never be stuck.
+func (a *conversationActor) start(ctx actor.Context) {
+	a.subAgents = map[string]*actor.PID{}
+	a.timers = map[domain.ExecID]*time.Timer{}
+	conv, msgs, err := a.rt.cfg.Store.Load(a.id)
+	if err != nil {
+		a.loadErr = fmt.Errorf("load conversation %s: %w", a.id, err)
+		a.rt.log.Error("conversation could not be loaded", "conversation", a.id, "error", err)
+		return
+	}
+	a.conv, a.history, a.loadErr = conv, msgs, nil
+	if domain.Busy(conv.State) {
+		a.applyInternal(ctx, domain.RestoreAfterRestart{Unanswered: domain.UnansweredCalls(a.history)})
+	}
+}
+
+func (a *conversationActor) cleanup() {
+	if a.llmCancel != nil {
+		a.llmCancel()
+	}
+	if a.toolCancel != nil {
+		a.toolCancel()
+	}
+	for exec, t := range a.timers {
+		t.Stop()
+		delete(a.timers, exec)
+	}
+	if a.tempDir != "" {
+		if err := os.RemoveAll(a.tempDir); err != nil {
+			a.rt.log.Warn("could not remove the conversation's temporary directory", "dir", a.tempDir, "error", err)
+		}
+		a.tempDir = ""
+	}
+}
+
+// applyInternal applies an event that comes from the runtime itself. Such an event cannot be
+// rejected for a reason the person should see; a failure to commit is logged and left to the
+// supervisor (the panic restarts the actor, which reloads the last committed state).
+func (a *conversationActor) applyInternal(ctx actor.Context, ev domain.Event) {
+	err := a.apply(ctx, ev)
+	if err == nil {
+		return
+	}
+	var commitErr *commitError
+	if errors.As(err, &commitErr) {
+		panic(err)
+	}
+	a.rt.log.Warn("event rejected", "conversation", a.id, "event", fmt.Sprintf("%T", ev), "error", err)
+}
+
+type commitError struct{ err error }
+
+func (e *commitError) Error() string { return e.err.Error() }
+func (e *commitError) Unwrap() error { return e.err }
+
+// apply is receive → Transition → commit → effects → publish. The commit comes before any
+// effect (REQ-BED-007): if it fails, nothing is started and the caller learns why.
+func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
+	if a.loadErr != nil {
+		return a.loadErr
+	}
+	next, effects, err := domain.Transition(a.conv, ev)
+	if err != nil {
+		return err
+	}
+	if len(effects) == 0 {
+		return nil
+	}
+	persist, ok := effects[0].(domain.Persist)
+	if !ok {
+		return fmt.Errorf("internal error: transition for %T did not start with a commit", ev)
+	}
+	stamped, msgs, err := a.rt.cfg.Store.Commit(next, persist.Messages)
+	if err != nil {
+		a.rt.publish(Notice{ConvID: a.id, Level: NoticeError,
+			Text: "Could not save the conversation: " + err.Error()})
+		return &commitError{fmt.Errorf("save conversation %s: %w", a.id, err)}
+	}
+	a.conv = stamped
+	a.history = append(slices.Clip(a.history), msgs...)
+	for _, m := range msgs {
+		a.rt.publish(MessageCommitted{ConvID: a.id, Message: m})
+	}
+	for _, eff := range effects[1:] {
+		a.run(ctx, eff)
+	}
+	a.rt.publish(StateChanged{Conv: a.conv, At: time.Now()})
+	return nil
+}
+
+func (a *conversationActor) run(ctx actor.Context, eff domain.Effect) {
+	switch e := eff.(type) {
+	case domain.RequestLLM:
+		a.startLLM(ctx, e)
+	case domain.AbortLLM:
+		if e.Exec == a.llmExec && a.llmCancel != nil {
+			a.llmCancel()
+			ctx.Stop(a.llmPID)
+			a.llmPID, a.llmExec, a.llmCancel = nil, 0, nil
+		}
+	case domain.ExecuteTool:
+		a.startTool(ctx, e)
+	case domain.KillTool:
+		if e.Exec == a.toolExec && a.toolCancel != nil {
+			// Cancelling the context kills the process group at once; stopping the actor
+			// afterwards only tidies up.
+			a.toolCancel()
+			ctx.Stop(a.toolPID)
+			a.toolPID, a.toolExec, a.toolCancel = nil, 0, nil
+		}
+	case domain.ScheduleRetry:
+		a.schedule(ctx, e.Exec, e.Delay, retryFired{Exec: e.Exec})
+	case domain.RequestApproval:
+		a.rt.publish(ApprovalRequested{ConvID: a.id, Exec: e.Exec, Reason: e.Reason})
+	case domain.SpawnSubAgents:
+		a.spawnSubAgents(ctx, e)
+	case domain.CancelSubAgents:
+		for _, id := range e.AgentIDs {
+			if pid, ok := a.subAgents[id]; ok {
+				ctx.Send(pid, cmdEvent{ID: id, Event: domain.UserCancel{}})
+				ctx.Poison(pid)
+				delete(a.subAgents, id)
+			}
+		}
+		if t, ok := a.timers[e.Exec]; ok {
+			t.Stop()
+			delete(a.timers, e.Exec)
+		}
+	case domain.NotifyParent:
+		if parent := ctx.Parent(); parent != nil {
+			ctx.Send(parent, subAgentReport{Exec: e.ParentExec, Outcome: e.Outcome})
+		}
+	}
+}
+
+func (a *conversationActor) schedule(ctx actor.Context, exec domain.ExecID, delay time.Duration, msg any) {
+	self, root := ctx.Self(), a.rt.system.Root
+	a.timers[exec] = time.AfterFunc(delay, func() { root.Send(self, msg) })
+}
+
+func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
+	req := llm.Request{
+		Model:   a.conv.Model,
+		System:  SystemPrompt(a.conv),
+		History: slices.Clip(a.history),
+	}
+	if e.Continuation != nil {
+		req.ExtraUserText = e.Continuation.Prompt
+	} else {
+		req.Tools = domain.ToolsFor(a.conv.IsSubAgent())
+	}
+	reqCtx, cancel := context.WithCancel(context.Background())
+	a.llmExec, a.llmCancel = e.Exec, cancel
+	a.llmPID = ctx.Spawn(llmRequestProps(a.rt, a.id, e.Exec, reqCtx, cancel, req))
+}
+
+func (a *conversationActor) onLLMDone(ctx actor.Context, msg llmDone) {
+	if msg.Exec == a.llmExec {
+		a.llmPID, a.llmExec, a.llmCancel = nil, 0, nil
+	}
+	if msg.Err == nil {
+		a.applyInternal(ctx, domain.LLMResponse{Exec: msg.Exec, Text: msg.Resp.Text,
+			ToolCalls: msg.Resp.ToolCalls, Usage: msg.Resp.Usage})
+		return
+	}
+	if errors.Is(msg.Err, context.Canceled) {
+		return // aborted on purpose; the core already moved on
+	}
+	kind, text, retryAfter := domain.ErrorUnknown, msg.Err.Error(), time.Duration(0)
+	var le *llm.Error
+	if errors.As(msg.Err, &le) {
+		kind, retryAfter = le.Kind, le.RetryAfter
+		if le.Message != "" {
+			text = le.Message
+		}
+	}
+	a.applyInternal(ctx, domain.LLMError{Exec: msg.Exec, Kind: kind, Message: text, RetryAfter: retryAfter})
+}
+
+func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
+	env, err := a.toolEnv(e.Mode)
+	toolCtx, cancel := context.WithCancel(context.Background())
+	a.toolExec, a.toolCancel = e.Exec, cancel
+	a.toolPID = ctx.Spawn(toolRunProps(a.rt, e.Exec, toolCtx, cancel, env, e.Call, err))
+}
+
+func (a *conversationActor) spawnSubAgents(ctx actor.Context, e domain.SpawnSubAgents) {
+	for _, spec := range e.Agents {
+		sub, err := domain.NewConversation(domain.NewConversationParams{
+			ID: spec.ID, Title: domain.TitleFrom(spec.Task), Cwd: a.conv.Cwd, Model: a.conv.Model,
+			ContextWindow: a.conv.ContextWindow, LandlockAvailable: a.conv.LandlockAvailable,
+			ParentID: a.id, ParentExec: e.Exec, Task: spec.Task, CreatedAt: time.Now(),
+		})
+		if err == nil {
+			sub, err = a.rt.cfg.Store.Create(sub)
+		}
+		if err != nil {
+			// The sub-agent never existed; report it failed so the batch still completes.
+			ctx.Send(ctx.Self(), subAgentReport{Exec: e.Exec, Outcome: domain.SubAgentOutcome{
+				AgentID: spec.ID, Task: spec.Task, Status: domain.SubAgentFailed,
+				Error: "could not start: " + err.Error(), Kind: domain.ErrorUnknown}})
+			continue
+		}
+		a.rt.publish(ConversationCreated{Conv: sub})
+		pid := ctx.Spawn(conversationProps(a.rt, spec.ID))
+		ctx.Watch(pid)
+		a.subAgents[spec.ID] = pid
+		ctx.Send(pid, startTask{Task: spec.Task})
+	}
+	deadline := e.Deadline
+	if a.rt.cfg.SubAgentDeadline > 0 {
+		deadline = a.rt.cfg.SubAgentDeadline
+	}
+	a.schedule(ctx, e.Exec, deadline, deadlineFired{Exec: e.Exec})
+}
+
+// onChildStopped notices a worker that stopped without reporting (its supervisor stopped it
+// after a panic its own recover could not catch) and reports on its behalf, so the
+// conversation cannot wait forever.
+func (a *conversationActor) onChildStopped(ctx actor.Context, who *actor.PID) {
+	for id, pid := range a.subAgents {
+		if pid.Equal(who) {
+			delete(a.subAgents, id)
+			if st, ok := a.conv.State.(domain.AwaitingSubAgents); ok {
+				a.applyInternal(ctx, domain.SubAgentFinished{Exec: st.Exec, Outcome: domain.SubAgentOutcome{
+					AgentID: id, Status: domain.SubAgentFailed, Error: "the sub-agent stopped unexpectedly", Kind: domain.ErrorUnknown}})
+			}
+		}
+	}
+}
+
+func (a *conversationActor) toolEnv(mode domain.Mode) (tools.Env, error) {
+	env := tools.Env{Cwd: a.conv.Cwd, Mode: mode, ImageLimits: a.rt.cfg.ImageLimits}
+	if a.tempDir == "" {
+		dir, err := os.MkdirTemp("", "phoenix-"+a.id+"-")
+		if err != nil {
+			return env, fmt.Errorf("create the private temporary directory for sandboxed commands: %w", err)
+		}
+		a.tempDir = dir
+	}
+	env.TempDir = a.tempDir
+	return env, nil
+}

@@ -1,0 +1,10 @@
+// Package actors is the runtime of Phoenix Desktop, on protoactor-go. A manager actor
+// supervises one actor per conversation; each conversation actor is the single writer of its
+// conversation and calls domain.Transition for everything that happens, commits the result,
+// then carries out the effects through child actors: one model request at a time, one tool
+// run at a time, and sub-agent conversations in parallel.
+//
+// The Runtime type is the command API the GUI and the CLI use; events.go is the event stream
+// contract they subscribe to. The package must never block a mailbox on a model or a tool,
+// and never change a conversation except through domain.Transition.
+package actors

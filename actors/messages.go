@@ -1,0 +1,59 @@
+package actors
+
+import (
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/llm"
+)
+
+// Messages shared by the actors. Commands carry the conversation id so the manager can route
+// them; the conversation actor answers each with a reply value (ctx.Respond).
+
+// convCommand is implemented by every command the manager forwards to a conversation actor.
+type convCommand interface{ convID() string }
+
+type (
+	// cmdEvent asks a conversation actor to apply a domain event for the person (send,
+	// cancel, decide, downgrade, wrap up). The reply is a reply value.
+	cmdEvent struct {
+		ID    string
+		Event domain.Event
+	}
+	// cmdCreate creates a conversation; the reply is replyConv.
+	cmdCreate struct {
+		Conv domain.Conversation
+	}
+	// reply answers a command; Err is nil on success.
+	reply struct{ Err error }
+	// replyConv answers cmdCreate.
+	replyConv struct {
+		Conv domain.Conversation
+		Err  error
+	}
+	// cmdStopAll stops every conversation actor before the system shuts down.
+	cmdStopAll struct{}
+)
+
+func (c cmdEvent) convID() string { return c.ID }
+
+// Results that child actors send to their conversation, each with the execution id it was
+// started with so that the core can drop stale ones.
+type (
+	llmDone struct {
+		Exec domain.ExecID
+		Resp llm.Response
+		Err  error
+	}
+	toolDone struct {
+		Exec   domain.ExecID
+		Result domain.ToolResult
+	}
+	retryFired    struct{ Exec domain.ExecID }
+	deadlineFired struct{ Exec domain.ExecID }
+	// subAgentReport is a sub-agent's NotifyParent effect, sent to its parent.
+	subAgentReport struct {
+		Exec    domain.ExecID
+		Outcome domain.SubAgentOutcome
+	}
+	// startTask starts a freshly spawned sub-agent on its task.
+	startTask struct{ Task string }
+)

@@ -1,0 +1,121 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// The worker actors run one model request or one tool call. The blocking work happens on a
+// goroutine the worker starts, never in a mailbox; the result goes back to the conversation
+// as a message carrying the execution id. Stopping the worker (or calling the cancel function
+// the conversation kept) cancels the context, which aborts the HTTP request or kills the
+// process group.
+
+// llmRequestActor runs one streaming model request (at most one per conversation).
+type llmRequestActor struct {
+	rt     *Runtime
+	convID string
+	exec   domain.ExecID
+	ctx    context.Context
+	cancel context.CancelFunc
+	req    llm.Request
+}
+
+func llmRequestProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context,
+	cancel context.CancelFunc, req llm.Request) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &llmRequestActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, req: req}
+	})
+}
+
+func (w *llmRequestActor) Receive(ctx actor.Context) {
+	switch ctx.Message().(type) {
+	case *actor.Started:
+		parent, root, client := ctx.Parent(), w.rt.system.Root, w.rt.llmClient()
+		go func() {
+			resp, err := w.stream(client)
+			root.Send(parent, llmDone{Exec: w.exec, Resp: resp, Err: err})
+		}()
+	case *actor.Stopping:
+		w.cancel()
+	}
+}
+
+// stream calls the model; a panic inside the client becomes a retryable error, because a
+// crash while reading one response says nothing about the next attempt.
+func (w *llmRequestActor) stream(client LLMClient) (resp llm.Response, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.rt.log.Error("panic in the model client", "panic", p, "stack", string(debug.Stack()))
+			resp, err = llm.Response{}, &llm.Error{Kind: domain.ErrorIncompleteResponse,
+				Message: fmt.Sprintf("internal error while reading the model's answer (%v); retrying", p)}
+		}
+	}()
+	onDelta := func(text string) {
+		if w.ctx.Err() == nil {
+			w.rt.publish(TextDelta{ConvID: w.convID, Exec: w.exec, Text: text})
+		}
+	}
+	return client.Stream(w.ctx, w.req, onDelta)
+}
+
+// toolRunActor runs one tool call (one at a time per conversation).
+type toolRunActor struct {
+	rt     *Runtime
+	exec   domain.ExecID
+	ctx    context.Context
+	cancel context.CancelFunc
+	env    tools.Env
+	call   domain.ToolCall
+	envErr error
+}
+
+func toolRunProps(rt *Runtime, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc,
+	env tools.Env, call domain.ToolCall, envErr error) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &toolRunActor{rt: rt, exec: exec, ctx: ctx, cancel: cancel, env: env, call: call, envErr: envErr}
+	})
+}
+
+func (w *toolRunActor) Receive(ctx actor.Context) {
+	switch ctx.Message().(type) {
+	case *actor.Started:
+		parent, root := ctx.Parent(), w.rt.system.Root
+		go func() {
+			root.Send(parent, toolDone{Exec: w.exec, Result: w.run()})
+		}()
+	case *actor.Stopping:
+		w.cancel()
+	}
+}
+
+// run executes the tool and stores any images it returns, all off the mailbox. A panic
+// becomes an error result for the model: the conversation goes on.
+func (w *toolRunActor) run() (res domain.ToolResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.rt.log.Error("panic in a tool", "tool", w.call.Name, "panic", p, "stack", string(debug.Stack()))
+			res = domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
+				Content: fmt.Sprintf("The tool %s failed with an internal error (%v). This is a bug in Phoenix Desktop, not in your call; try another approach.", w.call.Name, p)}
+		}
+	}()
+	if w.envErr != nil {
+		return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
+			Content: "The tool could not start: " + w.envErr.Error()}
+	}
+	out := w.rt.cfg.Tools.Run(w.ctx, w.env, w.call)
+	for _, img := range out.Images {
+		if _, err := w.rt.cfg.Store.PutBlob(img.Data); err != nil {
+			return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
+				Content: "The image could not be saved: " + err.Error()}
+		}
+	}
+	return out.Result(w.call)
+}

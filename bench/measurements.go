@@ -1,0 +1,431 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/llm/fakellm"
+	"github.com/phoenix-desktop/phoenix/persistence"
+	"github.com/phoenix-desktop/phoenix/sandbox"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+func measurements() []measurement {
+	return []measurement{
+		{name: "tool round overhead (bash true)", unit: "ms", target: 2,
+			note: "model reply received → tool run → result committed → next request sent; Unrestricted, so it includes starting bash but not the sandbox",
+			run:  toolRoundOverhead},
+		{name: "cancel to idle (running process group)", unit: "ms", target: 100,
+			note: "Stop pressed → process group killed, cancelled and skipped results committed, state idle",
+			run:  cancelLatency},
+		{name: "bash true, plain", unit: "ms", run: bashTrue(domain.ModeUnrestricted)},
+		{name: "bash true, sandboxed", unit: "ms", target: 10 + 10,
+			note: "target: at most 10 ms more than plain (the plain row is about 5–10 ms on this VM)",
+			run:  bashTrue(domain.ModeRestricted)},
+		{name: "store open + list (1,000 conversations × 100 messages)", unit: "ms", target: 100, run: openAndList},
+		{name: "load a 10,000-message conversation", unit: "ms", target: 50, run: loadLarge},
+		{name: "time to first delta (local fake server)", unit: "ms", target: 20, run: firstDelta},
+		{name: "peak RSS after a 100-turn conversation", unit: "MiB", target: 300,
+			note: "VmHWM of the whole process, including the other measurements before it", run: peakRSS},
+	}
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// env is a complete runtime on a temporary data directory and the local fake server.
+type env struct {
+	dir    string
+	cwd    string
+	store  *persistence.Store
+	srv    *fakellm.Server
+	rt     *actors.Runtime
+	sub    *actors.Subscription
+	client *timedClient
+}
+
+func newEnv() (*env, error) {
+	e := &env{}
+	var err error
+	if e.dir, err = os.MkdirTemp("", "phoenix-bench-data-"); err != nil {
+		return nil, err
+	}
+	if e.cwd, err = os.MkdirTemp("", "phoenix-bench-cwd-"); err != nil {
+		e.close()
+		return nil, err
+	}
+	if e.store, err = persistence.Open(e.dir, persistence.Options{Logger: quietLogger()}); err != nil {
+		e.close()
+		return nil, err
+	}
+	if e.srv, err = fakellm.Start(); err != nil {
+		e.close()
+		return nil, err
+	}
+	client, err := llm.New(llm.Config{BaseURL: e.srv.URL(), APIKey: "bench", Model: domain.DemoModel}, e.store)
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	e.client = &timedClient{inner: client}
+	e.rt, err = actors.Start(actors.Config{Store: e.store, LLM: e.client, Tools: tools.NewRegistry(),
+		Sandbox: sandbox.Probe(), Logger: quietLogger(), DefaultModel: domain.DemoModel})
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	e.sub = e.rt.Subscribe()
+	return e, nil
+}
+
+func (e *env) close() {
+	if e.sub != nil {
+		e.sub.Close()
+	}
+	if e.rt != nil {
+		e.rt.Shutdown()
+	}
+	if e.srv != nil {
+		e.srv.Close()
+	}
+	if e.store != nil {
+		_ = e.store.Close()
+	}
+	for _, d := range []string{e.dir, e.cwd} {
+		if d != "" {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
+// waitFor waits for a state change of a conversation that satisfies ok.
+func (e *env) waitFor(ctx context.Context, id string, ok func(domain.Conversation) bool) (domain.Conversation, error) {
+	timeout := time.NewTimer(2 * time.Minute)
+	defer timeout.Stop()
+	for {
+		select {
+		case ev := <-e.sub.Events():
+			if sc, is := ev.(actors.StateChanged); is && sc.Conv.ID == id && ok(sc.Conv) {
+				return sc.Conv, nil
+			}
+		case <-timeout.C:
+			return domain.Conversation{}, fmt.Errorf("conversation %s did not get there in time", id)
+		case <-ctx.Done():
+			return domain.Conversation{}, ctx.Err()
+		}
+	}
+}
+
+func (e *env) turn(ctx context.Context, id, text string) (domain.Conversation, error) {
+	if err := e.rt.Send(ctx, id, text, nil); err != nil {
+		return domain.Conversation{}, err
+	}
+	c, err := e.waitFor(ctx, id, func(c domain.Conversation) bool { return !domain.Busy(c.State) })
+	if err == nil && c.State.Kind() != domain.StateIdle {
+		err = fmt.Errorf("the turn ended in %s", c.State.Kind())
+	}
+	return c, err
+}
+
+// timedClient records when each model request starts and when its answer arrives, so the
+// time between an answer and the next request is the runtime's own overhead.
+type timedClient struct {
+	inner  actors.LLMClient
+	mu     sync.Mutex
+	starts []time.Time
+	ends   []time.Time
+}
+
+func (c *timedClient) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+	c.mu.Lock()
+	c.starts = append(c.starts, time.Now())
+	c.mu.Unlock()
+	resp, err := c.inner.Stream(ctx, req, onDelta)
+	c.mu.Lock()
+	c.ends = append(c.ends, time.Now())
+	c.mu.Unlock()
+	return resp, err
+}
+
+func (c *timedClient) reset() {
+	c.mu.Lock()
+	c.starts, c.ends = nil, nil
+	c.mu.Unlock()
+}
+
+func samplesOf(o Options, full, quick int) int {
+	if o.Quick {
+		return quick
+	}
+	return full
+}
+
+func toolRoundOverhead(ctx context.Context, o Options) ([]float64, error) {
+	e, err := newEnv()
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+	conv, err := e.rt.Create(ctx, actors.NewConversation{Cwd: e.cwd, Unrestricted: true})
+	if err != nil {
+		return nil, err
+	}
+	rounds := samplesOf(o, 60, 8)
+	e.client.reset()
+	if _, err := e.turn(ctx, conv.ID, strings.Repeat("bash: true\n", rounds)); err != nil {
+		return nil, err
+	}
+	e.client.mu.Lock()
+	defer e.client.mu.Unlock()
+	var out []float64
+	for i := 1; i < len(e.client.starts) && i-1 < len(e.client.ends); i++ {
+		out = append(out, ms(e.client.starts[i].Sub(e.client.ends[i-1])))
+	}
+	return out, nil
+}
+
+func cancelLatency(ctx context.Context, o Options) ([]float64, error) {
+	e, err := newEnv()
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+	conv, err := e.rt.Create(ctx, actors.NewConversation{Cwd: e.cwd})
+	if err != nil {
+		return nil, err
+	}
+	var out []float64
+	for i := 0; i < samplesOf(o, 25, 3); i++ {
+		if err := e.rt.Send(ctx, conv.ID, "bash: sleep 100 & sleep 100; wait", nil); err != nil {
+			return out, err
+		}
+		if _, err := e.waitFor(ctx, conv.ID, func(c domain.Conversation) bool {
+			return c.State.Kind() == domain.StateToolExecuting
+		}); err != nil {
+			return out, err
+		}
+		time.Sleep(20 * time.Millisecond) // let bash start its children
+		start := time.Now()
+		if err := e.rt.Cancel(ctx, conv.ID); err != nil {
+			return out, err
+		}
+		out = append(out, ms(time.Since(start)))
+	}
+	return out, nil
+}
+
+func bashTrue(mode domain.Mode) func(context.Context, Options) ([]float64, error) {
+	return func(ctx context.Context, o Options) ([]float64, error) {
+		if mode == domain.ModeRestricted && !sandbox.Probe().Available {
+			return nil, fmt.Errorf("Landlock unavailable: %s", sandbox.Probe().Reason)
+		}
+		cwd, err := os.MkdirTemp("", "phoenix-bench-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(cwd)
+		tmp, err := os.MkdirTemp("", "phoenix-bench-tmp-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		reg := tools.NewRegistry()
+		env := tools.Env{Cwd: cwd, Mode: mode, TempDir: tmp}
+		call := domain.ToolCall{ID: "b", Name: domain.ToolBash, Arguments: `{"command":"true"}`}
+		var out []float64
+		for i := 0; i < samplesOf(o, 40, 5); i++ {
+			start := time.Now()
+			res := reg.Run(ctx, env, call)
+			if res.Outcome != domain.OutcomeSuccess {
+				return out, fmt.Errorf("bash true failed: %s", res.Content)
+			}
+			out = append(out, ms(time.Since(start)))
+		}
+		return out, nil
+	}
+}
+
+// fillStore writes conversations of alternating user and assistant messages directly
+// through the store, a hundred messages a commit.
+func fillStore(store *persistence.Store, cwd string, convs, msgsEach int) (string, error) {
+	var last string
+	for i := 0; i < convs; i++ {
+		c, err := domain.NewConversation(domain.NewConversationParams{
+			ID: fmt.Sprintf("bench-%05d", i), Title: fmt.Sprintf("Benchmark conversation %d", i),
+			Cwd: cwd, Model: domain.DemoModel, CreatedAt: time.Now()})
+		if err != nil {
+			return "", err
+		}
+		if c, err = store.Create(c); err != nil {
+			return "", err
+		}
+		for done := 0; done < msgsEach; {
+			n := min(100, msgsEach-done)
+			batch := make([]domain.Message, n)
+			for j := range batch {
+				seq := c.NextSeq + uint64(j)
+				if seq%2 == 0 {
+					batch[j] = domain.Message{Seq: seq, Kind: domain.KindUser, Text: "Please look at the build output and tell me what failed."}
+				} else {
+					batch[j] = domain.Message{Seq: seq, Kind: domain.KindAssistant, Text: strings.Repeat("The build failed because a test timed out. ", 6)}
+				}
+			}
+			c.NextSeq += uint64(n)
+			if c, _, err = store.Commit(c, batch); err != nil {
+				return "", err
+			}
+			done += n
+		}
+		last = c.ID
+	}
+	return last, nil
+}
+
+func openAndList(ctx context.Context, o Options) ([]float64, error) {
+	dir, err := os.MkdirTemp("", "phoenix-bench-store-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	store, err := persistence.Open(dir, persistence.Options{Logger: quietLogger()})
+	if err != nil {
+		return nil, err
+	}
+	convs := 1000
+	if o.Quick {
+		convs = 50
+	}
+	if _, err := fillStore(store, dir, convs, 100); err != nil {
+		store.Close()
+		return nil, err
+	}
+	if err := store.Close(); err != nil {
+		return nil, err
+	}
+	var out []float64
+	for i := 0; i < samplesOf(o, 10, 2); i++ {
+		start := time.Now()
+		s, err := persistence.Open(dir, persistence.Options{Logger: quietLogger()})
+		if err != nil {
+			return out, err
+		}
+		list, err := s.List(false)
+		took := time.Since(start)
+		s.Close()
+		if err != nil {
+			return out, err
+		}
+		if len(list) != convs {
+			return out, fmt.Errorf("listed %d conversations, want %d", len(list), convs)
+		}
+		out = append(out, ms(took))
+	}
+	return out, nil
+}
+
+func loadLarge(ctx context.Context, o Options) ([]float64, error) {
+	store, err := persistence.OpenInMemory()
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	n := 10000
+	if o.Quick {
+		n = 1000
+	}
+	id, err := fillStore(store, os.TempDir(), 1, n)
+	if err != nil {
+		return nil, err
+	}
+	var out []float64
+	for i := 0; i < samplesOf(o, 20, 3); i++ {
+		start := time.Now()
+		_, msgs, err := store.Load(id)
+		if err != nil {
+			return out, err
+		}
+		if len(msgs) != n {
+			return out, fmt.Errorf("loaded %d messages, want %d", len(msgs), n)
+		}
+		out = append(out, ms(time.Since(start)))
+	}
+	return out, nil
+}
+
+func firstDelta(ctx context.Context, o Options) ([]float64, error) {
+	srv, err := fakellm.Start()
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "bench", Model: domain.DemoModel}, nil)
+	if err != nil {
+		return nil, err
+	}
+	req := llm.Request{Model: domain.DemoModel, System: "bench",
+		History: []domain.Message{{Seq: 0, Kind: domain.KindUser, Text: "echo: " + strings.Repeat("token ", 200)}}}
+	var out []float64
+	for i := 0; i < samplesOf(o, 50, 5); i++ {
+		var first time.Duration
+		start := time.Now()
+		_, err := client.Stream(ctx, req, func(string) {
+			if first == 0 {
+				first = time.Since(start)
+			}
+		})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ms(first))
+	}
+	return out, nil
+}
+
+func peakRSS(ctx context.Context, o Options) ([]float64, error) {
+	e, err := newEnv()
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+	conv, err := e.rt.Create(ctx, actors.NewConversation{Cwd: e.cwd, Unrestricted: true})
+	if err != nil {
+		return nil, err
+	}
+	turns := samplesOf(o, 100, 5)
+	for i := 0; i < turns; i++ {
+		if _, err := e.turn(ctx, conv.ID, fmt.Sprintf("echo: turn %d %s", i, strings.Repeat("lorem ipsum ", 50))); err != nil {
+			return nil, err
+		}
+	}
+	kib, err := statusField("VmHWM")
+	if err != nil {
+		return nil, err
+	}
+	return []float64{float64(kib) / 1024}, nil
+}
+
+// statusField reads a "kB" field of /proc/self/status.
+func statusField(name string) (int64, error) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, fmt.Errorf("read peak memory: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), name+":"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/self/status", name)
+}
