@@ -8,9 +8,6 @@ import (
 // Messages shared by the actors. Commands carry the conversation id so the manager can route
 // them; the conversation actor answers each with a reply value (ctx.Respond).
 
-// convCommand is implemented by every command the manager forwards to a conversation actor.
-type convCommand interface{ convID() string }
-
 type (
 	// cmdEvent asks a conversation actor to apply a domain event for the person (send,
 	// cancel, decide, downgrade, wrap up). The reply is a reply value.
@@ -33,7 +30,6 @@ type (
 	cmdStopAll struct{}
 )
 
-func (c cmdEvent) convID() string { return c.ID }
 
 // Results that child actors send to their conversation, each with the execution id it was
 // started with so that the core can drop stale ones.

@@ -227,7 +227,7 @@ func cancelLatency(ctx context.Context, o Options) ([]float64, error) {
 func bashTrue(mode domain.Mode) func(context.Context, Options) ([]float64, error) {
 	return func(ctx context.Context, o Options) ([]float64, error) {
 		if mode == domain.ModeRestricted && !sandbox.Probe().Available {
-			return nil, fmt.Errorf("Landlock unavailable: %s", sandbox.Probe().Reason)
+			return nil, fmt.Errorf("the sandbox is unavailable: %s", sandbox.Probe().Reason)
 		}
 		cwd, err := os.MkdirTemp("", "phoenix-bench-")
 		if err != nil {
