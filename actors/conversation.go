@@ -12,6 +12,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -351,9 +352,9 @@ func (a *conversationActor) onChildStopped(ctx actor.Context, who *actor.PID) {
 func (a *conversationActor) toolEnv(mode domain.Mode) (tools.Env, error) {
 	env := tools.Env{Cwd: a.conv.Cwd, Mode: mode, ImageLimits: a.rt.cfg.ImageLimits}
 	if a.tempDir == "" {
-		dir, err := os.MkdirTemp("", "phoenix-"+a.id+"-")
+		dir, err := sandbox.MakeTempDir(a.id)
 		if err != nil {
-			return env, fmt.Errorf("create the private temporary directory for sandboxed commands: %w", err)
+			return env, err
 		}
 		a.tempDir = dir
 	}
