@@ -4,6 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -119,16 +120,16 @@ func ToolsFor(subAgent bool) []ToolSpec {
 
 // Offers reports whether a tool is in the set offered to this kind of conversation.
 func Offers(subAgent bool, name string) bool {
-	names := parentTools
+	return slices.Contains(toolNames(subAgent), name)
+}
+
+// toolNames lists the names ToolsFor offers, without building the specs (which parses every
+// schema), for the core's "unknown tool" answer.
+func toolNames(subAgent bool) []string {
 	if subAgent {
-		names = subAgentTools
+		return subAgentTools
 	}
-	for _, n := range names {
-		if n == name {
-			return true
-		}
-	}
-	return false
+	return parentTools
 }
 
 // Argument shapes of the tools the core interprets itself.

@@ -631,11 +631,7 @@ func (t *tx) runRound(calls []ToolCall, completed []string, notes []string) {
 func (t *tx) refusal(call ToolCall, others int) (string, bool) {
 	sub := t.c.IsSubAgent()
 	if !Offers(sub, call.Name) {
-		names := make([]string, 0, 8)
-		for _, s := range ToolsFor(sub) {
-			names = append(names, s.Name)
-		}
-		return fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(names, ", ")), true
+		return fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(toolNames(sub), ", ")), true
 	}
 	if !ValidJSONObject(call.Arguments) {
 		return fmt.Sprintf("The arguments of %s are not a valid JSON object, so it was not run. Call it again with arguments that match its schema.", call.Name), true
