@@ -98,8 +98,10 @@ func (v *rowView) newPart(k rowKind) part {
 	switch k {
 	case rowUser:
 		return newUserPart(v.cv)
-	case rowAssistant, rowStreaming:
+	case rowAssistant:
 		return newTextPart()
+	case rowStreaming:
+		return newStreamPart()
 	case rowTool:
 		return newToolPart(v.cv)
 	case rowAgents:
@@ -206,12 +208,49 @@ func newTextPart() *textPart {
 
 func (p *textPart) object() fyne.CanvasObject { return p.obj }
 
-func (p *textPart) bind(r *row) {
-	if r.kind == rowStreaming {
-		p.text.ParseMarkdown(r.text + " ▍")
-		return
+func (p *textPart) bind(r *row) { p.text.ParseMarkdown(r.msg.Text) }
+
+// streamPart shows streamed text as it grows. Wrapping a paragraph costs time that grows
+// faster than its length, so the finished paragraphs sit in one RichText that changes only
+// when a paragraph ends, and only the paragraph being written is parsed and wrapped again
+// on each repaint.
+type streamPart struct {
+	done, tail *widget.RichText
+	doneText   string
+	obj        fyne.CanvasObject
+}
+
+func newStreamPart() *streamPart {
+	p := &streamPart{done: newWrapText(), tail: newWrapText()}
+	p.done.Hide()
+	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), 0)}, container.New(&column{}, p.done, p.tail))
+	return p
+}
+
+func (p *streamPart) object() fyne.CanvasObject { return p.obj }
+
+func (p *streamPart) bind(r *row) {
+	done, tail := splitStream(r.text)
+	if done != p.doneText {
+		p.doneText = done
+		p.done.ParseMarkdown(done)
+		p.done.Hidden = done == ""
 	}
-	p.text.ParseMarkdown(r.msg.Text)
+	p.tail.ParseMarkdown(tail + " ▍")
+}
+
+// splitStream splits streamed Markdown before its last paragraph, never inside a code fence.
+func splitStream(s string) (done, tail string) {
+	for end := len(s); ; {
+		i := strings.LastIndex(s[:end], "\n\n")
+		if i <= 0 {
+			return "", s
+		}
+		if strings.Count(s[:i], "```")%2 == 0 {
+			return s[:i], strings.TrimLeft(s[i:], "\n")
+		}
+		end = i
+	}
 }
 
 // toolPart: one tool call as a compact row that expands to its result or diff.

@@ -21,11 +21,16 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 )
 
-// newOpenConversation starts a harness with one empty conversation and opens it.
-func newOpenConversation(t *testing.T, setup func(f *fakeBackend, d *Deps)) (*harness, string) {
-	t.Helper()
+// newOpenConversation starts a harness with one empty conversation and opens it. Benchmarks
+// pass their *testing.B as tb.
+func newOpenConversation(t *testing.T, setup func(f *fakeBackend, d *Deps), tb ...testing.TB) (*harness, string) {
+	var tt testing.TB = t
+	if len(tb) > 0 {
+		tt = tb[0]
+	}
+	tt.Helper()
 	var id string
-	h := newHarness(t, func(f *fakeBackend, d *Deps) {
+	h := newHarness(tt, func(f *fakeBackend, d *Deps) {
 		id = f.add(domain.NewConversationParams{Title: "Work", Cwd: "/home/ada/src/parser", Model: "gpt-4o"}).ID
 		if setup != nil {
 			setup(f, d)

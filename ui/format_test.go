@@ -1,0 +1,246 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+func TestStatusText(t *testing.T) {
+	since := testNow
+	cases := []struct {
+		name  string
+		state domain.State
+		now   time.Time
+		want  string
+	}{
+		{"idle", domain.Idle{}, since, "Ready"},
+		{"thinking", domain.LLMRequesting{Exec: 1, Attempt: 1}, since, "Thinking…"},
+		{"second attempt in flight", domain.LLMRequesting{Exec: 1, Attempt: 2}, since, "Thinking… (attempt 2 of 3)"},
+		{"retry countdown REQ_BED_006", domain.LLMRequesting{Exec: 1, Attempt: 2, RetryPending: true, RetryDelay: 4 * time.Second}, since, "Retrying (2 of 3) in 4 s"},
+		{"retry countdown later", domain.LLMRequesting{Exec: 1, Attempt: 2, RetryPending: true, RetryDelay: 4 * time.Second}, since.Add(1500 * time.Millisecond), "Retrying (2 of 3) in 3 s"},
+		{"retry overdue", domain.LLMRequesting{Exec: 1, Attempt: 3, RetryPending: true, RetryDelay: time.Second}, since.Add(5 * time.Second), "Retrying (3 of 3) in 0 s"},
+		{"bash with elapsed time", domain.ToolExecuting{Exec: 2, Current: bashCall("a", "go test ./...")}, since.Add(12 * time.Second), "Running bash: `go test ./...` 0:12"},
+		{"long bash command", domain.ToolExecuting{Exec: 2, Current: bashCall("a", strings.Repeat("x", 100))}, since.Add(61 * time.Second), "Running bash: `" + strings.Repeat("x", 79) + "…` 1:01"},
+		{"patch", domain.ToolExecuting{Exec: 2, Current: patchCall("a", "main.go")}, since, "Running patch: `main.go` 0:00"},
+		{"approval REQ_BED_015", domain.AwaitingModeApproval{Exec: 3}, since, "Waiting for your approval"},
+		{"sub-agents", domain.AwaitingSubAgents{Exec: 4, Outcomes: []domain.SubAgentOutcome{{Status: domain.SubAgentSucceeded}, {Status: domain.SubAgentPending}}}, since.Add(3 * time.Hour), "Waiting for sub-agents (1 of 2 done) 3:00:00"},
+		{"continuation", domain.AwaitingContinuation{Exec: 5, Attempt: 1}, since, "Writing the continuation summary…"},
+		{"exhausted REQ_BED_021", domain.ContextExhausted{Summary: "s"}, since, "Context exhausted"},
+		{"rate limited", domain.Error{Message: "rate limited.", ErrKind: domain.ErrorRateLimit}, since, "Error: rate limited — send a message to retry"},
+		{"auth", domain.Error{Message: "invalid API key", ErrKind: domain.ErrorAuth}, since, "Error: invalid API key — check the API key in Settings, then send a message to retry"},
+		{"sub-agent done", domain.Completed{Result: "r", Success: true}, since, "Finished"},
+		{"sub-agent failed", domain.Failed{Message: "deadline"}, since, "Failed: deadline"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := statusText(domain.Conversation{State: c.state}, since, c.now)
+			if got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestToolKeyArg(t *testing.T) {
+	cases := []struct {
+		name string
+		call domain.ToolCall
+		want string
+	}{
+		{"bash shows the full command", bashCall("a", "cd sub && go test ./... -run 'TestX|TestY' -count=1"), "cd sub && go test ./... -run 'TestX|TestY' -count=1"},
+		{"patch shows the path", patchCall("a", "cmd/main.go"), "cmd/main.go"},
+		{"patch with several changes", domain.ToolCall{Name: domain.ToolPatch, Arguments: `{"path":"a.go","patches":[{},{}]}`}, "a.go (2 changes)"},
+		{"keyword search", domain.ToolCall{Name: domain.ToolKeywordSearch, Arguments: `{"query":"where is the parser","search_terms":["parse"]}`}, "where is the parser"},
+		{"spawn", spawnCall("a", "x", "y", "z"), "3 tasks"},
+		{"malformed", domain.ToolCall{Name: domain.ToolBash, Arguments: `{"command":`}, `{"command":`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := toolKeyArg(c.call); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	cases := []struct{ name, got, want string }{
+		{"tokens small", tokens(950), "950"},
+		{"tokens k", tokens(12_345), "12.3k"},
+		{"tokens round k", tokens(128_000), "128k"},
+		{"tokens M", tokens(1_047_576), "1.05M"},
+		{"tokens exact M", tokens(1_000_000), "1M"},
+		{"meter", meterText(domain.Usage{InputTokens: 80_000, OutputTokens: 5_000}, 100_000), "85k / 100k tokens (85%)"},
+		{"today", listTime(testNow.Add(-time.Hour), testNow), "14:09"},
+		{"this week", listTime(testNow.AddDate(0, 0, -2), testNow), testNow.AddDate(0, 0, -2).Format("Mon")},
+		{"this year", listTime(time.Date(2025, 1, 2, 10, 0, 0, 0, time.Local), testNow), "2 Jan"},
+		{"older", listTime(time.Date(2023, 1, 2, 10, 0, 0, 0, time.Local), testNow), "2 Jan 2023"},
+		{"title", convTitle("  ", "/home/ada/src/parser"), "parser"},
+		{"untitled", convTitle("", ""), "New conversation"},
+		{"mask long key", maskKey("sk-proj-abcdefghijklmnop1234"), "sk-…1234"},
+		{"mask short key", maskKey("abc"), "••••••"},
+		{"file name", fileName("Fix: the parser / test?"), "Fix-the-parser-test"},
+		{"one line", oneLine("a\n  b\tc", 10), "a b c"},
+		{"cut", oneLine("abcdefghij", 5), "abcd…"},
+		{"short path", shortPath("/home/ada/src/parser"), "…/src/parser"},
+		{"clock", clock(3*time.Minute + 7*time.Second), "3:07"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.got != c.want {
+				t.Errorf("got %q, want %q", c.got, c.want)
+			}
+		})
+	}
+}
+
+func TestSendErrorText(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"busy", fmt.Errorf("send: %w", domain.ErrAgentBusy), "The agent is busy"},
+		{"exhausted REQ_BED_021", fmt.Errorf("send: %w", domain.ErrContextExhausted), "context is full"},
+		{"empty", domain.ErrEmptyMessage, "Type a message"},
+		{"other", errors.New("image photo.png: not a PNG"), "Could not send: image photo.png: not a PNG"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := sendErrorText(c.err); !strings.Contains(got, c.want) {
+				t.Errorf("got %q, want it to contain %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestSplitStream(t *testing.T) {
+	cases := []struct{ name, in, done, tail string }{
+		{"one paragraph", "Hello wor", "", "Hello wor"},
+		{"two paragraphs", "First.\n\nSecond is bei", "First.", "Second is bei"},
+		{"three", "A.\n\nB.\n\nC", "A.\n\nB.", "C"},
+		{"inside an open fence", "Text.\n\n```go\nfunc a() {\n\n", "Text.", "```go\nfunc a() {\n\n"},
+		{"after a closed fence", "```\nx\n\ny\n```\n\nAfter", "```\nx\n\ny\n```", "After"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			done, tail := splitStream(c.in)
+			if done != c.done || tail != c.tail {
+				t.Errorf("got (%q, %q), want (%q, %q)", done, tail, c.done, c.tail)
+			}
+		})
+	}
+}
+
+func TestChatModel(t *testing.T) {
+	m := newChatModel()
+	add := func(msg domain.Message) {
+		msg.Seq = m.next
+		m.addMessage(msg)
+	}
+	add(domain.Message{Kind: domain.KindUser, Text: "hi"})
+	m.setState(domain.LLMRequesting{Exec: 1, Attempt: 1})
+	m.addDelta(1, "Hel")
+	m.addDelta(1, "lo")
+	if m.len() != 2 || m.at(1).kind != rowStreaming || m.at(1).text != "Hello" {
+		t.Fatalf("streaming row: %d rows, last %+v", m.len(), m.at(1))
+	}
+	// Text of another request starts over (a stopped request's text is not mixed in).
+	m.addDelta(2, "New")
+	if m.at(1).text != "New" {
+		t.Fatalf("stream after a new exec: %q", m.at(1).text)
+	}
+	add(domain.Message{Kind: domain.KindAssistant, Text: "Hello", ToolCalls: []domain.ToolCall{bashCall("a", "ls"), bashCall("b", "pwd")}})
+	kinds := func() string {
+		var b strings.Builder
+		for i := 0; i < m.len(); i++ {
+			fmt.Fprintf(&b, "%d ", m.at(i).kind)
+		}
+		return b.String()
+	}
+	want := fmt.Sprintf("%d %d %d %d ", rowUser, rowAssistant, rowTool, rowTool)
+	if kinds() != want {
+		t.Fatalf("rows %s, want %s (the stream replaced by the reply)", kinds(), want)
+	}
+	m.setState(domain.ToolExecuting{Exec: 3, Current: bashCall("a", "ls"), Round: domain.Round{Remaining: []domain.ToolCall{bashCall("b", "pwd")}}})
+	if m.at(2).phase != toolRunning || m.at(3).phase != toolQueued {
+		t.Fatalf("phases %v %v", m.at(2).phase, m.at(3).phase)
+	}
+	ver := m.at(2).ver
+	add(domain.Message{Kind: domain.KindToolResult, ToolResult: &domain.ToolResult{CallID: "a", Name: "bash", Outcome: domain.OutcomeSuccess, Content: "x"}})
+	if m.len() != 4 || m.at(2).phase != toolDone || m.at(2).ver == ver {
+		t.Fatalf("the result did not complete its call's row: %+v", m.at(2))
+	}
+	// A duplicate from an overlapping snapshot changes nothing.
+	if m.addMessage(domain.Message{Seq: 0, Kind: domain.KindUser, Text: "dup"}) {
+		t.Error("a duplicate message was added")
+	}
+	m.setState(domain.AwaitingModeApproval{Exec: 9, Reason: "write", Call: upgradeCall("u", "write")})
+	if r := m.at(m.len() - 1); r.kind != rowApproval || r.exec != 9 || r.text != "write" {
+		t.Fatalf("approval row %+v", r)
+	}
+	m.setState(domain.Idle{})
+	if r := m.at(m.len() - 1); r.kind == rowApproval {
+		t.Error("the approval row stayed after the decision")
+	}
+	m.addNotice(actors.NoticeWarning, "restarted", testNow)
+	if hits := m.find("RESTART"); len(hits) != 1 || m.at(hits[0]).kind != rowNotice {
+		t.Errorf("find: %v", hits)
+	}
+	if hits := m.find("pwd"); len(hits) != 1 {
+		t.Errorf("find in tool arguments: %v", hits)
+	}
+}
+
+func TestPumpCoalescesDeltasAndKeepsOrder_REQ_BED_011(t *testing.T) {
+	q := newQueue()
+	var batches [][]actors.Event
+	src := &fakeSub{ch: make(chan actors.Event, 1000)}
+	p := newPump(src, q.push, func(b []actors.Event) { batches = append(batches, b) })
+	p.interval = time.Hour // only a state change flushes
+	for i := 0; i < 500; i++ {
+		p.push(actors.TextDelta{ConvID: "c", Exec: 1, Text: "x"})
+	}
+	p.push(actors.MessageCommitted{ConvID: "c", Message: domain.Message{Seq: 1, Kind: domain.KindAssistant, Text: "done"}})
+	p.push(actors.StateChanged{Conv: domain.Conversation{ID: "c", State: domain.Idle{}}})
+	q.drain()
+	if len(batches) != 1 {
+		t.Fatalf("%d batches, want 1", len(batches))
+	}
+	b := batches[0]
+	if len(b) != 3 {
+		t.Fatalf("batch of %d events, want the joined delta, the message and the state", len(b))
+	}
+	if d, ok := b[0].(actors.TextDelta); !ok || len(d.Text) != 500 {
+		t.Errorf("first event %T %v", b[0], b[0])
+	}
+	if _, ok := b[1].(actors.MessageCommitted); !ok {
+		t.Errorf("second event %T", b[1])
+	}
+	// Deltas alone wait for the interval: they do not each cause a repaint.
+	p.interval = 20 * time.Millisecond
+	for i := 0; i < 100; i++ {
+		p.push(actors.TextDelta{ConvID: "c", Exec: 2, Text: "y"})
+	}
+	deadline := time.After(5 * time.Second)
+	for len(batches) < 2 {
+		select {
+		case <-q.signal:
+			q.drain()
+		case <-deadline:
+			t.Fatal("the delta batch never flushed")
+		}
+	}
+	if len(batches) != 2 || len(batches[1]) != 1 {
+		t.Fatalf("batches %d, last of %d events", len(batches), len(batches[len(batches)-1]))
+	}
+	src.Close()
+	go p.run()
+	<-p.done
+}
