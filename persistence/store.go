@@ -22,16 +22,17 @@ type Options struct {
 	// SyncWrites makes every commit wait until its write is flushed to the disk (fsync), so
 	// that it survives a power cut or a kernel crash, not only a crash of the app.
 	//
-	// It is off by default, decided by measurement (BenchmarkCommit on the development VM:
-	// 2 cores, ext4 on virtio, whose fsync is a fast 0.2 ms; laptop SSDs are typically slower):
+	// It is off by default, decided by measurement (BenchmarkCommit/agent, one message per
+	// commit, on the development VM: 2 cores shared with other work, ext4 on virtio, whose
+	// raw fsync takes a fast 0.2 ms; laptop SSDs are often slower):
 	//
-	//	                      p50       p99
-	//	SyncWrites off        0.05 ms   0.1 ms
-	//	SyncWrites on         0.35 ms   3.6–6.8 ms
+	//	                      p50            p99
+	//	SyncWrites off        0.03–0.05 ms   0.1–0.2 ms
+	//	SyncWrites on         0.26–0.38 ms   0.6–8 ms
 	//
 	// Every transition commits (each tool result, each reply, each retry timer), so the
-	// fsync would sit on the conversation's path dozens of times per turn, with a tail 30–60
-	// times worse, for a risk the store covers differently:
+	// fsync would sit on the conversation's path dozens of times per turn, at eight times the
+	// median and a far worse tail, for a risk the store covers differently:
 	//   - Without SyncWrites, a commit is in the kernel's page cache when Commit returns
 	//     (Badger writes its log through mmap), which survives SIGKILL, a panic and an OOM
 	//     kill: the crash test checks every acknowledged commit after 50 SIGKILLs.
