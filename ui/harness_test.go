@@ -388,36 +388,33 @@ type harness struct {
 
 func newHarness(t testing.TB, setup func(f *fakeBackend, d *Deps)) *harness {
 	t.Helper()
-	a := test.NewTempApp(t)
-	a.Settings().SetTheme(fixedVariant{theme.DefaultTheme(), theme.VariantLight})
-	h := &harness{t: t, app: a, f: newFakeBackend(), q: newQueue()}
+	f := newFakeBackend()
+	h := &harness{t: t, f: f, q: newQueue()}
 	h.deps = Deps{Do: h.q.push, Now: func() time.Time { return testNow }}
 	if setup != nil {
-		setup(h.f, &h.deps)
+		setup(f, &h.deps)
 	}
-	h.m = NewMainWindow(a, h.f, h.f.sub, h.deps)
-	h.m.win.Resize(fyne.NewSize(1100, 720))
+	h.start(f, f.sub)
 	t.Cleanup(func() {
-		h.m.win.Close()
-		h.f.mu.Lock()
-		h.f.closed = true
-		h.f.mu.Unlock()
-		h.q.drain()
+		f.mu.Lock()
+		f.closed = true
+		f.mu.Unlock()
 	})
-	h.waitFor("the conversation list", func() bool { return h.m.sideList.Length() >= 0 && h.listed() })
 	return h
 }
 
-// listed reports whether the initial List has been applied.
-func (h *harness) listed() bool {
-	for _, cs := range h.m.convs {
-		if cs.listed {
-			return true
-		}
-	}
-	h.f.mu.Lock()
-	defer h.f.mu.Unlock()
-	return len(h.f.order) == 0
+// start opens the main window on a backend and waits for the conversation list.
+func (h *harness) start(b Backend, events EventSource) {
+	h.t.Helper()
+	h.app = test.NewTempApp(h.t)
+	h.app.Settings().SetTheme(fixedVariant{theme.DefaultTheme(), theme.VariantLight})
+	h.m = NewMainWindow(h.app, b, events, h.deps)
+	h.m.win.Resize(fyne.NewSize(1100, 720))
+	h.t.Cleanup(func() {
+		h.m.win.Close()
+		h.q.drain()
+	})
+	h.waitFor("the conversation list", func() bool { return h.m.listLoaded })
 }
 
 // waitFor runs queued UI work until cond holds, or fails the test after a deadline.

@@ -69,6 +69,7 @@ type MainWindow struct {
 	selecting    bool
 	sending      bool
 	subWins      map[string]*subAgentWindow
+	listLoaded   bool
 	newForm      *newConvForm
 	settings     *settingsForm
 
@@ -343,6 +344,7 @@ func (m *MainWindow) loadList() {
 		if m.closed {
 			return
 		}
+		m.listLoaded = true
 		if err != nil {
 			m.showInline(fmt.Sprintf("Could not list the conversations: %v. Restart the app; if it persists, check the data directory.", err))
 			return
