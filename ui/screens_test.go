@@ -76,12 +76,3 @@ var screens = []screen{
 		return h
 	}},
 }
-
-func screenByName(name string) screen {
-	for _, s := range screens {
-		if s.name == name {
-			return s
-		}
-	}
-	panic("no screen " + name)
-}

@@ -9,8 +9,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/phoenix-desktop/phoenix/domain"
 )
 
 // sideRow is one conversation in the sidebar: a state dot, the title, the time, a subtitle
@@ -134,6 +132,3 @@ func (m *MainWindow) selectInSidebar() {
 	m.sideList.Select(i)
 	m.selecting = false
 }
-
-// stateKindOf is for tests and the sidebar: the state kind of a conversation.
-func (cs *convState) kind() domain.StateKind { return cs.stateKind(cs.listKind) }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -857,4 +858,33 @@ func writeFile(t testing.TB, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func TestToolRunsThenShowsItsOutput(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	h.typeAndSend("list the files")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	h.f.respond(t, id, "", []domain.ToolCall{bashCall("l1", "ls -la")}, domain.Usage{InputTokens: 100})
+	h.waitFor("the tool to run", func() bool { return h.status() == "Running bash: `ls -la` 0:00" })
+	// The clock moves on while it runs.
+	later := testNow.Add(75 * time.Second)
+	h.m.now = func() time.Time { return later }
+	h.m.tick()
+	if h.status() != "Running bash: `ls -la` 1:15" {
+		t.Errorf("status %q", h.status())
+	}
+	h.f.completeTool(t, id, domain.ToolResult{Outcome: domain.OutcomeSuccess, Content: "a.go\nb.go", Display: &domain.ToolDisplay{Summary: "exit 0, 2 lines"}})
+	h.waitFor("the request after the tool", func() bool { return h.status() == "Thinking…" })
+	var r *row
+	for _, x := range h.rows() {
+		if x.kind == rowTool {
+			r = x
+		}
+	}
+	if r == nil || r.phase != toolDone {
+		t.Fatalf("tool row %+v", r)
+	}
+	if _, sum := toolStatus(r); sum != "exit 0, 2 lines" {
+		t.Errorf("summary %q", sum)
+	}
 }
