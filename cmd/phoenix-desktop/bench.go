@@ -1,0 +1,26 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+
+	"github.com/phoenix-desktop/phoenix/bench"
+)
+
+// runBench measures the headline numbers on this machine and prints one table.
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var jsonOut, quick bool
+	fs.BoolVar(&jsonOut, "json", false, "print JSON instead of a table")
+	fs.BoolVar(&quick, "quick", false, "take fewer samples (seconds instead of a minute)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rows := bench.Run(context.Background(), bench.Options{Quick: quick, Progress: stderr})
+	if jsonOut {
+		return bench.PrintJSON(stdout, rows)
+	}
+	return bench.PrintTable(stdout, rows)
+}

@@ -1,0 +1,382 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/llm"
+)
+
+// runChat runs one user turn to rest and prints the transcript of that turn. Exit codes: 0 at
+// Idle; 1 in Error (the error is printed); 3 when the context is exhausted; 130 when
+// interrupted with Ctrl+C (which cancels the turn like the Stop button).
+func runChat(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		common     commonFlags
+		cwd        string
+		unrestrict bool
+		approve    bool
+		deny       bool
+		jsonOut    bool
+		continueID string
+		timeout    time.Duration
+		images     stringList
+	)
+	common.register(fs, true)
+	fs.StringVar(&cwd, "cwd", ".", "working directory of a new conversation")
+	fs.BoolVar(&unrestrict, "unrestricted", false, "start the new conversation without the sandbox")
+	fs.BoolVar(&approve, "approve-upgrades", false, "approve every request_mode_upgrade")
+	fs.BoolVar(&deny, "deny-upgrades", false, "deny every request_mode_upgrade")
+	fs.BoolVar(&jsonOut, "json", false, "print events as JSON lines instead of a transcript")
+	fs.StringVar(&continueID, "continue", "", "send the message to this existing conversation")
+	fs.DurationVar(&timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
+	fs.Var(&images, "image", "attach an image file (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if approve && deny {
+		return errors.New("chat: --approve-upgrades and --deny-upgrades exclude each other")
+	}
+	prompt := strings.Join(fs.Args(), " ")
+	if prompt == "-" {
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return fmt.Errorf("chat: read the prompt from standard input: %w", err)
+		}
+		prompt = string(b)
+	}
+	log := common.logger(stderr)
+	a, err := openApp(common, llm.Config{}, log)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	rt := a.runtime
+	ctx := context.Background()
+
+	var conv domain.Conversation
+	if continueID != "" {
+		snap, err := rt.Snapshot(ctx, continueID)
+		if err != nil {
+			return err
+		}
+		conv = snap.Conv
+	} else {
+		abs, err := filepath.Abs(cwd)
+		if err != nil {
+			return fmt.Errorf("chat: working directory %s: %w", cwd, err)
+		}
+		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Unrestricted: unrestrict})
+		if err != nil {
+			return err
+		}
+	}
+	var attachments []actors.Attachment
+	for _, path := range images {
+		data, err := readLimited(path, 64<<20)
+		if err != nil {
+			return fmt.Errorf("chat: image %s: %w", path, err)
+		}
+		attachments = append(attachments, actors.Attachment{Name: filepath.Base(path), Data: data})
+	}
+
+	sub := rt.Subscribe()
+	defer sub.Close()
+	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID}
+	if !jsonOut {
+		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, conv.Cwd,
+			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(rt.Sandbox()))
+	}
+	if err := rt.Send(ctx, conv.ID, prompt, attachments); err != nil {
+		return fmt.Errorf("chat: %w", err)
+	}
+
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(interrupts)
+	var deadline <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	interrupted := false
+	stdin := bufio.NewReader(os.Stdin)
+	for {
+		select {
+		case ev, ok := <-sub.Events():
+			if !ok {
+				return errors.New("chat: the event stream closed unexpectedly")
+			}
+			if ev.Conversation() != conv.ID {
+				continue
+			}
+			out.print(ev)
+			switch e := ev.(type) {
+			case actors.ApprovalRequested:
+				decision := approve
+				if !approve && !deny {
+					decision = askApproval(stdout, stdin, e.Reason)
+				}
+				if err := rt.DecideUpgrade(ctx, conv.ID, e.Exec, decision); err != nil {
+					return fmt.Errorf("chat: answer the upgrade request: %w", err)
+				}
+			case actors.StateChanged:
+				if domain.Busy(e.Conv.State) {
+					continue
+				}
+				return chatResult(e.Conv, interrupted)
+			}
+		case <-interrupts:
+			interrupted = true
+			fmt.Fprintln(stderr, "\nphoenix-desktop: stopping the turn…")
+			if err := rt.Cancel(ctx, conv.ID); err != nil {
+				return fmt.Errorf("chat: cancel: %w", err)
+			}
+		case <-deadline:
+			interrupted = true
+			fmt.Fprintf(stderr, "\nphoenix-desktop: the turn took longer than %s; stopping it\n", timeout)
+			if err := rt.Cancel(ctx, conv.ID); err != nil {
+				return fmt.Errorf("chat: cancel: %w", err)
+			}
+		}
+	}
+}
+
+func chatResult(c domain.Conversation, interrupted bool) error {
+	switch st := c.State.(type) {
+	case domain.Idle:
+		if interrupted {
+			return &exitError{code: 130, err: errors.New("the turn was cancelled")}
+		}
+		return nil
+	case domain.Error:
+		return &exitError{code: 1, err: fmt.Errorf("the turn ended in an error (%s): %s", st.ErrKind, st.Message)}
+	case domain.ContextExhausted:
+		return &exitError{code: 3, err: fmt.Errorf("the context window is exhausted; continue in a new conversation with the summary above")}
+	}
+	return &exitError{code: 1, err: fmt.Errorf("the turn ended in state %s", c.State.Kind())}
+}
+
+// askApproval asks on the terminal; without a terminal the answer is no, because nothing may
+// get write access without a person saying yes (REQ-BED-015).
+func askApproval(w io.Writer, in *bufio.Reader, reason string) bool {
+	if fi, err := os.Stdin.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		fmt.Fprintln(w, "The agent asks for write access; no terminal to ask on, so it is denied (use --approve-upgrades to allow).")
+		return false
+	}
+	fmt.Fprintf(w, "The agent asks for write access: %s\nApprove? [y/N] ", reason)
+	line, _ := in.ReadString('\n')
+	return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes")
+}
+
+func sandboxNote(s actors.SandboxStatus) string {
+	if s.Available {
+		return fmt.Sprintf("Landlock ABI %d", s.ABI)
+	}
+	return "Landlock unavailable: " + s.Reason
+}
+
+// chatPrinter prints the events of one conversation as a transcript or as JSON lines.
+type chatPrinter struct {
+	w    io.Writer
+	json bool
+	conv string
+	last string // the last status line printed, to avoid repeats
+}
+
+func (p *chatPrinter) print(ev actors.Event) {
+	if p.json {
+		kind := fmt.Sprintf("%T", ev)
+		kind = kind[strings.LastIndex(kind, ".")+1:]
+		b, err := json.Marshal(struct {
+			Type  string `json:"type"`
+			Event any    `json:"event"`
+		}{kind, ev})
+		if err != nil {
+			b, _ = json.Marshal(map[string]string{"type": "EncodeError", "error": err.Error()})
+		}
+		fmt.Fprintln(p.w, string(b))
+		return
+	}
+	switch e := ev.(type) {
+	case actors.MessageCommitted:
+		writeMessage(p.w, e.Message, false)
+	case actors.StateChanged:
+		if line := describeState(e.Conv); line != p.last && domain.Busy(e.Conv.State) {
+			p.last = line
+			fmt.Fprintf(p.w, "· %s\n", line)
+		}
+	case actors.Notice:
+		fmt.Fprintf(p.w, "! %s\n", e.Text)
+	}
+}
+
+func runList(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	var common commonFlags
+	var jsonOut, archived bool
+	common.register(fs, false)
+	fs.BoolVar(&jsonOut, "json", false, "print JSON")
+	fs.BoolVar(&archived, "archived", false, "include archived conversations")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	store, err := common.openStore(common.logger(os.Stderr))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	list, err := store.List(archived)
+	if err != nil {
+		return err
+	}
+	if jsonOut {
+		return json.NewEncoder(stdout).Encode(list)
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tSTATE\tMODE\tTITLE")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.State, s.Mode, s.Title)
+	}
+	return tw.Flush()
+}
+
+func loadForShow(name string, args []string) (commonFlags, string, bool, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	var common commonFlags
+	var jsonOut bool
+	common.register(fs, false)
+	if name == "show" {
+		fs.BoolVar(&jsonOut, "json", false, "print the conversation and its messages as JSON")
+	}
+	// Accept the id before or after the flags.
+	var id string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		id, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return common, "", false, err
+	}
+	if id == "" && fs.NArg() > 0 {
+		id = fs.Arg(0)
+	}
+	if id == "" {
+		return common, "", false, fmt.Errorf("%s: which conversation? Pass its id (see phoenix-desktop list)", name)
+	}
+	return common, id, jsonOut, nil
+}
+
+func runShow(args []string, stdout io.Writer) error {
+	common, id, jsonOut, err := loadForShow("show", args)
+	if err != nil {
+		return err
+	}
+	store, err := common.openStore(common.logger(os.Stderr))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	conv, msgs, err := store.Load(id)
+	if err != nil {
+		return err
+	}
+	if jsonOut {
+		return json.NewEncoder(stdout).Encode(struct {
+			Conversation domain.Conversation `json:"conversation"`
+			Messages     []domain.Message    `json:"messages"`
+		}{conv, msgs})
+	}
+	fmt.Fprintf(stdout, "%s — %s\n%s · %s · %s mode · %s\n", conv.ID, conv.Title, conv.Cwd, conv.Model, conv.Mode, describeState(conv))
+	for _, m := range msgs {
+		writeMessage(stdout, m, false)
+	}
+	return nil
+}
+
+func runExport(args []string, stdout io.Writer) error {
+	common, id, _, err := loadForShow("export", args)
+	if err != nil {
+		return err
+	}
+	store, err := common.openStore(common.logger(os.Stderr))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	conv, msgs, err := store.Load(id)
+	if err != nil {
+		return err
+	}
+	return ExportMarkdown(stdout, conv, msgs)
+}
+
+// ExportMarkdown writes a conversation as a Markdown document.
+func ExportMarkdown(w io.Writer, conv domain.Conversation, msgs []domain.Message) error {
+	fmt.Fprintf(w, "# %s\n\n- Working directory: `%s`\n- Model: %s\n- Mode: %s\n- State: %s\n- Created: %s\n",
+		conv.Title, conv.Cwd, conv.Model, conv.Mode, describeState(conv), conv.CreatedAt.Format(time.RFC3339))
+	for _, m := range msgs {
+		writeMessage(w, m, true)
+	}
+	return nil
+}
+
+// argument returns one argument of a tool call as text.
+func argument(raw, key string) (string, bool) {
+	if key == "" {
+		return "", false
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		return "", false
+	}
+	switch v := args[key].(type) {
+	case string:
+		return v, true
+	case []any:
+		parts := make([]string, 0, len(v))
+		for _, x := range v {
+			parts = append(parts, fmt.Sprint(x))
+		}
+		return strings.Join(parts, " | "), true
+	}
+	return "", false
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// readLimited reads a file, refusing one larger than limit before reading it.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > limit {
+		return nil, fmt.Errorf("the file is %d MB; the limit is %d MB", info.Size()>>20, limit>>20)
+	}
+	return io.ReadAll(io.LimitReader(f, limit+1))
+}

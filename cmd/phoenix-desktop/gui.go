@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/assets"
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/ui"
+)
+
+// runGUI opens the desktop app on the same runtime the headless commands use.
+func runGUI(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("phoenix-desktop", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var common commonFlags
+	common.register(fs, true)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log := common.logger(stderr)
+
+	a := app.NewWithID(assets.AppID)
+	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
+	saved := ui.LoadSettings(a.Preferences())
+	settings := llm.Config{BaseURL: saved.BaseURL, APIKey: saved.APIKey, Model: saved.Model}
+
+	opened, err := openApp(common, settings, log)
+	if err != nil {
+		// The person started the app and deserves a window that says what is wrong (for
+		// example another instance holds the data directory), not a silent exit.
+		showStartupError(a, err)
+		return err
+	}
+	defer opened.Close()
+
+	var mu sync.Mutex // guards opened.model across Apply calls from the UI
+	deps := ui.Deps{
+		ListModels: func(ctx context.Context, s ui.Settings) ([]string, error) {
+			cfg := llm.ResolveConfig(llm.Config{BaseURL: common.baseURL, Model: common.model},
+				os.Getenv, llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model})
+			client, err := llm.New(cfg, nil)
+			if err != nil {
+				return nil, err
+			}
+			return client.ListModels(ctx)
+		},
+		Apply: func(s ui.Settings) error {
+			mu.Lock()
+			defer mu.Unlock()
+			m, err := openModel(common, llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model}, opened.store)
+			if err != nil {
+				return fmt.Errorf("apply the settings: %w", err)
+			}
+			// The old demo server keeps serving until exit: requests in flight finish there.
+			old := opened.model
+			opened.model = m
+			opened.runtime.SetLLM(m.client)
+			if old != nil && old.demo != nil && m.demo != nil {
+				old.Close()
+			}
+			return nil
+		},
+		EnvOverrides: func() map[string]string {
+			out := map[string]string{}
+			for field, names := range map[string][]string{
+				ui.FieldBaseURL: {"PHOENIX_BASE_URL", "OPENAI_BASE_URL"},
+				ui.FieldAPIKey:  {"PHOENIX_API_KEY", "OPENAI_API_KEY"},
+				ui.FieldModel:   {"PHOENIX_MODEL"},
+			} {
+				for _, n := range names {
+					if os.Getenv(n) != "" {
+						out[field] = n
+						break
+					}
+				}
+			}
+			if common.baseURL != "" {
+				out[ui.FieldBaseURL] = "--base-url"
+			}
+			if common.model != "" {
+				out[ui.FieldModel] = "--model"
+			}
+			if common.demo {
+				out[ui.FieldBaseURL] = "--demo"
+			}
+			return out
+		},
+		DefaultModel: func() string {
+			mu.Lock()
+			defer mu.Unlock()
+			if opened.model.demo != nil {
+				return domain.DemoModel
+			}
+			return opened.model.config.Model
+		},
+	}
+	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
+	return nil
+}
+
+func showStartupError(a fyne.App, err error) {
+	w := a.NewWindow("Phoenix Desktop")
+	msg := widget.NewLabel(err.Error())
+	msg.Wrapping = fyne.TextWrapWord
+	w.SetContent(container.NewBorder(widget.NewLabelWithStyle("Phoenix Desktop could not start",
+		fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), widget.NewButton("Quit", a.Quit), nil, nil, msg))
+	w.Resize(fyne.NewSize(560, 220))
+	w.ShowAndRun()
+}

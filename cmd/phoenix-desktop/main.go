@@ -1,0 +1,83 @@
+// Command phoenix-desktop is the Phoenix Desktop app: the desktop GUI by default, and headless
+// sub-commands (chat, list, show, export, bench) that use the same actors, for scripts,
+// tests and benchmarks.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/phoenix-desktop/phoenix/sandbox"
+)
+
+const usage = `Usage:
+  phoenix-desktop [--data-dir DIR] [--demo] [--model M] [--base-url URL]   open the desktop app
+  phoenix-desktop chat [flags] PROMPT…      run one user turn headless and print the transcript
+  phoenix-desktop list [--data-dir DIR] [--json]
+  phoenix-desktop show ID [--data-dir DIR] [--json]
+  phoenix-desktop export ID [--data-dir DIR]   print the conversation as Markdown
+  phoenix-desktop bench [--json]            measure the headline numbers on this machine
+
+Run "phoenix-desktop COMMAND -h" for the flags of a command.
+Without an API key (PHOENIX_API_KEY or OPENAI_API_KEY) and base URL, the built-in offline
+demo model is used.
+`
+
+func main() {
+	// The sandbox helper must run before anything else: when this process is the restricted
+	// re-execution of bash, it must not start the app (it never returns in that case).
+	sandbox.MaybeRunHelper()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// exitError carries a specific exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd, rest := "", args
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, rest = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "":
+		err = runGUI(rest, stderr)
+	case "chat":
+		err = runChat(rest, stdout, stderr)
+	case "list":
+		err = runList(rest, stdout)
+	case "show":
+		err = runShow(rest, stdout)
+	case "export":
+		err = runExport(rest, stdout)
+	case "bench":
+		err = runBench(rest, stdout, stderr)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "phoenix-desktop: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintln(stderr, "phoenix-desktop:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}

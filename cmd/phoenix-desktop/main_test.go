@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	sandbox.MaybeRunHelper()
+	os.Exit(m.Run())
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// cli runs the command in-process and returns its exit code and output.
+func cli(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestChatDemoBashLsPrintsTheListing(t *testing.T) {
+	data, cwd := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "hello-listing.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "chat", "--demo", "--data-dir", data, "--cwd", cwd, "bash: ls")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"── You", "bash: ls", "hello-listing.txt", "Done."} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("transcript lacks %q:\n%s", want, out)
+		}
+	}
+
+	// list, show --json and export see the same conversation.
+	code, out, _ = cli(t, "list", "--data-dir", data, "--json")
+	var list []struct{ ID string }
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	id := list[0].ID
+	code, out, _ = cli(t, "show", id, "--data-dir", data, "--json")
+	var shown struct {
+		Conversation domain.Conversation `json:"conversation"`
+		Messages     []domain.Message    `json:"messages"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil {
+		t.Fatalf("show: %d %s", code, out)
+	}
+	if shown.Conversation.State.Kind() != domain.StateIdle || len(shown.Messages) != 4 {
+		t.Fatalf("show: state %s, %d messages", shown.Conversation.State.Kind(), len(shown.Messages))
+	}
+	if err := domain.ValidateHistory(shown.Messages, false); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = cli(t, "export", id, "--data-dir", data)
+	if code != 0 || !strings.HasPrefix(out, "# bash: ls") || !strings.Contains(out, "hello-listing.txt") {
+		t.Fatalf("export: %d\n%s", code, out)
+	}
+
+	// --continue sends to the same conversation.
+	code, out, _ = cli(t, "chat", "--demo", "--data-dir", data, "--continue", id, "echo: again")
+	if code != 0 || !strings.Contains(out, "again") {
+		t.Fatalf("continue: %d\n%s", code, out)
+	}
+}
+
+func TestChatExitCodes(t *testing.T) {
+	data, cwd := t.TempDir(), t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"error state exits 1", []string{"chat", "--demo", "--data-dir", data, "--cwd", cwd, "fail: 401 always\necho: x"}, 1, "auth"},
+		{"context exhausted exits 3", []string{"chat", "--demo", "--data-dir", data, "--cwd", cwd, "usage: 95000\necho: x"}, 3, "exhausted"},
+		{"missing directory", []string{"chat", "--demo", "--data-dir", data, "--cwd", filepath.Join(cwd, "nope"), "echo: x"}, 1, "not an existing directory"},
+		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
+		{"show without id", []string{"show", "--data-dir", data}, 1, "which conversation"},
+		{"conflicting flags", []string{"chat", "--approve-upgrades", "--deny-upgrades", "x"}, 1, "exclude"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := cli(t, c.args...)
+			if code != c.code || !strings.Contains(strings.ToLower(out+errs), c.want) {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, c.code, out, errs)
+			}
+		})
+	}
+}
+
+func TestChatApprovalFlags_REQ_BED_015(t *testing.T) {
+	if !sandbox.Probe().Available {
+		t.Skip("Landlock unavailable: conversations start Unrestricted")
+	}
+	data, cwd := t.TempDir(), t.TempDir()
+	prompt := "upgrade: write a file\npatch: made.txt <<< written"
+	code, out, errs := cli(t, "chat", "--demo", "--deny-upgrades", "--data-dir", data, "--cwd", cwd, prompt)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "made.txt")); !os.IsNotExist(err) {
+		t.Fatalf("denied upgrade still wrote the file: %v", err)
+	}
+	code, out, errs = cli(t, "chat", "--demo", "--approve-upgrades", "--data-dir", data, "--cwd", cwd, prompt)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(cwd, "made.txt")); err != nil || strings.TrimSpace(string(b)) != "written" {
+		t.Fatalf("approved upgrade did not write the file: %q %v", b, err)
+	}
+}
+
+func TestSecondInstanceIsToldTheStoreIsLocked(t *testing.T) {
+	data := t.TempDir()
+	var flags commonFlags
+	flags.dataDir = data
+	store, err := flags.openStore(quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	code, _, errs := cli(t, "list", "--data-dir", data)
+	if code == 0 || !strings.Contains(errs, "already running") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
