@@ -1,0 +1,167 @@
+package domain
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// compileSchema checks a tool's parameters against the JSON Schema meta-schema (draft 2020-12,
+// which the compiler applies by default) and returns the compiled schema for validating
+// arguments. santhosh-tekuri/jsonschema is used because it is maintained, passes the official
+// test suite and validates schemas against the meta-schema rather than only parsing them.
+func compileSchema(t *testing.T, spec ToolSpec) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(spec.Parameters))
+	if err != nil {
+		t.Fatalf("%s: parameters are not JSON: %v", spec.Name, err)
+	}
+	c := jsonschema.NewCompiler()
+	url := "mem://" + spec.Name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatalf("%s: add schema: %v", spec.Name, err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		t.Fatalf("%s: schema is not a valid JSON Schema: %v", spec.Name, err)
+	}
+	return sch
+}
+
+func TestCatalogue_SchemasAndDescriptions(t *testing.T) {
+	// Arguments each tool must accept and refuse, so that a schema typo shows up here rather
+	// than as a model that cannot call a tool.
+	examples := map[string]struct{ good, bad []string }{
+		ToolBash: {
+			good: []string{`{"command":"ls"}`, `{"command":"make","timeout_seconds":900}`},
+			bad:  []string{`{}`, `{"command":1}`, `{"command":"ls","timeout_seconds":901}`, `{"command":"ls","timeout_seconds":0}`, `{"command":"ls","cwd":"/"}`},
+		},
+		ToolPatch: {
+			good: []string{`{"path":"a.go","patches":[{"operation":"replace","old_text":"a","new_text":"b"}]}`},
+			bad:  []string{`{"path":"a.go","patches":[]}`, `{"path":"a.go","patches":[{"operation":"delete","new_text":""}]}`, `{"patches":[{"operation":"overwrite","new_text":""}]}`},
+		},
+		ToolThink:         {good: []string{`{"thoughts":"x"}`}, bad: []string{`{}`}},
+		ToolKeywordSearch: {good: []string{`{"query":"q","search_terms":["a"]}`}, bad: []string{`{"query":"q","search_terms":[]}`, `{"query":"q"}`}},
+		ToolReadImage:     {good: []string{`{"path":"a.png"}`}, bad: []string{`{"path":5}`}},
+		ToolSpawnAgents: {
+			good: []string{`{"tasks":["a"]}`, `{"tasks":["1","2","3","4","5","6","7","8","9","10"]}`},
+			bad:  []string{`{"tasks":[]}`, `{"tasks":["1","2","3","4","5","6","7","8","9","10","11"]}`, `{"tasks":"a"}`},
+		},
+		ToolSubmitResult:       {good: []string{`{"result":"r"}`, `{"result":"r","success":false}`}, bad: []string{`{"success":true}`}},
+		ToolRequestModeUpgrade: {good: []string{`{"reason":"edit"}`}, bad: []string{`{}`}},
+	}
+	all := append(ToolsFor(false), ToolsFor(true)...)
+	seen := map[string]bool{}
+	for _, spec := range all {
+		if seen[spec.Name] {
+			continue
+		}
+		seen[spec.Name] = true
+		t.Run(spec.Name, func(t *testing.T) {
+			if len(strings.TrimSpace(spec.Description)) < 80 {
+				t.Fatalf("description is missing or too short to guide a model: %q", spec.Description)
+			}
+			sch := compileSchema(t, spec)
+			ex, ok := examples[spec.Name]
+			if !ok {
+				t.Fatalf("no argument examples for %s: add them above", spec.Name)
+			}
+			for _, args := range ex.good {
+				v, _ := jsonschema.UnmarshalJSON(strings.NewReader(args))
+				if err := sch.Validate(v); err != nil {
+					t.Errorf("schema refuses good arguments %s: %v", args, err)
+				}
+			}
+			for _, args := range ex.bad {
+				v, _ := jsonschema.UnmarshalJSON(strings.NewReader(args))
+				if err := sch.Validate(v); err == nil {
+					t.Errorf("schema accepts bad arguments %s", args)
+				}
+			}
+		})
+	}
+	if len(seen) != 8 {
+		t.Fatalf("catalogue has %d tools; want the 8 of issue 2", len(seen))
+	}
+}
+
+// REQ-BED-009, REQ-BED-018: sub-agents get submit_result and never spawn_agents or
+// request_mode_upgrade; parents never get submit_result.
+func TestCatalogue_REQ_BED_009_018_ToolSets(t *testing.T) {
+	names := func(specs []ToolSpec) []string {
+		out := make([]string, len(specs))
+		for i, s := range specs {
+			out[i] = s.Name
+		}
+		return out
+	}
+	parent, sub := names(ToolsFor(false)), names(ToolsFor(true))
+	common := []string{ToolBash, ToolPatch, ToolThink, ToolKeywordSearch, ToolReadImage}
+	for _, n := range common {
+		if !slices.Contains(parent, n) || !slices.Contains(sub, n) {
+			t.Errorf("%s must be offered to parents and sub-agents", n)
+		}
+	}
+	for _, tt := range []struct {
+		tools []string
+		name  string
+		want  bool
+		who   string
+	}{
+		{parent, ToolSpawnAgents, true, "parent"}, {parent, ToolRequestModeUpgrade, true, "parent"},
+		{parent, ToolSubmitResult, false, "parent"},
+		{sub, ToolSubmitResult, true, "sub-agent"}, {sub, ToolSpawnAgents, false, "sub-agent"},
+		{sub, ToolRequestModeUpgrade, false, "sub-agent"},
+	} {
+		if slices.Contains(tt.tools, tt.name) != tt.want {
+			t.Errorf("%s offered %s = %v; want %v", tt.who, tt.name, !tt.want, tt.want)
+		}
+		if Offers(tt.who == "sub-agent", tt.name) != tt.want {
+			t.Errorf("Offers(%s, %s) = %v; want %v", tt.who, tt.name, !tt.want, tt.want)
+		}
+	}
+	if Offers(false, "rm_rf") || Offers(true, "") {
+		t.Errorf("Offers accepts unknown tools")
+	}
+}
+
+// REQ-BED-017: tool descriptions never depend on the mode. The catalogue takes no mode at all,
+// and the specs are byte-for-byte stable across calls, so a request never sees them change.
+func TestCatalogue_REQ_BED_017_DescriptionsIndependentOfMode(t *testing.T) {
+	for _, sub := range []bool{false, true} {
+		a, b := ToolsFor(sub), ToolsFor(sub)
+		for i := range a {
+			if a[i].Name != b[i].Name || a[i].Description != b[i].Description || !bytes.Equal(a[i].Parameters, b[i].Parameters) {
+				t.Fatalf("tool %s differs between calls", a[i].Name)
+			}
+		}
+	}
+	// The same tool is described identically to parents and sub-agents.
+	subSpecs := map[string]ToolSpec{}
+	for _, s := range ToolsFor(true) {
+		subSpecs[s.Name] = s
+	}
+	for _, p := range ToolsFor(false) {
+		if s, ok := subSpecs[p.Name]; ok && (s.Description != p.Description || !bytes.Equal(s.Parameters, p.Parameters)) {
+			t.Errorf("%s is described differently to sub-agents", p.Name)
+		}
+	}
+	// Mode-specific wording would be a sign of descriptions written per mode.
+	for _, s := range ToolsFor(false) {
+		if strings.Contains(s.Description, "You are in Restricted mode") || strings.Contains(s.Description, "You are in Unrestricted mode") {
+			t.Errorf("%s's description states the current mode", s.Name)
+		}
+	}
+}
+
+// The schemas tell the model the bash timeout the tools package enforces.
+func TestCatalogue_BashTimeoutsInSchema(t *testing.T) {
+	for _, s := range ToolsFor(false) {
+		if s.Name == ToolBash && (!strings.Contains(string(s.Parameters), `"maximum":900`) || !strings.Contains(string(s.Parameters), "default 30")) {
+			t.Fatalf("bash schema does not state the timeouts: %s", s.Parameters)
+		}
+	}
+}
