@@ -19,6 +19,10 @@ import (
 // that reference each blob, and Delete drops a blob when the last of them goes, so a deleted
 // screenshot does not linger. Bytes that were put but never committed in a message are kept.
 func (s *Store) PutBlob(data []byte) (string, error) {
+	if err := s.acquire(); err != nil {
+		return "", fmt.Errorf("store image: %w", err)
+	}
+	defer s.release()
 	sum := sha256.Sum256(data)
 	sha := hex.EncodeToString(sum[:])
 	if len(data) > s.maxValue {
@@ -43,6 +47,10 @@ func (s *Store) Blob(sha string) ([]byte, error) {
 	if !validSHA256(sha) {
 		return nil, fmt.Errorf("read image: %w: %q is not a lowercase hex SHA-256", ErrInvalid, sha)
 	}
+	if err := s.acquire(); err != nil {
+		return nil, fmt.Errorf("read image: %w", err)
+	}
+	defer s.release()
 	var data []byte
 	err := s.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(blobKey(sha))

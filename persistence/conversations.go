@@ -50,6 +50,10 @@ func (s *Store) stamp() time.Time { return s.now().UTC().Round(0) }
 // returns the stored value. The id must be new; a sub-agent's parent must exist. A new
 // conversation has no messages, so its NextSeq must be 0.
 func (s *Store) Create(c domain.Conversation) (domain.Conversation, error) {
+	if err := s.acquire(); err != nil {
+		return domain.Conversation{}, fmt.Errorf("create conversation %s: %w", c.ID, err)
+	}
+	defer s.release()
 	if err := checkID(c.ID); err != nil {
 		return domain.Conversation{}, fmt.Errorf("create conversation: %w", err)
 	}
@@ -102,6 +106,14 @@ func (s *Store) Create(c domain.Conversation) (domain.Conversation, error) {
 // The working directory and the parent link are fixed at creation (REQ-BED-010): a commit
 // that changes them is refused with ErrInvalid.
 func (s *Store) Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error) {
+	if err := s.acquire(); err != nil {
+		return domain.Conversation{}, nil, fmt.Errorf("commit %s: %w", c.ID, err)
+	}
+	defer s.release()
+	return s.commit(c, msgs)
+}
+
+func (s *Store) commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error) {
 	if err := checkID(c.ID); err != nil {
 		return domain.Conversation{}, nil, fmt.Errorf("commit: %w", err)
 	}
@@ -117,6 +129,10 @@ func (s *Store) Commit(c domain.Conversation, msgs []domain.Message) (domain.Con
 		outConv domain.Conversation
 		outMsgs []domain.Message
 	)
+	if slices.ContainsFunc(msgs, func(m domain.Message) bool { return len(imagesOf(m)) > 0 }) {
+		s.blobMu.Lock()
+		defer s.blobMu.Unlock()
+	}
 	err := s.update(func(txn *badger.Txn) error {
 		stored, err := getConv(txn, c.ID)
 		if err != nil {
@@ -193,6 +209,14 @@ func checkSequence(storedNext, newNext uint64, msgs []domain.Message) error {
 
 // Get reads one conversation record without its messages.
 func (s *Store) Get(id string) (domain.Conversation, error) {
+	if err := s.acquire(); err != nil {
+		return domain.Conversation{}, fmt.Errorf("get conversation %s: %w", id, err)
+	}
+	defer s.release()
+	return s.get(id)
+}
+
+func (s *Store) get(id string) (domain.Conversation, error) {
 	var c domain.Conversation
 	err := s.db.View(func(txn *badger.Txn) error {
 		var err error
@@ -209,6 +233,14 @@ func (s *Store) Get(id string) (domain.Conversation, error) {
 // does not decode, or a history with a hole in it, is a *CorruptError naming the
 // conversation.
 func (s *Store) Load(id string) (domain.Conversation, []domain.Message, error) {
+	if err := s.acquire(); err != nil {
+		return domain.Conversation{}, nil, fmt.Errorf("load conversation %s: %w", id, err)
+	}
+	defer s.release()
+	return s.load(id)
+}
+
+func (s *Store) load(id string) (domain.Conversation, []domain.Message, error) {
 	var (
 		c    domain.Conversation
 		msgs []domain.Message
@@ -236,6 +268,10 @@ func (s *Store) Load(id string) (domain.Conversation, []domain.Message, error) {
 // MessagesSince returns the messages whose sequence is at least seq, in order: a client that
 // holds everything before its NextSeq n asks for MessagesSince(id, n).
 func (s *Store) MessagesSince(id string, seq uint64) ([]domain.Message, error) {
+	if err := s.acquire(); err != nil {
+		return nil, fmt.Errorf("messages of conversation %s: %w", id, err)
+	}
+	defer s.release()
 	var msgs []domain.Message
 	err := s.db.View(func(txn *badger.Txn) error {
 		c, err := getConv(txn, id)
@@ -446,6 +482,10 @@ func absent(txn *badger.Txn, key []byte, ifPresent error) error {
 // (errors.Is(err, ErrCorrupt)) and the slice still holds every good one, so the caller can
 // show the list and a warning.
 func (s *Store) List(includeArchived bool) ([]Summary, error) {
+	if err := s.acquire(); err != nil {
+		return nil, fmt.Errorf("list conversations: %w", err)
+	}
+	defer s.release()
 	var (
 		out []Summary
 		bad []error
@@ -498,6 +538,10 @@ func (s *Store) List(includeArchived bool) ([]Summary, error) {
 // Children returns the sub-agents a conversation spawned, oldest first. Like List, it returns
 // the ones that decode together with an error wrapping a *CorruptError for each that does not.
 func (s *Store) Children(parentID string) ([]domain.Conversation, error) {
+	if err := s.acquire(); err != nil {
+		return nil, fmt.Errorf("sub-agents of %s: %w", parentID, err)
+	}
+	defer s.release()
 	var (
 		out []domain.Conversation
 		bad []error
@@ -555,6 +599,10 @@ func childIDs(txn *badger.Txn, parentID string) ([]string, error) {
 // SetArchived hides a conversation from List (unless archived ones are asked for) or shows it
 // again. It does not touch UpdatedAt, so unarchiving puts it back where it was.
 func (s *Store) SetArchived(id string, archived bool) error {
+	if err := s.acquire(); err != nil {
+		return fmt.Errorf("set archived=%t: %w", archived, err)
+	}
+	defer s.release()
 	err := s.update(func(txn *badger.Txn) error {
 		c, err := getConv(txn, id)
 		if err != nil {

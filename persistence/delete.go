@@ -21,6 +21,10 @@ func (s *Store) Delete(id string) error {
 	if err := checkID(id); err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
+	if err := s.acquire(); err != nil {
+		return fmt.Errorf("delete conversation %s: %w", id, err)
+	}
+	defer s.release()
 	var ids []string
 	err := s.update(func(txn *badger.Txn) error {
 		ids = nil
@@ -147,6 +151,7 @@ func (s *Store) purge(id string) error {
 		if len(shas) == 0 {
 			break
 		}
+		s.blobMu.Lock()
 		err = s.update(func(txn *badger.Txn) error {
 			for _, k := range shas {
 				if err := releaseBlob(txn, id, strings.TrimPrefix(k, string(prefix))); err != nil {
@@ -155,6 +160,7 @@ func (s *Store) purge(id string) error {
 			}
 			return nil
 		})
+		s.blobMu.Unlock()
 		if err != nil {
 			return fmt.Errorf("release images: %w", err)
 		}

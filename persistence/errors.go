@@ -8,6 +8,8 @@ import (
 // Sentinels for the situations a caller handles differently. Compare with errors.Is; the
 // wrapping error says which conversation or directory and what to do.
 var (
+	// ErrClosed: the store was closed; the caller is shutting down.
+	ErrClosed = errors.New("the store is closed")
 	// ErrNotFound: no conversation (or blob) with that id.
 	ErrNotFound = errors.New("not found")
 	// ErrExists: Create was given an id that is already taken.

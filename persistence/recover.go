@@ -40,6 +40,10 @@ type RecoveryReport struct {
 // conversation failures are in the report.
 func (s *Store) Recover() (RecoveryReport, error) {
 	report := RecoveryReport{Failed: map[string]error{}}
+	if err := s.acquire(); err != nil {
+		return report, fmt.Errorf("recover: %w", err)
+	}
+	defer s.release()
 	type busyConv struct {
 		id  string
 		sub bool
@@ -91,7 +95,7 @@ func (s *Store) Recover() (RecoveryReport, error) {
 
 // recoverOne applies steps 1–3 of Recover to one conversation.
 func (s *Store) recoverOne(id string) error {
-	conv, history, err := s.Load(id)
+	conv, history, err := s.load(id)
 	if err != nil {
 		return err
 	}
@@ -136,7 +140,7 @@ func (s *Store) recoverOne(id string) error {
 	if domain.Busy(conv.State) {
 		return fmt.Errorf("recover %s: the core left it busy in %s after RestoreAfterRestart", id, conv.State.Kind())
 	}
-	if _, _, err := s.Commit(conv, produced); err != nil {
+	if _, _, err := s.commit(conv, produced); err != nil {
 		return fmt.Errorf("recover: %w", err)
 	}
 	return nil
@@ -146,7 +150,7 @@ func (s *Store) recoverOne(id string) error {
 // the outcome its parent should have received. A sub-agent that was never created, is still
 // busy, or does not decode is not finished: the core then reports it as interrupted.
 func (s *Store) finishedOutcome(o domain.SubAgentOutcome) (domain.SubAgentOutcome, bool, error) {
-	child, err := s.Get(o.AgentID)
+	child, err := s.get(o.AgentID)
 	switch {
 	case errors.Is(err, ErrNotFound), errors.Is(err, ErrCorrupt):
 		return o, false, nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -72,6 +73,17 @@ const lockFileName = "phoenix.lock"
 // race, and Badger's conflict detection turns any violation into an error instead of a lost
 // update.
 type Store struct {
+	// mu keeps operations off a closed database: every exported method holds it for
+	// reading while it uses db, and Close takes it for writing, because Badger panics
+	// (rather than failing) when an iterator is opened after Close. Exported methods never
+	// call each other, so the lock is never taken twice by one goroutine.
+	mu     sync.RWMutex
+	closed bool
+	// blobMu serialises the transactions that change blob reference counts (commits that
+	// reference images, and deletions), so that they do not conflict with each other and
+	// exhaust their retries when many conversations attach the same image at once.
+	blobMu sync.Mutex
+
 	db   *badger.DB
 	dir  string // empty in memory
 	lock *os.File
@@ -185,21 +197,37 @@ func Open(dir string, opts Options) (*Store, error) {
 // Dir is the data directory, or "" for an in-memory store.
 func (s *Store) Dir() string { return s.dir }
 
-// Close flushes and closes the database and releases the directory lock.
+// Close flushes and closes the database and releases the directory lock. It waits for
+// operations in progress; later ones fail with ErrClosed. Closing twice is harmless.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
 	if s.stopSync != nil {
 		close(s.stopSync)
 		<-s.syncDone
-		s.stopSync = nil
 	}
 	return s.closeDB()
 }
 
+// acquire lets an exported method use the database until it calls release.
+func (s *Store) acquire() error {
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+func (s *Store) release() { s.mu.RUnlock() }
+
 func (s *Store) closeDB() error {
 	var err error
-	// The handle stays set after closing, so that a late call gets Badger's "DB Closed"
-	// error instead of a nil dereference.
-	if s.db != nil && !s.db.IsClosed() {
+	if s.db != nil {
 		if err = s.db.Close(); err != nil {
 			err = fmt.Errorf("close the database in %s: %w", s.dir, err)
 		}

@@ -2,6 +2,8 @@ package persistence
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -414,11 +416,28 @@ func TestOperationsAfterCloseFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := newConv(t, s, "a")
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.List(false); !errors.Is(err, badger.ErrDBClosed) {
-		t.Fatalf("List on a closed store: %v, want badger.ErrDBClosed", err)
+	// Badger panics when an iterator is opened on a closed database; the store must
+	// answer ErrClosed instead, whatever a late actor calls.
+	calls := map[string]func() error{
+		"List":          func() error { _, err := s.List(false); return err },
+		"Load":          func() error { _, _, err := s.Load("a"); return err },
+		"Get":           func() error { _, err := s.Get("a"); return err },
+		"MessagesSince": func() error { _, err := s.MessagesSince("a", 0); return err },
+		"Children":      func() error { _, err := s.Children("a"); return err },
+		"Commit":        func() error { _, _, err := s.Commit(c, nil); return err },
+		"Create":        func() error { _, err := s.Create(mustNew(t, "b")); return err },
+		"Delete":        func() error { return s.Delete("a") },
+		"SetArchived":   func() error { return s.SetArchived("a", true) },
+		"PutBlob":       func() error { _, err := s.PutBlob([]byte("x")); return err },
+		"Blob":          func() error { _, err := s.Blob(strings.Repeat("0", 64)); return err },
+		"Recover":       func() error { _, err := s.Recover(); return err },
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) { mustErrIs(t, call(), ErrClosed) })
 	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
@@ -492,5 +511,105 @@ func TestTooLarge(t *testing.T) {
 				t.Fatalf("a refused commit left %d messages, %v", len(msgs), err)
 			}
 		})
+	}
+}
+
+// TestConcurrentActorsShareAnImage runs conversations in parallel, as their actors do, all
+// attaching the same image while others are deleted: the reference count must end exact, and
+// no stored message may refer to a dropped image (Badger's conflict detection and the retry
+// in update keep Commit and Delete from racing).
+func TestConcurrentActorsShareAnImage(t *testing.T) {
+	s := openMem(t)
+	sha, err := s.PutBlob([]byte("shared screenshot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := []domain.ImageRef{{SHA256: sha, MediaType: "image/png"}}
+	const workers, rounds = 8, 15
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			errs <- func() error {
+				for r := range rounds {
+					id := fmt.Sprintf("w%d-r%d", w, r)
+					c, err := domain.NewConversation(domain.NewConversationParams{ID: id, Cwd: "/w", Model: "m"})
+					if err != nil {
+						return err
+					}
+					if c, err = s.Create(c); err != nil {
+						return err
+					}
+					next, effects, err := domain.Transition(c, domain.UserMessage{Text: "look", Images: img})
+					if err != nil {
+						return err
+					}
+					if _, _, err := s.Commit(next, persisted(effects)); err != nil {
+						if errors.Is(err, ErrNotFound) {
+							// Another worker's delete dropped the image between PutBlob and
+							// Commit: the person attaches it again.
+							if _, err := s.PutBlob([]byte("shared screenshot")); err != nil {
+								return err
+							}
+							if _, _, err := s.Commit(next, persisted(effects)); err != nil {
+								return err
+							}
+						} else {
+							return err
+						}
+					}
+					if r%2 == 0 {
+						if err := s.Delete(id); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	var failed []error
+	for range workers {
+		if err := <-errs; err != nil {
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) > 0 {
+		t.Fatal(errors.Join(failed...))
+	}
+	// Every surviving conversation references the image, and the image is there.
+	snap := snapshot(t, s)
+	for id, l := range snap {
+		if err := checkConsistent(s, l.c, l.msgs); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+	var count int
+	if err := s.db.View(func(txn *badger.Txn) error {
+		var err error
+		count, err = blobCount(txn, sha)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := workers * (rounds / 2); count != want || len(snap) != want {
+		t.Fatalf("reference count %d for %d conversations, want %d", count, len(snap), want)
+	}
+}
+
+func TestBadgerLogRouted(t *testing.T) {
+	var buf strings.Builder
+	l := badgerLogger{slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	l.Debugf("compaction %d", 1)
+	l.Infof("flushed %d", 2)
+	l.Warningf("slow %s\n", "disk")
+	l.Errorf("broken %s", "table")
+	got := buf.String()
+	for _, want := range []string{`level=WARN msg="badger: slow disk"`, `level=ERROR msg="badger: broken table"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("log %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "compaction") || strings.Contains(got, "flushed") {
+		t.Errorf("Badger's chatter was logged: %q", got)
 	}
 }
