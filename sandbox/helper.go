@@ -25,7 +25,9 @@ func MaybeRunHelper() {
 	if len(os.Args) < 2 || os.Args[1] != HelperArg {
 		return
 	}
-	os.Exit(runHelper(os.Args[2:]))
+	// syscall.Exit, not os.Exit: the helper has nothing buffered to flush, and os.Exit runs
+	// the runtime's exit hooks, which in a race-detector build pause for a second.
+	syscall.Exit(runHelper(os.Args[2:]))
 }
 
 // Helper stages: the supervisor runs first; for a restricted command it starts the restrict

@@ -150,8 +150,10 @@ func splitBudget(a, b int64, limit int) (int, int) {
 
 func byteSize(n int64) string {
 	switch {
-	case n >= 10<<20:
+	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 	case n >= 10<<10:
 		return fmt.Sprintf("%d KB", n>>10)
 	}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 )
@@ -149,31 +150,105 @@ type searchResult struct {
 	Matches []*fileMatch
 }
 
-// matcher decides which terms a line or a path contains.
+// matcher decides which terms a line or a path contains. Terms match case-insensitively
+// with Unicode simple case folding, as ripgrep's --ignore-case does; for ASCII terms in ASCII
+// text a byte comparison gives the same answer (no other character folds to an ASCII letter
+// but the Kelvin sign and the long s, which are not ASCII) and is much faster than a regexp.
 type matcher struct {
 	any   *regexp.Regexp
 	terms []*regexp.Regexp
+	lower []string // the terms in lower case, for the ASCII path; nil if a term is not ASCII
 }
 
 func newMatcher(terms []string) *matcher {
 	m := &matcher{}
 	quoted := make([]string, len(terms))
+	ascii := true
 	for i, t := range terms {
 		quoted[i] = regexp.QuoteMeta(t)
 		m.terms = append(m.terms, regexp.MustCompile("(?i)"+quoted[i]))
+		ascii = ascii && isASCII(t)
 	}
 	m.any = regexp.MustCompile("(?i)(?:" + strings.Join(quoted, "|") + ")")
+	if ascii {
+		for _, t := range terms {
+			m.lower = append(m.lower, strings.ToLower(t))
+		}
+	}
 	return m
 }
 
+// maskOf returns the set of terms s contains.
 func (m *matcher) maskOf(s string) uint64 {
 	var mask uint64
+	if m.lower != nil && isASCII(s) {
+		for i, t := range m.lower {
+			if containsFoldASCII(s, t) {
+				mask |= 1 << i
+			}
+		}
+		return mask
+	}
 	for i, re := range m.terms {
 		if re.MatchString(s) {
 			mask |= 1 << i
 		}
 	}
 	return mask
+}
+
+// matchAny reports whether b contains any term.
+func (m *matcher) matchAny(b []byte) bool {
+	if m.lower != nil && isASCII(string(b)) {
+		for _, t := range m.lower {
+			if containsFoldASCII(string(b), t) {
+				return true
+			}
+		}
+		return false
+	}
+	return m.any.Match(b)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFoldASCII reports whether s contains lower (an ASCII lower-case string) ignoring
+// ASCII case.
+func containsFoldASCII(s, lower string) bool {
+	if lower == "" {
+		return true
+	}
+	first := lower[0]
+	upperFirst := first
+	if 'a' <= first && first <= 'z' {
+		upperFirst -= 'a' - 'A'
+	}
+	for i := 0; i+len(lower) <= len(s); i++ {
+		if c := s[i]; c != first && c != upperFirst {
+			continue
+		}
+		j := 1
+		for ; j < len(lower); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // collector gathers hits as a backend reports them; it is safe for concurrent use.
@@ -263,19 +338,31 @@ var rgArgs = []string{
 	"--no-ignore-dot", "--no-require-git", "--max-filesize", "1M", "--no-messages",
 }
 
-// searchRipgrep lists the files and finds the matching lines with ripgrep.
+// searchRipgrep lists the files, finds the matching lines and lists the binary files with
+// three ripgrep runs at once.
 func searchRipgrep(ctx context.Context, rg, root string, terms []string, c *collector) ([]string, error) {
 	var (
-		wg       sync.WaitGroup
-		files    []string
-		listErr  error
-		matchErr error
+		wg                        sync.WaitGroup
+		files                     []string
+		binary                    = map[string]bool{}
+		listErr, binErr, matchErr error
 	)
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		listErr = runRipgrep(ctx, rg, root, append(slices.Clone(rgArgs), "--files", "."), func(line []byte) error {
 			files = append(files, strings.TrimPrefix(string(line), "./"))
+			return nil
+		})
+	}()
+	go func() {
+		defer wg.Done()
+		// ripgrep stops reading a file at its first NUL byte but may already have reported
+		// lines before it; the rule is that a file with a NUL anywhere is binary and not
+		// searched at all. This run finds those files, reading them as text.
+		args := append(slices.Clone(rgArgs), "--files-with-matches", "--text", "--encoding", "none", "-e", `\x00`, "--", ".")
+		binErr = runRipgrep(ctx, rg, root, args, func(line []byte) error {
+			binary[strings.TrimPrefix(string(line), "./")] = true
 			return nil
 		})
 	}()
@@ -284,7 +371,6 @@ func searchRipgrep(ctx context.Context, rg, root string, terms []string, c *coll
 	for _, t := range terms {
 		args = append(args, "-e", t)
 	}
-	hits := map[string]bool{}
 	matchErr = runRipgrep(ctx, rg, root, append(args, "--", "."), func(line []byte) error {
 		path, rest, ok := bytes.Cut(line, []byte{0})
 		num, text, ok2 := bytes.Cut(rest, []byte{':'})
@@ -292,21 +378,15 @@ func searchRipgrep(ctx context.Context, rg, root string, terms []string, c *coll
 		if !ok || !ok2 || err != nil {
 			return fmt.Errorf("unexpected ripgrep output %q", abbreviate(string(line), 200))
 		}
-		p := strings.TrimPrefix(string(path), "./")
-		hits[p] = true
-		c.hit(p, n, string(text))
+		c.hit(strings.TrimPrefix(string(path), "./"), n, string(text))
 		return nil
 	})
 	wg.Wait()
-	if err := errors.Join(listErr, matchErr); err != nil {
+	if err := errors.Join(listErr, binErr, matchErr); err != nil {
 		return nil, err
 	}
-	// ripgrep stops at the first NUL byte but may report lines before it; the rule is that
-	// a file with a NUL anywhere is binary and not searched at all.
-	for p := range hits {
-		if isBinaryFile(filepath.Join(root, filepath.FromSlash(p))) {
-			delete(c.files, p)
-		}
+	for p := range binary {
+		delete(c.files, p)
 	}
 	slices.Sort(files)
 	return files, nil
@@ -330,6 +410,7 @@ func runRipgrep(ctx context.Context, rg, root string, args []string, fn func([]b
 	sc := bufio.NewScanner(out)
 	// Lines are at most a file long, and files over 1 MB are skipped.
 	sc.Buffer(make([]byte, 64*1024), 2*MaxSearchFileBytes+4096)
+	sc.Split(splitNewline)
 	var fnErr error
 	for sc.Scan() {
 		if fnErr == nil {
@@ -357,8 +438,14 @@ func runRipgrep(ctx context.Context, rg, root string, args []string, fn func([]b
 	return fmt.Errorf("ripgrep: %w: %s", err, strings.TrimSpace(stderr.String()))
 }
 
-// isBinaryFile reports whether the file contains a NUL byte (or cannot be read).
-func isBinaryFile(path string) bool {
-	b, err := os.ReadFile(path)
-	return err != nil || bytes.IndexByte(b, 0) >= 0
+// splitNewline splits at "\n" only: bufio.ScanLines would also drop a "\r" that belongs to
+// the text of a line in a file with Windows line endings.
+func splitNewline(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }

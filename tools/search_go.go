@@ -118,7 +118,7 @@ func searchFile(abs, rel string, c *collector) {
 	if err != nil || len(data) > MaxSearchFileBytes || bytes.IndexByte(data, 0) >= 0 {
 		return
 	}
-	if !c.m.any.Match(data) {
+	if !c.m.matchAny(data) {
 		return
 	}
 	n := 0
@@ -130,7 +130,7 @@ func searchFile(abs, rel string, c *collector) {
 		} else {
 			data = nil
 		}
-		if c.m.any.Match(line) {
+		if c.m.matchAny(line) {
 			c.hit(rel, n, string(line))
 		}
 	}

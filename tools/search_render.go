@@ -57,7 +57,13 @@ func renderSearch(cwd, root string, terms []string, dropped int, res searchResul
 func renderFile(cwd, root string, terms []string, m *fileMatch) string {
 	var b strings.Builder
 	abs := filepath.Join(root, filepath.FromSlash(m.Path))
-	fmt.Fprintf(&b, "%s — %d of %d terms (%s)", displayPath(cwd, abs), bits.OnesCount64(m.mask()), len(terms), termList(terms, m.mask()))
+	shown := abs
+	// The root is the working directory or above it, so a relative path always works from
+	// the working directory, where bash and patch start.
+	if rel, err := filepath.Rel(cwd, abs); err == nil {
+		shown = rel
+	}
+	fmt.Fprintf(&b, "%s — %d of %d terms (%s)", shown, bits.OnesCount64(m.mask()), len(terms), termList(terms, m.mask()))
 	if m.Lines > 0 {
 		fmt.Fprintf(&b, ", %s", plural(int64(m.Lines), "matching line"))
 	}
@@ -69,8 +75,13 @@ func renderFile(cwd, root string, terms []string, m *fileMatch) string {
 		return b.String()
 	}
 	lines := fileLines(abs)
+	matching := map[int]bool{}
+	for _, h := range m.Hits {
+		matching[h.N] = true
+	}
 	hits := m.Hits[:min(len(m.Hits), maxLinesPerFile)]
 	last := 0 // last line number written
+	shownMatches := 0
 	for i, h := range hits {
 		from := max(h.N-searchContextLines, last+1, 1)
 		if last > 0 && from > last+1 {
@@ -89,16 +100,20 @@ func renderFile(cwd, root string, terms []string, m *fileMatch) string {
 			if !ok {
 				break
 			}
+			// grep's convention: ":" after a matching line's number, "-" after context.
 			sep := "-"
-			if n == h.N {
+			if matching[n] {
 				sep = ":"
 			}
 			fmt.Fprintf(&b, "  %d%s %s\n", n, sep, shortLine(text))
+			if matching[n] {
+				shownMatches++
+			}
 			last = n
 		}
 	}
-	if more := m.Lines - len(hits); more > 0 {
-		fmt.Fprintf(&b, "  … %s more\n", plural(int64(more), "matching line"))
+	if more := m.Lines - shownMatches; more > 0 {
+		fmt.Fprintf(&b, "  … %s\n", plural(int64(more), "more matching line"))
 	}
 	return b.String()
 }
