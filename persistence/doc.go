@@ -21,6 +21,11 @@
 //	cblob/<id>/<sha256>     empty: the conversation references the blob
 //	del/<id>                a deletion that has begun and must be finished (see Delete)
 //
+// Besides the keys, the directory holds Badger's files and phoenix.lock, which the store
+// flocks so that a second instance fails with ErrLocked. Durability is described at
+// Options.SyncWrites; the bad situations (locked, not writable, unreadable, corrupt values,
+// too large, closed) each have a sentinel in errors.go.
+//
 // The package must never decide what a state means: that is domain's job. It must never
 // delete, repair or rewrite data it cannot read; it reports it (ErrCorrupt) and keeps the
 // rest usable.

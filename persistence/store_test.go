@@ -460,10 +460,14 @@ func TestOpenAfterCrashLeftEmptyLog(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			s = openDir(t, dir, Options{})
+			var log strings.Builder
+			s = openDir(t, dir, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 			defer s.Close()
 			if _, msgs, err := s.Load("a"); err != nil || len(msgs) != 1 {
 				t.Fatalf("after reopening: %v, %v", msgs, err)
+			}
+			if !strings.Contains(log.String(), "removed an empty log file left by a crash") || !strings.Contains(log.String(), name) {
+				t.Errorf("the removal was not logged: %q", log.String())
 			}
 		})
 	}
