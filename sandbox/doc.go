@@ -2,16 +2,30 @@
 // (Landlock, seccomp, no capabilities) or unrestricted, always through a per-run supervisor
 // process that leaves nothing behind (REQ-BED-005, REQ-BED-014).
 //
-// The app binary is the helper: [Command] re-executes os.Executable() with the hidden first
-// argument [HelperArg], and [MaybeRunHelper], called first thing in main (and in TestMain of
-// every test package that runs commands), turns that process into the supervisor. The
-// supervisor makes itself a child subreaper, restricts itself when the policy says so, runs
-// `bash -c script` as its child in a process group of its own, and on SIGTERM, on the death of
-// the app, or when bash exits, SIGKILLs every descendant it still has — including those that
-// left the group with setsid — and reaps them before it exits with bash's status.
+// The app binary is the helper: Command re-executes os.Executable() with the hidden first
+// argument HelperArg, and MaybeRunHelper, called first thing in main (and in TestMain of
+// every test package that runs commands), turns that process into the helper. It has two
+// stages:
 //
-// The app process itself is never restricted: restrictions are applied only in the helper,
-// after the re-exec. The package never decides a conversation's mode; it only enforces the
-// policy it is handed, and it fails closed: a Restricted policy where Landlock is unavailable
-// is an error, never a silent unrestricted run.
+//   - The supervisor makes itself a child subreaper and starts the command in a process
+//     group of its own. On SIGTERM (the app cancelling), on the app's death, or when bash
+//     exits, it SIGKILLs the group and then every descendant it still has — including those
+//     that left the group with setsid, which the subreaper gets back as orphans — reaps them,
+//     and exits with bash's status. It is never restricted itself, so the sandboxed command
+//     can neither signal nor trace it.
+//   - For a restricted command, the supervisor's child is the binary once more, in the
+//     restrict stage: it drops its capabilities, applies Landlock (the whole file system
+//     read-only except a few devices and the private TMPDIR; TCP bind and connect denied;
+//     signals and abstract unix sockets scoped) and a seccomp filter (no sockets at all, so
+//     no UDP, Multipath TCP, raw or unix sockets; no io_uring, ptrace, mounts, namespaces,
+//     chmod/chown/xattrs), checks that they hold, and execs bash.
+//
+// The app process itself is never restricted. The package never decides a conversation's
+// mode; it enforces the policy it is handed, and it fails closed: a Restricted policy where
+// Landlock is unavailable is an error, never a silent unrestricted run.
+//
+// Known limits of the Restricted policy: file timestamps of files the user owns can still be
+// changed (utimensat is left open because touch(1) needs it in the temp dir); the temp dir
+// does not allow chmod, so `git init` there fails; before Landlock ABI 6 the sandbox could
+// signal processes outside it.
 package sandbox

@@ -92,7 +92,8 @@ func supervise(cfg helperConfig, script string) int {
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
 		// A process group of its own, so one kill reaches bash and its ordinary children.
-		Sys: &syscall.SysProcAttr{Setpgid: true},
+		// Should the helper itself be killed (the app's WaitDelay ran out), bash goes too.
+		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
 		return setupFailed(fmt.Errorf("start bash: %w", err))

@@ -37,10 +37,11 @@ func landlockConfig(abi int) (landlock.Config, error) {
 	return landlockPresets[abi-1], nil
 }
 
-// restrictSelf applies the Restricted policy to every thread of the helper process, which
-// then passes it on to bash and everything bash starts. Order matters: capabilities go
-// first (they need CAP_SETPCAP, which they remove), then Landlock (which also sets
-// no_new_privs on all threads), then seccomp (which needs no_new_privs).
+// restrictSelf applies the Restricted policy to the restrict-stage process, which then
+// becomes bash and passes the policy on to everything bash starts: Landlock and seccomp on
+// every thread, capabilities on the calling thread, the one that execs. Order matters:
+// capabilities go first (dropping them needs CAP_SETPCAP, which they remove), then Landlock
+// (which also sets no_new_privs on all threads), then seccomp (which needs no_new_privs).
 func restrictSelf(tempDir string) error {
 	if err := dropCapabilities(); err != nil {
 		return err
