@@ -51,6 +51,7 @@ type MainWindow struct {
 	stop   context.CancelFunc
 	pump   *pump
 	closed bool
+	saved  bool
 
 	// gen grows when everything drawn must be drawn again: the theme changed, or thumbnails
 	// arrived.
@@ -137,11 +138,19 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 		m.win.Canvas().AddShortcut(s.shortcut, func(fyne.Shortcut) { s.run() })
 	}
 	m.restoreWindow()
+	// The size and position are saved before the window goes (the close button) and, when the
+	// app quits another way (Ctrl+Q), as it goes.
 	m.win.SetCloseIntercept(func() {
 		m.saveWindow()
+		m.saved = true
 		m.win.Close()
 	})
-	m.win.SetOnClosed(m.shutdown)
+	m.win.SetOnClosed(func() {
+		if !m.saved {
+			m.saveWindow()
+		}
+		m.shutdown()
+	})
 
 	// Desktop notifications are for when the person looks elsewhere (REQ-BED-015).
 	a.Lifecycle().SetOnEnteredForeground(func() { m.focused = true })
@@ -207,11 +216,16 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		it.Shortcut = s.shortcut
 		return it
 	}
+	quit := fyne.NewMenuItem("Quit", m.app.Quit)
+	quit.IsQuit = true
+	quit.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
 	file := fyne.NewMenu("File",
 		item("New conversation…", sc[0]),
 		item("Export as Markdown…", sc[2]),
 		fyne.NewMenuItemSeparator(),
 		fyne.NewMenuItem("Settings…", m.showSettings),
+		fyne.NewMenuItemSeparator(),
+		quit,
 	)
 	conv := fyne.NewMenu("Conversation",
 		item("Find…", sc[1]),

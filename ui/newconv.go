@@ -87,8 +87,13 @@ func (m *MainWindow) showNewConversation() {
 		}
 	}, m.win)
 	f.dlg.Resize(fyne.NewSize(720, 420))
+	// Enter in a text field creates the conversation, as the Create button does, so the whole
+	// dialog works from the keyboard: Ctrl+N, (edit), Enter.
+	f.cwd.OnSubmitted = func(string) { f.dlg.Submit() }
+	f.title.OnSubmitted = func(string) { f.dlg.Submit() }
 	m.newForm = f
 	f.dlg.Show()
+	m.win.Canvas().Focus(f.cwd)
 }
 
 func (f *newConvForm) params() NewConversation {

@@ -740,8 +740,12 @@ func TestNewConversationDialog_REQ_BED_014(t *testing.T) {
 	if err := validDir(dir + "/missing"); err == nil {
 		t.Error("a missing directory is accepted")
 	}
+	if h.m.win.Canvas().Focused() != fyne.Focusable(f.cwd) {
+		t.Error("the directory field does not have the focus")
+	}
 	f.title.SetText("Tidy up")
-	f.dlg.Submit()
+	// Enter in a field creates the conversation.
+	f.title.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	h.waitFor("the new conversation to open", func() bool { return h.m.current != nil })
 	got := h.f.created[0]
 	if got.Cwd != dir || got.Unrestricted || got.Model != domain.DemoModel || got.Title != "Tidy up" {
