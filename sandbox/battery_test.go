@@ -262,6 +262,14 @@ func TestRestrictedEscapeBattery_REQ_BED_014(t *testing.T) {
 		}
 	}
 	unchanged := absent()
+	lastExit := 0
+	exitWas := func(code int) func(t *testing.T, f *fixture) {
+		return func(t *testing.T, f *fixture) {
+			if lastExit != code {
+				t.Errorf("exit %d, want %d", lastExit, code)
+			}
+		}
+	}
 	py := func(code string) string { return "python3 -c " + shellQuote(code) }
 
 	cases := []struct {
@@ -346,6 +354,10 @@ func TestRestrictedEscapeBattery_REQ_BED_014(t *testing.T) {
 			}
 		}},
 		{"unshare a user namespace", `unshare -r true`, "unshare", unchanged},
+		// The supervisor stays outside the sandbox, so the command cannot kill it to escape
+		// the final sweep. Had the kill worked, the helper would have died by SIGKILL
+		// (exit -1 here) instead of the script reaching its exit 7.
+		{"kill the supervisor", `kill -9 $PPID || exit 7`, "", exitWas(7)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -358,6 +370,7 @@ func TestRestrictedEscapeBattery_REQ_BED_014(t *testing.T) {
 			if r.code == 0 {
 				t.Errorf("the attempt succeeded (exit 0)\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
 			}
+			lastExit = r.code
 			c.verify(t, f)
 			t.Logf("denied: exit %d: %s", r.code, lastLine(r.stderr))
 		})
