@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/phoenix-desktop/phoenix/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	sandbox.MaybeRunHelper()
+	os.Exit(m.Run())
+}
+
+// TestQuickRunMeasuresEverything runs every measurement with few samples: each must produce
+// numbers (not an error), and the table and JSON must show them. Whether a target is met is
+// the bench command's business, not a test's: this machine is shared and noisy.
+func TestQuickRunMeasuresEverything(t *testing.T) {
+	rows := Run(context.Background(), Options{Quick: true})
+	if len(rows) != len(measurements()) {
+		t.Fatalf("%d rows for %d measurements", len(rows), len(measurements()))
+	}
+	for _, r := range rows {
+		if r.Err != "" {
+			if strings.Contains(r.Err, "sandbox is unavailable") && !sandbox.Probe().Available {
+				continue
+			}
+			t.Errorf("%s: %s", r.Name, r.Err)
+			continue
+		}
+		if r.Samples == 0 || r.Median <= 0 || r.P99 < r.Median {
+			t.Errorf("%s: implausible figures %+v", r.Name, r)
+		}
+	}
+	var table bytes.Buffer
+	if err := PrintTable(&table, rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if !strings.Contains(table.String(), r.Name) {
+			t.Errorf("table lacks %q", r.Name)
+		}
+	}
+	var js bytes.Buffer
+	if err := PrintJSON(&js, rows); err != nil {
+		t.Fatal(err)
+	}
+	var back []Row
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back) != len(rows) {
+		t.Fatalf("JSON does not round-trip: %v", err)
+	}
+}
+
+func TestSummarisePercentiles(t *testing.T) {
+	samples := make([]float64, 100)
+	for i := range samples {
+		samples[i] = float64(100 - i) // reversed, to prove sorting
+	}
+	r := summarise("x", "ms", 60, samples)
+	if r.Median != 51 && r.Median != 50 {
+		t.Fatalf("median = %v", r.Median)
+	}
+	if r.P90 != 90 || r.P99 != 99 || !r.Met {
+		t.Fatalf("p90 %v p99 %v met %v", r.P90, r.P99, r.Met)
+	}
+	if summarise("y", "ms", 10, samples).Met {
+		t.Fatal("a median above the target was reported as met")
+	}
+}
