@@ -4,9 +4,11 @@
 # Builds ./cmd/phoenix-desktop, starts it under Xvfb with the offline demo model and a fresh
 # data directory, creates a conversation with Ctrl+N and Enter, types a message with xdotool,
 # waits for the conversation to take the message's title, saves a screenshot to
-# .ci/artifacts/, quits with Ctrl+Q, and then checks through the CLI (list, show --json) that
-# the demo model's reply is in the data directory. Every wait is bounded; the whole run
-# stays well under two minutes. Exits non-zero with a message saying what failed.
+# .ci/artifacts/, moves and resizes the window, quits with Ctrl+Q, and then checks through
+# the CLI (list, show --json) that the demo model's reply is in the data directory. Finally
+# it starts the app again and checks that the window comes back at the same place and size
+# with the last conversation open. Every wait is bounded; the whole run stays well under two
+# minutes. Exits non-zero with a message saying what failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=env.sh
@@ -89,13 +91,34 @@ wait_until 15 "Xvfb to start on $DISPLAY" xdotool getdisplaygeometry
 say "starting the app on $DISPLAY with --demo --data-dir $DATA"
 # A private HOME and configuration directory: the run neither reads nor changes the person's
 # Fyne preferences, and the New conversation dialog proposes an empty working directory.
-HOME="$APP_HOME" XDG_CONFIG_HOME="$APP_HOME/.config" XDG_DATA_HOME="$APP_HOME/.local/share" \
-  timeout 110 "$BIN" --demo --data-dir "$DATA" >"$ART/smoke-xvfb-app.log" 2>&1 &
-APP_PID=$!
+start_app() {
+  HOME="$APP_HOME" XDG_CONFIG_HOME="$APP_HOME/.config" XDG_DATA_HOME="$APP_HOME/.local/share" \
+    timeout 100 "$BIN" --demo --data-dir "$DATA" >>"$ART/smoke-xvfb-app.log" 2>&1 &
+  APP_PID=$!
+  WID=$(timeout 30 xdotool search --sync --onlyvisible --name "Phoenix Desktop" 2>/dev/null | head -n 1) || true
+  [ -n "$WID" ] || fail "the window \"Phoenix Desktop\" did not appear within 30 s"
+  say "window $WID appeared: $(xdotool getwindowname "$WID")"
+}
 
-WID=$(timeout 30 xdotool search --sync --onlyvisible --name "Phoenix Desktop" 2>/dev/null | head -n 1) || true
-[ -n "$WID" ] || fail "the window \"Phoenix Desktop\" did not appear within 30 s"
-say "window $WID appeared: $(xdotool getwindowname "$WID")"
+# quit_app presses Ctrl+Q and waits (bounded) for the process to end.
+quit_app() {
+  xdotool windowfocus --sync "$WID" key --clearmodifiers ctrl+q
+  local deadline=$((SECONDS + 20))
+  while kill -0 "$APP_PID" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      kill "$APP_PID" 2>/dev/null || true
+      wait "$APP_PID" 2>/dev/null || true
+      APP_PID=""
+      fail "the app did not quit on Ctrl+Q within 20 s"
+    fi
+    sleep 0.2
+  done
+  wait "$APP_PID" 2>/dev/null || true
+  APP_PID=""
+}
+
+: >"$ART/smoke-xvfb-app.log"
+start_app
 
 title_has() { xdotool getwindowname "$WID" | grep -qF -- "$1"; }
 
@@ -123,18 +146,10 @@ say "message sent: $(xdotool getwindowname "$WID")"
 sleep 2
 shot window
 
-xdotool key --clearmodifiers ctrl+q
-deadline=$((SECONDS + 20))
-while kill -0 "$APP_PID" 2>/dev/null; do
-  if [ "$SECONDS" -ge "$deadline" ]; then
-    say "the app did not quit on Ctrl+Q within 20 s; stopping it"
-    kill "$APP_PID" 2>/dev/null || true
-    wait "$APP_PID" 2>/dev/null || true
-    fail "the app did not quit on Ctrl+Q"
-  fi
-  sleep 0.2
-done
-APP_PID=""
+# Move and resize the window; the next start must bring it back like this.
+xdotool windowmove --sync "$WID" 130 70 windowsize --sync "$WID" 1000 650 || fail "could not move the window"
+GEOMETRY=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
+quit_app
 
 LIST=$("$BIN" list --json --data-dir "$DATA") || fail "phoenix-desktop list failed"
 ID=$(printf '%s' "$LIST" | python3 -c 'import json,sys; l=json.load(sys.stdin) or []; print(l[0]["id"] if l else "")') ||
@@ -152,4 +167,12 @@ if not user or user[0].get("text") != os.environ["MESSAGE"]:
 if not reply:
     sys.exit("no assistant reply containing %r; messages: %r" % (os.environ["REPLY"], [(m.get("kind"), m.get("text")) for m in msgs]))
 ' || fail "the reply is not in the data directory"
-say "OK: the window appeared, \"$MESSAGE\" was typed, and the reply is stored in conversation $ID"
+say "the reply is stored in conversation $ID"
+
+start_app
+wait_until 15 "the last conversation to open again" title_has "$MESSAGE"
+AGAIN=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
+[ "$AGAIN" = "$GEOMETRY" ] || fail "the window came back as \"$AGAIN\", not as it was left: \"$GEOMETRY\""
+shot reopened
+quit_app
+say "OK: the window appeared, \"$MESSAGE\" was typed, its reply is stored, and the window came back at $GEOMETRY with the conversation open"

@@ -174,6 +174,7 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 // calls.
 func Run(a fyne.App, b Backend, events EventSource, deps Deps) {
 	m := NewMainWindow(a, b, events, deps)
+	a.Lifecycle().SetOnStarted(m.restorePlace)
 	m.win.ShowAndRun()
 }
 
@@ -852,11 +853,17 @@ func (m *MainWindow) notifyFinished(cs *convState) {
 	}
 }
 
-// restoreWindow gives the window its remembered size and position.
+// restoreWindow gives the window its remembered size. The position can only be set once the
+// window exists on the screen: restorePlace does that after it is shown.
 func (m *MainWindow) restoreWindow() {
 	p := m.app.Preferences()
 	w, h := p.FloatWithFallback(prefWidth, 1180), p.FloatWithFallback(prefHeight, 780)
 	m.win.Resize(fyne.NewSize(float32(max(w, 640)), float32(max(h, 420))))
+}
+
+// restorePlace moves the shown window to its remembered position.
+func (m *MainWindow) restorePlace() {
+	p := m.app.Preferences()
 	if x, y := p.IntWithFallback(prefX, -1), p.IntWithFallback(prefY, -1); x >= 0 && y >= 0 {
 		restorePosition(m.win, x, y)
 	}

@@ -1,3 +1,5 @@
+//go:build !(linux && cgo && !wayland)
+
 package ui
 
 import "fyne.io/fyne/v2"
