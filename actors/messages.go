@@ -30,7 +30,6 @@ type (
 	cmdStopAll struct{}
 )
 
-
 // Results that child actors send to their conversation, each with the execution id it was
 // started with so that the core can drop stale ones.
 type (

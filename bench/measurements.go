@@ -27,9 +27,12 @@ func measurements() []measurement {
 		// store benchmarks raise it.
 		{name: "peak RSS after a 100-turn conversation", unit: "MiB", target: 200,
 			note: "VmHWM of the bench process: start-up, store, actors, fake server and 100 turns", run: peakRSS},
-		{name: "tool round overhead (bash true)", unit: "ms", target: 2,
-			note: "model reply received → tool run → result committed → next request sent; Unrestricted, so it includes starting bash but not the sandbox",
-			run:  toolRoundOverhead},
+		{name: "tool round, runtime overhead (bash true)", unit: "ms", target: 2,
+			note: "model reply received → tool started, and tool finished → result committed → next request sent; the tool's own run time is excluded (next row)",
+			run:  toolRound(false)},
+		{name: "tool round, total (bash true)", unit: "ms",
+			note: "the same rounds including the tool: starting the supervised bash that runs `true` (Unrestricted)",
+			run:  toolRound(true)},
 		{name: "cancel to idle (running process group)", unit: "ms", target: 100,
 			note: "Stop pressed → process group killed, cancelled and skipped results committed, state idle",
 			run:  cancelLatency},
@@ -54,6 +57,7 @@ type env struct {
 	rt     *actors.Runtime
 	sub    *actors.Subscription
 	client *timedClient
+	tools  *timedTools
 }
 
 func newEnv() (*env, error) {
@@ -80,7 +84,8 @@ func newEnv() (*env, error) {
 		return nil, err
 	}
 	e.client = &timedClient{inner: client}
-	e.rt, err = actors.Start(actors.Config{Store: e.store, LLM: e.client, Tools: tools.NewRegistry(),
+	e.tools = &timedTools{inner: tools.NewRegistry()}
+	e.rt, err = actors.Start(actors.Config{Store: e.store, LLM: e.client, Tools: e.tools,
 		Sandbox: sandbox.Probe(), Logger: quietLogger(), DefaultModel: domain.DemoModel})
 	if err != nil {
 		e.close()
@@ -165,6 +170,23 @@ func (c *timedClient) reset() {
 	c.mu.Unlock()
 }
 
+// timedTools records how long each tool run takes, so that it can be told apart from the
+// runtime's own overhead.
+type timedTools struct {
+	inner actors.ToolRunner
+	mu    sync.Mutex
+	took  []time.Duration
+}
+
+func (t *timedTools) Run(ctx context.Context, env tools.Env, call domain.ToolCall) tools.Output {
+	start := time.Now()
+	out := t.inner.Run(ctx, env, call)
+	t.mu.Lock()
+	t.took = append(t.took, time.Since(start))
+	t.mu.Unlock()
+	return out
+}
+
 func samplesOf(o Options, full, quick int) int {
 	if o.Quick {
 		return quick
@@ -172,28 +194,37 @@ func samplesOf(o Options, full, quick int) int {
 	return full
 }
 
-func toolRoundOverhead(ctx context.Context, o Options) ([]float64, error) {
-	e, err := newEnv()
-	if err != nil {
-		return nil, err
+func toolRound(includeTool bool) func(context.Context, Options) ([]float64, error) {
+	return func(ctx context.Context, o Options) ([]float64, error) {
+		e, err := newEnv()
+		if err != nil {
+			return nil, err
+		}
+		defer e.close()
+		conv, err := e.rt.Create(ctx, actors.NewConversation{Cwd: e.cwd, Unrestricted: true})
+		if err != nil {
+			return nil, err
+		}
+		rounds := samplesOf(o, 60, 8)
+		e.client.reset()
+		if _, err := e.turn(ctx, conv.ID, strings.Repeat("bash: true\n", rounds)); err != nil {
+			return nil, err
+		}
+		e.client.mu.Lock()
+		defer e.client.mu.Unlock()
+		e.tools.mu.Lock()
+		defer e.tools.mu.Unlock()
+		var out []float64
+		// Round i sits between answer i-1 and request i, and ran tool i-1.
+		for i := 1; i < len(e.client.starts) && i-1 < len(e.client.ends) && i-1 < len(e.tools.took); i++ {
+			gap := e.client.starts[i].Sub(e.client.ends[i-1])
+			if !includeTool {
+				gap -= e.tools.took[i-1]
+			}
+			out = append(out, ms(gap))
+		}
+		return out, nil
 	}
-	defer e.close()
-	conv, err := e.rt.Create(ctx, actors.NewConversation{Cwd: e.cwd, Unrestricted: true})
-	if err != nil {
-		return nil, err
-	}
-	rounds := samplesOf(o, 60, 8)
-	e.client.reset()
-	if _, err := e.turn(ctx, conv.ID, strings.Repeat("bash: true\n", rounds)); err != nil {
-		return nil, err
-	}
-	e.client.mu.Lock()
-	defer e.client.mu.Unlock()
-	var out []float64
-	for i := 1; i < len(e.client.starts) && i-1 < len(e.client.ends); i++ {
-		out = append(out, ms(e.client.starts[i].Sub(e.client.ends[i-1])))
-	}
-	return out, nil
 }
 
 func cancelLatency(ctx context.Context, o Options) ([]float64, error) {
