@@ -202,56 +202,59 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
-// BenchmarkCommit measures the latency Commit adds to a transition with SyncWrites off and
-// on; the figures decide Options.SyncWrites. "typical" commits the messages of a session one
-// per transition, as most transitions produce (tool results, replies; a sixth are user
-// messages, which are flushed even with SyncWrites off); "agent" leaves out the user
-// messages, which is what the agent's own work costs.
+// BenchmarkCommit measures the latency Commit adds to a transition, one message per commit
+// as most transitions produce, with SyncWrites off and on; the figures decide
+// Options.SyncWrites. "agent" commits what the agent's own work produces (replies, tool
+// results); "user" commits user messages, which are flushed to disk even with SyncWrites off;
+// "typical" mixes them as a session does (a sixth are user messages).
 func BenchmarkCommit(b *testing.B) {
-	for _, tc := range []struct {
-		name  string
-		sync  bool
-		users bool
+	kinds := []struct {
+		name string
+		keep func(domain.Message) bool
 	}{
-		{"typical/sync=false", false, true},
-		{"typical/sync=true", true, true},
-		{"agent/sync=false", false, false},
-		{"agent/sync=true", true, false},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			s, err := Open(filepath.Join(b.TempDir(), "data"), Options{SyncWrites: tc.sync})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			template, msgs := turnMessages(b, 600)
-			if !tc.users {
-				msgs = slices.DeleteFunc(msgs, func(m domain.Message) bool { return m.Kind == domain.KindUser })
-			}
-			c, err := s.Create(domain.Conversation{ID: "c", Cwd: template.Cwd, Model: template.Model, State: domain.Idle{}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			conv := template
-			conv.ID, conv.CreatedAt = c.ID, c.CreatedAt
-			lat := make([]time.Duration, 0, 4096)
-			i := 0
-			for b.Loop() {
-				// One message per commit, as most transitions have; the sequence carries on
-				// past the template by renumbering.
-				m := msgs[i%len(msgs)]
-				m.Seq = uint64(i)
-				conv.NextSeq = uint64(i + 1)
-				t0 := time.Now()
-				if _, _, err := s.Commit(conv, []domain.Message{m}); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(t0))
-				i++
-			}
-			reportLatency(b, lat)
-		})
+		{"agent", func(m domain.Message) bool { return m.Kind != domain.KindUser }},
+		{"user", func(m domain.Message) bool { return m.Kind == domain.KindUser }},
+		{"typical", func(domain.Message) bool { return true }},
 	}
+	for _, kind := range kinds {
+		for _, sync := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/sync=%t", kind.name, sync), func(b *testing.B) {
+				benchCommit(b, sync, kind.keep)
+			})
+		}
+	}
+}
+
+func benchCommit(b *testing.B, sync bool, keep func(domain.Message) bool) {
+	s, err := Open(filepath.Join(b.TempDir(), "data"), Options{SyncWrites: sync})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	template, msgs := turnMessages(b, 600)
+	msgs = slices.DeleteFunc(msgs, func(m domain.Message) bool { return !keep(m) })
+	c, err := s.Create(domain.Conversation{ID: "c", Cwd: template.Cwd, Model: template.Model, State: domain.Idle{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	conv := template
+	conv.ID, conv.CreatedAt = c.ID, c.CreatedAt
+	lat := make([]time.Duration, 0, 4096)
+	i := 0
+	for b.Loop() {
+		// One message per commit, as most transitions have; the sequence carries on
+		// past the template by renumbering.
+		m := msgs[i%len(msgs)]
+		m.Seq = uint64(i)
+		conv.NextSeq = uint64(i + 1)
+		t0 := time.Now()
+		if _, _, err := s.Commit(conv, []domain.Message{m}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+		i++
+	}
+	reportLatency(b, lat)
 }
 
 func reportLatency(b *testing.B, lat []time.Duration) {

@@ -23,23 +23,27 @@ type Options struct {
 	// SyncWrites makes every commit wait until its write is flushed to the disk (fsync), so
 	// that it survives a power cut or a kernel crash, not only a crash of the app.
 	//
-	// It is off by default, decided by measurement (BenchmarkCommit/agent, one message per
-	// commit, on the development VM: 2 cores shared with other work, ext4 on virtio, whose
+	// It is off by default, decided by measurement (BenchmarkCommit, one message per commit,
+	// three runs on the development VM: 2 cores shared with other work, ext4 on virtio, whose
 	// raw fsync takes a fast 0.2 ms; laptop SSDs are often slower):
 	//
-	//	                      p50            p99
-	//	SyncWrites off        0.03–0.05 ms   0.1–0.2 ms
-	//	SyncWrites on         0.26–0.38 ms   0.6–8 ms
+	//	                               p50            p99
+	//	agent transitions, off         0.03 ms        0.14–0.17 ms
+	//	agent transitions, on          0.29–0.38 ms   0.6–4.4 ms
+	//	user messages (always flushed) 0.29–0.35 ms   0.5–3.5 ms
+	//	typical session mix, off       0.08–0.10 ms   0.7–6 ms
+	//	typical session mix, on        0.37–0.57 ms   8 ms
 	//
 	// Every transition commits (each tool result, each reply, each retry timer), so the
-	// fsync would sit on the conversation's path dozens of times per turn, at eight times the
-	// median and a far worse tail, for a risk the store covers differently:
+	// fsync would sit on the conversation's path dozens of times per turn, at ten times the
+	// median and a far worse tail (the session mix even misses the 0.5 ms target), for a risk
+	// the store covers differently:
 	//   - Without SyncWrites, a commit is in the kernel's page cache when Commit returns
 	//     (Badger writes its log through mmap), which survives SIGKILL, a panic and an OOM
 	//     kill: the crash test checks every acknowledged commit after 50 SIGKILLs.
 	//   - A commit that holds a user message is flushed before Commit returns anyway, so
 	//     what the person typed, once acknowledged, survives a power cut too; at human pace
-	//     its ~0.4 ms costs nothing.
+	//     its ~0.3 ms costs nothing.
 	//   - Everything else reaches the disk within SyncInterval (1 s): a power cut or kernel
 	//     crash can lose at most the agent's last second of work, which recovery then
 	//     treats like any interruption.
