@@ -194,21 +194,30 @@ func (p *userPart) bind(r *row) {
 	p.thumbs.Refresh()
 }
 
-// textPart: assistant text as Markdown, and streamed text as it grows.
+// textPart: assistant text as Markdown, with a button that copies its Markdown source.
 type textPart struct {
-	text *widget.RichText
-	obj  fyne.CanvasObject
+	text   *widget.RichText
+	source string
+	obj    fyne.CanvasObject
 }
 
 func newTextPart() *textPart {
 	p := &textPart{text: newWrapText()}
-	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), 0)}, p.text)
+	cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
+	cp.Importance = widget.LowImportance
+	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), 0)}, container.New(&hbar{gap: pad()}, none(), p.text, cp))
 	return p
 }
 
 func (p *textPart) object() fyne.CanvasObject { return p.obj }
 
-func (p *textPart) bind(r *row) { p.text.ParseMarkdown(r.msg.Text) }
+func (p *textPart) bind(r *row) {
+	p.source = r.msg.Text
+	p.text.ParseMarkdown(r.msg.Text)
+}
+
+// copyText puts text on the clipboard (chat text is not selectable in Fyne's RichText).
+func copyText(s string) { fyne.CurrentApp().Clipboard().SetContent(s) }
 
 // streamPart shows streamed text as it grows. Wrapping a paragraph costs time that grows
 // faster than its length, so the finished paragraphs sit in one RichText that changes only
@@ -569,12 +578,15 @@ func (p *notePart) bind(r *row) {
 type continuationPart struct {
 	bg, stripe *canvas.Rectangle
 	text       *widget.RichText
+	source     string
 	obj        fyne.CanvasObject
 }
 
 func newContinuationPart() *continuationPart {
 	p := &continuationPart{bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: newWrapText()}
-	title := widget.NewLabelWithStyle("Continuation summary", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
+	cp.Importance = widget.LowImportance
+	title := container.New(&hbar{}, none(), widget.NewLabelWithStyle("Continuation summary", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), cp)
 	p.obj = container.New(&inset{pad: fyne.NewSize(pad()*2, pad()), stripe: 4}, p.bg, p.stripe, container.New(&column{}, title, p.text))
 	return p
 }
@@ -586,6 +598,7 @@ func (p *continuationPart) bind(r *row) {
 	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNamePrimary), 0x18)
 	p.stripe.Refresh()
 	p.bg.Refresh()
+	p.source = r.msg.Text
 	p.text.ParseMarkdown(r.msg.Text)
 }
 

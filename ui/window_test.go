@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
@@ -96,6 +97,19 @@ func TestSendMessageAndSeeReply_REQ_BED_002(t *testing.T) {
 	}
 	if !found {
 		t.Error("no visible row shows the reply")
+	}
+	// The reply's copy button puts its Markdown on the clipboard.
+	for _, v := range h.visibleRowViews() {
+		if v.bound.kind == rowAssistant {
+			walk(v, func(o fyne.CanvasObject) {
+				if b, ok := o.(*widget.Button); ok && b.Icon == theme.ContentCopyIcon() {
+					test.Tap(b)
+				}
+			})
+		}
+	}
+	if got := h.app.Clipboard().Content(); got != "Hello from the model, **done**." {
+		t.Errorf("clipboard %q", got)
 	}
 	if got := h.m.meterLabel.Text; !strings.Contains(got, "940 / 128k tokens") {
 		t.Errorf("meter says %q", got)
