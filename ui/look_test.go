@@ -16,7 +16,22 @@ func TestLook(t *testing.T) {
 	if dir == "" {
 		t.Skip("set UI_LOOK_DIR to write screenshots")
 	}
-	for _, s := range screens {
+	dialogs := []screen{
+		{"new-conversation", func(t *testing.T) *harness {
+			h := newHarness(t, nil)
+			h.app.Preferences().SetString(prefLastCwd, "/home/ada/src/parser")
+			h.m.showNewConversation()
+			return h
+		}},
+		{"settings", func(t *testing.T) *harness {
+			h := newHarness(t, func(_ *fakeBackend, d *Deps) {
+				d.EnvOverrides = func() map[string]string { return map[string]string{FieldAPIKey: "PHOENIX_API_KEY"} }
+			})
+			h.m.showSettings()
+			return h
+		}},
+	}
+	for _, s := range append(dialogs, screens...) {
 		t.Run(s.name, func(t *testing.T) {
 			h := s.build(t)
 			for _, v := range []struct {

@@ -119,8 +119,11 @@ func (m *MainWindow) showSettings() {
 	} else {
 		f.apiKey.SetPlaceHolder("No key: new conversations use the Demo (offline) model")
 	}
+	if v := f.env[FieldAPIKey]; v != "" {
+		f.apiKey.SetPlaceHolder("The key in " + v + " is used")
+	}
 	f.forget = widget.NewCheck("Forget the saved key", nil)
-	f.forget.Hidden = f.saved.APIKey == ""
+	f.forget.Hidden = f.saved.APIKey == "" || f.env[FieldAPIKey] != ""
 	f.model = widget.NewSelectEntry(m.modelOptions())
 	f.model.SetText(f.saved.Model)
 	f.model.SetPlaceHolder("Model name, e.g. gpt-4o")
