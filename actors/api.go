@@ -214,7 +214,15 @@ func (r *Runtime) List(ctx context.Context, includeArchived bool) ([]Summary, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return r.cfg.Store.List(includeArchived)
+	list, err := r.cfg.Store.List(includeArchived)
+	if errors.Is(err, persistence.ErrCorrupt) {
+		// The store returns every record that decodes; the unreadable ones are reported,
+		// not allowed to hide the rest.
+		r.log.Error("some conversations could not be read", "error", err)
+		r.publish(Notice{Level: NoticeError, Text: "Some conversations could not be read and are not listed: " + err.Error()})
+		return list, nil
+	}
+	return list, err
 }
 
 // Snapshot is everything a UI needs to show a conversation it connects to (REQ-BED-011).
@@ -236,7 +244,9 @@ func (r *Runtime) Snapshot(ctx context.Context, id string) (Snapshot, error) {
 		return Snapshot{}, fmt.Errorf("open conversation %s: %w", id, err)
 	}
 	subs, err := r.cfg.Store.Children(id)
-	if err != nil {
+	if errors.Is(err, persistence.ErrCorrupt) {
+		r.log.Error("some sub-agents could not be read", "conversation", id, "error", err)
+	} else if err != nil {
 		return Snapshot{}, fmt.Errorf("open sub-agents of %s: %w", id, err)
 	}
 	return Snapshot{Conv: conv, Messages: msgs, SubAgents: subs}, nil
