@@ -30,6 +30,9 @@ type chatView struct {
 	measured map[*row]measure
 	// follow keeps the newest row in view while the person has not scrolled up.
 	follow bool
+	// pinned makes the next change follow whatever the scroll position: the person has just
+	// sent a message and wants to see it and its answer.
+	pinned bool
 	// lastGen is the window's generation this view was last drawn for.
 	lastGen int
 }
@@ -142,7 +145,7 @@ func (cv *chatView) atBottom(slack float32) bool {
 // noteFollow records, before the model changes, whether the newest row is in view; only
 // then does the view follow new rows.
 func (cv *chatView) noteFollow() {
-	cv.follow = cv.atBottom(estimatedRowHeight / 2)
+	cv.follow = cv.pinned || cv.atBottom(estimatedRowHeight/2)
 }
 
 // changed re-draws after the model changed; the newest row stays in view if it was.
@@ -151,6 +154,7 @@ func (cv *chatView) changed() {
 	cv.list.Refresh()
 	if cv.follow {
 		cv.list.ScrollToBottom()
+		cv.pinned = false
 	}
 }
 

@@ -92,6 +92,9 @@ func (m *MainWindow) send() {
 	m.clearInline()
 	m.entry.SetText("")
 	cs.draft = draft{}
+	if cs.mainView != nil {
+		cs.mainView.pinned = true
+	}
 	m.refreshStrip()
 	m.sending = true
 	m.refreshComposer()

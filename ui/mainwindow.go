@@ -80,6 +80,7 @@ type MainWindow struct {
 	subtitle        *widget.Label
 	mode            *badge
 	switchBtn       *widget.Button
+	switchBox       *fyne.Container
 	landlockNote    *widget.Label
 	meter           *meter
 	meterLabel      *widget.Label
@@ -262,7 +263,8 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.subtitle.SizeName = theme.SizeNameCaptionText
 	m.mode = newBadge()
 	m.switchBtn = widget.NewButton("Switch to Restricted", m.downgrade)
-	m.header = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(m.mode), m.switchBtn),
+	m.switchBox = container.NewCenter(m.switchBtn)
+	m.header = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(m.mode), m.switchBox),
 		container.New(&column{gap: -pad() * 2}, m.title, m.subtitle))
 	m.landlockNote = widget.NewLabel("")
 	m.landlockNote.Wrapping = fyne.TextWrapWord
@@ -553,12 +555,12 @@ func (m *MainWindow) refreshHeader() {
 	m.subtitle.SetText(sub)
 	if c.Mode == domain.ModeUnrestricted {
 		m.mode.set("Unrestricted", theme.ColorNameWarning)
-		m.switchBtn.Hidden = !m.sandbox.Available
+		m.switchBox.Hidden = !m.sandbox.Available
 	} else {
 		m.mode.set("Restricted", theme.ColorNameSuccess)
-		m.switchBtn.Hidden = true
+		m.switchBox.Hidden = true
 	}
-	m.switchBtn.Refresh()
+	m.header.Refresh()
 
 	window := c.ContextWindow
 	if window <= 0 {

@@ -304,7 +304,7 @@ func TestApproveUpgrade_REQ_BED_015(t *testing.T) {
 	if !strings.Contains(p.reason.String(), "I need to edit parse.go") {
 		t.Errorf("card reason %q", p.reason.String())
 	}
-	if h.m.mode.text != "Restricted" || h.m.switchBtn.Visible() {
+	if h.m.mode.text != "Restricted" || h.m.switchBox.Visible() {
 		t.Fatal("mode badge before approval")
 	}
 	// Keyboard reach: Tab moves the focus to the card's buttons.
@@ -328,7 +328,7 @@ func TestApproveUpgrade_REQ_BED_015(t *testing.T) {
 		t.Fatal("the conversation is not Unrestricted")
 	}
 	h.settle()
-	if !h.m.switchBtn.Visible() {
+	if !h.m.switchBox.Visible() {
 		t.Error("Switch to Restricted is hidden in Unrestricted mode")
 	}
 	for _, r := range h.rows() {
@@ -782,8 +782,8 @@ func TestLandlockUnavailable_REQ_BED_014(t *testing.T) {
 		t.Fatalf("note %q visible %v", h.m.landlockNote.Text, h.m.landlockNote.Visible())
 	}
 	h.open(h.m.side[0].id)
-	if h.m.mode.text != "Unrestricted" || h.m.switchBtn.Visible() {
-		t.Errorf("badge %q, switch visible %v", h.m.mode.text, h.m.switchBtn.Visible())
+	if h.m.mode.text != "Unrestricted" || h.m.switchBox.Visible() {
+		t.Errorf("badge %q, switch visible %v", h.m.mode.text, h.m.switchBox.Visible())
 	}
 	h.m.showNewConversation()
 	if !h.m.newForm.mode.Disabled() || h.m.newForm.mode.Selected != modeUnrestrictedLabel {
@@ -904,5 +904,29 @@ func TestToolRunsThenShowsItsOutput(t *testing.T) {
 	}
 	if _, sum := toolStatus(r); sum != "exit 0, 2 lines" {
 		t.Errorf("summary %q", sum)
+	}
+}
+
+func TestSendingScrollsToTheNewMessage(t *testing.T) {
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		id = f.add(domain.NewConversationParams{Title: "Long", Cwd: "/long", Model: "gpt-4o"}, longHistory(400)...).ID
+	})
+	h.open(id)
+	h.m.cv.list.ScrollToTop()
+	h.m.cv.rowChanged() // as a click on a row would
+	h.settle()
+	if h.m.cv.atBottom(0) {
+		t.Fatal("the view did not scroll up")
+	}
+	h.typeAndSend("where am I?")
+	h.waitFor("the message", func() bool { r := h.lastRow(); return r != nil && r.kind == rowUser && r.msg.Text == "where am I?" })
+	h.settle()
+	shown := false
+	for _, v := range h.visibleRowViews() {
+		shown = shown || v.bound == h.lastRow()
+	}
+	if !shown {
+		t.Error("the sent message is not on screen")
 	}
 }
