@@ -273,7 +273,6 @@ func moduleRoot() (string, error) {
 	}
 }
 
-
 // overlayPath is a build overlay that replaces the GUI entry point by a stub. It exists only
 // while cmd/phoenix-desktop/gui.go is being moved to the actors types; the plain build is
 // always tried first, so the tests use the real binary as soon as it compiles.
