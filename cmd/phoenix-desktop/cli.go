@@ -258,7 +258,8 @@ func runList(args []string, stdout io.Writer) error {
 	return tw.Flush()
 }
 
-func loadForShow(name string, args []string) (commonFlags, string, bool, error) {
+// loadConversation parses the flags of show and export, and reads one conversation.
+func loadConversation(name string, args []string) (domain.Conversation, []domain.Message, bool, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var common commonFlags
 	var jsonOut bool
@@ -272,28 +273,25 @@ func loadForShow(name string, args []string) (commonFlags, string, bool, error) 
 		id, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
-		return common, "", false, err
+		return domain.Conversation{}, nil, false, err
 	}
 	if id == "" && fs.NArg() > 0 {
 		id = fs.Arg(0)
 	}
 	if id == "" {
-		return common, "", false, fmt.Errorf("%s: which conversation? Pass its id (see phoenix-desktop list)", name)
-	}
-	return common, id, jsonOut, nil
-}
-
-func runShow(args []string, stdout io.Writer) error {
-	common, id, jsonOut, err := loadForShow("show", args)
-	if err != nil {
-		return err
+		return domain.Conversation{}, nil, false, fmt.Errorf("%s: which conversation? Pass its id (see phoenix-desktop list)", name)
 	}
 	store, err := common.openStore(common.logger(os.Stderr))
 	if err != nil {
-		return err
+		return domain.Conversation{}, nil, false, err
 	}
 	defer store.Close()
 	conv, msgs, err := store.Load(id)
+	return conv, msgs, jsonOut, err
+}
+
+func runShow(args []string, stdout io.Writer) error {
+	conv, msgs, jsonOut, err := loadConversation("show", args)
 	if err != nil {
 		return err
 	}
@@ -311,16 +309,7 @@ func runShow(args []string, stdout io.Writer) error {
 }
 
 func runExport(args []string, stdout io.Writer) error {
-	common, id, _, err := loadForShow("export", args)
-	if err != nil {
-		return err
-	}
-	store, err := common.openStore(common.logger(os.Stderr))
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	conv, msgs, err := store.Load(id)
+	conv, msgs, _, err := loadConversation("export", args)
 	if err != nil {
 		return err
 	}
