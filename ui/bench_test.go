@@ -117,3 +117,25 @@ func benchStream(b *testing.B, render bool) {
 	b.StopTimer()
 	b.ReportMetric(float64(len(h.m.current.model.stream.text))/5, "tokens_streamed")
 }
+
+// BenchmarkScroll10000 measures one scroll step of a page through a 10,000-message
+// conversation: the rows that come into view are bound, measured and laid out.
+func BenchmarkScroll10000(b *testing.B) {
+	var id string
+	h := newHarness(b, func(f *fakeBackend, _ *Deps) {
+		id = f.add(domain.NewConversationParams{Title: "Long", Cwd: "/long", Model: "gpt-4o"}, longHistory(10_000)...).ID
+	})
+	h.open(id)
+	cv := h.m.cv
+	page := cv.list.Size().Height
+	offset := cv.list.GetScrollOffset()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		offset -= page
+		if offset < 0 {
+			offset = cv.contentHeight()
+		}
+		cv.list.ScrollToOffset(offset)
+		h.q.drain()
+	}
+}

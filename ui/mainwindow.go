@@ -156,9 +156,14 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 	// Desktop notifications are for when the person looks elsewhere (REQ-BED-015).
 	a.Lifecycle().SetOnEnteredForeground(func() { m.focused = true })
 	a.Lifecycle().SetOnExitedForeground(func() { m.focused = false })
+	// Light and dark follow the system through Fyne's default theme; when it changes, the
+	// colours the rows computed themselves are computed again.
 	a.Settings().AddListener(func(fyne.Settings) {
 		m.do(func() {
-			m.gen++
+			if m.closed {
+				return
+			}
+			m.redrawRows()
 			m.refreshAll()
 		})
 	})
