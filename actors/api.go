@@ -60,7 +60,8 @@ type Config struct {
 	Logger  *slog.Logger
 	// SubAgentDeadline overrides domain.DefaultSubAgentDeadline when positive.
 	SubAgentDeadline time.Duration
-	// ImageLimits bounds attached images; zero means imaging.DefaultLimits().
+	// ImageLimits bounds attached images and read_image results; zero means the limits of
+	// each conversation's model (imaging.LimitsForModel).
 	ImageLimits imaging.Limits
 	// DefaultModel is used by Create when no model is given.
 	DefaultModel string
@@ -90,9 +91,6 @@ func Start(cfg Config) (*Runtime, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
-	if cfg.ImageLimits == (imaging.Limits{}) {
-		cfg.ImageLimits = imaging.DefaultLimits()
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 30 * time.Second
@@ -264,18 +262,37 @@ type Attachment struct {
 // image error naming the file).
 func (r *Runtime) Send(ctx context.Context, id, text string, images []Attachment) error {
 	refs := make([]domain.ImageRef, 0, len(images))
-	for _, img := range images {
-		ref, err := r.storeImage(img)
+	if len(images) > 0 {
+		conv, err := r.cfg.Store.Get(id)
 		if err != nil {
-			return err
+			return fmt.Errorf("send to conversation %s: %w", id, err)
 		}
-		refs = append(refs, ref)
+		// REQ-BED-013: a model that cannot see images gets none; say so before anything
+		// is stored, so the person can remove them and send the text.
+		if !llm.SupportsVision(conv.Model) {
+			return fmt.Errorf("the model %s does not accept images: remove them, or start a conversation with a vision model", conv.Model)
+		}
+		for _, img := range images {
+			ref, err := r.storeImage(img, r.imageLimits(conv.Model))
+			if err != nil {
+				return err
+			}
+			refs = append(refs, ref)
+		}
 	}
 	return r.event(ctx, id, domain.UserMessage{Text: text, Images: refs})
 }
 
-func (r *Runtime) storeImage(img Attachment) (domain.ImageRef, error) {
-	prepared, err := imaging.Prepare(img.Data, r.cfg.ImageLimits)
+// imageLimits are the configured limits, or else those of the model.
+func (r *Runtime) imageLimits(model string) imaging.Limits {
+	if r.cfg.ImageLimits != (imaging.Limits{}) {
+		return r.cfg.ImageLimits
+	}
+	return imaging.LimitsForModel(model)
+}
+
+func (r *Runtime) storeImage(img Attachment, limits imaging.Limits) (domain.ImageRef, error) {
+	prepared, err := imaging.Prepare(img.Data, limits)
 	if err != nil {
 		return domain.ImageRef{}, fmt.Errorf("image %q: %w", img.Name, err)
 	}

@@ -350,7 +350,7 @@ func (a *conversationActor) onChildStopped(ctx actor.Context, who *actor.PID) {
 }
 
 func (a *conversationActor) toolEnv(mode domain.Mode) (tools.Env, error) {
-	env := tools.Env{Cwd: a.conv.Cwd, Mode: mode, ImageLimits: a.rt.cfg.ImageLimits}
+	env := tools.Env{Cwd: a.conv.Cwd, Mode: mode, ImageLimits: a.rt.imageLimits(a.conv.Model)}
 	if a.tempDir == "" {
 		dir, err := sandbox.MakeTempDir(a.id)
 		if err != nil {

@@ -1,7 +1,10 @@
 package actors
 
 import (
+	"bytes"
 	"context"
+	"image"
+	"image/png"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -536,4 +539,51 @@ func TestEventsAreJSONEncodable(t *testing.T) {
 			t.Fatalf("%T: %v", ev, err)
 		}
 	}
+}
+
+func pngBytes(t *testing.T, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = byte(i * 7)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestSendWithImages_REQ_BED_013(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.create(NewConversation{})
+	// A file that is not an image is refused with its name, and nothing is sent.
+	err := h.rt.Send(context.Background(), c.ID, "look", []Attachment{{Name: "notes.txt", Data: []byte("plain text")}})
+	if err == nil || !strings.Contains(err.Error(), "notes.txt") {
+		t.Fatalf("error = %v, want one naming notes.txt", err)
+	}
+	if n := len(h.history(c.ID)); n != 0 {
+		t.Fatalf("a refused message left %d messages", n)
+	}
+	isErr(t, h.rt.Send(context.Background(), c.ID, "  ", nil), domain.ErrEmptyMessage)
+
+	// Two images, one larger than the provider accepts: both reach the model, downscaled.
+	images := []Attachment{{Name: "small.png", Data: pngBytes(t, 64, 48)}, {Name: "big.png", Data: pngBytes(t, 3000, 1000)}}
+	if err := h.rt.Send(context.Background(), c.ID, "", images); err != nil {
+		t.Fatal(err)
+	}
+	end := h.waitRest(c.ID)
+	if end.State.Kind() != domain.StateIdle {
+		t.Fatalf("state = %s", end.State.Kind())
+	}
+	msgs := h.history(c.ID)
+	if len(msgs[0].Images) != 2 || msgs[0].Images[1].Width > 2048 {
+		t.Fatalf("stored images = %+v", msgs[0].Images)
+	}
+	urls := h.srv.LastChat().Messages[1].Content.ImageURLs()
+	if len(urls) != 2 {
+		t.Fatalf("the server saw %d images, want 2", len(urls))
+	}
+	mustContain(t, lastOf(msgs, domain.KindAssistant).Text, "2 images")
 }
