@@ -56,7 +56,10 @@ func (v *rowView) CreateRenderer() fyne.WidgetRenderer { return &rowRenderer{v: 
 // thousands of rows at once when a long conversation opens.
 type rowRenderer struct{ v *rowView }
 
-func (r *rowRenderer) Layout(s fyne.Size) { r.v.root.Resize(s) }
+func (r *rowRenderer) Layout(s fyne.Size) {
+	r.v.root.Resize(s)
+	r.v.cv.noteWidth(s.Width)
+}
 func (r *rowRenderer) MinSize() fyne.Size {
 	if r.v.bound == nil {
 		return fyne.NewSize(80, estimatedRowHeight)

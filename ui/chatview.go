@@ -35,6 +35,9 @@ type chatView struct {
 	pinned bool
 	// lastGen is the window's generation this view was last drawn for.
 	lastGen int
+	// width is the rows' width; when it changes, every row on screen is measured again.
+	width         float32
+	refreshQueued bool
 }
 
 type measure struct {
@@ -146,6 +149,25 @@ func (cv *chatView) atBottom(slack float32) bool {
 // then does the view follow new rows.
 func (cv *chatView) noteFollow() {
 	cv.follow = cv.pinned || cv.atBottom(estimatedRowHeight/2)
+}
+
+// noteWidth learns the rows' width from their layout. The list re-binds only rows that come
+// into view when it is resized, so a new width asks for a full refresh, which measures the
+// rows on screen at the new width (the heights cache is per width).
+func (cv *chatView) noteWidth(w float32) {
+	if w <= 0 || w == cv.width {
+		return
+	}
+	first := cv.width == 0
+	cv.width = w
+	if first || cv.refreshQueued {
+		return
+	}
+	cv.refreshQueued = true
+	cv.m.do(func() {
+		cv.refreshQueued = false
+		cv.list.Refresh()
+	})
 }
 
 // changed re-draws after the model changed; the newest row stays in view if it was.

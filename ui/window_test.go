@@ -930,3 +930,29 @@ func TestSendingScrollsToTheNewMessage(t *testing.T) {
 		t.Error("the sent message is not on screen")
 	}
 }
+
+func TestResizeMeasuresRowsAgain(t *testing.T) {
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		id = f.add(domain.NewConversationParams{Title: "Wide", Cwd: "/w", Model: "gpt-4o"},
+			domain.Message{Kind: domain.KindUser, Text: "Explain."},
+			domain.Message{Kind: domain.KindAssistant, Text: strings.Repeat("A long sentence that wraps when the window is narrow. ", 12)},
+		).ID
+	})
+	h.open(id)
+	wide := h.m.cv.heights[1]
+	if wide == 0 {
+		t.Fatal("the reply was not measured")
+	}
+	h.m.win.Resize(fyne.NewSize(700, 720))
+	h.settle()
+	narrow := h.m.cv.heights[1]
+	if narrow <= wide {
+		t.Errorf("the reply is %v tall at 700 px and %v at 1100 px; narrower must be taller", narrow, wide)
+	}
+	for _, v := range h.visibleRowViews() {
+		if v.bound.kind == rowAssistant && v.Size().Height < narrow {
+			t.Errorf("the reply's item is %v tall, its text needs %v", v.Size().Height, narrow)
+		}
+	}
+}
