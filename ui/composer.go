@@ -173,6 +173,10 @@ func (m *MainWindow) attachURIs(uris []fyne.URI) {
 
 // showAttachDialog is "Attach image…".
 func (m *MainWindow) showAttachDialog() {
+	if m.current == nil || m.isExhausted() {
+		m.attachURIs(nil) // says why nothing can be attached
+		return
+	}
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
 			m.showInline(fmt.Sprintf("Could not open the file: %v.", err))
@@ -187,5 +191,10 @@ func (m *MainWindow) showAttachDialog() {
 	}, m.win)
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".png", ".jpg", ".jpeg", ".gif", ".webp", ".PNG", ".JPG", ".JPEG", ".GIF", ".WEBP"}))
 	d.SetConfirmText("Attach")
+	// Start where the conversation works: screenshots and diagrams usually live there.
+	if l, err := storage.ListerForURI(storage.NewFileURI(m.current.conv.Cwd)); err == nil {
+		d.SetLocation(l)
+	}
+	d.Resize(fyne.NewSize(760, 520))
 	d.Show()
 }

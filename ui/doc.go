@@ -8,4 +8,8 @@
 // UI goroutine: every update that starts on another goroutine goes through fyne.Do (Deps.Do in
 // tests). The event handler never blocks the publishing actor; streamed text is coalesced into
 // a few repaints per second.
+//
+// cmd/phoenix-desktop calls Run(app, runtime, runtime.Subscribe(), deps), or NewMainWindow and
+// then Window().ShowAndRun(). LoadSettings and SaveSettings read and write the provider
+// settings the Settings dialog edits, in the app's preferences.
 package ui

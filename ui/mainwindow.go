@@ -236,6 +236,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 	)
 	conv := fyne.NewMenu("Conversation",
 		item("Find…", sc[1]),
+		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
 		fyne.NewMenuItem("Wrap up now", m.wrapUp),
 		fyne.NewMenuItem("Switch to Restricted", m.downgrade),
