@@ -123,17 +123,22 @@ start_app
 title_has() { xdotool getwindowname "$WID" | grep -qF -- "$1"; }
 
 xdotool windowfocus --sync "$WID" || fail "could not focus the window"
-# The first frame and the conversation list load right after mapping; Ctrl+N is retried
-# until the dialog's Enter opens a conversation (the title then names it).
-deadline=$((SECONDS + 30))
-until title_has " — "; do
-  [ "$SECONDS" -lt "$deadline" ] || fail "Ctrl+N and Enter did not open a new conversation within 30 s"
+# The first frame and the conversation list load right after mapping, so the keys may come
+# too early; Ctrl+N and Enter are tried again only if no conversation opened within 5 s.
+opened=""
+for attempt in 1 2 3 4; do
   kill -0 "$APP_PID" 2>/dev/null || fail "the app exited before a conversation opened"
   xdotool windowfocus --sync "$WID" key --clearmodifiers ctrl+n
   sleep 0.5
   xdotool key --clearmodifiers Return
-  sleep 0.5
+  deadline=$((SECONDS + 5))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    if title_has " — "; then opened=yes; break 2; fi
+    sleep 0.2
+  done
+  say "no conversation after attempt $attempt of Ctrl+N, Enter; trying again"
 done
+[ -n "$opened" ] || fail "Ctrl+N and Enter did not open a new conversation"
 say "conversation open: $(xdotool getwindowname "$WID")"
 
 xdotool type --delay 20 -- "$MESSAGE"
