@@ -33,6 +33,9 @@ const strayGrace = 10 * time.Second
 type chaosScript struct {
 	name   string
 	prompt string
+	// exit is the CLI's exit code when the turn completes: 0 at Idle, 3 when the context
+	// is exhausted.
+	exit int
 }
 
 // Conversation A runs unrestricted (bash, patch, think); conversation B starts restricted and
@@ -40,12 +43,20 @@ type chaosScript struct {
 // restricted where Landlock works (REQ-BED-018).
 var (
 	chaosScriptsA = []chaosScript{
-		{"tools-and-patch", "bash: echo a{n} ;; bash: echo b{n}\nbash: sleep {sleep}\npatch: f{n}.txt <<< hello {n}\\nworld\nthink: done {n}"},
-		{"append-and-count", "patch: log.txt >>> line {n}\\n\nbash: wc -l log.txt ;; bash: sleep {sleep} ;; think: counted {n}\necho: ok {n}"},
+		{"tools-and-patch", "bash: echo a{n} ;; bash: echo b{n}\nbash: sleep {sleep}\npatch: f{n}.txt <<< hello {n}\\nworld\nthink: done {n}", 0},
+		{"append-and-count", "patch: log.txt >>> line {n}\\n\nbash: wc -l log.txt ;; bash: sleep {sleep} ;; think: counted {n}\necho: ok {n}", 0},
+		// A slow model keeps requests in flight, so that kills land on them too.
+		{"slow-model", "delay: 150\nbash: echo slow {n}\ndelay: 150\necho: slow done {n}", 0},
 	}
 	chaosScriptsB = []chaosScript{
-		{"sub-agents", "agents: bash: echo sub{n}\\nbash: sleep {sleep} | think: sub thought {n}\necho: after agents {n}"},
-		{"upgrade-and-patch", "upgrade: write g{n}.txt\npatch: g{n}.txt <<< B {n}\nbash: cat g{n}.txt ;; bash: sleep {sleep}"},
+		{"sub-agents", "agents: bash: echo sub{n}\\nbash: sleep {sleep} | think: sub thought {n}\necho: after agents {n}", 0},
+		{"upgrade-and-patch", "upgrade: write g{n}.txt\npatch: g{n}.txt <<< B {n}\nbash: cat g{n}.txt ;; bash: sleep {sleep}", 0},
+	}
+	// Conversation C fills its context at once (95% of the demo model's window), so every
+	// turn runs the continuation flow and ends exhausted (REQ-BED-019–021); the test then
+	// carries on in a new conversation.
+	chaosScriptsC = []chaosScript{
+		{"fill-context", "bash: echo filling {n}\nusage: 95000\ndelay: 100\necho: filled {n}", 3},
 	}
 )
 
@@ -97,6 +108,7 @@ func TestCrashChaos(t *testing.T) {
 	convs := []*chaosConv{
 		{label: "A", scripts: chaosScriptsA, create: []string{"--cwd", cwd, "--unrestricted"}},
 		{label: "B", scripts: chaosScriptsB, create: []string{"--cwd", cwd, "--approve-upgrades"}},
+		{label: "C", scripts: chaosScriptsC, create: []string{"--cwd", cwd, "--unrestricted"}},
 	}
 	start := func(c *chaosConv) {
 		id, res := newCLIConversation(t, env, dataDir, append(append([]string{"--demo", "--json"}, c.create...), "echo: start "+c.label)...)
@@ -118,7 +130,7 @@ func TestCrashChaos(t *testing.T) {
 			began := time.Now()
 			res := runCLI(t, env, append(append([]string{"chat"}, common...), "--continue", c.id, "--approve-upgrades", prompt)...)
 			durations[s.name] = time.Since(began)
-			if res.code != 0 {
+			if res.code != s.exit {
 				t.Fatalf("uninterrupted run of %s/%s: %s", c.label, s.name, res)
 			}
 			checkNoRace(t, res.stderr)
@@ -127,11 +139,27 @@ func TestCrashChaos(t *testing.T) {
 	t.Logf("uninterrupted durations: %v", durations)
 
 	seen := committedSeen{}
+	// A conversation whose context filled up is read-only (REQ-BED-021); carry on in a new
+	// one.
+	replaced := 0
+	replaceExhausted := func(states storeStates) {
+		for _, cc := range convs {
+			if states.now[cc.id] == domain.StateContextExhausted {
+				replaced++
+				start(cc)
+			}
+		}
+	}
+	states, err := checkStore(dataDir, seen, nil, "", true)
+	if err != nil {
+		t.Fatalf("after the uninterrupted runs: %v", err)
+	}
+	replaceExhausted(states)
 	atKill := map[domain.StateKind]int{}
 	var (
-		completed, recoveredByTest, replaced int
-		maxStray                             time.Duration
-		announcedTotal                       int
+		completed, recoveredByTest int
+		maxStray                   time.Duration
+		announcedTotal             int
 	)
 	began := time.Now()
 	for n := 1; n <= chaosTrials; n++ {
@@ -154,7 +182,7 @@ func TestCrashChaos(t *testing.T) {
 		if killErr != nil || waitErr == nil {
 			// The process had ended before the signal: a complete, uninterrupted turn.
 			completed++
-			if code := cmd.ProcessState.ExitCode(); code != 0 {
+			if code := cmd.ProcessState.ExitCode(); code != s.exit {
 				t.Errorf("%s: the turn ended with exit %d:\n%s\n%s", what, code, stdout.String(), stderr.String())
 			}
 		}
@@ -184,15 +212,7 @@ func TestCrashChaos(t *testing.T) {
 			t.Fatalf("%s: %v\nCLI stdout:\n%s\nCLI stderr:\n%s", what, err, tail(stdout.String(), 4000), stderr.String())
 		}
 
-		// A conversation whose context filled up is read-only (REQ-BED-021); carry on in a
-		// new one.
-		for _, cc := range convs {
-			if states.now[cc.id] == domain.StateContextExhausted {
-				replaced++
-				t.Logf("%s: conversation %s (%s) is exhausted; starting a new one", what, cc.label, cc.id)
-				start(cc)
-			}
-		}
+		replaceExhausted(states)
 	}
 	elapsed := time.Since(began)
 	t.Logf("state of the trial's conversation when the kill came (before recovery): %v", atKill)
@@ -202,6 +222,9 @@ func TestCrashChaos(t *testing.T) {
 		t.Fatalf("final check: %v", err)
 	}
 	for _, c := range convs {
+		if c.label == "C" {
+			continue // exhausted by design
+		}
 		res := runCLI(t, env, append(append([]string{"chat"}, common...), "--continue", c.id, "echo: final "+c.label)...)
 		if res.code != 0 {
 			t.Fatalf("a turn after the chaos failed on %s: %s", c.label, res)
