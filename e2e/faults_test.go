@@ -152,12 +152,12 @@ func TestFaultMatrix(t *testing.T) {
 
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CASE\tEND STATE\tKIND\tSUB-AGENT\tRETRIES\tTIME")
+	fmt.Fprintln(tw, "CASE\tEND STATE\tKIND\tSUB-AGENT\tRETRIED AFTER\tTIME")
 	for i, c := range cases {
 		o := outcomes[i]
 		t.Run(c.name(), func(t *testing.T) { checkFaultCase(t, c, o) })
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", c.name(), stateKind(o.end), errKind(o.end.State),
-			subSummary(o.sub), len(o.retries), o.elapsed.Round(10*time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.name(), stateKind(o.end), errKind(o.end.State),
+			subSummary(o.sub), retriesSummary(o.retries), o.elapsed.Round(10*time.Millisecond))
 	}
 	_ = tw.Flush()
 	t.Logf("fault matrix: %d cases in %s (%d at a time, GOMAXPROCS %d)\n%s",
@@ -184,6 +184,23 @@ func errKind(s domain.State) string {
 		return "(summary)"
 	}
 	return "-"
+}
+
+// retriesSummary says how the retries went: "-" for none, else each wait with the kind of
+// the error before it (the continuation's state does not carry the kind).
+func retriesSummary(rs []retrySeen) string {
+	if len(rs) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		kind := string(r.kind)
+		if kind == "" {
+			kind = "?"
+		}
+		parts[i] = fmt.Sprintf("%s %s", kind, r.delay)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func subSummary(c *domain.Conversation) string {
