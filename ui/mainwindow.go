@@ -24,10 +24,7 @@ const AppTitle = "Phoenix Desktop"
 
 // Preference keys.
 const (
-	prefWidth     = "window.width"
-	prefHeight    = "window.height"
-	prefX         = "window.x"
-	prefY         = "window.y"
+	prefGeometry  = "window.geometry"
 	prefLastConv  = "conversation.last"
 	prefLastCwd   = "conversation.cwd"
 	prefLastModel = "conversation.model"
@@ -139,8 +136,8 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 		m.win.Canvas().AddShortcut(s.shortcut, func(fyne.Shortcut) { s.run() })
 	}
 	m.restoreWindow()
-	// The size and position are saved before the window goes (the close button) and, when the
-	// app quits another way (Ctrl+Q), as it goes.
+	// The size and position are saved before the window goes (the close button, Quit) and,
+	// when it goes another way, as it goes.
 	m.win.SetCloseIntercept(func() {
 		m.saveWindow()
 		m.saved = true
@@ -223,7 +220,13 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		it.Shortcut = s.shortcut
 		return it
 	}
-	quit := fyne.NewMenuItem("Quit", m.app.Quit)
+	// The geometry is saved before quitting: Fyne writes the preferences file one last time
+	// when the app stops, and values set after that (in a window's OnClosed) could be lost.
+	quit := fyne.NewMenuItem("Quit", func() {
+		m.saveWindow()
+		m.saved = true
+		m.app.Quit()
+	})
 	quit.IsQuit = true
 	quit.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
 	file := fyne.NewMenu("File",
@@ -861,32 +864,59 @@ func (m *MainWindow) notifyFinished(cs *convState) {
 	}
 }
 
+// geometry is the window's remembered size and, where the platform tells it, position. It is
+// kept in one preference so that saving it is one write: Fyne writes the preferences file at
+// once for the first change and defers the writes of changes that follow it closely, which
+// can be lost when the app exits right after.
+type geometry struct {
+	W, H   float32
+	X, Y   int
+	HasPos bool
+}
+
+func (g geometry) String() string {
+	if g.HasPos {
+		return fmt.Sprintf("%g %g %d %d", g.W, g.H, g.X, g.Y)
+	}
+	return fmt.Sprintf("%g %g", g.W, g.H)
+}
+
+func parseGeometry(s string) (geometry, bool) {
+	var g geometry
+	if n, _ := fmt.Sscanf(s, "%g %g %d %d", &g.W, &g.H, &g.X, &g.Y); n == 4 {
+		g.HasPos = true
+		return g, g.W > 0 && g.H > 0
+	}
+	if n, _ := fmt.Sscanf(s, "%g %g", &g.W, &g.H); n == 2 {
+		return g, g.W > 0 && g.H > 0
+	}
+	return geometry{}, false
+}
+
 // restoreWindow gives the window its remembered size. The position can only be set once the
 // window exists on the screen: restorePlace does that after it is shown.
 func (m *MainWindow) restoreWindow() {
-	p := m.app.Preferences()
-	w, h := p.FloatWithFallback(prefWidth, 1180), p.FloatWithFallback(prefHeight, 780)
-	m.win.Resize(fyne.NewSize(float32(max(w, 640)), float32(max(h, 420))))
+	size := fyne.NewSize(1180, 780)
+	if g, ok := parseGeometry(m.app.Preferences().String(prefGeometry)); ok {
+		size = fyne.NewSize(max(g.W, 640), max(g.H, 420))
+	}
+	m.win.Resize(size)
 }
 
 // restorePlace moves the shown window to its remembered position.
 func (m *MainWindow) restorePlace() {
-	p := m.app.Preferences()
-	if x, y := p.IntWithFallback(prefX, -1), p.IntWithFallback(prefY, -1); x >= 0 && y >= 0 {
-		restorePosition(m.win, x, y)
+	if g, ok := parseGeometry(m.app.Preferences().String(prefGeometry)); ok && g.HasPos && g.X >= 0 && g.Y >= 0 {
+		restorePosition(m.win, g.X, g.Y)
 	}
 }
 
 // saveWindow remembers the window's size and position for the next start.
 func (m *MainWindow) saveWindow() {
-	p := m.app.Preferences()
 	s := m.win.Canvas().Size()
-	if s.Width > 0 && s.Height > 0 {
-		p.SetFloat(prefWidth, float64(s.Width))
-		p.SetFloat(prefHeight, float64(s.Height))
+	if s.Width <= 0 || s.Height <= 0 {
+		return
 	}
-	if x, y, ok := windowPosition(m.win); ok {
-		p.SetInt(prefX, x)
-		p.SetInt(prefY, y)
-	}
+	g := geometry{W: s.Width, H: s.Height}
+	g.X, g.Y, g.HasPos = windowPosition(m.win)
+	m.app.Preferences().SetString(prefGeometry, g.String())
 }

@@ -956,3 +956,32 @@ func TestResizeMeasuresRowsAgain(t *testing.T) {
 		}
 	}
 }
+
+func TestWindowSizeRemembered(t *testing.T) {
+	h := newHarness(t, nil)
+	h.m.win.Resize(fyne.NewSize(900, 600))
+	h.m.saveWindow()
+	if got := h.app.Preferences().String(prefGeometry); got != "900 600" {
+		t.Fatalf("saved %q (the test driver has no window position)", got)
+	}
+	m2 := NewMainWindow(h.app, h.f, &fakeSub{ch: make(chan actors.Event)}, h.deps)
+	defer m2.win.Close()
+	if s := m2.win.Canvas().Size(); s != fyne.NewSize(900, 600) {
+		t.Errorf("restored size %v", s)
+	}
+	for _, c := range []struct {
+		in string
+		ok bool
+		g  geometry
+	}{
+		{"1000 650 130 70", true, geometry{W: 1000, H: 650, X: 130, Y: 70, HasPos: true}},
+		{"1000.5 650", true, geometry{W: 1000.5, H: 650}},
+		{"", false, geometry{}},
+		{"0 650", false, geometry{H: 650}},
+	} {
+		g, ok := parseGeometry(c.in)
+		if ok != c.ok || (ok && g != c.g) {
+			t.Errorf("parseGeometry(%q) = %+v, %v", c.in, g, ok)
+		}
+	}
+}
