@@ -335,8 +335,9 @@ func (r *Runtime) ContinueInNew(ctx context.Context, id string) (domain.Conversa
 		summary = st.Summary
 	}
 	conv, err := r.Create(ctx, NewConversation{
-		Cwd: old.Cwd, Model: old.Model, Title: "Continued: " + old.Title,
-		Unrestricted: old.Mode == domain.ModeUnrestricted, ContinuedFrom: old.ID,
+		// The new conversation starts Restricted like any other (REQ-BED-014): an upgrade
+		// approved for the old one is not carried over.
+		Cwd: old.Cwd, Model: old.Model, Title: "Continued: " + old.Title, ContinuedFrom: old.ID,
 		ContextWindow: old.ContextWindow,
 	})
 	if err != nil {
@@ -351,17 +352,11 @@ func (r *Runtime) ContinueInNew(ctx context.Context, id string) (domain.Conversa
 
 // SetArchived hides a conversation from the list, or shows it again.
 func (r *Runtime) SetArchived(ctx context.Context, id string, archived bool) error {
-	if err := ctx.Err(); err != nil {
+	res, err := r.request(ctx, cmdArchive{ID: id, Archived: archived})
+	if err != nil {
 		return err
 	}
-	if err := r.cfg.Store.SetArchived(id, archived); err != nil {
-		return fmt.Errorf("archive %s: %w", id, err)
-	}
-	conv, err := r.cfg.Store.Get(id)
-	if err == nil {
-		r.publish(StateChanged{Conv: conv, At: time.Now()})
-	}
-	return nil
+	return res.(reply).Err
 }
 
 // Blob returns stored image bytes, for thumbnails.

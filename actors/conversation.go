@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -59,10 +60,10 @@ func conversationProps(rt *Runtime, id string) *actor.Props {
 	}, actor.WithSupervisor(workerSupervisor()))
 }
 
-// workerSupervisor stops a child that panicked instead of restarting it: the child's own
-// recover turns a panic into a result, so reaching the supervisor means the child is broken
-// and its result, if any, will never come. The conversation is told through the stale gate's
-// normal path because the conversation actor cancels the execution when the child stops.
+// workerSupervisor stops a child that failed instead of restarting it: a worker's own recover
+// turns a panic of the tool or the client into a result, so reaching the supervisor means the
+// worker itself is broken and its result will never come. The conversation notices the child
+// stopping (onChildStopped) and answers the execution itself, so it cannot wait forever.
 func workerSupervisor() actor.SupervisorStrategy {
 	return actor.NewOneForOneStrategy(0, time.Second, func(reason any) actor.Directive {
 		return actor.StopDirective
@@ -76,27 +77,46 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 		}
 		return
 	}
+	defer a.reportPanic(ctx)
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		a.start(ctx)
 	case *actor.Restarting:
+		// The old instance still receives the Terminated messages of the children the
+		// restart stops; it must not act on them (a new child would stall the restart).
+		a.stopping = true
 		a.cleanup()
 		a.rt.publish(Notice{ConvID: a.id, Level: NoticeWarning,
-			Text: "The conversation hit an internal error and was reloaded from disk; nothing committed was lost."})
+			Text: "The conversation hit an internal error and was reloaded from disk; everything committed is kept, and what was running was stopped."})
 	case *actor.Stopping:
 		a.stopping = true
 		a.cleanup()
+		a.restSubAgentOnStop()
 	case cmdEvent:
+		if a.loadErr != nil {
+			// Answer, then stop, so that the next command loads the conversation afresh.
+			ctx.Respond(reply{Err: a.loadErr})
+			ctx.Stop(ctx.Self())
+			return
+		}
 		ctx.Respond(reply{Err: a.apply(ctx, msg.Event)})
+	case cmdArchive:
+		ctx.Respond(reply{Err: a.archive(msg.Archived)})
 	case startTask:
 		if err := a.apply(ctx, domain.UserMessage{Text: msg.Task}); err != nil {
+			// Stopping makes the parent report this sub-agent as failed (onChildStopped)
+			// instead of waiting for its deadline.
 			a.rt.log.Error("sub-agent could not start its task", "conversation", a.id, "error", err)
+			ctx.Stop(ctx.Self())
 		}
 	case llmDone:
+		if msg.Exec == a.llmExec {
+			a.finishLLM(ctx)
+		}
 		a.onLLMDone(ctx, msg)
 	case toolDone:
 		if msg.Exec == a.toolExec {
-			a.toolPID, a.toolExec, a.toolCancel = nil, 0, nil
+			a.finishTool(ctx)
 		}
 		a.applyInternal(ctx, domain.ToolComplete{Exec: msg.Exec, Result: msg.Result})
 	case retryFired:
@@ -114,6 +134,74 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 	case *actor.Terminated:
 		a.onChildStopped(ctx, msg.Who)
 	}
+}
+
+// reportPanic logs a panic with its stack (protoactor logs restarts below our level), answers
+// a waiting command so its caller is not left hanging, and re-panics so the supervisor
+// restarts the actor from the store.
+func (a *conversationActor) reportPanic(ctx actor.Context) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	a.rt.log.Error("conversation actor panicked; restarting it from the store",
+		"conversation", a.id, "message", fmt.Sprintf("%T", ctx.Message()), "panic", p, "stack", string(debug.Stack()))
+	switch ctx.Message().(type) {
+	case cmdEvent, cmdArchive:
+		ctx.Respond(reply{Err: fmt.Errorf("internal error in conversation %s (%v); it was reloaded from disk, try again", a.id, p)})
+	}
+	panic(p)
+}
+
+// finishLLM and finishTool stop a worker whose result has arrived: a finished worker holds
+// the request's history and must not outlive it.
+func (a *conversationActor) finishLLM(ctx actor.Context) {
+	a.llmCancel()
+	ctx.Stop(a.llmPID)
+	a.llmPID, a.llmExec, a.llmCancel = nil, 0, nil
+}
+
+func (a *conversationActor) finishTool(ctx actor.Context) {
+	a.toolCancel()
+	ctx.Stop(a.toolPID)
+	a.toolPID, a.toolExec, a.toolCancel = nil, 0, nil
+}
+
+// archive hides the conversation from the list, or shows it again. It runs here, in the
+// conversation's own actor, so the StateChanged it publishes is ordered with every other.
+func (a *conversationActor) archive(archived bool) error {
+	if a.loadErr != nil {
+		return a.loadErr
+	}
+	if err := a.rt.cfg.Store.SetArchived(a.id, archived); err != nil {
+		return fmt.Errorf("archive conversation %s: %w", a.id, err)
+	}
+	a.conv.Archived = archived
+	a.rt.publish(StateChanged{Conv: a.conv, At: time.Now()})
+	return nil
+}
+
+// restSubAgentOnStop records a sub-agent that is stopped while it works (its parent was
+// cancelled, restarted or shut down) as failed, so its view does not show it running for the
+// rest of the session. Its parent has already moved on; nothing else is started.
+func (a *conversationActor) restSubAgentOnStop() {
+	if a.loadErr != nil || !a.conv.IsSubAgent() || !domain.Busy(a.conv.State) {
+		return
+	}
+	next, effects, err := domain.Transition(a.conv, domain.RestoreAfterRestart{Unanswered: domain.UnansweredCalls(a.history)})
+	if err != nil || len(effects) == 0 {
+		return
+	}
+	stamped, msgs, err := a.rt.cfg.Store.Commit(next, effects[0].(domain.Persist).Messages)
+	if err != nil {
+		a.rt.log.Warn("could not record a stopped sub-agent; the next start's recovery will", "conversation", a.id, "error", err)
+		return
+	}
+	a.conv = stamped
+	for _, m := range msgs {
+		a.rt.publish(MessageCommitted{ConvID: a.id, Message: m})
+	}
+	a.rt.publish(StateChanged{Conv: a.conv, At: time.Now()})
 }
 
 // start loads the conversation. After a restart caused by a panic the stored state may be
@@ -192,20 +280,42 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 	}
 	stamped, msgs, err := a.rt.cfg.Store.Commit(next, persist.Messages)
 	if err != nil {
+		if _, isCancel := ev.(domain.UserCancel); isCancel {
+			// Stop must stop even when the disk fails: abort what runs, then let the
+			// restart bring the stored state to rest.
+			a.cleanup()
+		}
 		a.rt.publish(Notice{ConvID: a.id, Level: NoticeError,
 			Text: "Could not save the conversation: " + err.Error()})
 		return &commitError{fmt.Errorf("save conversation %s: %w", a.id, err)}
 	}
+	at := time.Now()
 	a.conv = stamped
-	a.history = append(slices.Clip(a.history), msgs...)
+	// startLLM hands workers a clipped slice, so appending here never writes into memory a
+	// worker reads.
+	a.history = append(a.history, msgs...)
+	// Publish before running the effects, so that a state is announced before anything it
+	// starts can report (a first text delta, an approval request, a sub-agent).
 	for _, m := range msgs {
 		a.rt.publish(MessageCommitted{ConvID: a.id, Message: m})
 	}
+	a.rt.publish(StateChanged{Conv: a.conv, At: at})
 	for _, eff := range effects[1:] {
 		a.run(ctx, eff)
 	}
-	a.rt.publish(StateChanged{Conv: a.conv, At: time.Now()})
+	a.stopStaleTimers()
 	return nil
+}
+
+// stopStaleTimers disarms the retry and deadline timers of executions that are over.
+func (a *conversationActor) stopStaleTimers() {
+	current, busy := domain.CurrentExec(a.conv.State)
+	for exec, t := range a.timers {
+		if !busy || exec != current {
+			t.Stop()
+			delete(a.timers, exec)
+		}
+	}
 }
 
 func (a *conversationActor) run(ctx actor.Context, eff domain.Effect) {
@@ -214,9 +324,7 @@ func (a *conversationActor) run(ctx actor.Context, eff domain.Effect) {
 		a.startLLM(ctx, e)
 	case domain.AbortLLM:
 		if e.Exec == a.llmExec && a.llmCancel != nil {
-			a.llmCancel()
-			ctx.Stop(a.llmPID)
-			a.llmPID, a.llmExec, a.llmCancel = nil, 0, nil
+			a.finishLLM(ctx)
 		}
 	case domain.ExecuteTool:
 		a.startTool(ctx, e)
@@ -224,9 +332,7 @@ func (a *conversationActor) run(ctx actor.Context, eff domain.Effect) {
 		if e.Exec == a.toolExec && a.toolCancel != nil {
 			// Cancelling the context kills the process group at once; stopping the actor
 			// afterwards only tidies up.
-			a.toolCancel()
-			ctx.Stop(a.toolPID)
-			a.toolPID, a.toolExec, a.toolCancel = nil, 0, nil
+			a.finishTool(ctx)
 		}
 	case domain.ScheduleRetry:
 		a.schedule(ctx, e.Exec, e.Delay, retryFired{Exec: e.Exec})
@@ -275,17 +381,14 @@ func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 }
 
 func (a *conversationActor) onLLMDone(ctx actor.Context, msg llmDone) {
-	if msg.Exec == a.llmExec {
-		a.llmPID, a.llmExec, a.llmCancel = nil, 0, nil
-	}
 	if msg.Err == nil {
 		a.applyInternal(ctx, domain.LLMResponse{Exec: msg.Exec, Text: msg.Resp.Text,
 			ToolCalls: msg.Resp.ToolCalls, Usage: msg.Resp.Usage})
 		return
 	}
-	if errors.Is(msg.Err, context.Canceled) {
-		return // aborted on purpose; the core already moved on
-	}
+	// An aborted request reports context.Canceled too; the core's stale gate drops it, so
+	// it needs no special case here (and a client that returns it unasked cannot leave the
+	// conversation waiting).
 	kind, text, retryAfter := domain.ErrorUnknown, msg.Err.Error(), time.Duration(0)
 	var le *llm.Error
 	if errors.As(msg.Err, &le) {
@@ -334,10 +437,28 @@ func (a *conversationActor) spawnSubAgents(ctx actor.Context, e domain.SpawnSubA
 	a.schedule(ctx, e.Exec, deadline, deadlineFired{Exec: e.Exec})
 }
 
-// onChildStopped notices a worker that stopped without reporting (its supervisor stopped it
-// after a panic its own recover could not catch) and reports on its behalf, so the
+// onChildStopped notices a child that stopped without reporting — a worker its supervisor
+// stopped, or a sub-agent that could not start — and reports on its behalf, so the
 // conversation cannot wait forever.
 func (a *conversationActor) onChildStopped(ctx actor.Context, who *actor.PID) {
+	switch {
+	case a.llmPID != nil && who.Equal(a.llmPID):
+		exec := a.llmExec
+		a.llmPID, a.llmExec, a.llmCancel = nil, 0, nil
+		a.applyInternal(ctx, domain.LLMError{Exec: exec, Kind: domain.ErrorIncompleteResponse,
+			Message: "the model request stopped unexpectedly; retrying"})
+		return
+	case a.toolPID != nil && who.Equal(a.toolPID):
+		exec, call := a.toolExec, domain.ToolCall{}
+		if st, ok := a.conv.State.(domain.ToolExecuting); ok {
+			call = st.Current
+		}
+		a.toolPID, a.toolExec, a.toolCancel = nil, 0, nil
+		a.applyInternal(ctx, domain.ToolComplete{Exec: exec, Result: domain.ToolResult{
+			CallID: call.ID, Name: call.Name, Outcome: domain.OutcomeError,
+			Content: "The tool stopped unexpectedly without a result (an internal error in Phoenix Desktop). Try again or take another approach."}})
+		return
+	}
 	for id, pid := range a.subAgents {
 		if pid.Equal(who) {
 			delete(a.subAgents, id)

@@ -36,12 +36,9 @@ func (m *managerActor) Receive(ctx actor.Context) {
 	case cmdCreate:
 		m.create(ctx, msg)
 	case cmdEvent:
-		pid, err := m.actorFor(ctx, msg.ID)
-		if err != nil {
-			ctx.Respond(reply{Err: err})
-			return
-		}
-		ctx.Forward(pid)
+		m.forward(ctx, msg.ID)
+	case cmdArchive:
+		m.forward(ctx, msg.ID)
 	case *actor.Terminated:
 		for id, pid := range m.convs {
 			if pid.Equal(msg.Who) {
@@ -57,6 +54,16 @@ func (m *managerActor) Receive(ctx actor.Context) {
 		}
 		ctx.Respond(reply{})
 	}
+}
+
+// forward hands a command to its conversation's actor, which answers the caller itself.
+func (m *managerActor) forward(ctx actor.Context, id string) {
+	pid, err := m.actorFor(ctx, id)
+	if err != nil {
+		ctx.Respond(reply{Err: err})
+		return
+	}
+	ctx.Forward(pid)
 }
 
 func (m *managerActor) create(ctx actor.Context, msg cmdCreate) {

@@ -15,6 +15,11 @@ type (
 		ID    string
 		Event domain.Event
 	}
+	// cmdArchive hides a conversation from the list or shows it again; the reply is reply.
+	cmdArchive struct {
+		ID       string
+		Archived bool
+	}
 	// cmdCreate creates a conversation; the reply is replyConv.
 	cmdCreate struct {
 		Conv domain.Conversation
