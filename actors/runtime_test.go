@@ -587,3 +587,127 @@ func TestSendWithImages_REQ_BED_013(t *testing.T) {
 	}
 	mustContain(t, lastOf(msgs, domain.KindAssistant).Text, "2 images")
 }
+
+// flakyDeadline fails the commit of the sub-agent deadline once, which restarts the parent
+// while its sub-agents run: the restart must finish and bring the parent to rest.
+type flakyDeadline struct {
+	Store
+	armed atomic.Bool
+}
+
+func (f *flakyDeadline) Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error) {
+	for _, m := range msgs {
+		if m.Kind == domain.KindToolResult && m.ToolResult.Name == domain.ToolSpawnAgents && f.armed.CompareAndSwap(true, false) {
+			return c, nil, fmt.Errorf("disk on fire")
+		}
+	}
+	return f.Store.Commit(c, msgs)
+}
+
+func TestRestartWhileAwaitingSubAgentsComesToRest(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.close()
+	flaky := &flakyDeadline{}
+	flaky.armed.Store(true)
+	h.open(withDeadline(time.Second), func(c *Config) { flaky.Store = c.Store; c.Store = flaky })
+	c := h.create(NewConversation{})
+	h.send(c.ID, "agents: bash: sleep 30")
+	end := h.waitFor(c.ID, "idle after the restart", func(c domain.Conversation) bool {
+		return c.State.Kind() == domain.StateIdle
+	})
+	if end.State.Kind() != domain.StateIdle {
+		t.Fatalf("state = %s", end.State.Kind())
+	}
+	// The conversation answers commands again, and its sub-agent is not left running.
+	if end := h.turn(c.ID, "echo: alive"); end.State.Kind() != domain.StateIdle {
+		t.Fatalf("after the restart: %s", end.State.Kind())
+	}
+	snap, err := h.rt.Snapshot(context.Background(), c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range snap.SubAgents {
+		if domain.Busy(sub.State) {
+			t.Fatalf("sub-agent %s still %s", sub.ID, sub.State.Kind())
+		}
+	}
+}
+
+func TestCancelDuringSubAgentsThenContinue_REQ_BED_005(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.create(NewConversation{})
+	h.send(c.ID, "agents: bash: sleep 30 | bash: sleep 31")
+	h.waitState(c.ID, domain.StateAwaitingSubAgents)
+	if err := h.rt.Cancel(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	res := results(h.history(c.ID))
+	if len(res) != 1 || res[0].Outcome != domain.OutcomeCancelled {
+		t.Fatalf("results = %+v", res)
+	}
+	// Orchestration item 20: the next message after an interrupt continues normally.
+	if end := h.turn(c.ID, "echo: next"); end.State.Kind() != domain.StateIdle {
+		t.Fatalf("after cancel: %s", end.State.Kind())
+	}
+	snap, _ := h.rt.Snapshot(context.Background(), c.ID)
+	for _, sub := range snap.SubAgents {
+		if domain.Busy(sub.State) {
+			t.Fatalf("sub-agent %s still %s after the cancel", sub.ID, sub.State.Kind())
+		}
+	}
+}
+
+// TestEventOrder_REQ_BED_011 checks the contract of events.go: a transition's messages come
+// before its state, and a state is announced before anything it started reports.
+func TestEventOrder_REQ_BED_011(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	if !h.cfg.Sandbox.Available {
+		t.Skip("needs Restricted mode for the upgrade request")
+	}
+	c := h.create(NewConversation{})
+	h.send(c.ID, "echo: streamed words here ;; upgrade: need to write")
+	var kinds []string
+	var exec domain.ExecID
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case ev := <-h.sub.Events():
+			if ev.Conversation() != c.ID {
+				continue
+			}
+			switch e := ev.(type) {
+			case StateChanged:
+				kinds = append(kinds, "state:"+string(e.Conv.State.Kind()))
+				if cur, ok := domain.CurrentExec(e.Conv.State); ok {
+					exec = cur
+				}
+			case MessageCommitted:
+				kinds = append(kinds, "msg:"+string(e.Message.Kind))
+			case TextDelta:
+				if e.Exec != exec {
+					t.Fatalf("a delta of exec %d came before its state (current %d): %v", e.Exec, exec, kinds)
+				}
+				kinds = append(kinds, "delta")
+			case ApprovalRequested:
+				kinds = append(kinds, "approval")
+			}
+		case <-deadline:
+			t.Fatalf("no approval request; events: %v", kinds)
+		}
+		if len(kinds) > 0 && kinds[len(kinds)-1] == "approval" {
+			break
+		}
+	}
+	got := strings.Join(kinds, " ")
+	for _, want := range []string{"msg:user state:llm_requesting", "msg:assistant state:awaiting_mode_approval approval"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("events %q lack %q", got, want)
+		}
+	}
+	if err := h.rt.Cancel(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+}

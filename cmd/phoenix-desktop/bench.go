@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 
 	"github.com/phoenix-desktop/phoenix/bench"
@@ -19,8 +20,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rows := bench.Run(context.Background(), bench.Options{Quick: quick, Progress: stderr})
+	write := bench.PrintTable
 	if jsonOut {
-		return bench.PrintJSON(stdout, rows)
+		write = bench.PrintJSON
 	}
-	return bench.PrintTable(stdout, rows)
+	if err := write(stdout, rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Err != "" {
+			return fmt.Errorf("bench: %s could not be measured: %s", r.Name, r.Err)
+		}
+	}
+	return nil
 }

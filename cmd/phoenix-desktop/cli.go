@@ -16,14 +16,25 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
 )
 
+// Exit codes of chat, beyond 0 (at rest) and 1 (an error).
+const (
+	exitExhausted   = 3
+	exitTimeout     = 124
+	exitInterrupted = 130
+	exitTerminated  = 143
+)
+
 // runChat runs one user turn to rest and prints the transcript of that turn. Exit codes: 0 at
-// Idle; 1 in Error (the error is printed); 3 when the context is exhausted; 130 when
-// interrupted with Ctrl+C (which cancels the turn like the Stop button).
+// Idle; 1 in Error (the error is printed); 3 when the context is exhausted; 130 when Ctrl+C
+// cancelled the turn (like the Stop button; a second Ctrl+C exits at once); 124 when
+// --timeout cancelled it; 143 on SIGTERM.
 func runChat(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -53,6 +64,11 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	if approve && deny {
 		return errors.New("chat: --approve-upgrades and --deny-upgrades exclude each other")
 	}
+	for _, a := range fs.Args() {
+		if name, ok := strings.CutPrefix(a, "--"); ok && fs.Lookup(strings.SplitN(name, "=", 2)[0]) != nil {
+			return fmt.Errorf("chat: the flag %s comes after the prompt; put flags before the prompt", a)
+		}
+	}
 	prompt := strings.Join(fs.Args(), " ")
 	if prompt == "-" {
 		b, err := io.ReadAll(os.Stdin)
@@ -61,6 +77,23 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		}
 		prompt = string(b)
 	}
+	// Everything that can be checked before a conversation exists is checked first, so a
+	// mistake never leaves an empty conversation behind.
+	if strings.TrimSpace(prompt) == "" && len(images) == 0 {
+		return errors.New("chat: the message is empty: pass a prompt as arguments, or - to read it from standard input")
+	}
+	var attachments []actors.Attachment
+	for _, path := range images {
+		data, err := readLimited(path, 64<<20)
+		if err != nil {
+			return fmt.Errorf("chat: image %s: %w", path, err)
+		}
+		attachments = append(attachments, actors.Attachment{Name: filepath.Base(path), Data: data})
+	}
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+
 	log := common.logger(stderr)
 	a, err := openApp(common, llm.Config{}, log)
 	if err != nil {
@@ -74,7 +107,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	if continueID != "" {
 		snap, err := rt.Snapshot(ctx, continueID)
 		if err != nil {
-			return err
+			return fmt.Errorf("chat: %w (see phoenix-desktop list for the ids)", err)
 		}
 		conv = snap.Conv
 	} else {
@@ -86,14 +119,6 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-	}
-	var attachments []actors.Attachment
-	for _, path := range images {
-		data, err := readLimited(path, 64<<20)
-		if err != nil {
-			return fmt.Errorf("chat: image %s: %w", path, err)
-		}
-		attachments = append(attachments, actors.Attachment{Name: filepath.Base(path), Data: data})
 	}
 
 	sub := rt.Subscribe()
@@ -107,17 +132,26 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("chat: %w", err)
 	}
 
-	interrupts := make(chan os.Signal, 1)
-	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(interrupts)
 	var deadline <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		deadline = t.C
 	}
-	interrupted := false
-	stdin := bufio.NewReader(os.Stdin)
+	stopCode := 0 // the exit code of a turn that was stopped, once it was
+	stop := func(code int, why string) error {
+		if stopCode != 0 {
+			return nil
+		}
+		stopCode = code
+		fmt.Fprintf(stderr, "\nphoenix-desktop: %s; stopping the turn…\n", why)
+		if err := rt.Cancel(ctx, conv.ID); err != nil {
+			return fmt.Errorf("chat: cancel: %w", err)
+		}
+		return nil
+	}
+	answers := make(chan bool, 1)
+	var pending *actors.ApprovalRequested
 	for {
 		select {
 		case ev, ok := <-sub.Events():
@@ -130,60 +164,77 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 			out.print(ev)
 			switch e := ev.(type) {
 			case actors.ApprovalRequested:
-				decision := approve
-				if !approve && !deny {
-					decision = askApproval(stdout, stdin, e.Reason)
+				if approve || deny {
+					if err := rt.DecideUpgrade(ctx, conv.ID, e.Exec, approve); err != nil {
+						return fmt.Errorf("chat: answer the upgrade request: %w", err)
+					}
+					continue
 				}
-				if err := rt.DecideUpgrade(ctx, conv.ID, e.Exec, decision); err != nil {
-					return fmt.Errorf("chat: answer the upgrade request: %w", err)
-				}
+				// The question is asked without blocking this loop, so Ctrl+C still stops
+				// the turn while it waits for an answer.
+				pending = &e
+				go func() { answers <- askApproval(stderr, os.Stdin, e.Reason) }()
 			case actors.StateChanged:
 				if domain.Busy(e.Conv.State) {
 					continue
 				}
-				return chatResult(e.Conv, interrupted)
+				return chatResult(e.Conv, stopCode)
 			}
-		case <-interrupts:
-			interrupted = true
-			fmt.Fprintln(stderr, "\nphoenix-desktop: stopping the turn…")
-			if err := rt.Cancel(ctx, conv.ID); err != nil {
-				return fmt.Errorf("chat: cancel: %w", err)
+		case yes := <-answers:
+			if pending == nil {
+				continue
+			}
+			err := rt.DecideUpgrade(ctx, conv.ID, pending.Exec, yes)
+			pending = nil
+			if err != nil && !errors.Is(err, domain.ErrNoPendingApproval) {
+				return fmt.Errorf("chat: answer the upgrade request: %w", err)
+			}
+		case sig := <-signals:
+			if stopCode != 0 {
+				return &exitError{code: stopCode, err: errors.New("stopped without waiting for the turn to come to rest")}
+			}
+			code, why := exitInterrupted, "interrupted"
+			if sig == syscall.SIGTERM {
+				code, why = exitTerminated, "terminated"
+			}
+			if err := stop(code, why); err != nil {
+				return err
 			}
 		case <-deadline:
-			interrupted = true
-			fmt.Fprintf(stderr, "\nphoenix-desktop: the turn took longer than %s; stopping it\n", timeout)
-			if err := rt.Cancel(ctx, conv.ID); err != nil {
-				return fmt.Errorf("chat: cancel: %w", err)
+			if err := stop(exitTimeout, fmt.Sprintf("the turn took longer than %s", timeout)); err != nil {
+				return err
 			}
 		}
 	}
 }
 
-func chatResult(c domain.Conversation, interrupted bool) error {
+func chatResult(c domain.Conversation, stopCode int) error {
 	switch st := c.State.(type) {
 	case domain.Idle:
-		if interrupted {
-			return &exitError{code: 130, err: errors.New("the turn was cancelled")}
+		if stopCode != 0 {
+			return &exitError{code: stopCode, err: errors.New("the turn was cancelled")}
 		}
 		return nil
 	case domain.Error:
 		return &exitError{code: 1, err: fmt.Errorf("the turn ended in an error (%s): %s", st.ErrKind, st.Message)}
 	case domain.ContextExhausted:
-		return &exitError{code: 3, err: fmt.Errorf("the context window is exhausted; continue in a new conversation with the summary above")}
+		return &exitError{code: exitExhausted, err: fmt.Errorf("the context window is exhausted; continue in a new conversation with the summary above")}
 	}
 	return &exitError{code: 1, err: fmt.Errorf("the turn ended in state %s", c.State.Kind())}
 }
 
-// askApproval asks on the terminal; without a terminal the answer is no, because nothing may
-// get write access without a person saying yes (REQ-BED-015).
-func askApproval(w io.Writer, in *bufio.Reader, reason string) bool {
-	if fi, err := os.Stdin.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		fmt.Fprintln(w, "The agent asks for write access; no terminal to ask on, so it is denied (use --approve-upgrades to allow).")
+// askApproval asks on the terminal, on standard error so that standard output stays a clean
+// transcript or JSON stream. Without a terminal the answer is no: nothing gets write access
+// without a person saying yes (REQ-BED-015).
+func askApproval(w io.Writer, in *os.File, reason string) bool {
+	if !term.IsTerminal(int(in.Fd())) {
+		fmt.Fprintln(w, "phoenix-desktop: the agent asks for write access; there is no terminal to ask on, so it is denied (pass --approve-upgrades to allow).")
 		return false
 	}
 	fmt.Fprintf(w, "The agent asks for write access: %s\nApprove? [y/N] ", reason)
-	line, _ := in.ReadString('\n')
-	return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes")
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	answer := strings.ToLower(strings.TrimSpace(line))
+	return answer == "y" || answer == "yes"
 }
 
 func sandboxNote(s actors.SandboxStatus) string {

@@ -28,6 +28,9 @@ func runGUI(args []string, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected %q: commands come first (phoenix-desktop list --data-dir DIR), see phoenix-desktop help", fs.Arg(0))
+	}
 	log := common.logger(stderr)
 
 	a := app.NewWithID(assets.AppID)
@@ -44,7 +47,15 @@ func runGUI(args []string, stderr io.Writer) error {
 	}
 	defer opened.Close()
 
-	var mu sync.Mutex // guards opened.model across Apply calls from the UI
+	var mu sync.Mutex // guards opened.model and retired across Apply calls from the UI
+	var retired []*model
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range retired {
+			m.Close()
+		}
+	}()
 	deps := ui.Deps{
 		ListModels: func(ctx context.Context, s ui.Settings) ([]string, error) {
 			cfg := llm.ResolveConfig(llm.Config{BaseURL: common.baseURL, Model: common.model},
@@ -62,13 +73,11 @@ func runGUI(args []string, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("apply the settings: %w", err)
 			}
-			// The old demo server keeps serving until exit: requests in flight finish there.
-			old := opened.model
+			// The old model (and its demo server, if any) is kept until exit, so that requests
+			// in flight finish where they started.
+			retired = append(retired, opened.model)
 			opened.model = m
 			opened.runtime.SetLLM(m.client)
-			if old != nil && old.demo != nil && m.demo != nil {
-				old.Close()
-			}
 			return nil
 		},
 		EnvOverrides: func() map[string]string {

@@ -3,11 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/term"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/sandbox"
@@ -135,5 +141,80 @@ func TestSecondInstanceIsToldTheStoreIsLocked(t *testing.T) {
 	code, _, errs := cli(t, "list", "--data-dir", data)
 	if code == 0 || !strings.Contains(errs, "already running") {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
+// TestChatSIGINTCancelsTheTurn: Ctrl+C during chat stops the running tool like the Stop
+// button, the turn comes to rest with a cancelled result, and chat exits 130.
+func TestChatSIGINTCancelsTheTurn_REQ_BED_005(t *testing.T) {
+	data, cwd := t.TempDir(), t.TempDir()
+	marker := fmt.Sprintf("sleep 30.%d", time.Now().UnixNano()%100000)
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() { done <- run([]string{"chat", "--demo", "--data-dir", data, "--cwd", cwd, "bash: " + marker}, &out, &errb) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for exec.Command("pgrep", "-f", marker).Run() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != exitInterrupted {
+			t.Fatalf("exit %d, want %d\n%s\n%s", code, exitInterrupted, out.String(), errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("chat did not stop after SIGINT")
+	}
+	if !strings.Contains(out.String(), "cancelled") {
+		t.Fatalf("the transcript does not show the cancelled result:\n%s", out.String())
+	}
+	if exec.Command("pgrep", "-f", marker).Run() == nil {
+		t.Fatal("the command still runs after the turn was cancelled")
+	}
+}
+
+func TestChatRefusesBeforeCreatingAnything(t *testing.T) {
+	data, cwd := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{
+		{"chat", "--demo", "--data-dir", data, "--cwd", cwd, "   "},
+		{"chat", "--demo", "--data-dir", data, "--cwd", cwd, "--image", filepath.Join(cwd, "missing.png"), "look"},
+		{"chat", "--demo", "--data-dir", data, "--cwd", cwd, "echo: hi", "--json"},
+	} {
+		if code, _, errs := cli(t, args...); code != 1 || errs == "" {
+			t.Fatalf("%v: exit %d, %s", args, code, errs)
+		}
+	}
+	code, out, _ := cli(t, "list", "--data-dir", data, "--json")
+	if code != 0 || strings.TrimSpace(out) != "[]" && strings.TrimSpace(out) != "null" {
+		t.Fatalf("refused commands left conversations behind: %s", out)
+	}
+}
+
+func TestChatWithoutTerminalDeniesUpgrades_REQ_BED_015(t *testing.T) {
+	if !sandbox.Probe().Available {
+		t.Skip("Landlock unavailable: conversations start Unrestricted")
+	}
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		t.Skip("standard input is a terminal: chat would ask on it")
+	}
+	data, cwd := t.TempDir(), t.TempDir()
+	code, out, errs := cli(t, "chat", "--demo", "--json", "--data-dir", data, "--cwd", cwd, "upgrade: write\npatch: x.txt <<< y")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "no terminal") {
+		t.Fatalf("stderr does not explain the denial: %s", errs)
+	}
+	// Standard output stays valid JSON lines.
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("not a JSON line: %q", line)
+		}
 	}
 }
