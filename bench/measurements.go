@@ -34,7 +34,7 @@ func measurements() []measurement {
 			note: "the same rounds including the tool: starting the supervised bash that runs `true` (Unrestricted)",
 			run:  toolRound(true)},
 		{name: "cancel to idle (running process group)", unit: "ms", target: 100,
-			note: "Stop pressed → process group killed, cancelled and skipped results committed, state idle",
+			note: "Stop pressed → kill sent to the process group, cancelled and skipped results committed, state idle (tools' BenchmarkCancelToGroupGone measures the group's death)",
 			run:  cancelLatency},
 		{name: "bash true, plain", unit: "ms", run: bashTrue(domain.ModeUnrestricted)},
 		{name: "bash true, sandboxed", unit: "ms", target: 10 + 10,
@@ -42,7 +42,8 @@ func measurements() []measurement {
 			run:  bashTrue(domain.ModeRestricted)},
 		{name: "store open + list (1,000 conversations × 100 messages)", unit: "ms", target: 100, run: openAndList},
 		{name: "load a 10,000-message conversation", unit: "ms", target: 50, run: loadLarge},
-		{name: "time to first delta (local fake server)", unit: "ms", target: 20, run: firstDelta},
+		{name: "time to first delta (local fake server)", unit: "ms", target: 20,
+			note: "Send pressed → message committed → request sent → first streamed text published", run: firstDelta},
 	}
 }
 
@@ -396,30 +397,37 @@ func loadLarge(ctx context.Context, o Options) ([]float64, error) {
 }
 
 func firstDelta(ctx context.Context, o Options) ([]float64, error) {
-	srv, err := fakellm.Start()
+	e, err := newEnv()
 	if err != nil {
 		return nil, err
 	}
-	defer srv.Close()
-	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "bench", Model: domain.DemoModel}, nil)
+	defer e.close()
+	conv, err := e.rt.Create(ctx, actors.NewConversation{Cwd: e.cwd})
 	if err != nil {
 		return nil, err
 	}
-	req := llm.Request{Model: domain.DemoModel, System: "bench",
-		History: []domain.Message{{Seq: 0, Kind: domain.KindUser, Text: "echo: " + strings.Repeat("token ", 200)}}}
 	var out []float64
 	for i := 0; i < samplesOf(o, 50, 5); i++ {
-		var first time.Duration
 		start := time.Now()
-		_, err := client.Stream(ctx, req, func(string) {
-			if first == 0 {
-				first = time.Since(start)
-			}
-		})
-		if err != nil {
+		if err := e.rt.Send(ctx, conv.ID, "echo: "+strings.Repeat("token ", 200), nil); err != nil {
 			return out, err
 		}
+		var first time.Duration
+		timeout := time.After(time.Minute)
+		for first == 0 {
+			select {
+			case ev := <-e.sub.Events():
+				if d, ok := ev.(actors.TextDelta); ok && d.ConvID == conv.ID {
+					first = time.Since(start)
+				}
+			case <-timeout:
+				return out, fmt.Errorf("no streamed text within a minute")
+			}
+		}
 		out = append(out, ms(first))
+		if _, err := e.waitFor(ctx, conv.ID, func(c domain.Conversation) bool { return !domain.Busy(c.State) }); err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }
