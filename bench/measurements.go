@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/actors/actorstest"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
-	"github.com/phoenix-desktop/phoenix/llm/fakellm"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
@@ -49,100 +49,35 @@ func measurements() []measurement {
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// env is a complete runtime on a temporary data directory and the local fake server.
+// env is a complete runtime whose model client and tools are timed.
 type env struct {
-	dir    string
-	cwd    string
-	store  *persistence.Store
-	srv    *fakellm.Server
-	rt     *actors.Runtime
-	sub    *actors.Subscription
+	*actorstest.Env
 	client *timedClient
 	tools  *timedTools
 }
 
 func newEnv() (*env, error) {
 	e := &env{}
-	var err error
-	if e.dir, err = os.MkdirTemp("", "phoenix-bench-data-"); err != nil {
-		return nil, err
-	}
-	if e.cwd, err = os.MkdirTemp("", "phoenix-bench-cwd-"); err != nil {
-		e.close()
-		return nil, err
-	}
-	if e.store, err = persistence.Open(e.dir, persistence.Options{Logger: quietLogger()}); err != nil {
-		e.close()
-		return nil, err
-	}
-	if e.srv, err = fakellm.Start(); err != nil {
-		e.close()
-		return nil, err
-	}
-	client, err := llm.New(llm.Config{BaseURL: e.srv.URL(), APIKey: "bench", Model: domain.DemoModel}, e.store)
+	inner, err := actorstest.Start(actorstest.Options{Runtime: func(c *actors.Config) {
+		e.client = &timedClient{inner: c.LLM}
+		e.tools = &timedTools{inner: c.Tools}
+		c.LLM, c.Tools = e.client, e.tools
+	}})
 	if err != nil {
-		e.close()
 		return nil, err
 	}
-	e.client = &timedClient{inner: client}
-	e.tools = &timedTools{inner: tools.NewRegistry()}
-	e.rt, err = actors.Start(actors.Config{Store: e.store, LLM: e.client, Tools: e.tools,
-		Sandbox: sandbox.Probe(), Logger: quietLogger(), DefaultModel: domain.DemoModel})
-	if err != nil {
-		e.close()
-		return nil, err
-	}
-	e.sub = e.rt.Subscribe()
+	e.Env = inner
 	return e, nil
 }
 
-func (e *env) close() {
-	if e.sub != nil {
-		e.sub.Close()
-	}
-	if e.rt != nil {
-		e.rt.Shutdown()
-	}
-	if e.srv != nil {
-		e.srv.Close()
-	}
-	if e.store != nil {
-		_ = e.store.Close()
-	}
-	for _, d := range []string{e.dir, e.cwd} {
-		if d != "" {
-			_ = os.RemoveAll(d)
-		}
-	}
-}
+func (e *env) close() { e.Close() }
 
-// waitFor waits for a state change of a conversation that satisfies ok.
 func (e *env) waitFor(ctx context.Context, id string, ok func(domain.Conversation) bool) (domain.Conversation, error) {
-	timeout := time.NewTimer(2 * time.Minute)
-	defer timeout.Stop()
-	for {
-		select {
-		case ev := <-e.sub.Events():
-			if sc, is := ev.(actors.StateChanged); is && sc.Conv.ID == id && ok(sc.Conv) {
-				return sc.Conv, nil
-			}
-		case <-timeout.C:
-			return domain.Conversation{}, fmt.Errorf("conversation %s did not get there in time", id)
-		case <-ctx.Done():
-			return domain.Conversation{}, ctx.Err()
-		}
-	}
+	return e.WaitFor(ctx, id, 2*time.Minute, ok)
 }
 
 func (e *env) turn(ctx context.Context, id, text string) (domain.Conversation, error) {
-	if err := e.rt.Send(ctx, id, text, nil); err != nil {
-		return domain.Conversation{}, err
-	}
-	c, err := e.waitFor(ctx, id, func(c domain.Conversation) bool { return !domain.Busy(c.State) })
-	if err == nil && c.State.Kind() != domain.StateIdle {
-		err = fmt.Errorf("the turn ended in %s", c.State.Kind())
-	}
-	return c, err
+	return e.Turn(ctx, id, text, 2*time.Minute)
 }
 
 // timedClient records when each model request starts and when its answer arrives, so the
@@ -202,7 +137,7 @@ func toolRound(includeTool bool) func(context.Context, Options) ([]float64, erro
 			return nil, err
 		}
 		defer e.close()
-		conv, err := e.rt.Create(ctx, actors.NewConversation{Cwd: e.cwd, Unrestricted: true})
+		conv, err := e.Runtime.Create(ctx, actors.NewConversation{Cwd: e.Cwd, Unrestricted: true})
 		if err != nil {
 			return nil, err
 		}
@@ -234,13 +169,13 @@ func cancelLatency(ctx context.Context, o Options) ([]float64, error) {
 		return nil, err
 	}
 	defer e.close()
-	conv, err := e.rt.Create(ctx, actors.NewConversation{Cwd: e.cwd})
+	conv, err := e.Runtime.Create(ctx, actors.NewConversation{Cwd: e.Cwd})
 	if err != nil {
 		return nil, err
 	}
 	var out []float64
 	for i := 0; i < samplesOf(o, 25, 3); i++ {
-		if err := e.rt.Send(ctx, conv.ID, "bash: sleep 100 & sleep 100; wait", nil); err != nil {
+		if err := e.Runtime.Send(ctx, conv.ID, "bash: sleep 100 & sleep 100; wait", nil); err != nil {
 			return out, err
 		}
 		if _, err := e.waitFor(ctx, conv.ID, func(c domain.Conversation) bool {
@@ -250,7 +185,7 @@ func cancelLatency(ctx context.Context, o Options) ([]float64, error) {
 		}
 		time.Sleep(20 * time.Millisecond) // let bash start its children
 		start := time.Now()
-		if err := e.rt.Cancel(ctx, conv.ID); err != nil {
+		if err := e.Runtime.Cancel(ctx, conv.ID); err != nil {
 			return out, err
 		}
 		out = append(out, ms(time.Since(start)))
@@ -402,21 +337,21 @@ func firstDelta(ctx context.Context, o Options) ([]float64, error) {
 		return nil, err
 	}
 	defer e.close()
-	conv, err := e.rt.Create(ctx, actors.NewConversation{Cwd: e.cwd})
+	conv, err := e.Runtime.Create(ctx, actors.NewConversation{Cwd: e.Cwd})
 	if err != nil {
 		return nil, err
 	}
 	var out []float64
 	for i := 0; i < samplesOf(o, 50, 5); i++ {
 		start := time.Now()
-		if err := e.rt.Send(ctx, conv.ID, "echo: "+strings.Repeat("token ", 200), nil); err != nil {
+		if err := e.Runtime.Send(ctx, conv.ID, "echo: "+strings.Repeat("token ", 200), nil); err != nil {
 			return out, err
 		}
 		var first time.Duration
 		timeout := time.After(time.Minute)
 		for first == 0 {
 			select {
-			case ev := <-e.sub.Events():
+			case ev := <-e.Events.Events():
 				if d, ok := ev.(actors.TextDelta); ok && d.ConvID == conv.ID {
 					first = time.Since(start)
 				}
@@ -438,7 +373,7 @@ func peakRSS(ctx context.Context, o Options) ([]float64, error) {
 		return nil, err
 	}
 	defer e.close()
-	conv, err := e.rt.Create(ctx, actors.NewConversation{Cwd: e.cwd, Unrestricted: true})
+	conv, err := e.Runtime.Create(ctx, actors.NewConversation{Cwd: e.Cwd, Unrestricted: true})
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,6 @@ package ui
 import (
 	"context"
 	"image/color"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,13 +12,9 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
-	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/actors/actorstest"
 	"github.com/phoenix-desktop/phoenix/domain"
-	"github.com/phoenix-desktop/phoenix/llm"
-	"github.com/phoenix-desktop/phoenix/llm/fakellm"
-	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/sandbox"
-	"github.com/phoenix-desktop/phoenix/tools"
 )
 
 // TestMain lets the test binary serve as the sandbox helper: Restricted bash re-executes the
@@ -35,49 +29,21 @@ func TestMain(m *testing.M) {
 // OpenAI server over HTTP, whose predictable model reads each user message as a script
 // ("echo: …", "bash: …", "upgrade: …", "patch: …", "usage: N").
 
-type realRuntime struct {
-	rt    *actors.Runtime
-	srv   *fakellm.Server
-	store *persistence.Store
-	cwd   string
-}
-
-func newRealHarness(t *testing.T) (*harness, *realRuntime) {
+func newRealHarness(t *testing.T) (*harness, *actorstest.Env) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("real runtime tests are not short")
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := fakellm.Start()
+	env, err := actorstest.Start(actorstest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(srv.Close)
-	store, err := persistence.Open(t.TempDir(), persistence.Options{Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test", Model: domain.DemoModel}, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := actors.Start(actors.Config{Store: store, LLM: client, Tools: tools.NewRegistry(), Sandbox: sandbox.Probe(),
-		Logger: log, DefaultModel: domain.DemoModel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &realRuntime{rt: rt, srv: srv, store: store, cwd: t.TempDir()}
-	sub := rt.Subscribe()
-	t.Cleanup(func() {
-		rt.Shutdown()
-		if err := store.Close(); err != nil {
-			t.Errorf("close store: %v", err)
-		}
-	})
+	t.Cleanup(env.Close)
 	h := &harness{t: t, q: newQueue()}
 	h.deps = Deps{Do: h.q.push}
-	h.start(rt, sub)
-	return h, r
+	// The window gets its own subscription, as in the app; env.Events is not read here.
+	h.start(env.Runtime, env.Runtime.Subscribe())
+	return h, env
 }
 
 // newConversation creates a conversation through the New conversation dialog and waits for
@@ -102,7 +68,7 @@ func (h *harness) waitRest(what string) {
 
 func TestRealSendAndReply_REQ_BED_002(t *testing.T) {
 	h, r := newRealHarness(t)
-	h.newConversation(r.cwd, false)
+	h.newConversation(r.Cwd, false)
 	if h.m.mode.text != "Restricted" {
 		t.Errorf("a new conversation is %s, want Restricted (REQ-BED-014)", h.m.mode.text)
 	}
@@ -125,7 +91,7 @@ func TestRealSendAndReply_REQ_BED_002(t *testing.T) {
 
 func TestRealDropAndSendImages_REQ_BED_013(t *testing.T) {
 	h, r := newRealHarness(t)
-	h.newConversation(r.cwd, false)
+	h.newConversation(r.Cwd, false)
 	dir := t.TempDir()
 	uris := []fyne.URI{
 		pngFile(t, dir, "one.png", 64, 48, color.NRGBA{R: 0xff, A: 0xff}),
@@ -143,12 +109,12 @@ func TestRealDropAndSendImages_REQ_BED_013(t *testing.T) {
 		r := h.lastRow()
 		return r != nil && r.kind == rowAssistant && strings.HasPrefix(r.msg.Text, "I see 2 images")
 	})
-	chat := r.srv.LastChat()
+	chat := r.Server.LastChat()
 	if chat == nil {
 		t.Fatal("the server got no request")
 	}
 	raw := ""
-	for _, req := range r.srv.Requests() {
+	for _, req := range r.Server.Requests() {
 		raw += string(req.Raw)
 	}
 	if n := strings.Count(raw, "data:image/"); n < 2 {
@@ -169,14 +135,14 @@ func TestRealApproveThenPatch_REQ_BED_015(t *testing.T) {
 	if !sandbox.Probe().Available {
 		t.Skip("Landlock is unavailable: conversations start Unrestricted")
 	}
-	h.newConversation(r.cwd, false)
+	h.newConversation(r.Cwd, false)
 	h.typeAndSend("upgrade: I must write note.txt\npatch: note.txt <<< approved")
 	h.waitFor("the approval card", func() bool { r := h.lastRow(); return r != nil && r.kind == rowApproval })
 	h.settle()
 	test.Tap(h.approvalPart().approve)
 	h.waitFor("Unrestricted", func() bool { return h.m.mode.text == "Unrestricted" })
 	h.waitRest("the patch")
-	data, err := os.ReadFile(filepath.Join(r.cwd, "note.txt"))
+	data, err := os.ReadFile(filepath.Join(r.Cwd, "note.txt"))
 	if err != nil || strings.TrimSpace(string(data)) != "approved" {
 		t.Fatalf("note.txt = %q, %v; the patch did not run after approval", data, err)
 	}
@@ -196,7 +162,7 @@ func TestRealDenyKeepsRestricted_REQ_BED_015(t *testing.T) {
 	if !sandbox.Probe().Available {
 		t.Skip("Landlock is unavailable: conversations start Unrestricted")
 	}
-	h.newConversation(r.cwd, false)
+	h.newConversation(r.Cwd, false)
 	h.typeAndSend("upgrade: I must write note.txt\npatch: note.txt <<< denied")
 	h.waitFor("the approval card", func() bool { r := h.lastRow(); return r != nil && r.kind == rowApproval })
 	h.settle()
@@ -205,7 +171,7 @@ func TestRealDenyKeepsRestricted_REQ_BED_015(t *testing.T) {
 	if h.m.mode.text != "Restricted" {
 		t.Fatalf("mode %q after a denial", h.m.mode.text)
 	}
-	if _, err := os.Stat(filepath.Join(r.cwd, "note.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(r.Cwd, "note.txt")); err == nil {
 		t.Fatal("note.txt was written in Restricted mode")
 	}
 	var told, refused bool
@@ -226,7 +192,7 @@ func TestRealDenyKeepsRestricted_REQ_BED_015(t *testing.T) {
 
 func TestRealStopRunningTool_REQ_BED_005(t *testing.T) {
 	h, r := newRealHarness(t)
-	h.newConversation(r.cwd, false)
+	h.newConversation(r.Cwd, false)
 	h.typeAndSend("bash: sleep 30")
 	h.waitFor("the tool to run", func() bool { return strings.HasPrefix(h.status(), "Running bash: `sleep 30`") })
 	start := time.Now()
@@ -248,7 +214,7 @@ func TestRealStopRunningTool_REQ_BED_005(t *testing.T) {
 
 func TestRealWrapUpAndContinue_REQ_BED_023(t *testing.T) {
 	h, r := newRealHarness(t)
-	old := h.newConversation(r.cwd, false)
+	old := h.newConversation(r.Cwd, false)
 	h.typeAndSend("usage: 85000\necho: a long answer")
 	h.waitRest("the answer")
 	h.waitFor("the warning", func() bool { return h.m.wrapBtn.Visible() })
@@ -266,7 +232,7 @@ func TestRealWrapUpAndContinue_REQ_BED_023(t *testing.T) {
 	if h.m.current.conv.ContinuedFrom != old.id || !strings.Contains(h.m.entry.Text, ex.Summary) {
 		t.Errorf("continued from %q, draft %q", h.m.current.conv.ContinuedFrom, h.m.entry.Text)
 	}
-	sums, err := r.rt.List(context.Background(), false)
+	sums, err := r.Runtime.List(context.Background(), false)
 	if err != nil || len(sums) != 2 {
 		t.Errorf("list: %d conversations, %v", len(sums), err)
 	}
