@@ -102,7 +102,10 @@ func TestCrashChaos(t *testing.T) {
 	// processes this test started.
 	sleep := fmt.Sprintf("0.2%06d", os.Getpid()%1_000_000)
 	marker := "sleep " + sleep
-	env := cleanEnv()
+	// The CLI's private sandbox temp dirs go below a directory of the test's, so that what
+	// killed runs leave behind is counted and then removed.
+	tmp := t.TempDir()
+	env := cleanEnv("TMPDIR=" + tmp)
 	common := []string{"--demo", "--json", "--data-dir", dataDir}
 
 	convs := []*chaosConv{
@@ -251,11 +254,73 @@ func TestCrashChaos(t *testing.T) {
 	for _, m := range seen {
 		total += len(m)
 	}
+	stale, _ := filepath.Glob(filepath.Join(tmp, "phoenix-*"))
+	t.Logf("%d private sandbox temp dirs of killed runs were left behind (see TestKilledRunLeavesNoTempDir)", len(stale))
 	t.Logf("chaos: %d trials in %s (seed %d): %d killed mid-turn, %d completed before the kill; "+
 		"recovery by the test %d, by the next CLI start %d; %d conversations replaced after exhaustion; "+
 		"%d messages committed in all (%d announced by killed processes, all found); longest stray process %s",
 		chaosTrials, elapsed.Round(time.Millisecond), seed, chaosTrials-completed, completed,
 		recoveredByTest, chaosTrials-recoveredByTest, replaced, total, announcedTotal, maxStray.Round(time.Millisecond))
+}
+
+// TestKilledRunLeavesNoTempDir kills the CLI while a tool runs and then runs a clean turn:
+// the private temp dir the killed run made for its sandboxed commands (sandbox.MakeTempDir,
+// removed only when the conversation actor stops) must not stay behind for ever. A crash
+// cannot remove it; the next start must.
+func TestKilledRunLeavesNoTempDir(t *testing.T) {
+	bin := cliBinary(t)
+	dataDir, cwd, tmp := t.TempDir(), t.TempDir(), t.TempDir()
+	env := cleanEnv("TMPDIR=" + tmp)
+	id, res := newCLIConversation(t, env, dataDir, "--demo", "--cwd", cwd, "--unrestricted", "echo: start")
+	if res.code != 0 {
+		t.Fatalf("first turn: %s", res)
+	}
+	marker := fmt.Sprintf("sleep 29.%06d", os.Getpid()%1_000_000)
+	cmd := exec.Command(bin, "chat", "--demo", "--data-dir", dataDir, "--continue", id, "bash: "+marker)
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	// bash -c execs a lone command, so the tool runs as a process whose command line is
+	// the script itself.
+	running := func() bool {
+		for _, p := range processesMatching(marker) {
+			if _, cmdline, _ := strings.Cut(p, ": "); strings.HasPrefix(cmdline, marker) {
+				return true
+			}
+		}
+		return false
+	}
+	for !running() {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatal("the tool never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait() // killed on purpose
+	stray := waitNoProcess(marker, strayGrace)
+	if stray >= strayGrace {
+		killMatching(marker)
+		t.Fatalf("the tool's process survived the kill: %v", processesMatching(marker))
+	}
+	left, _ := filepath.Glob(filepath.Join(tmp, "phoenix-*"))
+	t.Logf("the tool's process ended %s after the kill; temp dirs left: %v", stray.Round(time.Millisecond), left)
+
+	res = runCLI(t, env, "chat", "--demo", "--data-dir", dataDir, "--continue", id, "echo: ok")
+	if res.code != 0 {
+		t.Fatalf("a turn after the kill: %s", res)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "phoenix-*")); len(left) > 0 {
+		t.Errorf("BUG: the private sandbox temp dir of the killed run is still there after the next start: %v; "+
+			"every crash leaves one in the system temp dir (sandbox.MakeTempDir names them phoenix-<conversation>-<random>), "+
+			"and nothing sweeps them", left)
+	}
 }
 
 func expand(prompt string, n int, sleep string) string {
@@ -444,6 +509,7 @@ func sameMessage(stored, announced domain.Message) bool {
 
 // processesMatching lists the live (not zombie) processes whose command line contains
 // pattern, from /proc, so that zombies waiting for a reaper do not count as survivors.
+// The test process itself is left out.
 func processesMatching(pattern string) []string {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -456,8 +522,14 @@ func processesMatching(pattern string) []string {
 		if pid == self || pid[0] < '0' || pid[0] > '9' {
 			continue
 		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
-		if err != nil || !bytes.Contains(cmdline, []byte(pattern)) {
+		raw, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+		if err != nil {
+			continue
+		}
+		// Arguments are NUL-separated; joined with spaces, "sleep 0.2" matches the sleep
+		// process itself as well as the shell and the supervisor whose script names it.
+		cmdline := strings.TrimSpace(strings.ReplaceAll(string(raw), "\x00", " "))
+		if !strings.Contains(cmdline, pattern) {
 			continue
 		}
 		stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
@@ -468,7 +540,7 @@ func processesMatching(pattern string) []string {
 		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
 			continue
 		}
-		out = append(out, pid+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		out = append(out, pid+": "+cmdline)
 	}
 	slices.Sort(out)
 	return out

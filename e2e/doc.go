@@ -8,7 +8,8 @@
 //     the store must open without error; no committed message may be lost, changed or
 //     duplicated; every history must be valid for the LLM APIs; restart recovery must bring
 //     every conversation to rest (REQ-BED-007); and no process a tool started may outlive
-//     the kill for long (REQ-BED-005).
+//     the kill for long (REQ-BED-005). TestKilledRunLeavesNoTempDir checks that the private
+//     temp dir a killed run made for its sandboxed commands does not stay behind.
 //   - Fault matrix (TestFaultMatrix): every fault the fake server can inject, in every state
 //     it can hit (first request, after tools, during the continuation summary, in a
 //     sub-agent), must end in the state the spec gives (REQ-BED-006, 008, 020, 024) with the
