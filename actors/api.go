@@ -65,6 +65,12 @@ type Config struct {
 	ImageLimits imaging.Limits
 	// DefaultModel is used by Create when no model is given.
 	DefaultModel string
+	// TempRoot holds the conversations' private temp dirs (the only place a Restricted
+	// command may write). The runtime owns it: Start empties it, which sweeps what a crash
+	// left, so it must belong to this runtime alone — a directory inside the locked data
+	// directory. Empty means the system temp dir, where each dir is removed when its
+	// conversation's actor stops but a crash leaves it behind.
+	TempRoot string
 	// RequestTimeout bounds a command's round trip through the actors when the caller's
 	// context has no deadline.
 	RequestTimeout time.Duration
@@ -97,6 +103,14 @@ func Start(cfg Config) (*Runtime, error) {
 	}
 	if cfg.DefaultModel == "" {
 		cfg.DefaultModel = domain.DemoModel
+	}
+	if cfg.TempRoot != "" {
+		if err := os.RemoveAll(cfg.TempRoot); err != nil {
+			return nil, fmt.Errorf("start runtime: clear the temp dirs a previous run left in %s: %w", cfg.TempRoot, err)
+		}
+		if err := os.MkdirAll(cfg.TempRoot, 0o700); err != nil {
+			return nil, fmt.Errorf("start runtime: create %s for sandboxed commands: %w", cfg.TempRoot, err)
+		}
 	}
 	report, err := cfg.Store.Recover()
 	if err != nil {

@@ -473,7 +473,16 @@ func (a *conversationActor) onChildStopped(ctx actor.Context, who *actor.PID) {
 func (a *conversationActor) toolEnv(mode domain.Mode) (tools.Env, error) {
 	env := tools.Env{Cwd: a.conv.Cwd, Mode: mode, ImageLimits: a.rt.imageLimits(a.conv.Model)}
 	if a.tempDir == "" {
-		dir, err := sandbox.MakeTempDir(a.id)
+		var dir string
+		var err error
+		if root := a.rt.cfg.TempRoot; root != "" {
+			dir, err = os.MkdirTemp(root, "conv-")
+			if err != nil {
+				err = fmt.Errorf("create the private temp dir of conversation %s in %s: %w", a.id, root, err)
+			}
+		} else {
+			dir, err = sandbox.MakeTempDir(a.id)
+		}
 		if err != nil {
 			return env, err
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -82,7 +83,7 @@ func (h *harness) open(opts ...harnessOption) {
 		h.t.Fatal(err)
 	}
 	cfg := Config{Store: store, LLM: client, Tools: tools.NewRegistry(), Sandbox: sandbox.Probe(),
-		Logger: quietLogger(), DefaultModel: domain.DemoModel}
+		Logger: quietLogger(), DefaultModel: domain.DemoModel, TempRoot: filepath.Join(h.dir, "sandbox-tmp")}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -3,10 +3,10 @@ package actors
 import (
 	"bytes"
 	"context"
-	"image"
-	"image/png"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -404,7 +404,15 @@ func TestStopMidToolAndReopen_REQ_BED_007(t *testing.T) {
 	c := h.create(NewConversation{})
 	h.send(c.ID, "bash: sleep 60 ;; bash: echo after")
 	h.waitState(c.ID, domain.StateToolExecuting)
+	// A temp dir a crashed run left behind is swept by the next start.
+	leftover := filepath.Join(h.cfg.TempRoot, "conv-crashed")
+	if err := os.Mkdir(leftover, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	h.restart()
+	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+		t.Fatalf("the leftover temp dir survived the start: %v", err)
+	}
 	conv, err := h.store.Get(c.ID)
 	if err != nil || conv.State.Kind() != domain.StateIdle {
 		t.Fatalf("after restart: %v %v", conv.State, err)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/actors"
@@ -79,7 +80,7 @@ func Start(o Options) (*Env, error) {
 		return nil, err
 	}
 	rc := actors.Config{Store: e.Store, LLM: e.Client, Tools: tools.NewRegistry(), Sandbox: sandbox.Probe(),
-		Logger: log, DefaultModel: domain.DemoModel}
+		Logger: log, DefaultModel: domain.DemoModel, TempRoot: filepath.Join(e.DataDir, "sandbox-tmp")}
 	if o.Runtime != nil {
 		o.Runtime(&rc)
 	}

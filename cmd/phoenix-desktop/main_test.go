@@ -151,7 +151,9 @@ func TestChatSIGINTCancelsTheTurn_REQ_BED_005(t *testing.T) {
 	marker := fmt.Sprintf("sleep 30.%d", time.Now().UnixNano()%100000)
 	done := make(chan int, 1)
 	var out, errb bytes.Buffer
-	go func() { done <- run([]string{"chat", "--demo", "--data-dir", data, "--cwd", cwd, "bash: " + marker}, &out, &errb) }()
+	go func() {
+		done <- run([]string{"chat", "--demo", "--data-dir", data, "--cwd", cwd, "bash: " + marker}, &out, &errb)
+	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for exec.Command("pgrep", "-f", marker).Run() != nil {
 		if time.Now().After(deadline) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/phoenix-desktop/phoenix/actors"
@@ -145,6 +146,8 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		Sandbox:      sandbox.Probe(),
 		Logger:       log,
 		DefaultModel: m.config.Model,
+		// Inside the locked data directory, so that a start can sweep what a crash left.
+		TempRoot: filepath.Join(store.Dir(), "sandbox-tmp"),
 	})
 	if err != nil {
 		a.Close()
