@@ -358,6 +358,13 @@ func TestRestrictedEscapeBattery_REQ_BED_014(t *testing.T) {
 		// the final sweep. Had the kill worked, the helper would have died by SIGKILL
 		// (exit -1 here) instead of the script reaching its exit 7.
 		{"kill the supervisor", `kill -9 $PPID || exit 7`, "", exitWas(7)},
+		// kill(2) also takes a thread id, and SIGKILL to any thread ends the whole
+		// process; Landlock decides by the target thread's domain. So no thread of the
+		// supervisor may share the command's domain while the command runs (see
+		// startRestricted).
+		{"kill the supervisor through each of its threads", `for t in /proc/$PPID/task/*; do kill -9 "${t##*/}"; done; exit 7`, "", exitWas(7)},
+		{"read the supervisor's environment through each of its threads", `cat /proc/$PPID/environ; for t in /proc/$PPID/task/*; do cat "$t/environ" && exit 0; done; exit 7`, "", exitWas(7)},
+		{"read the supervisor's memory", `dd if=/proc/$PPID/mem bs=1 count=1 skip=4194304 || exit 7`, "", exitWas(7)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

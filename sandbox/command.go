@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -51,9 +52,33 @@ type Policy struct {
 
 // helperConfig is what Command hands to the helper process, as one JSON argument.
 type helperConfig struct {
-	Stage      string `json:"stage,omitempty"`
 	Restricted bool   `json:"restricted"`
 	TempDir    string `json:"temp_dir,omitempty"`
+	// Setpriv is the path of a setpriv(1) that accepts --pdeathsig, used to give a
+	// restricted bash its parent-death signal (see startRestricted); empty when there is
+	// none.
+	Setpriv string `json:"setpriv,omitempty"`
+}
+
+var (
+	setprivOnce sync.Once
+	setprivPath string
+)
+
+// pdeathsigSetpriv returns the setpriv(1) that the restricted path uses to make bash die with
+// its supervisor, or "" when there is none: the option came with util-linux 2.33, and an
+// older setpriv rejects it, which one run with --version finds out, once per process.
+func pdeathsigSetpriv() string {
+	setprivOnce.Do(func() {
+		path, err := exec.LookPath("setpriv")
+		if err != nil || !filepath.IsAbs(path) {
+			return
+		}
+		if exec.Command(path, "--pdeathsig", "KILL", "--version").Run() == nil {
+			setprivPath = path
+		}
+	})
+	return setprivPath
 }
 
 // Command returns a command that runs `bash -c script` under the policy, supervised by a
@@ -82,6 +107,7 @@ func Command(ctx context.Context, p Policy, script string) (*exec.Cmd, error) {
 			return nil, err
 		}
 		cfg.TempDir = dir
+		cfg.Setpriv = pdeathsigSetpriv()
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -9,20 +9,24 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
+
+// isHelper reports whether this process was started by Command as the sandbox helper.
+func isHelper() bool { return len(os.Args) > 1 && os.Args[1] == HelperArg }
 
 // MaybeRunHelper turns this process into the sandbox helper when it was started by Command,
 // and never returns then. Otherwise it returns at once. main, and TestMain of every test
 // package that runs commands, call it before anything else.
 func MaybeRunHelper() {
-	if len(os.Args) < 2 || os.Args[1] != HelperArg {
+	if !isHelper() {
 		return
 	}
 	// syscall.Exit, not os.Exit: the helper has nothing buffered to flush, and os.Exit runs
@@ -30,16 +34,7 @@ func MaybeRunHelper() {
 	syscall.Exit(runHelper(os.Args[2:]))
 }
 
-// Helper stages: the supervisor runs first; for a restricted command it starts the restrict
-// stage, which restricts itself and becomes bash. Two processes, so that the supervisor stays
-// outside the sandbox: the sandboxed command can neither signal it (Landlock scoping) nor
-// trace it (Landlock and seccomp), and so cannot escape the final sweep.
-const (
-	stageSupervise = ""
-	stageRestrict  = "restrict"
-)
-
-// runHelper returns the exit status for os.Exit; the restrict stage returns only on failure.
+// runHelper returns the exit status for syscall.Exit.
 func runHelper(args []string) int {
 	if len(args) != 2 {
 		return setupFailed(fmt.Errorf("expected a policy and a script, got %d arguments", len(args)))
@@ -48,13 +43,10 @@ func runHelper(args []string) int {
 	if err := json.Unmarshal([]byte(args[0]), &cfg); err != nil {
 		return setupFailed(fmt.Errorf("decode the policy: %w", err))
 	}
-	switch cfg.Stage {
-	case stageSupervise:
-		return supervise(cfg, args[1])
-	case stageRestrict:
-		return restrictAndExec(cfg, args[1])
+	if cfg.Restricted && cfg.TempDir == "" {
+		return setupFailed(errors.New("a restricted policy needs a temp dir"))
 	}
-	return setupFailed(fmt.Errorf("unknown helper stage %q", cfg.Stage))
+	return supervise(cfg, args[1])
 }
 
 // supervise runs the command as its child and, whatever happens, leaves no process behind.
@@ -73,30 +65,42 @@ func supervise(cfg helperConfig, script string) int {
 	if err := closeInheritedFiles(); err != nil {
 		return setupFailed(err)
 	}
-	path, argv := "", []string{"bash", "-c", script}
-	if cfg.Restricted {
-		next, err := json.Marshal(helperConfig{Stage: stageRestrict, Restricted: true, TempDir: cfg.TempDir})
-		if err != nil {
-			return setupFailed(fmt.Errorf("encode the policy: %w", err))
-		}
-		// /proc/self/exe is this very binary even if the file on disk was replaced since.
-		path, argv = "/proc/self/exe", []string{os.Args[0], HelperArg, string(next), script}
-	} else {
-		bash, err := exec.LookPath("bash")
-		if err != nil {
-			return setupFailed(fmt.Errorf("find bash: %w", err))
-		}
-		path = bash
-	}
-	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Env:   os.Environ(),
-		Files: []uintptr{0, 1, 2},
-		// A process group of its own, so one kill reaches bash and its ordinary children.
-		// Should the helper itself be killed (the app's WaitDelay ran out), bash goes too.
-		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
-	})
+	bash, err := exec.LookPath("bash")
 	if err != nil {
-		return setupFailed(fmt.Errorf("start bash: %w", err))
+		return setupFailed(fmt.Errorf("find bash: %w", err))
+	}
+	var pid int
+	if cfg.Restricted {
+		var release func() error
+		pid, release, err = startRestricted(cfg, bash, script)
+		if err == nil {
+			select {
+			case <-stop:
+				// Stopped during set-up: the command never runs.
+				sweep(pid)
+				return 128 + int(syscall.SIGKILL)
+			default:
+				err = release()
+			}
+		}
+		if err != nil {
+			if pid > 0 {
+				sweep(pid)
+			}
+			return setupFailed(err)
+		}
+	} else {
+		pid, err = syscall.ForkExec(bash, []string{"bash", "-c", script}, &syscall.ProcAttr{
+			Env:   os.Environ(),
+			Files: []uintptr{0, 1, 2},
+			// A process group of its own, so one kill reaches bash and its ordinary
+			// children. Should the helper itself be killed (the app's WaitDelay ran out),
+			// bash goes too.
+			Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		})
+		if err != nil {
+			return setupFailed(fmt.Errorf("start bash: %w", err))
+		}
 	}
 
 	exited := make(chan unix.WaitStatus, 1)
@@ -127,37 +131,175 @@ func supervise(cfg helperConfig, script string) int {
 	return status
 }
 
-// restrictAndExec applies the Restricted policy to this process and replaces it with bash.
-func restrictAndExec(cfg helperConfig, script string) int {
-	if !cfg.Restricted || cfg.TempDir == "" {
-		return setupFailed(errors.New("the restrict stage needs a restricted policy with a temp dir"))
-	}
-	bash, err := exec.LookPath("bash")
+// gateScript is what the restricted command's process runs first: it waits for the
+// supervisor's go-ahead on descriptor 3 (a line; end of file means the supervisor is gone or
+// refused) and then execs its arguments, which are `bash -c script`, possibly behind
+// setpriv(1) for the parent-death signal. It runs in bash --posix, which reads no startup
+// file (not $BASH_ENV, which the command's own bash then reads once, as always) and, unlike
+// dash, passes on environment variables whose names are not shell identifiers; exec keeps
+// SHLVL as it was. "command" keeps a function imported from the environment from standing in
+// for read.
+const gateScript = `IFS= command read -r go <&3 || exit 125
+exec 3<&-
+exec "$@"`
+
+// threadExitTimeout bounds the wait for the restricting thread to end. It normally ends
+// within microseconds of starting the command; the bound only turns a runtime surprise into
+// a set-up failure instead of a hang.
+const threadExitTimeout = 5 * time.Second
+
+// startRestricted starts the restricted command without a second copy of this binary: a
+// goroutine locks itself to an OS thread, restricts that thread alone (see
+// threadPolicy.applyToThread) and starts the command from it, so that the command inherits
+// the restrictions; then the goroutine returns without unlocking, and the runtime ends the
+// thread. The supervisor's other threads are never restricted.
+//
+// The command must not run a single instruction of the script while the restricted thread
+// still exists: that thread is in the command's Landlock domain, so the command could signal
+// it, and a SIGKILL sent to any thread (kill(2) accepts a thread id) kills the whole
+// supervisor, which would let setsid escapees outlive the sweep; it could also read the
+// supervisor's memory through /proc/<pid>/task/<tid>. So the thread starts a bash running
+// gateScript, which blocks on a pipe; the returned release function waits until the thread is
+// gone and only then lets the gate exec bash. bash keeps the pid, process group and
+// restrictions of the gate.
+//
+// A parent-death signal cannot be set when starting the gate, because it would fire when the
+// restricting thread ends (it follows the parent thread, not the process); setpriv(1), when
+// Command found one that can (cfg.Setpriv), sets it after the release instead.
+//
+// On error the returned pid, if not zero, is a started gate the caller must sweep.
+func startRestricted(cfg helperConfig, bash, script string) (pid int, release func() error, err error) {
+	policy, err := prepareThreadPolicy(cfg.TempDir)
 	if err != nil {
-		return setupFailed(fmt.Errorf("find bash: %w", err))
+		return 0, nil, err
 	}
-	// Stay on one thread from here to execve: the capabilities are dropped for this thread
-	// only (see dropCapabilities), and the exec must come from it.
-	runtime.LockOSThread()
-	if err := restrictSelf(cfg.TempDir); err != nil {
-		return setupFailed(err)
+	defer policy.close()
+	var gate [2]int // read end for the gate, write end for the go-ahead
+	if err := unix.Pipe2(gate[:], unix.O_CLOEXEC); err != nil {
+		return 0, nil, fmt.Errorf("create the start pipe: %w", err)
 	}
-	err = syscall.Exec(bash, []string{"bash", "-c", script}, withTempDir(os.Environ(), cfg.TempDir))
-	return setupFailed(fmt.Errorf("run bash: %w", err))
+	defer unix.Close(gate[0])
+	argv := []string{"bash", "--posix", "-c", gateScript, "phoenix-sandbox"}
+	if cfg.Setpriv != "" {
+		argv = append(argv, cfg.Setpriv, "--pdeathsig", "KILL", "--")
+	}
+	argv = append(argv, "bash", "-c", script)
+	attr := &syscall.ProcAttr{
+		Env:   withTempDir(os.Environ(), cfg.TempDir),
+		Files: []uintptr{0, 1, 2, uintptr(gate[0])},
+		// A process group of its own, so one kill reaches bash and its ordinary children.
+		Sys: &syscall.SysProcAttr{Setpgid: true},
+	}
+
+	type started struct {
+		pid, tid int
+		err      error
+	}
+	done := make(chan started, 1)
+	onThreadOfItsOwn(func() {
+		// Never unlocked (onThreadOfItsOwn locked it): when this function returns, the
+		// runtime ends the thread, and its restrictions with it, instead of running other
+		// goroutines on it.
+		tid := unix.Gettid()
+		if err := policy.applyToThread(); err != nil {
+			done <- started{tid: tid, err: err}
+			return
+		}
+		// Go forks on the calling thread, so the child inherits this thread's
+		// credentials, no_new_privs and seccomp filter.
+		pid, err := syscall.ForkExec(bash, argv, attr)
+		if err != nil {
+			err = fmt.Errorf("start the command: %w", err)
+		}
+		done <- started{pid: pid, tid: tid, err: err}
+	})
+	s := <-done
+	if s.err != nil {
+		unix.Close(gate[1])
+		return s.pid, nil, s.err
+	}
+	release = func() error {
+		defer unix.Close(gate[1])
+		if err := waitThreadGone(s.tid); err != nil {
+			return err
+		}
+		if _, err := unix.Write(gate[1], []byte("\n")); err != nil {
+			return fmt.Errorf("let the command start: %w", err)
+		}
+		return nil
+	}
+	return s.pid, release, nil
+}
+
+// mainThreadHeld counts how often onThreadOfItsOwn's goroutine started on the main thread;
+// tests read it to know that path was taken.
+var mainThreadHeld atomic.Int32
+
+// onThreadOfItsOwn runs fn in a new goroutine locked to an OS thread that is not the main
+// thread, and does not unlock it: the runtime ends such a thread when fn returns, but never
+// the main thread (it parks it for good instead), so the main thread must not be the one fn
+// restricts. Should the new goroutine start on the main thread, it keeps that thread busy
+// while a second goroutine, which then cannot be scheduled there, runs fn; afterwards it
+// hands the untouched main thread back.
+func onThreadOfItsOwn(fn func()) {
+	go func() {
+		runtime.LockOSThread()
+		if unix.Gettid() != unix.Getpid() {
+			fn()
+			return
+		}
+		mainThreadHeld.Add(1)
+		ran := make(chan struct{})
+		go func() {
+			defer close(ran)
+			runtime.LockOSThread()
+			fn()
+		}()
+		<-ran
+		runtime.UnlockOSThread()
+	}()
+}
+
+// waitThreadGone returns once the thread tid of this process no longer exists. There is no
+// portable event for the end of one thread, and it comes within microseconds of the
+// goroutine's return, so it is polled with a short, growing pause.
+func waitThreadGone(tid int) error {
+	pid := unix.Getpid()
+	deadline := time.Now().Add(threadExitTimeout)
+	pause := 10 * time.Microsecond
+	for {
+		err := unix.Tgkill(pid, tid, 0)
+		if errors.Is(err, unix.ESRCH) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("check that the restricting thread has ended: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the restricting thread %d did not end within %v", tid, threadExitTimeout)
+		}
+		ts := unix.NsecToTimespec(pause.Nanoseconds())
+		_ = unix.Nanosleep(&ts, nil)
+		pause = min(2*pause, time.Millisecond)
+	}
 }
 
 // sweep SIGKILLs bash's process group and then, until the helper has no children left, every
-// child it has — which, because it is a subreaper, includes every orphaned descendant — and
-// reaps them. Killing a generation orphans the next one onto the helper, so each round
-// reaches deeper until nothing is left.
+// process below it — which, because it is a subreaper, includes every orphaned descendant —
+// and reaps them. Each round kills whole trees at once, so that their processes end in
+// parallel rather than one generation per round; a process that a dying parent left behind
+// is reparented to the helper and found by the next round. With no child left it returns at
+// once, without reading /proc.
 func sweep(bashPID int) {
 	// bash's pid stays reserved as a group id while any member lives, so this cannot hit an
 	// unrelated group.
 	_ = unix.Kill(-bashPID, unix.SIGKILL)
-	for {
+	for reapEnded() {
 		for _, child := range children() {
-			_ = unix.Kill(child, unix.SIGKILL)
+			killTree(child)
 		}
+		// Wait for one of them to end; the next round reaps the others that have ended by
+		// then and looks for the orphans the ended ones left.
 		var ws unix.WaitStatus
 		_, err := unix.Wait4(-1, &ws, 0, nil)
 		if errors.Is(err, unix.ECHILD) {
@@ -172,26 +314,157 @@ func sweep(bashPID int) {
 	}
 }
 
-// children lists the helper's direct children. /proc/self/task/*/children is exact and cheap;
-// kernels built without CONFIG_PROC_CHILDREN lack it, and then every process's stat is read.
+// killTree SIGKILLs child, a child of the helper, and every descendant it has. A process is
+// killed before its children are listed, so it cannot add any afterwards.
+func killTree(child int) {
+	_ = unix.Kill(child, unix.SIGKILL)
+	type proc struct{ pid, parent int }
+	var stack []proc
+	for _, c := range childrenOf(strconv.Itoa(child)) {
+		stack = append(stack, proc{c, child})
+	}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !killDescendant(p.pid, p.parent) {
+			continue
+		}
+		for _, c := range childrenOf(strconv.Itoa(p.pid)) {
+			stack = append(stack, proc{c, p.pid})
+		}
+	}
+}
+
+// killDescendant SIGKILLs pid, found as a child of parent, unless it is no longer that
+// process. A child's pid stays reserved until the helper reaps it, but a grandchild whose
+// parent ignores SIGCHLD is reaped by the kernel as soon as it ends, and its pid could in
+// principle be reused before the kill. So the process is pinned with a pidfd and checked to
+// still be the child of parent (which, killed, cannot fork) or, reparented, of the helper.
+// Without pidfds (before Linux 5.3) descendants are left to later rounds, which reach them
+// as the helper's own children once their parents have ended.
+func killDescendant(pid, parent int) bool {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	ppid, err := parentOf(pid)
+	if err != nil || (ppid != parent && ppid != os.Getpid()) {
+		return false
+	}
+	return unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil
+}
+
+// parentOf reads the parent pid from /proc/PID/stat.
+func parentOf(pid int) (int, error) {
+	b, err := readProcFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name in parentheses may contain spaces; the fields after its closing
+	// parenthesis are "state ppid ...".
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
+	}
+	return strconv.Atoi(f[1])
+}
+
+// reapEnded reaps, without waiting, every child that has ended, and reports whether any
+// child is left.
+func reapEnded() bool {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		switch {
+		case errors.Is(err, unix.EINTR):
+		case errors.Is(err, unix.ECHILD):
+			return false
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "phoenix sandbox: reaping the command's processes failed: %v\n", err)
+			return false
+		case pid == 0:
+			return true
+		}
+	}
+}
+
+// children lists the helper's direct children.
 func children() []int {
-	tasks, _ := filepath.Glob("/proc/self/task/*/children")
-	if len(tasks) > 0 {
-		var out []int
-		for _, t := range tasks {
-			b, err := os.ReadFile(t)
-			if err != nil {
-				continue // the thread exited meanwhile
-			}
-			for _, f := range strings.Fields(string(b)) {
-				if n, err := strconv.Atoi(f); err == nil {
-					out = append(out, n)
-				}
+	kids := childrenOf("self")
+	if kids == nil && !haveChildrenFiles() {
+		return childrenByScan(os.Getpid())
+	}
+	return kids
+}
+
+// childrenOf lists the children of a process ("self" or a pid) from
+// /proc/PID/task/*/children, which is exact and cheap. The files are read with plain system
+// calls: os.Open would also try, and fail, to register each one with the runtime's poller.
+func childrenOf(pid string) []int {
+	dir, err := unix.Open("/proc/"+pid+"/task", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil // the process has ended
+	}
+	var names []string
+	buf := make([]byte, 4096)
+	for {
+		n, err := unix.ReadDirent(dir, buf)
+		if err != nil || n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+	unix.Close(dir)
+	var out []int
+	for _, tid := range names {
+		b, err := readProcFile("/proc/" + pid + "/task/" + tid + "/children")
+		if err != nil {
+			continue // the thread has ended
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
 			}
 		}
-		return out
 	}
-	return childrenByScan(os.Getpid())
+	return out
+}
+
+// haveChildrenFiles reports whether the kernel has /proc/PID/task/TID/children; kernels
+// built without CONFIG_PROC_CHILDREN lack it, and then every process's stat is read instead.
+func haveChildrenFiles() bool {
+	var st unix.Stat_t
+	return unix.Stat("/proc/thread-self/children", &st) == nil
+}
+
+// readProcFile reads a small /proc file whole.
+func readProcFile(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	var out []byte
+	buf := make([]byte, 512)
+	for {
+		n, err := unix.Read(fd, buf)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		out = append(out, buf[:n]...)
+	}
 }
 
 func childrenByScan(parent int) []int {
@@ -205,19 +478,7 @@ func childrenByScan(parent int) []int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The command name in parentheses may contain spaces; the fields after its
-		// closing parenthesis are "state ppid ...".
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(parent) {
+		if ppid, err := parentOf(pid); err == nil && ppid == parent {
 			out = append(out, pid)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,52 +38,169 @@ func landlockConfig(abi int) (landlock.Config, error) {
 	return landlockPresets[abi-1], nil
 }
 
-// restrictSelf applies the Restricted policy to the restrict-stage process, which then
-// becomes bash and passes the policy on to everything bash starts: Landlock and seccomp on
-// every thread, capabilities on the calling thread, the one that execs. Order matters:
-// capabilities go first (dropping them needs CAP_SETPCAP, which they remove), then Landlock
-// (which also sets no_new_privs on all threads), then seccomp (which needs no_new_privs).
-func restrictSelf(tempDir string) error {
-	if err := dropCapabilities(); err != nil {
+// Access rights of the policy's rules, before they are cut down to what the kernel's ABI
+// handles. They are go-landlock's RODirs, RWFiles and RWDirs sets, spelt out because the
+// rules are added to a ruleset here rather than through go-landlock's Restrict, which
+// restricts every thread of the process.
+const (
+	accessRead      = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
+	accessWriteFile = ll.AccessFSWriteFile | ll.AccessFSTruncate
+	accessWriteDir  = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
+		ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock |
+		ll.AccessFSMakeFifo | ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSTruncate
+	// accessDevice is what the writable devices get: read and write the file, and the
+	// terminal-style ioctls programs issue on /dev/null (ABI 5).
+	accessDevice = ll.AccessFSReadFile | accessWriteFile | ll.AccessFSIoctlDev
+	// accessTempDir is everything below the private temp dir, including moving and linking
+	// files within it (refer).
+	accessTempDir = accessRead | accessWriteDir | ll.AccessFSRefer
+)
+
+// threadPolicy is the Restricted policy prepared for one command. Preparing it (opening
+// paths, building the Landlock ruleset and the seccomp program) may happen on any thread;
+// applyToThread then restricts only the OS thread that calls it, which starts the command
+// and ends (see startRestricted). Everything the policy needs from the file system is read
+// before, because afterwards the thread may no longer open it.
+type threadPolicy struct {
+	// ruleset is a Landlock ruleset file descriptor (close-on-exec, from the kernel).
+	ruleset int
+	// filter is the seccomp program.
+	filter []unix.SockFilter
+	// lastCap is the highest capability number, or -1 when the process has no
+	// capabilities to drop.
+	lastCap int
+}
+
+// prepareThreadPolicy builds the Restricted policy: the whole file system read-only (read,
+// list and execute), the harmless devices and the private temp dir writable, TCP bind and
+// connect denied (ABI 4), signals and abstract unix sockets scoped to the sandbox (ABI 6),
+// and the seccomp filter.
+func prepareThreadPolicy(tempDir string) (*threadPolicy, error) {
+	ruleset, err := landlockRuleset(tempDir)
+	if err != nil {
+		return nil, err
+	}
+	p := &threadPolicy{ruleset: ruleset, lastCap: -1}
+	if p.filter, err = seccompProgram(); err != nil {
+		p.close()
+		return nil, err
+	}
+	if hasCapabilities() {
+		if p.lastCap, err = lastCapability(); err != nil {
+			p.close()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (p *threadPolicy) close() { _ = unix.Close(p.ruleset) }
+
+// applyToThread restricts the calling OS thread, and so every process it starts from now on.
+// The caller has locked its goroutine to the thread and never unlocks it, so that the thread
+// ends with the goroutine instead of going back to the runtime's pool.
+//
+// Every part of the policy is per thread: capabilities and the bounding set are part of a
+// thread's credentials, no_new_privs is a thread flag, landlock_restrict_self without
+// LANDLOCK_RESTRICT_SELF_TSYNC and seccomp(2) without SECCOMP_FILTER_FLAG_TSYNC apply to the
+// calling thread only; a child forked from the thread inherits all of them. Order matters:
+// capabilities go first (dropping them needs CAP_SETPCAP, which they remove), then
+// no_new_privs (which Landlock and seccomp require of a thread without CAP_SYS_ADMIN), then
+// Landlock, then seccomp.
+func (p *threadPolicy) applyToThread() error {
+	if err := dropCapabilities(p.lastCap); err != nil {
 		return err
 	}
-	if err := applyLandlock(tempDir); err != nil {
+	if err := restrictThreadLandlock(p.ruleset); err != nil {
 		return err
 	}
-	if err := loadSeccomp(); err != nil {
+	if err := loadSeccomp(p.filter); err != nil {
 		return err
 	}
 	return verifyRestricted()
 }
 
-// applyLandlock restricts every thread: the whole file system read-only (read, list and
-// execute), the harmless devices and the private temp dir writable, TCP bind and connect
-// denied (ABI 4), signals and abstract unix sockets scoped to the sandbox (ABI 6).
-func applyLandlock(tempDir string) error {
+// landlockRuleset creates the policy's Landlock ruleset for the kernel's ABI.
+func landlockRuleset(tempDir string) (int, error) {
 	// The kernel itself is asked, not Probe: the test override must not make the helper
 	// skip restrictions the app already decided on.
 	st := probeKernel()
 	if !st.Available {
-		return fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
+		return -1, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
 	}
 	cfg, err := landlockConfig(st.ABI)
 	if err != nil {
+		return -1, err
+	}
+	handled := uint64(cfg.HandledAccessFS)
+	attr := ll.RulesetAttr{
+		HandledAccessFS: handled,
+		// No network rule is added, so every handled network right (TCP bind and connect
+		// from ABI 4, UDP from ABI 10) is denied.
+		HandledAccessNet: uint64(cfg.HandledAccessNet),
+		Scoped:           uint64(cfg.Scoped),
+	}
+	fd, err := ll.LandlockCreateRuleset(&attr, 0)
+	if err != nil {
+		return -1, fmt.Errorf("landlock: create the ruleset: %w", err)
+	}
+	rules := []struct {
+		path     string
+		access   uint64
+		optional bool
+	}{
+		{"/", accessRead, false},
+		{writableDevices[0], accessDevice, false},
+		{writableDevices[1], accessDevice, true},
+		{writableDevices[2], accessDevice, true},
+		{tempDir, accessTempDir, false},
+	}
+	for _, r := range rules {
+		err := addPathRule(fd, r.path, r.access&handled)
+		if r.optional && errors.Is(err, unix.ENOENT) {
+			continue
+		}
+		if err != nil {
+			_ = unix.Close(fd)
+			return -1, fmt.Errorf("landlock: allow %s: %w", r.path, err)
+		}
+	}
+	return fd, nil
+}
+
+// addPathRule allows access below path. Directory-only rights are left out for a file, which
+// the kernel would refuse; a right the file cannot use adds nothing.
+func addPathRule(ruleset int, path string, access uint64) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
 		return err
 	}
-	err = cfg.Restrict(
-		landlock.RODirs("/"),
-		landlock.RWFiles(writableDevices[0]).WithIoctlDev(),
-		landlock.RWFiles(writableDevices[1:]...).WithIoctlDev().IgnoreIfMissing(),
-		landlock.RWDirs(tempDir).WithRefer(),
-	)
-	if err != nil {
-		return fmt.Errorf("landlock: %w", err)
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		access &= ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev
+	}
+	return ll.LandlockAddPathBeneathRule(ruleset, &ll.PathBeneathAttr{AllowedAccess: access, ParentFd: fd}, 0)
+}
+
+// restrictThreadLandlock sets no_new_privs on the calling thread and enforces the ruleset on
+// it. Neither reaches the process's other threads.
+func restrictThreadLandlock(ruleset int) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if err := ll.LandlockRestrictSelf(ruleset, 0); err != nil {
+		return fmt.Errorf("landlock: enforce the ruleset: %w", err)
 	}
 	return nil
 }
 
-// verifyRestricted checks, after the fact, that the restrictions took hold, so that a library
-// or kernel surprise fails closed instead of running bash unrestricted.
+// verifyRestricted checks, after the fact, that the restrictions took hold on the calling
+// thread, so that a library or kernel surprise fails closed instead of running bash
+// unrestricted.
 func verifyRestricted() error {
 	nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
 	if err != nil || nnp != 1 {
@@ -92,17 +210,25 @@ func verifyRestricted() error {
 	if err != nil || mode != 2 {
 		return fmt.Errorf("self-check: seccomp filter mode is not active (%d, %v)", mode, err)
 	}
-	// /proc/self/comm is always writable by its owner; under Landlock opening it for writing
-	// must fail. Nothing is written either way.
-	f, err := os.OpenFile("/proc/self/comm", os.O_WRONLY, 0)
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var caps [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &caps[0]); err != nil {
+		return fmt.Errorf("self-check: read capabilities: %w", err)
+	}
+	if caps != [2]unix.CapUserData{} {
+		return fmt.Errorf("self-check: capabilities are left: %+v", caps)
+	}
+	// The thread's own comm file is always writable by its owner; under Landlock opening it
+	// for writing must fail. Nothing is written either way.
+	fd, err := unix.Open("/proc/thread-self/comm", unix.O_WRONLY|unix.O_CLOEXEC, 0)
 	if err == nil {
-		_ = f.Close()
-		return errors.New("self-check: /proc/self/comm is still writable, Landlock is not in force")
+		_ = unix.Close(fd)
+		return errors.New("self-check: /proc/thread-self/comm is still writable, Landlock is not in force")
 	}
 	if !errors.Is(err, unix.EACCES) {
-		return fmt.Errorf("self-check: unexpected error opening /proc/self/comm for writing: %w", err)
+		return fmt.Errorf("self-check: unexpected error opening /proc/thread-self/comm for writing: %w", err)
 	}
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
+	fd, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
 	if err == nil {
 		_ = unix.Close(fd)
 		return errors.New("self-check: socket(2) was not denied, the seccomp filter is not in force")
@@ -113,29 +239,29 @@ func verifyRestricted() error {
 	return nil
 }
 
-// dropCapabilities empties the bounding, ambient, effective, permitted and inheritable
-// capability sets of the calling thread. It matters when the app runs as root: Landlock does
-// not take capabilities away, and root keeps them across execve even with no_new_privs.
-//
-// Capabilities belong to threads. Only the calling thread is changed, which is enough
-// because the caller is locked to its thread and execs bash from it right away: execve ends
-// every other thread, and they run nothing but the Go runtime until then.
-func dropCapabilities() error {
-	var hdr = unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+// hasCapabilities reports whether the calling thread holds any capability. The helper's
+// threads all have the same, inherited from the app.
+func hasCapabilities() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("capabilities: read: %w", err)
+		// Assume the worst: dropping then either works or fails closed.
+		return true
 	}
-	if data[0].Permitted == 0 && data[1].Permitted == 0 && data[0].Inheritable == 0 && data[1].Inheritable == 0 {
-		// An ordinary user: nothing to drop, and dropping the bounding set would need
-		// CAP_SETPCAP. no_new_privs keeps set-uid and file capabilities from adding any.
+	return data != [2]unix.CapUserData{}
+}
+
+// dropCapabilities empties the bounding, ambient, effective, permitted and inheritable
+// capability sets of the calling thread; lastCap < 0 means there is nothing to drop. It
+// matters when the app runs as root: Landlock does not take capabilities away, and root
+// keeps them across execve even with no_new_privs. For an ordinary user there is nothing to
+// drop (and dropping the bounding set would need CAP_SETPCAP); no_new_privs keeps set-uid
+// and file capabilities from adding any.
+func dropCapabilities(lastCap int) error {
+	if lastCap < 0 {
 		return nil
 	}
-	last, err := lastCapability()
-	if err != nil {
-		return err
-	}
-	for c := 0; c <= last; c++ {
+	for c := 0; c <= lastCap; c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 			return fmt.Errorf("capabilities: drop %d from the bounding set: %w", c, err)
 		}
@@ -143,6 +269,7 @@ func dropCapabilities() error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("capabilities: clear the ambient set: %w", err)
 	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var none [2]unix.CapUserData
 	if err := unix.Capset(&hdr, &none[0]); err != nil {
 		return fmt.Errorf("capabilities: clear: %w", err)

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -94,30 +95,33 @@ func seccompFilter() ([]bpf.Instruction, error) {
 	return append(guard, body...), nil
 }
 
-// loadSeccomp installs the filter on every thread of the process (TSYNC). The caller has set
-// no_new_privs already, which the kernel requires of an unprivileged filter.
-func loadSeccomp() error {
+// seccompProgram is the filter in the form seccomp(2) takes.
+func seccompProgram() ([]unix.SockFilter, error) {
 	insts, err := seccompFilter()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	raw, err := bpf.Assemble(insts)
 	if err != nil {
-		return fmt.Errorf("seccomp: encode the filter: %w", err)
+		return nil, fmt.Errorf("seccomp: encode the filter: %w", err)
 	}
 	filter := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
+	return filter, nil
+}
+
+// loadSeccomp installs the filter on the calling thread only: no SECCOMP_FILTER_FLAG_TSYNC,
+// so the helper's other threads, which supervise the command, stay unfiltered. The caller
+// has set no_new_privs on the thread already, which the kernel requires of an unprivileged
+// filter.
+func loadSeccomp(filter []unix.SockFilter) error {
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
-		unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog)))
+	runtime.KeepAlive(filter)
 	if errno != 0 {
 		return fmt.Errorf("seccomp: load the filter: %w", errno)
-	}
-	if r != 0 {
-		// With TSYNC a positive result is the id of a thread that could not be synchronised.
-		return fmt.Errorf("seccomp: thread %d could not take the filter", r)
 	}
 	return nil
 }
