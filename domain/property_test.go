@@ -349,7 +349,7 @@ func (w *walk) subOutcome(t *rapid.T, agentID string) SubAgentOutcome {
 
 // --- the step and its invariants ------------------------------------------------------------
 
-var sentinels = []error{ErrAgentBusy, ErrContextExhausted, ErrEmptyMessage, ErrNoPendingApproval,
+var sentinels = []error{ErrAgentBusy, ErrContextExhausted, ErrEmptyMessage, ErrMessageTooLong, ErrNoPendingApproval,
 	ErrLandlockUnavailable, ErrNotIdle, ErrFinished, ErrNoSubAgentContinuation}
 
 // awaited reports whether the state waits for exactly this result. Every other result is stale

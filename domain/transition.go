@@ -193,12 +193,22 @@ func (t *tx) userMessage(e UserMessage) error {
 	if strings.TrimSpace(e.Text) == "" && len(e.Images) == 0 {
 		return ErrEmptyMessage
 	}
+	if est := EstimateTokens(e.Text, len(e.Images)); AtContinuation(Usage{InputTokens: est}, t.c.Window()) {
+		return fmt.Errorf("%w: it is about %d tokens and the window of %s holds %d; shorten it or attach the content as a file the agent can read",
+			ErrMessageTooLong, est, t.c.Model, t.c.Window())
+	}
 	if t.c.Title == "" {
 		t.c.Title = TitleFrom(e.Text)
 	}
 	t.add(Message{Kind: KindUser, Text: e.Text, Images: slices.Clone(e.Images)})
 	t.startRequest(1)
 	return nil
+}
+
+// EstimateTokens guesses the tokens of a message before any model has counted them: four
+// characters a token, and a thousand an image, as the llm client estimates.
+func EstimateTokens(text string, images int) int {
+	return (len(text)+3)/4 + 1000*images
 }
 
 // TitleFrom derives a conversation title from its first message.

@@ -1428,3 +1428,23 @@ func TestAggregateSubAgents_REQ_BED_008(t *testing.T) {
 		t.Errorf("aggregate shows an empty kind:\n%s", got)
 	}
 }
+
+func TestTransition_REQ_BED_019_MessageLongerThanTheWindowIsRefused(t *testing.T) {
+	c, err := NewConversation(NewConversationParams{ID: "c", Cwd: "/w", Model: DemoModel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := strings.Repeat("x", 4*c.Window())
+	next, effects, err := Transition(c, UserMessage{Text: huge})
+	if !errors.Is(err, ErrMessageTooLong) || len(effects) != 0 || next.NextSeq != 0 {
+		t.Fatalf("err = %v, effects %d", err, len(effects))
+	}
+	if !strings.Contains(err.Error(), "shorten") {
+		t.Fatalf("the error does not say what to do: %v", err)
+	}
+	// Just below the threshold is accepted.
+	ok := strings.Repeat("x", 4*(c.Window()*ContinuationThresholdPercent/100-1)-3)
+	if _, _, err := Transition(c, UserMessage{Text: ok}); err != nil {
+		t.Fatalf("a message below the threshold was refused: %v", err)
+	}
+}

@@ -239,12 +239,18 @@ func classify(err error, info *respInfo, reqCtx context.Context, now time.Time, 
 		}
 	}
 	// A provider may echo part of the key in its message ("Incorrect API key provided:
-	// sk-..."); the key must never reach a log or the screen.
-	if key != "" {
+	// sk-..."); the key must never reach a log or the screen. A "key" of a few characters
+	// (local servers accept anything) is no secret, and replacing it everywhere would garble
+	// the message, so it is left alone.
+	if len(key) >= minSecretKeyLength {
 		e.Message = strings.ReplaceAll(e.Message, key, maskKey(key))
 	}
 	return e
 }
+
+// minSecretKeyLength is the shortest key treated as a secret; real provider keys are far
+// longer.
+const minSecretKeyLength = 8
 
 func classifyRaw(err error, info *respInfo, reqCtx context.Context) *Error {
 	if errors.Is(context.Cause(reqCtx), errIdleTimeout) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/llm"
 )
 
@@ -84,7 +85,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	}
 	var attachments []actors.Attachment
 	for _, path := range images {
-		data, err := readLimited(path, 64<<20)
+		data, err := readLimited(path, imaging.MaxInputBytes)
 		if err != nil {
 			return fmt.Errorf("chat: image %s: %w", path, err)
 		}

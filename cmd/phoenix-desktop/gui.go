@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,6 +40,14 @@ func runGUI(args []string, stderr io.Writer) error {
 	settings := llm.Config{BaseURL: saved.BaseURL, APIKey: saved.APIKey, Model: saved.Model}
 
 	opened, err := openApp(common, settings, log)
+	var cfgErr *configError
+	if errors.As(err, &cfgErr) {
+		// Incomplete settings must not lock the person out of the Settings dialog that
+		// fixes them: start on the offline demo model and say why.
+		log.Warn("the model settings are incomplete; starting with the offline demo model", "error", err)
+		common.demo = true
+		opened, err = openApp(common, settings, log)
+	}
 	if err != nil {
 		// The person started the app and deserves a window that says what is wrong (for
 		// example another instance holds the data directory), not a silent exit.

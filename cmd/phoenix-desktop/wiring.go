@@ -59,6 +59,12 @@ func (c *commonFlags) openStore(log *slog.Logger) (*persistence.Store, error) {
 	return persistence.Open(dir, persistence.Options{Logger: log})
 }
 
+// configError says the model settings are incomplete or wrong (not that something failed).
+type configError struct{ err error }
+
+func (e *configError) Error() string { return e.err.Error() }
+func (e *configError) Unwrap() error { return e.err }
+
 // model is a resolved model connection: a client, and the demo server when it runs one.
 type model struct {
 	config llm.Config
@@ -95,6 +101,11 @@ func openModel(flags commonFlags, settings llm.Config, blobs llm.BlobSource) (*m
 		m.demo = srv
 		cfg = llm.Config{BaseURL: srv.URL(), APIKey: "demo", Model: domain.DemoModel,
 			ConnectTimeout: cfg.ConnectTimeout, IdleTimeout: cfg.IdleTimeout}
+	}
+	if m.demo == nil {
+		if err := cfg.Validate(); err != nil {
+			return nil, &configError{fmt.Errorf("configure the model: %w (or pass --demo for the offline demo model)", err)}
+		}
 	}
 	m.config = cfg
 	client, err := llm.New(cfg, blobs)
