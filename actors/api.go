@@ -63,7 +63,7 @@ type Config struct {
 	// ImageLimits bounds attached images and read_image results; zero means the limits of
 	// each conversation's model (imaging.LimitsForModel).
 	ImageLimits imaging.Limits
-	// DefaultModel is used by Create when no model is given.
+	// DefaultModel is used by Create when no model is given; with neither, Create fails.
 	DefaultModel string
 	// TempRoot holds the conversations' private temp dirs (the only place a Restricted
 	// command may write). The runtime owns it: Start empties it, which sweeps what a crash
@@ -100,9 +100,6 @@ func Start(cfg Config) (*Runtime, error) {
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 30 * time.Second
-	}
-	if cfg.DefaultModel == "" {
-		cfg.DefaultModel = domain.DemoModel
 	}
 	if cfg.TempRoot != "" {
 		if err := os.RemoveAll(cfg.TempRoot); err != nil {
@@ -204,6 +201,9 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	model := strings.TrimSpace(p.Model)
 	if model == "" {
 		model = r.cfg.DefaultModel
+	}
+	if model == "" {
+		return domain.Conversation{}, errors.New("create conversation: no model is chosen: pick one (or set PHOENIX_MODEL, or pass --model)")
 	}
 	conv, err := domain.NewConversation(domain.NewConversationParams{
 		ID: newID(), Title: p.Title, Cwd: p.Cwd, Model: model, ContextWindow: p.ContextWindow,

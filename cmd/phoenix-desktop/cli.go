@@ -89,6 +89,9 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("chat: image %s: %w", path, err)
 		}
+		if _, _, _, err := imaging.Inspect(data); err != nil {
+			return fmt.Errorf("chat: image %s: %w", path, err)
+		}
 		attachments = append(attachments, actors.Attachment{Name: filepath.Base(path), Data: data})
 	}
 	signals := make(chan os.Signal, 2)

@@ -103,7 +103,13 @@ func openModel(flags commonFlags, settings llm.Config, blobs llm.BlobSource) (*m
 			ConnectTimeout: cfg.ConnectTimeout, IdleTimeout: cfg.IdleTimeout}
 	}
 	if m.demo == nil {
-		if err := cfg.Validate(); err != nil {
+		// The model is only the default of new conversations (each conversation keeps its
+		// own), so a missing one is checked when a conversation is created, not here.
+		check := cfg
+		if check.Model == "" {
+			check.Model = "(chosen per conversation)"
+		}
+		if err := check.Validate(); err != nil {
 			return nil, &configError{fmt.Errorf("configure the model: %w (or pass --demo for the offline demo model)", err)}
 		}
 	}
