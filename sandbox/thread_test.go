@@ -83,21 +83,22 @@ for t in /proc/$PPID/task/*; do echo "== supervisor thread ${t##*/}"; cat "$t/st
 // TestRestrictedCommandLooksUnrestricted: the way the restricted command is started (a gate
 // that waits, then exec) leaves no trace in what bash sees: the same $0, arguments, shell
 // level and environment as an unrestricted run, apart from the temp-dir variables, including
-// a variable whose name is not a shell identifier.
+// a variable whose name is not a shell identifier and an exported bash function (dash as the
+// gate would drop both).
 func TestRestrictedCommandLooksUnrestricted(t *testing.T) {
 	if !Probe().Available {
 		t.Skip("Landlock unavailable")
 	}
 	dir := t.TempDir()
-	env := append(os.Environ(), "PHOENIX-ODD.NAME=kept", "SHLVL=3")
-	script := `echo "$0 $# $SHLVL $-"; env | grep -v '^\(TMPDIR\|TMP\|TEMP\|TEMPDIR\)=' | sort`
+	env := append(os.Environ(), "PHOENIX-ODD.NAME=kept", "SHLVL=3", "BASH_FUNC_phx_fn%%=() {  echo from-an-exported-function\n}")
+	script := `echo "$0 $# $SHLVL $-"; phx_fn; env | grep -v '^\(TMPDIR\|TMP\|TEMP\|TEMPDIR\)=' | sort`
 	restricted := runScript(t, Policy{TempDir: t.TempDir()}, dir, env, script)
 	unrestricted := runScript(t, Policy{Unrestricted: true}, dir, env, script)
 	if restricted.stdout != unrestricted.stdout || restricted.code != 0 || unrestricted.code != 0 {
 		t.Errorf("restricted (exit %d):\n%s\nunrestricted (exit %d):\n%s", restricted.code, restricted.stdout, unrestricted.code, unrestricted.stdout)
 	}
-	if !strings.Contains(restricted.stdout, "PHOENIX-ODD.NAME=kept") {
-		t.Errorf("the odd variable did not arrive:\n%s", restricted.stdout)
+	if !strings.Contains(restricted.stdout, "PHOENIX-ODD.NAME=kept") || !strings.Contains(restricted.stdout, "from-an-exported-function") {
+		t.Errorf("the odd variable or the exported function did not arrive:\n%s", restricted.stdout)
 	}
 }
 
