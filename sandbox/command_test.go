@@ -340,3 +340,35 @@ func TestMakeTempDir(t *testing.T) {
 		t.Errorf("unexpected dir %s", dir)
 	}
 }
+
+// TestLanguageShimIsInvisibleToTheCommand: HelperEnv adds LANGUAGE for the helper's own start
+// under a C.UTF-8 locale, and the command never sees it (nor the marker).
+func TestLanguageShimIsInvisibleToTheCommand(t *testing.T) {
+	base := []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
+	env := HelperEnv(base)
+	if len(env) != len(base)+2 {
+		t.Fatalf("HelperEnv(%v) = %v, want LANGUAGE added with its marker", base, env)
+	}
+	if got := HelperEnv([]string{"LANG=en_US.UTF-8"}); len(got) != 1 {
+		t.Fatalf("a real locale was changed: %v", got)
+	}
+	if got := HelperEnv([]string{"LANG=C.UTF-8", "LANGUAGE=de"}); len(got) != 2 {
+		t.Fatalf("a LANGUAGE of the person's was changed: %v", got)
+	}
+	for name, p := range policies(t) {
+		t.Run(name, func(t *testing.T) {
+			cmd, err := Command(context.Background(), p, `echo "[$LANGUAGE][$`+languageShimEnv+`][$LANG]"`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Env = env
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if got := strings.TrimSpace(string(out)); got != "[][][C.UTF-8]" {
+				t.Fatalf("the command saw %q", got)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -91,7 +92,7 @@ func supervise(cfg helperConfig, script string) int {
 		}
 	} else {
 		pid, err = syscall.ForkExec(bash, []string{"bash", "-c", script}, &syscall.ProcAttr{
-			Env:   os.Environ(),
+			Env:   bashEnv(),
 			Files: []uintptr{0, 1, 2},
 			// A process group of its own, so one kill reaches bash and its ordinary
 			// children. Should the helper itself be killed (the app's WaitDelay ran out),
@@ -185,7 +186,7 @@ func startRestricted(cfg helperConfig, bash, script string) (pid int, release fu
 	}
 	argv = append(argv, "bash", "-c", script)
 	attr := &syscall.ProcAttr{
-		Env:   withTempDir(os.Environ(), cfg.TempDir),
+		Env:   withTempDir(bashEnv(), cfg.TempDir),
 		Files: []uintptr{0, 1, 2, uintptr(gate[0])},
 		// A process group of its own, so one kill reaches bash and its ordinary children.
 		Sys: &syscall.SysProcAttr{Setpgid: true},
@@ -517,6 +518,55 @@ func closeInheritedFiles() error {
 		}
 	}
 	return nil
+}
+
+// languageShimEnv marks a LANGUAGE variable that HelperEnv added for the helper's own start.
+const languageShimEnv = "PHOENIX_SANDBOX_ADDED_LANGUAGE"
+
+// HelperEnv prepares the environment of a helper process. Under a "C.UTF-8" locale the app
+// binary's GUI toolkit logs a locale error to standard error while the process initialises,
+// before MaybeRunHelper can run, and in the helper that standard error is the command's: the
+// model would read the noise in every result. A LANGUAGE variable avoids it; HelperEnv adds
+// one only when needed, marked so that the helper removes it again before bash starts, and
+// the command sees the environment it was given.
+func HelperEnv(env []string) []string {
+	locale := ""
+	for _, name := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if v := lookup(env, name); v != "" {
+			locale = v
+			break
+		}
+	}
+	if lookup(env, "LANGUAGE") != "" || !strings.HasPrefix(locale, "C.") {
+		return env
+	}
+	return append(slices.Clip(env), "LANGUAGE=en", languageShimEnv+"=1")
+}
+
+func lookup(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// bashEnv is the helper's environment without what HelperEnv added.
+func bashEnv() []string {
+	env := os.Environ()
+	if os.Getenv(languageShimEnv) != "1" {
+		return env
+	}
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "LANGUAGE" || name == languageShimEnv {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // withTempDir points the temp-dir variables at the private directory, replacing any value

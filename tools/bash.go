@@ -63,7 +63,7 @@ func (b *Bash) Run(ctx context.Context, env Env, raw json.RawMessage) Output {
 	}
 	var stdout, stderr capture
 	cmd.Dir = env.Cwd
-	cmd.Env = commandEnv(os.Environ(), env.restricted(), env.TempDir)
+	cmd.Env = sandbox.HelperEnv(commandEnv(os.Environ(), env.restricted(), env.TempDir))
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err = cmd.Run()

@@ -75,6 +75,11 @@ func (p *Patch) Run(_ context.Context, env Env, raw json.RawMessage) Output {
 			return errorf("Patch %d of %d is invalid: %v. Nothing was changed.", i+1, len(args.Patches), err)
 		}
 	}
+	// A vanished working directory (deleted, or a drive unmounted) must not be re-created
+	// by the parent-directory creation of overwrite, as bash would not run there either.
+	if fi, err := os.Stat(env.Cwd); err != nil || !fi.IsDir() {
+		return errorf("The working directory %q is not available: %v. Nothing was changed.", env.Cwd, errOrNotDir(err))
+	}
 	path := args.Path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(env.Cwd, path)

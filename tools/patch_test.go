@@ -258,3 +258,15 @@ func TestDiffStatCountsRemovedDashLines(t *testing.T) {
 		t.Errorf("got %q\n%s", out.Content, out.Display.Diff)
 	}
 }
+
+func TestPatchRefusesAVanishedWorkingDirectory(t *testing.T) {
+	cwd := filepath.Join(t.TempDir(), "project")
+	env := Env{Cwd: cwd, Mode: domain.ModeUnrestricted}
+	out := NewPatch().Run(context.Background(), env, json.RawMessage(`{"path":"notes.txt","patches":[{"operation":"overwrite","new_text":"x"}]}`))
+	if out.Outcome != domain.OutcomeError || !strings.Contains(out.Content, "not available") {
+		t.Fatalf("outcome %s: %s", out.Outcome, out.Content)
+	}
+	if _, err := os.Stat(cwd); !os.IsNotExist(err) {
+		t.Fatalf("patch re-created the vanished working directory: %v", err)
+	}
+}
