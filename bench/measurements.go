@@ -75,6 +75,20 @@ func newEnv() (*env, error) {
 
 func (e *env) close() { e.Close() }
 
+// newConversation starts an environment with one conversation in it.
+func newConversation(ctx context.Context, unrestricted bool) (*env, domain.Conversation, error) {
+	e, err := newEnv()
+	if err != nil {
+		return nil, domain.Conversation{}, err
+	}
+	conv, err := e.Runtime.Create(ctx, actors.NewConversation{Cwd: e.Cwd, Unrestricted: unrestricted})
+	if err != nil {
+		e.close()
+		return nil, domain.Conversation{}, err
+	}
+	return e, conv, nil
+}
+
 func (e *env) waitFor(ctx context.Context, id string, ok func(domain.Conversation) bool) (domain.Conversation, error) {
 	return e.WaitFor(ctx, id, 2*time.Minute, ok)
 }
@@ -135,15 +149,11 @@ func samplesOf(o Options, full, quick int) int {
 
 func toolRound(includeTool bool) func(context.Context, Options) ([]float64, error) {
 	return func(ctx context.Context, o Options) ([]float64, error) {
-		e, err := newEnv()
+		e, conv, err := newConversation(ctx, true)
 		if err != nil {
 			return nil, err
 		}
 		defer e.close()
-		conv, err := e.Runtime.Create(ctx, actors.NewConversation{Cwd: e.Cwd, Unrestricted: true})
-		if err != nil {
-			return nil, err
-		}
 		rounds := samplesOf(o, 60, 8)
 		e.client.reset()
 		if _, err := e.turn(ctx, conv.ID, strings.Repeat("bash: true\n", rounds)); err != nil {
@@ -167,15 +177,11 @@ func toolRound(includeTool bool) func(context.Context, Options) ([]float64, erro
 }
 
 func cancelLatency(ctx context.Context, o Options) ([]float64, error) {
-	e, err := newEnv()
+	e, conv, err := newConversation(ctx, false)
 	if err != nil {
 		return nil, err
 	}
 	defer e.close()
-	conv, err := e.Runtime.Create(ctx, actors.NewConversation{Cwd: e.Cwd})
-	if err != nil {
-		return nil, err
-	}
 	var out []float64
 	for i := 0; i < samplesOf(o, 25, 3); i++ {
 		if err := e.Runtime.Send(ctx, conv.ID, "bash: sleep 100 & sleep 100; wait", nil); err != nil {
@@ -369,15 +375,11 @@ func loadLarge(ctx context.Context, o Options) ([]float64, error) {
 }
 
 func firstDelta(ctx context.Context, o Options) ([]float64, error) {
-	e, err := newEnv()
+	e, conv, err := newConversation(ctx, false)
 	if err != nil {
 		return nil, err
 	}
 	defer e.close()
-	conv, err := e.Runtime.Create(ctx, actors.NewConversation{Cwd: e.Cwd})
-	if err != nil {
-		return nil, err
-	}
 	var out []float64
 	for i := 0; i < samplesOf(o, 50, 5); i++ {
 		start := time.Now()
@@ -405,15 +407,11 @@ func firstDelta(ctx context.Context, o Options) ([]float64, error) {
 }
 
 func peakRSS(ctx context.Context, o Options) ([]float64, error) {
-	e, err := newEnv()
+	e, conv, err := newConversation(ctx, true)
 	if err != nil {
 		return nil, err
 	}
 	defer e.close()
-	conv, err := e.Runtime.Create(ctx, actors.NewConversation{Cwd: e.Cwd, Unrestricted: true})
-	if err != nil {
-		return nil, err
-	}
 	turns := samplesOf(o, 100, 5)
 	for i := 0; i < turns; i++ {
 		if _, err := e.turn(ctx, conv.ID, fmt.Sprintf("echo: turn %d %s", i, strings.Repeat("lorem ipsum ", 50))); err != nil {
