@@ -18,12 +18,12 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/actors/actorstest"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/sandbox"
-	"github.com/phoenix-desktop/phoenix/tools"
 )
 
 // TestMain lets the test binary serve as the sandbox helper (bash runs through a re-exec of
@@ -47,10 +47,12 @@ func (c cleanupM) Run() int {
 
 // --- a real runtime in the test process ---------------------------------------------------
 
-// rig is a real runtime: real actors, a Badger store in a temporary directory, real tools
-// (bash through the sandbox helper) and the fake OpenAI server over real HTTP.
+// rig is a real runtime (actorstest: real actors, a Badger store in a temporary directory,
+// real tools through the sandbox helper, the fake OpenAI server over real HTTP), with the
+// short names the suites use.
 type rig struct {
 	t     testing.TB
+	env   *actorstest.Env
 	dir   string
 	cwd   string
 	srv   *fakellm.Server
@@ -76,37 +78,17 @@ func quietLogger() *slog.Logger {
 // newRig starts a runtime. It returns an error rather than failing the test so that it can
 // be called from the fault matrix's worker goroutines.
 func newRig(t testing.TB, o rigOptions) (*rig, error) {
-	r := &rig{t: t, dir: t.TempDir(), cwd: t.TempDir()}
-	srv, err := fakellm.Start()
-	if err != nil {
-		return nil, err
-	}
-	r.srv = srv
-	store, err := persistence.Open(r.dir, persistence.Options{Logger: quietLogger()})
-	if err != nil {
-		srv.Close()
-		return nil, err
-	}
-	r.store = store
 	idle := o.idle
 	if idle == 0 {
 		idle = 10 * time.Second
 	}
-	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test", Model: domain.DemoModel,
-		IdleTimeout: idle}, store)
+	env, err := actorstest.Start(actorstest.Options{Logger: quietLogger(),
+		LLM: func(c *llm.Config) { c.IdleTimeout = idle }})
 	if err != nil {
-		r.close()
 		return nil, err
 	}
-	rt, err := actors.Start(actors.Config{Store: store, LLM: client, Tools: tools.NewRegistry(),
-		Sandbox: sandbox.Probe(), Logger: quietLogger(), DefaultModel: domain.DemoModel})
-	if err != nil {
-		r.close()
-		return nil, err
-	}
-	r.rt = rt
-	r.sub = rt.Subscribe()
-	return r, nil
+	return &rig{t: t, env: env, dir: env.DataDir, cwd: env.Cwd, srv: env.Server, store: env.Store,
+		rt: env.Runtime, sub: env.Events}, nil
 }
 
 func mustRig(t testing.TB, o rigOptions) *rig {
@@ -119,20 +101,11 @@ func mustRig(t testing.TB, o rigOptions) *rig {
 	return r
 }
 
-// close stops the runtime, the store and the server, in that order; it is idempotent.
+// close stops the runtime, the server and the store; it is idempotent. The soak swaps
+// servers (swapServer), so the current one is closed too.
 func (r *rig) close() {
 	r.once.Do(func() {
-		if r.sub != nil {
-			r.sub.Close()
-		}
-		if r.rt != nil {
-			r.rt.Shutdown()
-		}
-		if r.store != nil {
-			if err := r.store.Close(); err != nil {
-				r.t.Errorf("close store: %v", err)
-			}
-		}
+		r.env.Close()
 		r.srv.Close()
 	})
 }
