@@ -99,7 +99,14 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 			ctx.Stop(ctx.Self())
 			return
 		}
-		ctx.Respond(reply{Err: a.apply(ctx, msg.Event)})
+		err := a.apply(ctx, msg.Event)
+		ctx.Respond(reply{Err: err})
+		var commitErr *commitError
+		if _, isCancel := msg.Event.(domain.UserCancel); isCancel && errors.As(err, &commitErr) {
+			// The work was aborted but its end could not be saved: restart from the store,
+			// which brings the stored state to rest (or retries until the disk answers).
+			panic(answeredPanic{err})
+		}
 	case cmdArchive:
 		ctx.Respond(reply{Err: a.archive(msg.Archived)})
 	case startTask:
@@ -146,12 +153,19 @@ func (a *conversationActor) reportPanic(ctx actor.Context) {
 	}
 	a.rt.log.Error("conversation actor panicked; restarting it from the store",
 		"conversation", a.id, "message", fmt.Sprintf("%T", ctx.Message()), "panic", p, "stack", string(debug.Stack()))
-	switch ctx.Message().(type) {
-	case cmdEvent, cmdArchive:
-		ctx.Respond(reply{Err: fmt.Errorf("internal error in conversation %s (%v); it was reloaded from disk, try again", a.id, p)})
+	if _, answered := p.(answeredPanic); !answered {
+		switch ctx.Message().(type) {
+		case cmdEvent, cmdArchive:
+			ctx.Respond(reply{Err: fmt.Errorf("internal error in conversation %s (%v); it was reloaded from disk, try again", a.id, p)})
+		}
 	}
 	panic(p)
 }
+
+// answeredPanic restarts the actor after the command's caller already has its answer.
+type answeredPanic struct{ err error }
+
+func (p answeredPanic) String() string { return p.err.Error() }
 
 // finishLLM and finishTool stop a worker whose result has arrived: a finished worker holds
 // the request's history and must not outlive it.
