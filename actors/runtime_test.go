@@ -719,3 +719,44 @@ func TestEventOrder_REQ_BED_011(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// flakyCancel fails the commit of a cancellation once.
+type flakyCancel struct {
+	Store
+	armed atomic.Bool
+}
+
+func (f *flakyCancel) Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error) {
+	for _, m := range msgs {
+		if m.Kind == domain.KindToolResult && m.ToolResult.Outcome == domain.OutcomeCancelled && f.armed.CompareAndSwap(true, false) {
+			return c, nil, fmt.Errorf("disk on fire")
+		}
+	}
+	return f.Store.Commit(c, msgs)
+}
+
+func TestCancelWhoseCommitFailsStillStopsAndRests_REQ_BED_005(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.close()
+	flaky := &flakyCancel{}
+	flaky.armed.Store(true)
+	h.open(func(c *Config) { flaky.Store = c.Store; c.Store = flaky })
+	c := h.create(NewConversation{})
+	marker := fmt.Sprintf("sleep 40.%d", time.Now().UnixNano()%100000)
+	h.send(c.ID, "bash: "+marker)
+	h.waitState(c.ID, domain.StateToolExecuting)
+	waitForProcess(t, marker, true)
+	if err := h.rt.Cancel(context.Background(), c.ID); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Fatalf("cancel = %v, want the save error", err)
+	}
+	waitForProcess(t, marker, false)
+	end := h.waitRest(c.ID)
+	if end.State.Kind() != domain.StateIdle {
+		t.Fatalf("state = %s", end.State.Kind())
+	}
+	res := results(h.history(c.ID))
+	if len(res) != 1 || res[0].Outcome != domain.OutcomeInterrupted {
+		t.Fatalf("results = %+v", res)
+	}
+}
