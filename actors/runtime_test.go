@@ -480,29 +480,11 @@ func TestPanicInLLMRequestIsRetried(t *testing.T) {
 	mustContain(t, lastOf(h.history(c.ID), domain.KindAssistant).Text, "survived")
 }
 
-// flakyStore fails one commit of an assistant reply, which makes the conversation actor
-// panic and restart.
-type flakyStore struct {
-	Store
-	armed atomic.Bool
-}
-
-func (f *flakyStore) Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error) {
-	for _, m := range msgs {
-		if m.Kind == domain.KindAssistant && f.armed.CompareAndSwap(true, false) {
-			return c, nil, fmt.Errorf("disk on fire")
-		}
-	}
-	return f.Store.Commit(c, msgs)
-}
-
 func TestPanicInConversationActorRestartsFromStore(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.close()
-	flaky := &flakyStore{}
-	h.open(func(c *Config) { flaky.Store = c.Store; c.Store = flaky })
-	flaky.armed.Store(true)
+	// Failing the commit of the reply makes the conversation actor panic and restart.
+	failOnce(h, func(m domain.Message) bool { return m.Kind == domain.KindAssistant })
 	c := h.create(NewConversation{})
 	h.send(c.ID, "echo: lost in the fire")
 	var notice bool
@@ -596,29 +578,13 @@ func TestSendWithImages_REQ_BED_013(t *testing.T) {
 	mustContain(t, lastOf(msgs, domain.KindAssistant).Text, "2 images")
 }
 
-// flakyDeadline fails the commit of the sub-agent deadline once, which restarts the parent
-// while its sub-agents run: the restart must finish and bring the parent to rest.
-type flakyDeadline struct {
-	Store
-	armed atomic.Bool
-}
-
-func (f *flakyDeadline) Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error) {
-	for _, m := range msgs {
-		if m.Kind == domain.KindToolResult && m.ToolResult.Name == domain.ToolSpawnAgents && f.armed.CompareAndSwap(true, false) {
-			return c, nil, fmt.Errorf("disk on fire")
-		}
-	}
-	return f.Store.Commit(c, msgs)
-}
-
 func TestRestartWhileAwaitingSubAgentsComesToRest(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.close()
-	flaky := &flakyDeadline{}
-	flaky.armed.Store(true)
-	h.open(withDeadline(time.Second), func(c *Config) { flaky.Store = c.Store; c.Store = flaky })
+	// Failing the commit of the deadline's result restarts the parent while its sub-agents run.
+	failOnce(h, func(m domain.Message) bool {
+		return m.Kind == domain.KindToolResult && m.ToolResult.Name == domain.ToolSpawnAgents
+	}, withDeadline(time.Second))
 	c := h.create(NewConversation{})
 	h.send(c.ID, "agents: bash: sleep 30")
 	end := h.waitFor(c.ID, "idle after the restart", func(c domain.Conversation) bool {
@@ -720,28 +686,12 @@ func TestEventOrder_REQ_BED_011(t *testing.T) {
 	}
 }
 
-// flakyCancel fails the commit of a cancellation once.
-type flakyCancel struct {
-	Store
-	armed atomic.Bool
-}
-
-func (f *flakyCancel) Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error) {
-	for _, m := range msgs {
-		if m.Kind == domain.KindToolResult && m.ToolResult.Outcome == domain.OutcomeCancelled && f.armed.CompareAndSwap(true, false) {
-			return c, nil, fmt.Errorf("disk on fire")
-		}
-	}
-	return f.Store.Commit(c, msgs)
-}
-
 func TestCancelWhoseCommitFailsStillStopsAndRests_REQ_BED_005(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.close()
-	flaky := &flakyCancel{}
-	flaky.armed.Store(true)
-	h.open(func(c *Config) { flaky.Store = c.Store; c.Store = flaky })
+	failOnce(h, func(m domain.Message) bool {
+		return m.Kind == domain.KindToolResult && m.ToolResult.Outcome == domain.OutcomeCancelled
+	})
 	c := h.create(NewConversation{})
 	marker := fmt.Sprintf("sleep 40.%d", time.Now().UnixNano()%100000)
 	h.send(c.ID, "bash: "+marker)
@@ -759,4 +709,28 @@ func TestCancelWhoseCommitFailsStillStopsAndRests_REQ_BED_005(t *testing.T) {
 	if len(res) != 1 || res[0].Outcome != domain.OutcomeInterrupted {
 		t.Fatalf("results = %+v", res)
 	}
+}
+
+// failingStore fails, once, the first commit that holds a message matching fail.
+type failingStore struct {
+	Store
+	fail  func(domain.Message) bool
+	armed atomic.Bool
+}
+
+func (f *failingStore) Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error) {
+	for _, m := range msgs {
+		if f.fail(m) && f.armed.CompareAndSwap(true, false) {
+			return c, nil, fmt.Errorf("disk on fire")
+		}
+	}
+	return f.Store.Commit(c, msgs)
+}
+
+// failOnce reopens the harness on a store that fails one matching commit.
+func failOnce(h *harness, fail func(domain.Message) bool, opts ...harnessOption) {
+	h.close()
+	f := &failingStore{fail: fail}
+	f.armed.Store(true)
+	h.open(append(opts, func(c *Config) { f.Store = c.Store; c.Store = f })...)
 }
