@@ -150,7 +150,7 @@ func TestBadInputRuntime(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, ok := end.State.(domain.Idle); !ok {
-			t.Fatalf("BUG: a single message of about %d tokens, more than the %d-token window, was accepted "+
+			t.Fatalf("regression: a single message of about %d tokens, more than the %d-token window, was accepted "+
 				"and left the conversation %s (%+v); it should be refused with a clear error before it is "+
 				"committed, so that the conversation stays usable", len(text)/4, c.Window(), end.State.Kind(), end.State)
 		}
@@ -190,17 +190,7 @@ func TestBadInputRuntime(t *testing.T) {
 	t.Run("working directory vanished: bash and search", func(t *testing.T) {
 		t.Parallel()
 		r := mustRig(t, rigOptions{})
-		dir := filepath.Join(t.TempDir(), "project")
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		c, err := r.create(actors.NewConversation{Cwd: dir, Unrestricted: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			t.Fatal(err)
-		}
+		c, dir := vanishedCwd(t, r)
 		end := r.mustTurn(c.ID, "bash: ls\nsearch: needle")
 		if _, ok := end.State.(domain.Idle); !ok {
 			t.Fatalf("ended %+v, want Idle", end.State)
@@ -220,29 +210,19 @@ func TestBadInputRuntime(t *testing.T) {
 	})
 
 	// patch with a relative path joins it to the working directory and creates missing
-	// parents, so it silently re-creates a working directory that was deleted (or whose
-	// disk was unmounted) instead of saying it is gone, as bash does.
+	// parents; it must not re-create a working directory that was deleted (or whose disk was
+	// unmounted), but say it is gone, as bash does.
 	t.Run("working directory vanished: patch", func(t *testing.T) {
 		t.Parallel()
 		r := mustRig(t, rigOptions{})
-		dir := filepath.Join(t.TempDir(), "project")
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		c, err := r.create(actors.NewConversation{Cwd: dir, Unrestricted: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			t.Fatal(err)
-		}
+		c, dir := vanishedCwd(t, r)
 		r.mustTurn(c.ID, "patch: notes.txt <<< hello")
 		res := toolResults(r.mustHistory(c.ID))
 		if len(res) != 1 {
 			t.Fatalf("results %+v", res)
 		}
 		if _, err := os.Stat(dir); err == nil || res[0].Outcome != domain.OutcomeError {
-			t.Errorf("BUG: patch in a vanished working directory answered %s %q and re-created %s (exists: %v); "+
+			t.Errorf("regression: patch in a vanished working directory answered %s %q and re-created %s (exists: %v); "+
 				"it should fail like bash: \"The working directory ... is not available\"", res[0].Outcome, res[0].Content, dir, err == nil)
 		}
 		r.stillUsable(t, c.ID)
@@ -449,7 +429,7 @@ func TestBadInputCLI(t *testing.T) {
 		}
 		conv, _ := c.show(id)
 		if conv.State.Kind() == domain.StateContextExhausted {
-			t.Fatalf("BUG: a 1 MB message (about 262,000 tokens) sent to the demo model (100,000-token window) "+
+			t.Fatalf("regression: a 1 MB message (about 262,000 tokens) sent to the demo model (100,000-token window) "+
 				"was accepted and left the conversation exhausted, no longer usable:\n%s", tail(res.String(), 2000))
 		}
 		c.stillUsable(id, false)
@@ -557,7 +537,7 @@ func TestBadInputCLI(t *testing.T) {
 				t.Fatalf("chat %q succeeded", args)
 			}
 			if ids := listIDs(t, c.dataDir); len(ids) != 0 {
-				t.Fatalf("BUG: chat %q failed (%s) but left %d empty conversation(s) behind: %v; "+
+				t.Fatalf("regression: chat %q failed (%s) but left %d empty conversation(s) behind: %v; "+
 					"the prompt and images should be checked before the conversation is created",
 					args, strings.TrimSpace(res.stderr), len(ids), sortedIDs(ids))
 			}
@@ -588,7 +568,7 @@ func TestBadInputCLI(t *testing.T) {
 			t.Fatalf("the run succeeded: %s", res)
 		}
 		if !strings.Contains(res.stderr, "gpt-nonexistent` does not exist") {
-			t.Fatalf("BUG: with PHOENIX_API_KEY=x the provider's error is garbled (every \"x\" masked as \"****\"); "+
+			t.Fatalf("regression: with PHOENIX_API_KEY=x the provider's error is garbled (every \"x\" masked as \"****\"); "+
 				"keys too short to be secret should not be masked:\n%s", res.stderr)
 		}
 	})
@@ -613,7 +593,7 @@ func TestBadInputCLI(t *testing.T) {
 		res := runCLI(t, cleanEnv("PHOENIX_API_KEY=x"), "chat", "--data-dir", c.dataDir, "--cwd", c.cwd,
 			"--base-url", "http://127.0.0.1:1/v1", "echo: hello")
 		if res.code == 0 || !strings.Contains(strings.ToLower(res.stderr), "no model") {
-			t.Fatalf("BUG: with --base-url of an unknown provider and no model, the CLI did not say a model is "+
+			t.Fatalf("regression: with --base-url of an unknown provider and no model, the CLI did not say a model is "+
 				"needed; it created a conversation with the demo model's name and sent it to that URL (%q):\n%s",
 				firstLine(res.stdout), res)
 		}
@@ -660,4 +640,22 @@ func sortedIDs(m map[string]persistence.Summary) []string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// vanishedCwd creates an Unrestricted conversation in a fresh directory and then deletes
+// the directory.
+func vanishedCwd(t *testing.T, r *rig) (domain.Conversation, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "project")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.create(actors.NewConversation{Cwd: dir, Unrestricted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	return c, dir
 }

@@ -309,17 +309,25 @@ func TestKilledRunLeavesNoTempDir(t *testing.T) {
 		killMatching(marker)
 		t.Fatalf("the tool's process survived the kill: %v", processesMatching(marker))
 	}
-	left, _ := filepath.Glob(filepath.Join(tmp, "phoenix-*"))
-	t.Logf("the tool's process ended %s after the kill; temp dirs left: %v", stray.Round(time.Millisecond), left)
+	// The runtime keeps its private temp dirs under the locked data directory; the killed
+	// run's is still there now, and the next start must sweep it.
+	killed, _ := filepath.Glob(filepath.Join(dataDir, "sandbox-tmp", "*"))
+	t.Logf("the tool's process ended %s after the kill; temp dirs left: %v", stray.Round(time.Millisecond), killed)
 
 	res = runCLI(t, env, "chat", "--demo", "--data-dir", dataDir, "--continue", id, "echo: ok")
 	if res.code != 0 {
 		t.Fatalf("a turn after the kill: %s", res)
 	}
+	if len(killed) == 0 {
+		t.Errorf("the killed run left no temp dir under %s, so this test no longer sees where it went", dataDir)
+	}
+	for _, dir := range killed {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("regression: the killed run's private temp dir %s is still there after the next start", dir)
+		}
+	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "phoenix-*")); len(left) > 0 {
-		t.Errorf("BUG: the private sandbox temp dir of the killed run is still there after the next start: %v; "+
-			"every crash leaves one in the system temp dir (sandbox.MakeTempDir names them phoenix-<conversation>-<random>), "+
-			"and nothing sweeps them", left)
+		t.Errorf("regression: temp dirs in the system temp dir: %v", left)
 	}
 }
 
