@@ -302,11 +302,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, chat *ChatRe
 	}
 	switch reply.Fault {
 	case FaultStall:
-		select {
-		case <-ctx.Done():
-			s.noteDisconnect()
-		case <-s.closed:
-		}
+		s.stall(ctx)
 		return
 	case FaultCut:
 		// ErrAbortHandler makes net/http close the connection at once, without the final
@@ -363,15 +359,20 @@ func streamEvents(chat *ChatRequest, reply Reply, id string) [][]byte {
 	return events
 }
 
+// stall sends nothing more until the client goes away or the server closes.
+func (s *Server) stall(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		s.noteDisconnect()
+	case <-s.closed:
+	}
+}
+
 // complete writes the reply as one JSON completion.
 func (s *Server) complete(w http.ResponseWriter, ctx context.Context, chat *ChatRequest, reply Reply, id string) {
 	switch reply.Fault {
 	case FaultStall:
-		select {
-		case <-ctx.Done():
-			s.noteDisconnect()
-		case <-s.closed:
-		}
+		s.stall(ctx)
 		return
 	case FaultCut:
 		panic(http.ErrAbortHandler)
