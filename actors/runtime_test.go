@@ -516,17 +516,37 @@ func TestCreateRejectsMissingDirectory(t *testing.T) {
 	isErr(t, err, ErrNotDirectory)
 }
 
-func TestEventsAreJSONEncodable(t *testing.T) {
+// TestEventsRoundTripAsJSON: the CLI prints events as JSON lines, so every event a real turn
+// publishes must encode, and a state change must decode back to the same state.
+func TestEventsRoundTripAsJSON(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	c := h.create(NewConversation{})
-	h.send(c.ID, "echo: json")
-	h.waitRest(c.ID)
-	// The CLI prints events as JSON lines; every event kind must encode.
-	for _, ev := range []Event{ConversationCreated{Conv: c}, StateChanged{Conv: c}, TextDelta{ConvID: c.ID, Text: "x"},
-		ApprovalRequested{ConvID: c.ID}, Notice{ConvID: c.ID}, MessageCommitted{ConvID: c.ID}} {
-		if _, err := json.Marshal(ev); err != nil {
-			t.Fatalf("%T: %v", ev, err)
+	h.send(c.ID, "echo: json ;; think: and a tool")
+	seen := map[string]bool{}
+	deadline := time.After(20 * time.Second)
+	for done := false; !done; {
+		select {
+		case ev := <-h.sub.Events():
+			b, err := json.Marshal(ev)
+			if err != nil {
+				t.Fatalf("%T does not encode: %v", ev, err)
+			}
+			seen[fmt.Sprintf("%T", ev)] = true
+			if sc, ok := ev.(StateChanged); ok && sc.Conv.ID == c.ID {
+				var back StateChanged
+				if err := json.Unmarshal(b, &back); err != nil || back.Conv.State.Kind() != sc.Conv.State.Kind() {
+					t.Fatalf("state %s came back as %v (%v)", sc.Conv.State.Kind(), back.Conv.State, err)
+				}
+				done = !domain.Busy(sc.Conv.State)
+			}
+		case <-deadline:
+			t.Fatalf("the turn did not end; saw %v", seen)
+		}
+	}
+	for _, kind := range []string{"actors.StateChanged", "actors.MessageCommitted", "actors.TextDelta"} {
+		if !seen[kind] {
+			t.Fatalf("no %s during the turn; saw %v", kind, seen)
 		}
 	}
 }
