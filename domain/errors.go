@@ -11,8 +11,8 @@ var (
 	ErrContextExhausted = errors.New("context exhausted")
 	// ErrEmptyMessage rejects a message with neither text nor images.
 	ErrEmptyMessage = errors.New("message is empty")
-	// ErrMessageTooLong rejects a message that alone would fill the model's context window:
-	// accepting it would make the conversation unusable at once.
+	// ErrMessageTooLong rejects a message whose estimated size alone reaches the continuation
+	// threshold (90% of the window, REQ-BED-019): accepting it would force a wrap-up at once.
 	ErrMessageTooLong = errors.New("message is too long for the model's context window")
 	// ErrNoPendingApproval rejects a mode decision that matches no open request, such as a
 	// second click or a click after the request was cancelled.

@@ -117,9 +117,6 @@ func newClient(cfg Config, blobs BlobSource, base http.RoundTripper) (*Client, e
 	}, nil
 }
 
-// Config returns the configuration the client was built with.
-func (c *Client) Config() Config { return c.cfg }
-
 // Stream sends the request and calls onDelta with each piece of text as it arrives, on the
 // calling goroutine. It returns the complete response, an *Error, or ctx's error when ctx
 // was cancelled; never a partial response with a nil error.
@@ -134,18 +131,23 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text stri
 	if model == "" {
 		return Response{}, newError(domain.ErrorInvalidRequest, 0, "no model is configured", nil)
 	}
-	// REQ-BED-013: refuse before loading or sending anything, with a message that says
-	// what to do.
-	if n := countImages(req.History); n > 0 && !SupportsVision(model) {
-		return Response{}, &Error{Kind: domain.ErrorInvalidRequest, Message: fmt.Sprintf(
-			"The model %s cannot read images, and this conversation contains %d: switch to a model with vision, or start a new conversation without the images", model, n)}
-	}
+	// REQ-BED-013: a text-only model is refused before any image is loaded or anything is
+	// sent, with a message that says what to do. The converter counts exactly the images it
+	// would send; for such a model it is handed a loader that loads nothing.
+	vision := SupportsVision(model)
 	lim := imaging.LimitsForModel(model)
-	msgs, _, err := convertHistory(req.System, req.History, req.ExtraUserText,
-		func(ref domain.ImageRef) (string, error) { return c.imageURL(ref, lim) })
+	load := func(ref domain.ImageRef) (string, error) { return c.imageURL(ref, lim) }
+	if !vision {
+		load = func(domain.ImageRef) (string, error) { return "", nil }
+	}
+	msgs, images, err := convertHistory(req.System, req.History, req.ExtraUserText, load)
 	if err != nil {
 		return Response{}, newError(domain.ErrorInvalidRequest, 0,
 			fmt.Sprintf("the conversation could not be prepared: %v", err), err)
+	}
+	if images > 0 && !vision {
+		return Response{}, &Error{Kind: domain.ErrorInvalidRequest, Message: fmt.Sprintf(
+			"The model %s cannot read images, and this conversation contains %d: switch to a model with vision, or start a new conversation without the images", model, images)}
 	}
 	creq := openai.ChatCompletionRequest{
 		Model:         model,
@@ -211,21 +213,6 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text stri
 	}
 	info.drain(cancel)
 	return resp, nil
-}
-
-// countImages counts the images a history would send: those of user messages and of tool
-// results.
-func countImages(history []domain.Message) int {
-	n := 0
-	for _, m := range history {
-		switch {
-		case m.Kind == domain.KindUser:
-			n += len(m.Images)
-		case m.Kind == domain.KindToolResult && m.ToolResult != nil:
-			n += len(m.ToolResult.Images)
-		}
-	}
-	return n
 }
 
 // imageURL loads and prepares a stored image for the model, caching the result.
@@ -421,26 +408,33 @@ func (a *assembler) result() (Response, error) {
 // (REQ-BED-019); zero would disable them. Images count a flat 1000 tokens, roughly what a
 // provider charges for a screenshot, rather than the length of their base64.
 func estimateUsage(msgs []openai.ChatCompletionMessage, tools []domain.ToolSpec, resp Response) domain.Usage {
-	chars := 0
+	var text strings.Builder
+	images := 0
 	for _, m := range msgs {
-		chars += len(m.Content)
+		text.WriteString(m.Content)
 		for _, p := range m.MultiContent {
 			if p.ImageURL != nil {
-				chars += 4000
+				images++
 			} else {
-				chars += len(p.Text)
+				text.WriteString(p.Text)
 			}
 		}
 		for _, tc := range m.ToolCalls {
-			chars += len(tc.Function.Name) + len(tc.Function.Arguments)
+			text.WriteString(tc.Function.Name)
+			text.WriteString(tc.Function.Arguments)
 		}
 	}
 	for _, t := range tools {
-		chars += len(t.Name) + len(t.Description) + len(t.Parameters)
+		text.WriteString(t.Name)
+		text.WriteString(t.Description)
+		text.Write(t.Parameters)
 	}
-	out := len(resp.Text)
+	var out strings.Builder
+	out.WriteString(resp.Text)
 	for _, tc := range resp.ToolCalls {
-		out += len(tc.Name) + len(tc.Arguments)
+		out.WriteString(tc.Name)
+		out.WriteString(tc.Arguments)
 	}
-	return domain.Usage{InputTokens: max(1, chars/4), OutputTokens: max(1, out/4)}
+	return domain.Usage{InputTokens: max(1, domain.EstimateTokens(text.String(), images)),
+		OutputTokens: max(1, domain.EstimateTokens(out.String(), 0))}
 }

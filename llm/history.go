@@ -48,7 +48,8 @@ type converter struct {
 
 // convertHistory returns the messages of a request: the system prompt, the history repaired
 // for the API, and extra as a final user message when it is not empty. It also returns how
-// many images the messages carry, for the vision check.
+// many images those messages carry (dropped results' images not counted), for the vision
+// check.
 func convertHistory(system string, history []domain.Message, extra string, load imageLoader) ([]openai.ChatCompletionMessage, int, error) {
 	c := &converter{load: load}
 	if system != "" {
@@ -109,10 +110,14 @@ func (c *converter) add(m domain.Message) error {
 		} else {
 			c.out = append(c.out, msg)
 		}
-	case domain.KindError, domain.KindContinuation:
-		// Shown to the person only (MessageKind.SentToModel).
 	default:
-		return fmt.Errorf("message %d has unknown kind %q", m.Seq, m.Kind)
+		if err := m.Validate(); err != nil {
+			return err
+		}
+		// Valid, and not sent: error and continuation messages are shown to the person only.
+		if m.Kind.SentToModel() {
+			return fmt.Errorf("message %d of kind %q has no conversion", m.Seq, m.Kind)
+		}
 	}
 	return nil
 }

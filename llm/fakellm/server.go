@@ -432,21 +432,23 @@ func split(s string, n int) []string {
 	return out
 }
 
-// estimateUsage counts about four characters a token, leaving image data out: a data URL is
-// far longer than what a provider charges for the image (about 1000 tokens).
+// estimateUsage counts as domain.EstimateTokens does, leaving image data out: a data URL is
+// far longer than what a provider charges for the image.
 func estimateUsage(chat *ChatRequest, raw []byte, reply Reply) Usage {
-	chars, images := len(raw), 0
+	text := string(raw)
+	images := 0
 	for _, m := range chat.Messages {
 		for _, u := range m.Content.ImageURLs() {
-			chars -= len(u)
+			text = strings.Replace(text, u, "", 1)
 			images++
 		}
 	}
-	out := len(reply.Text)
+	out := reply.Text
 	for _, c := range reply.ToolCalls {
-		out += len(c.Function.Name) + len(c.Function.Arguments)
+		out += c.Function.Name + c.Function.Arguments
 	}
-	return Usage{PromptTokens: max(1, chars/4+images*1000), CompletionTokens: max(1, out/4)}
+	return Usage{PromptTokens: max(1, domain.EstimateTokens(text, images)),
+		CompletionTokens: max(1, domain.EstimateTokens(out, 0))}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
