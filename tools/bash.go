@@ -50,11 +50,8 @@ func (b *Bash) Run(ctx context.Context, env Env, raw json.RawMessage) Output {
 	if fi, err := os.Stat(env.Cwd); err != nil || !fi.IsDir() {
 		return errorf("The working directory %q is not available: %v", env.Cwd, errOrNotDir(err))
 	}
+	// sandbox.Command refuses a Restricted policy without a private temp dir, and says so.
 	policy := sandbox.Policy{TempDir: env.TempDir, Unrestricted: !env.restricted()}
-	if env.restricted() && env.TempDir == "" {
-		return errorf("Restricted mode has no private temp dir configured for this conversation, so the command cannot run sandboxed.")
-	}
-
 	runCtx, stop := context.WithTimeout(ctx, timeout)
 	defer stop()
 	cmd, err := sandbox.Command(runCtx, policy, args.Command)

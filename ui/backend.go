@@ -11,8 +11,8 @@ import (
 )
 
 // Backend is the part of the actor runtime's command API the window uses. *actors.Runtime
-// satisfies it; tests use a fake. Every method may block on the store, so the window calls
-// them off the UI goroutine.
+// satisfies it; tests use a fake. Every method except Sandbox and ModelLabel, which must
+// return at once, may block on the store, so the window calls them off the UI goroutine.
 type Backend interface {
 	Create(ctx context.Context, p NewConversation) (domain.Conversation, error)
 	List(ctx context.Context, includeArchived bool) ([]Summary, error)
