@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -55,6 +56,7 @@ func runGUI(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer opened.Close()
+	paceDemo(opened.model)
 
 	var mu sync.Mutex // guards opened.model and retired across Apply calls from the UI
 	var retired []*model
@@ -84,6 +86,7 @@ func runGUI(args []string, stderr io.Writer) error {
 			}
 			// The old model (and its demo server, if any) is kept until exit, so that requests
 			// in flight finish where they started.
+			paceDemo(m)
 			retired = append(retired, opened.model)
 			opened.model = m
 			opened.runtime.SetLLM(m.client)
@@ -125,6 +128,17 @@ func runGUI(args []string, stderr io.Writer) error {
 	}
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
 	return nil
+}
+
+// demoPace streams the demo model's answers word by word in the window, as a real model
+// would, so a person trying the app offline sees text arrive; the headless commands keep the
+// fake server at full speed.
+const demoPace = 15 * time.Millisecond
+
+func paceDemo(m *model) {
+	if m != nil && m.demo != nil {
+		m.demo.SetPace(demoPace)
+	}
 }
 
 func showStartupError(a fyne.App, err error) {
