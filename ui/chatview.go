@@ -191,3 +191,10 @@ func (cv *chatView) scrollTo(id int) {
 	cv.follow = false
 	cv.list.ScrollTo(id)
 }
+
+// remeasure measures the rows again after one changed its height without changing its
+// content (a code block's Wrap toggle).
+func (cv *chatView) remeasure() {
+	cv.measured = map[*row]measure{}
+	cv.rowChanged()
+}
