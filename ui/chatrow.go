@@ -233,6 +233,7 @@ func (cv *chatView) newMarkdown() *markdown.View {
 			cv.list.ScrollToOffset(cv.list.GetScrollOffset() - ev.Scrolled.DY)
 		},
 		OnHeightChange: cv.remeasure,
+		Do:             cv.m.do,
 	})
 }
 

@@ -19,7 +19,9 @@ type builder struct {
 	v     *View
 	units []*textBlock
 	codes []*codeBlock
-	depth int // of list nesting
+	// unhighlighted code blocks wait for their colours (highlightLater).
+	unhighlighted []*codeBlock
+	depth         int // of list nesting
 }
 
 func blockGap() float32 { return theme.Padding() * 2 }
@@ -89,8 +91,12 @@ func (bd *builder) code(b *block, sep string) fyne.CanvasObject {
 	code := strings.TrimSuffix(b.code, "\n")
 	t := bd.unit(newTextBlock(theme.SizeNameText), sep)
 	t.mono = true
-	t.setRuns(code, highlight(code, b.lang))
-	c := &codeBlock{code: code, text: t, bg: canvas.NewRectangle(nil)}
+	runs, final := cachedHighlight(code, b.lang)
+	t.setRuns(code, runs)
+	c := &codeBlock{code: code, lang: b.lang, text: t, bg: canvas.NewRectangle(nil)}
+	if !final {
+		bd.unhighlighted = append(bd.unhighlighted, c)
+	}
 	c.scroll = newHScroll(t, t.naturalWidth, bd.v.opts.OnScroll)
 	label := canvas.NewText(b.lang, theme.Color(theme.ColorNamePlaceHolder))
 	label.TextSize = theme.CaptionTextSize()
@@ -113,6 +119,7 @@ func (bd *builder) code(b *block, sep string) fyne.CanvasObject {
 
 type codeBlock struct {
 	code    string
+	lang    string
 	text    *textBlock
 	scroll  *hscroll
 	body    *fyne.Container

@@ -223,13 +223,14 @@ func TestStreamingReusesFinishedBlocks(t *testing.T) {
 func TestLongCodeScrollsSidewaysAndWraps(t *testing.T) {
 	long := "\tx := \"" + strings.Repeat("word_", 60) + "\""
 	var scrolled float32
-	a := test.NewTempApp(t)
-	_ = a
-	v := NewView(Options{OnScroll: func(ev *fyne.ScrollEvent) { scrolled += ev.Scrolled.DY }})
+	test.NewTempApp(t)
+	q := newQueue()
+	v := NewView(Options{Do: q.do, OnScroll: func(ev *fyne.ScrollEvent) { scrolled += ev.Scrolled.DY }})
 	v.SetMarkdown("```go\nfunc f() {\n" + long + "\n}\n```")
 	w := test.NewWindow(v)
 	defer w.Close()
 	w.Resize(fyne.NewSize(400, 300))
+	q.settle(t, v)
 	c := v.codes[0]
 	if !c.scroll.overflows(c.scroll.Size().Width) {
 		t.Fatal("the long line does not overflow")
@@ -267,7 +268,8 @@ func TestCommonMarkSpecExamples(t *testing.T) {
 		t.Fatalf("only %d examples in the spec file", len(examples))
 	}
 	test.NewTempApp(t)
-	v := NewView(Options{})
+	q := newQueue()
+	v := NewView(Options{Do: q.do})
 	w := test.NewWindow(v)
 	defer w.Close()
 	w.Resize(fyne.NewSize(420, 200))
@@ -282,6 +284,7 @@ func TestCommonMarkSpecExamples(t *testing.T) {
 			}()
 			v.SetMarkdown(ex.Markdown)
 			v.Resize(fyne.NewSize(420, v.heightAt(420)))
+			q.settle(t, v)
 			got := v.Text()
 			plain := html.UnescapeString(tag.ReplaceAllString(ex.HTML, " "))
 			for _, word := range strings.Fields(plain) {

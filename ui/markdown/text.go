@@ -247,7 +247,8 @@ func (t *textBlock) monoCharWidth() float32 {
 
 func (t *textBlock) layoutMono(width float32) *textLayout {
 	cw := t.monoCharWidth()
-	l := &textLayout{width: width, lineH: t.lineHeight(), charW: cw}
+	l := &textLayout{width: width, lineH: t.lineHeight(), charW: cw,
+		frags: make([]frag, 0, len(t.runs)+strings.Count(t.text, "\n"))}
 	maxCols := math.MaxInt32
 	if width < math.MaxFloat32 {
 		maxCols = max(int(width/cw), 8)

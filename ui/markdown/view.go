@@ -23,6 +23,9 @@ type Options struct {
 	// OnHeightChange is called when the view's height changed on its own (a code block's Wrap
 	// toggle), so that its owner can measure it again.
 	OnHeightChange func()
+	// Do runs a function on the UI goroutine (code colours computed in the background are
+	// applied through it); nil means fyne.Do.
+	Do func(func())
 }
 
 // View shows Markdown. Any part of it can be selected by dragging (double-click selects a
@@ -39,6 +42,8 @@ type View struct {
 	units   []*textBlock
 	codes   []*codeBlock
 	builtFG color.Color
+	// highlighting counts code blocks whose colours are being computed.
+	highlighting int
 
 	anchor, head pos
 	selecting    bool
@@ -119,6 +124,7 @@ func (v *View) render(all bool) {
 	v.parts = v.parts[:0]
 	v.units, v.codes = v.units[:0], v.codes[:0]
 	objs := make([]fyne.CanvasObject, 0, len(blocks))
+	var unhighlighted []*codeBlock
 	for _, b := range blocks {
 		var p *part
 		if q := old[b.key]; b.key != "" && len(q) > 0 {
@@ -130,6 +136,7 @@ func (v *View) render(all bool) {
 			bd := &builder{v: v}
 			p = &part{key: b.key, obj: bd.block(b, "\n\n")}
 			p.units, p.codes = bd.units, bd.codes
+			unhighlighted = append(unhighlighted, bd.unhighlighted...)
 			for _, c := range p.codes {
 				c.relayout = v.heightChanged
 			}
@@ -146,6 +153,33 @@ func (v *View) render(all bool) {
 	v.selecting = false
 	v.content.Objects = objs
 	v.relayout()
+	v.highlightLater(unhighlighted)
+}
+
+// highlightLater colours code blocks in the background, one after the other, and applies
+// each result on the UI goroutine if the block still shows the same code.
+func (v *View) highlightLater(cs []*codeBlock) {
+	if len(cs) == 0 {
+		return
+	}
+	do := v.opts.Do
+	if do == nil {
+		do = fyne.Do
+	}
+	v.highlighting += len(cs)
+	go func() {
+		for _, c := range cs {
+			runs := highlight(c.code, c.lang)
+			storeHighlight(c.code, c.lang, runs)
+			do(func() {
+				v.highlighting--
+				if c.text.text == c.code {
+					c.text.runs, c.text.lay = runs, nil
+					c.text.Refresh()
+				}
+			})
+		}
+	}()
 }
 
 func (v *View) relayout() {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -73,13 +74,36 @@ func render(t testing.TB, src string, width float32, dark bool) (*View, fyne.Win
 		v = theme.VariantDark
 	}
 	a.Settings().SetTheme(fixedVariant{theme.DefaultTheme(), v})
-	view := NewView(Options{})
+	q := newQueue()
+	view := NewView(Options{Do: q.do})
 	view.SetMarkdown(src)
 	w := test.NewWindow(container.NewPadded(view))
 	w.Resize(fyne.NewSize(width, 10))
 	w.Resize(fyne.NewSize(width, view.heightAt(width-2*theme.Padding())+2*theme.Padding()))
 	t.Cleanup(w.Close)
+	q.settle(t, view)
 	return view, w, w.Canvas().Capture()
+}
+
+// uiQueue stands for the UI goroutine: the background highlighter hands its results to it,
+// and the test runs them on its own goroutine.
+type uiQueue chan func()
+
+func newQueue() uiQueue { return make(uiQueue, 64) }
+
+func (q uiQueue) do(f func()) { q <- f }
+
+// settle runs queued work until no code block of v waits for its colours.
+func (q uiQueue) settle(t testing.TB, v *View) {
+	t.Helper()
+	for v.highlighting > 0 {
+		select {
+		case f := <-q:
+			f()
+		case <-time.After(time.Minute):
+			t.Fatal("the code colours never came")
+		}
+	}
 }
 
 func TestLookMarkdown(t *testing.T) {
