@@ -4,7 +4,8 @@
 # Builds ./cmd/phoenix-desktop, starts it under Xvfb with the offline demo model and a fresh
 # data directory, creates a conversation with Ctrl+N and Enter, types a message with xdotool,
 # waits for the conversation to take the message's title, saves a screenshot to
-# .ci/artifacts/, moves and resizes the window, quits with Ctrl+Q, and then checks through
+# .ci/artifacts/, sends a message whose reply is Markdown (the reply of issue 17) and saves a
+# screenshot of it (smoke-xvfb-markdown.png), moves and resizes the window, quits with Ctrl+Q, and then checks through
 # the CLI (list, show --json) that the demo model's reply is in the data directory. Finally
 # it starts the app again and checks that the window comes back at the same place and size
 # with the last conversation open. Every wait is bounded; the whole run stays well under two
@@ -21,6 +22,11 @@ ART=.ci/artifacts
 BIN=./bin/phoenix-desktop
 MESSAGE="echo: hello from xvfb"
 REPLY="hello from xvfb"
+# The reply of issue 17, which the chat's Markdown renderer must show as a developer expects
+# (identifiers whole, a highlighted code block with its language and Copy button, a table).
+# The demo model's echo: turns each \n into a line break.
+MARKDOWN='echo: Rename `read_text_file` to `read_file_text` in foo_bar.go, and a_b_c.\n```go\nfunc snake_case(x int) error { return nil }\n```\n| col_a | col_b |\n|---|---|\n| x_1 | y_2 |'
+MARKDOWN_REPLY='| x_1 | y_2 |'
 mkdir -p "$ART" bin
 
 TMP=$(mktemp -d)
@@ -154,6 +160,13 @@ say "message sent: $(xdotool getwindowname "$WID")"
 sleep 2
 shot window
 
+# A reply in Markdown, for a screenshot of how it renders.
+xdotool windowfocus --sync "$WID" type --delay 10 -- "$MARKDOWN"
+xdotool key --clearmodifiers Return
+# The demo streams its reply word by word; it is short.
+sleep 4
+shot markdown
+
 # Move and resize the window; the next start must bring it back like this.
 xdotool windowmove --sync "$WID" 130 70 windowsize --sync "$WID" 1000 650 || fail "could not move the window"
 GEOMETRY=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
@@ -164,7 +177,7 @@ ID=$(printf '%s' "$LIST" | python3 -c 'import json,sys; l=json.load(sys.stdin) o
   fail "could not read the conversation list: $LIST"
 [ -n "$ID" ] || fail "the data directory holds no conversation"
 SHOW=$("$BIN" show "$ID" --json --data-dir "$DATA") || fail "phoenix-desktop show $ID failed"
-printf '%s' "$SHOW" | REPLY="$REPLY" MESSAGE="$MESSAGE" python3 -c '
+printf '%s' "$SHOW" | REPLY="$REPLY" MESSAGE="$MESSAGE" MARKDOWN_REPLY="$MARKDOWN_REPLY" python3 -c '
 import json, os, sys
 d = json.load(sys.stdin)
 msgs = d["messages"]
@@ -174,6 +187,9 @@ if not user or user[0].get("text") != os.environ["MESSAGE"]:
     sys.exit("the user message is not stored: %r" % [m.get("text") for m in user])
 if not reply:
     sys.exit("no assistant reply containing %r; messages: %r" % (os.environ["REPLY"], [(m.get("kind"), m.get("text")) for m in msgs]))
+md = [m for m in msgs if m.get("kind") == "assistant" and os.environ["MARKDOWN_REPLY"] in (m.get("text") or "")]
+if not md:
+    sys.exit("no Markdown reply containing %r; messages: %r" % (os.environ["MARKDOWN_REPLY"], [(m.get("kind"), m.get("text")) for m in msgs]))
 ' || fail "the reply is not in the data directory"
 say "the reply is stored in conversation $ID"
 

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -43,6 +44,8 @@ type MainWindow struct {
 	events EventSource
 	deps   Deps
 	do     func(func())
+	// modal is the dialog shown with showModal, until it closes.
+	modal  dialog.Dialog
 	now    func() time.Time
 	ctx    context.Context
 	stop   context.CancelFunc
@@ -129,6 +132,11 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 	m.win.SetOnDropped(m.onDropped)
 	m.win.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
 		if k.Name == fyne.KeyEscape {
+			// Escape closes an open dialog first; otherwise it stops the agent.
+			if m.modal != nil {
+				m.modal.Hide()
+				return
+			}
 			m.stopAgent()
 		}
 	})
@@ -919,4 +927,15 @@ func (m *MainWindow) saveWindow() {
 	g := geometry{W: s.Width, H: s.Height}
 	g.X, g.Y, g.HasPos = windowPosition(m.win)
 	m.app.Preferences().SetString(prefGeometry, g.String())
+}
+
+// showModal shows a dialog that Escape closes (the window's key handler hides it).
+func (m *MainWindow) showModal(d dialog.Dialog) {
+	m.modal = d
+	d.SetOnClosed(func() {
+		if m.modal == d {
+			m.modal = nil
+		}
+	})
+	d.Show()
 }

@@ -980,3 +980,56 @@ func TestWindowSizeRemembered(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapeClosesDialogs: Escape in any text field of the New conversation and Settings
+// dialogs cancels them, and so does Escape with no field focused; it does not reach the
+// agent's Stop while a dialog is open.
+func TestEscapeClosesDialogs(t *testing.T) {
+	h := newHarness(t, nil)
+	esc := &fyne.KeyEvent{Name: fyne.KeyEscape}
+	open := func() bool { return h.m.win.Canvas().Overlays().Top() != nil }
+
+	h.m.showNewConversation()
+	if !open() {
+		t.Fatal("the New conversation dialog did not open")
+	}
+	h.m.newForm.cwd.TypedKey(esc)
+	if open() || h.m.modal != nil {
+		t.Fatal("Escape in the directory field left the New conversation dialog open")
+	}
+	h.m.showNewConversation()
+	h.m.newForm.model.TypedKey(esc)
+	if open() {
+		t.Fatal("Escape in the model field left the dialog open")
+	}
+	n := len(h.f.convs)
+	h.m.showNewConversation()
+	h.m.win.Canvas().Unfocus()
+	h.m.win.Canvas().OnTypedKey()(esc)
+	if open() {
+		t.Fatal("Escape with no field focused left the dialog open")
+	}
+	if len(h.f.convs) != n {
+		t.Error("cancelling with Escape created a conversation")
+	}
+
+	h.m.showSettings()
+	if !open() {
+		t.Fatal("the Settings dialog did not open")
+	}
+	h.m.settings.apiKey.TypedKey(esc)
+	if open() {
+		t.Fatal("Escape in the API key field left Settings open")
+	}
+	h.m.showSettings()
+	h.m.settings.baseURL.TypedKey(esc)
+	if open() {
+		t.Fatal("Escape in the base URL field left Settings open")
+	}
+	// Other keys still edit the field.
+	h.m.showSettings()
+	test.Type(h.m.settings.baseURL, "x")
+	if !strings.HasSuffix(h.m.settings.baseURL.Text, "x") || !open() {
+		t.Errorf("typing in the base URL gave %q", h.m.settings.baseURL.Text)
+	}
+}
