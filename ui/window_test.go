@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -1031,5 +1032,42 @@ func TestEscapeClosesDialogs(t *testing.T) {
 	test.Type(h.m.settings.baseURL, "x")
 	if !strings.HasSuffix(h.m.settings.baseURL.Text, "x") || !open() {
 		t.Errorf("typing in the base URL gave %q", h.m.settings.baseURL.Text)
+	}
+}
+
+// TestDropSameImageTwiceAttachesOnce: an image dropped again, or twice in one drop, is
+// attached once, and the person is told; the chip keeps the remove button off the image and
+// the name under it.
+func TestDropSameImageTwiceAttachesOnce(t *testing.T) {
+	h, _ := newOpenConversation(t, nil)
+	dir := t.TempDir()
+	a := pngFile(t, dir, "a_very_long_screenshot_name.png", 40, 30, color.NRGBA{R: 0xff, A: 0xff})
+	h.m.onDropped(fyne.Position{}, []fyne.URI{a, a})
+	h.waitFor("one thumbnail", func() bool { return len(h.m.strip.Objects) == 1 && h.m.inline.Text != "" })
+	h.m.onDropped(fyne.Position{}, []fyne.URI{a})
+	h.waitFor("the note", func() bool { return strings.Count(h.m.inline.Text, "attached already") == 1 && !strings.Contains(h.m.inline.Text, "Not attached") })
+	if n := len(h.m.current.draft.atts); n != 1 {
+		t.Fatalf("%d attachments of one image", n)
+	}
+	h.settle()
+	chip := h.m.strip.Objects[0].(*fyne.Container)
+	img, remove, name := chip.Objects[0], chip.Objects[1], chip.Objects[2]
+	if remove.Position().X < img.Position().X+img.Size().Width {
+		t.Errorf("the remove button (x %v) covers the image (right edge %v)", remove.Position().X, img.Position().X+img.Size().Width)
+	}
+	mid := func(o fyne.CanvasObject) float32 { return o.Position().X + o.Size().Width/2 }
+	// A label's text starts half its inner padding below its top.
+	if d := mid(name) - chipThumb/2; d > 0.5 || d < -0.5 || name.Position().Y+theme.InnerPadding()/2 < chipThumb {
+		t.Errorf("the name is not centred under the thumbnail: centre %v, top %v", mid(name), name.Position().Y)
+	}
+	if dir := os.Getenv("UI_LOOK_DIR"); dir != "" {
+		f, err := os.Create(filepath.Join(dir, "attachments.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := png.Encode(f, h.m.win.Canvas().Capture()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
