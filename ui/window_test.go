@@ -1044,8 +1044,11 @@ func TestDropSameImageTwiceAttachesOnce(t *testing.T) {
 	a := pngFile(t, dir, "a_very_long_screenshot_name.png", 40, 30, color.NRGBA{R: 0xff, A: 0xff})
 	h.m.onDropped(fyne.Position{}, []fyne.URI{a, a})
 	h.waitFor("one thumbnail", func() bool { return len(h.m.strip.Objects) == 1 && h.m.inline.Text != "" })
+	h.m.clearInline()
 	h.m.onDropped(fyne.Position{}, []fyne.URI{a})
-	h.waitFor("the note", func() bool { return strings.Count(h.m.inline.Text, "attached already") == 1 && !strings.Contains(h.m.inline.Text, "Not attached") })
+	h.waitFor("the note", func() bool {
+		return strings.Count(h.m.inline.Text, "attached already") == 1 && !strings.Contains(h.m.inline.Text, "Not attached")
+	})
 	if n := len(h.m.current.draft.atts); n != 1 {
 		t.Fatalf("%d attachments of one image", n)
 	}
@@ -1069,5 +1072,40 @@ func TestDropSameImageTwiceAttachesOnce(t *testing.T) {
 		if err := png.Encode(f, h.m.win.Canvas().Capture()); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestSelectAndCopyInChatRows: the text of a reply and of a tool's output can be selected
+// and copied with Ctrl+C in the chat.
+func TestSelectAndCopyInChatRows(t *testing.T) {
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) { id = richConversation(t, f) })
+	h.open(id)
+	h.m.cv.list.ScrollToBottom()
+	h.settle()
+	var reply *textPart
+	var tool *toolPart
+	for _, v := range h.visibleRowViews() {
+		switch {
+		case v.bound.kind == rowAssistant && strings.HasPrefix(v.bound.msg.Text, "Done."):
+			reply = v.parts[rowAssistant].(*textPart)
+		case v.bound.kind == rowTool && v.bound.call.Name == domain.ToolPatch:
+			tool = v.parts[rowTool].(*toolPart)
+		}
+	}
+	if reply == nil || tool == nil {
+		t.Fatal("the last reply or the patch row is not on screen")
+	}
+	reply.text.SelectAll()
+	reply.text.TypedShortcut(&fyne.ShortcutCopy{})
+	if got := h.app.Clipboard().Content(); got != "Done. The fix:\n\nparse no longer drops the first digit\nthe test passes:\n\nok  parser 0.004s" {
+		t.Errorf("copied %q", got)
+	}
+	test.Tap(tool.toggle)
+	h.settle()
+	tool.details.SelectAll()
+	tool.details.TypedShortcut(&fyne.ShortcutCopy{})
+	if got := h.app.Clipboard().Content(); !strings.Contains(got, "+\treturn strconv.Atoi(s)") {
+		t.Errorf("copied from the tool output %q", got)
 	}
 }

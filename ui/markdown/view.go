@@ -29,8 +29,8 @@ type Options struct {
 }
 
 // View shows Markdown. Any part of it can be selected by dragging (double-click selects a
-// word) and copied with Ctrl+C or the context menu; Ctrl+A selects all of it. Links open in
-// the browser when clicked.
+// word, Shift+click extends the selection) and copied with Ctrl+C or the context menu, which
+// also selects all of it. Links open in the browser when clicked.
 //
 // A View must be used on the UI goroutine.
 type View struct {
@@ -452,8 +452,10 @@ func (v *View) TappedSecondary(ev *fyne.PointEvent) {
 	if c == nil {
 		return
 	}
-	copyItem := fyne.NewMenuItem("Copy", func() { v.copySelection() })
-	copyItem.Disabled = !v.selecting
+	// The text is taken now: the menu may take the focus, which clears the selection.
+	sel := v.SelectedText()
+	copyItem := fyne.NewMenuItem("Copy", func() { fyne.CurrentApp().Clipboard().SetContent(sel) })
+	copyItem.Disabled = sel == ""
 	all := fyne.NewMenuItem("Select all", v.SelectAll)
 	widget.ShowPopUpMenuAtPosition(fyne.NewMenu("", copyItem, all), c, ev.AbsolutePosition)
 }
@@ -492,13 +494,11 @@ func (v *View) TypedKey(ev *fyne.KeyEvent) {
 	}
 }
 
-// TypedShortcut copies (Ctrl+C) and selects all (Ctrl+A).
+// TypedShortcut copies (Ctrl+C). (The desktop driver hands a widget like this one only the
+// Copy shortcut; see Disabled.)
 func (v *View) TypedShortcut(s fyne.Shortcut) {
-	switch s.(type) {
-	case *fyne.ShortcutCopy:
+	if _, ok := s.(*fyne.ShortcutCopy); ok {
 		v.copySelection()
-	case *fyne.ShortcutSelectAll:
-		v.SelectAll()
 	}
 }
 
