@@ -1109,3 +1109,46 @@ func TestSelectAndCopyInChatRows(t *testing.T) {
 		t.Errorf("copied from the tool output %q", got)
 	}
 }
+
+// TestStreamingRowRendersMarkdown: while a reply streams, its finished blocks are rendered
+// once and kept, and only the paragraph being written is rendered again.
+func TestStreamingRowRendersMarkdown(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	h.typeAndSend("write something")
+	h.waitFor("thinking", func() bool { return h.m.current.busy() })
+	exec := h.f.exec(id)
+	streamView := func() *streamPart {
+		for _, v := range h.visibleRowViews() {
+			if v.bound.kind == rowStreaming {
+				return v.parts[rowStreaming].(*streamPart)
+			}
+		}
+		return nil
+	}
+	h.m.applyBatch([]actors.Event{actors.TextDelta{ConvID: id, Exec: exec, Text: "First `read_file` note.\n\n```go\nx := 1\n```\n\nSecond gro"}})
+	h.settle()
+	p := streamView()
+	if p == nil {
+		t.Fatal("no streaming row on screen")
+	}
+	if got := p.done.Text(); got != "First read_file note.\n\nx := 1" {
+		t.Errorf("finished part shows %q", got)
+	}
+	if got := p.tail.Text(); got != "Second gro ▍" {
+		t.Errorf("growing part shows %q", got)
+	}
+	// The blocks of the finished part (a paragraph, a code block) stay the same objects: it was
+	// not parsed or built again.
+	widgets := func() []fyne.CanvasObject {
+		return slices.Clone(test.WidgetRenderer(p.done).Objects()[0].(*fyne.Container).Objects)
+	}
+	before := widgets()
+	h.m.applyBatch([]actors.Event{actors.TextDelta{ConvID: id, Exec: exec, Text: "wing"}})
+	h.settle()
+	if got := p.tail.Text(); got != "Second growing ▍" {
+		t.Errorf("growing part shows %q", got)
+	}
+	if len(before) != 2 || !slices.Equal(before, widgets()) {
+		t.Errorf("the finished part was built again for a delta to the last paragraph (%d widgets before)", len(before))
+	}
+}
