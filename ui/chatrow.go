@@ -252,7 +252,7 @@ type streamPart struct {
 func newStreamPart(cv *chatView) *streamPart {
 	p := &streamPart{done: cv.newMarkdown(), tail: cv.newMarkdown()}
 	p.done.Hide()
-	p.obj = container.New(&inset{pad: markdownInset()}, container.New(&column{gap: 2 * pad()}, p.done, p.tail))
+	p.obj = container.New(&inset{pad: markdownInset()}, container.New(&column{Gap: 2 * pad()}, p.done, p.tail))
 	return p
 }
 
@@ -447,7 +447,7 @@ type agentLine struct {
 func newAgentsPart(cv *chatView) *agentsPart {
 	p := &agentsPart{cv: cv, bg: canvas.NewRectangle(color.Transparent),
 		title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		list:  container.New(&column{gap: pad()})}
+		list:  container.New(&column{Gap: pad()})}
 	p.obj = card(p.bg, container.New(&column{}, p.title, p.list))
 	return p
 }
@@ -629,7 +629,7 @@ func newApprovalPart(cv *chatView) *approvalPart {
 	p.approve.Importance = widget.HighImportance
 	p.deny = widget.NewButtonWithIcon("Deny", theme.CancelIcon(), func() { p.decide(false) })
 	buttons := container.NewHBox(p.approve, p.deny)
-	p.obj = card(p.bg, container.New(&column{gap: pad() / 2}, title, p.reason, explain, buttons))
+	p.obj = card(p.bg, container.New(&column{Gap: pad() / 2}, title, p.reason, explain, buttons))
 	return p
 }
 

@@ -282,7 +282,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.switchBtn = widget.NewButton("Switch to Restricted", m.downgrade)
 	m.switchBox = container.NewCenter(m.switchBtn)
 	m.header = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(m.mode), m.switchBox),
-		container.New(&column{gap: -pad() * 2}, m.title, m.subtitle))
+		container.New(&column{Gap: -pad() * 2}, m.title, m.subtitle))
 	m.landlockNote = widget.NewLabel("")
 	m.landlockNote.Wrapping = fyne.TextWrapWord
 	m.landlockNote.Importance = widget.WarningImportance

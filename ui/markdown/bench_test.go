@@ -50,7 +50,7 @@ func BenchmarkRender2000Lines(b *testing.B) {
 		forgetHighlights()
 		v := NewView(Options{Do: q.do})
 		v.SetMarkdown(src)
-		v.Resize(fyne.NewSize(800, v.heightAt(800)))
+		v.Resize(fyne.NewSize(800, v.HeightAt(800)))
 		b.StopTimer()
 		if len(v.codes) != 20 {
 			b.Fatalf("%d code blocks", len(v.codes))
@@ -75,7 +75,7 @@ func BenchmarkRender2000LinesSeen(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		v := NewView(Options{Do: q.do})
 		v.SetMarkdown(src)
-		v.Resize(fyne.NewSize(800, v.heightAt(800)))
+		v.Resize(fyne.NewSize(800, v.HeightAt(800)))
 		if v.highlighting != 0 {
 			b.Fatal("the colours were not reused")
 		}
@@ -108,7 +108,7 @@ func BenchmarkStreamingRepaint(b *testing.B) {
 	v := NewView(Options{Do: q.do})
 	v.SetMarkdown(prefix)
 	q.settle(b, v)
-	v.Resize(fyne.NewSize(800, v.heightAt(800)))
+	v.Resize(fyne.NewSize(800, v.HeightAt(800)))
 	chunk := strings.Repeat("word ", 50)
 	text := prefix
 	b.ResetTimer()
@@ -118,6 +118,6 @@ func BenchmarkStreamingRepaint(b *testing.B) {
 		}
 		text += chunk
 		v.SetMarkdown(text)
-		v.Resize(fyne.NewSize(800, v.heightAt(800)))
+		v.Resize(fyne.NewSize(800, v.HeightAt(800)))
 	}
 }

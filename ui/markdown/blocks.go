@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	east "github.com/yuin/goldmark/extension/ast"
+
+	"github.com/phoenix-desktop/phoenix/ui/measure"
 )
 
 // builder turns blocks into Fyne objects and collects their selectable text blocks in
@@ -42,7 +44,7 @@ func (bd *builder) blocks(bs []*block, gap float32, sep string) fyne.CanvasObjec
 		}
 		objs = append(objs, bd.block(b, s))
 	}
-	return container.New(&vstack{gap: gap}, objs...)
+	return container.New(&measure.Column{Gap: gap}, objs...)
 }
 
 func (bd *builder) block(b *block, sep string) fyne.CanvasObject {
@@ -109,9 +111,9 @@ func (bd *builder) code(b *block, sep string) fyne.CanvasObject {
 	c.wrapBtn = widget.NewButton("Wrap", c.toggleWrap)
 	c.wrapBtn.Importance = widget.LowImportance
 	header := container.New(&bar{gap: 0}, label, c.wrapBtn, c.copyBtn)
-	c.body = container.New(&vstack{}, c.scroll)
+	c.body = container.New(&measure.Column{}, c.scroll)
 	p := theme.Padding()
-	c.obj = container.New(&box{l: p * 2, t: 0, r: p, b: p * 2}, c.bg, container.New(&vstack{}, header, c.body))
+	c.obj = container.New(&box{l: p * 2, t: 0, r: p, b: p * 2}, c.bg, container.New(&measure.Column{}, header, c.body))
 	c.restyle()
 	bd.codes = append(bd.codes, c)
 	return c.obj
@@ -209,14 +211,14 @@ func (l *listLayout) gutter(objs []fyne.CanvasObject) float32 {
 	return max(g, theme.IconInlineSize()) + theme.Padding()*2
 }
 
-func (l *listLayout) heightFor(objs []fyne.CanvasObject, w float32) float32 {
+func (l *listLayout) HeightFor(objs []fyne.CanvasObject, w float32) float32 {
 	g := l.gutter(objs)
 	h := float32(0)
 	for i := 0; i+1 < len(objs); i += 2 {
 		if i > 0 {
 			h += l.gap
 		}
-		h += max(heightOf(objs[i+1], w-g), objs[i].MinSize().Height)
+		h += max(measure.HeightAt(objs[i+1], w-g), objs[i].MinSize().Height)
 	}
 	return h
 }
@@ -228,7 +230,7 @@ func (l *listLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	lineH := fyne.MeasureText("M", theme.TextSize(), fyne.TextStyle{}).Height
 	for i := 0; i+1 < len(objs); i += 2 {
 		m, c := objs[i], objs[i+1]
-		ch := heightOf(c, size.Width-g)
+		ch := measure.HeightAt(c, size.Width-g)
 		ms := m.MinSize()
 		mw := g - theme.Padding()*1.5
 		if _, ok := m.(*widget.Icon); ok {
@@ -246,7 +248,7 @@ func (l *listLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 }
 
 func (l *listLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	return fyne.NewSize(0, l.heightFor(objs, l.width))
+	return fyne.NewSize(0, l.HeightFor(objs, l.width))
 }
 
 // table renders a GFM table as a grid in a sideways scroller.
@@ -319,13 +321,13 @@ func (tv *tableView) rowHeights(ws []float32) []float32 {
 	hs := make([]float32, len(tv.cells))
 	for r, row := range tv.cells {
 		for c, t := range row {
-			hs[r] = max(hs[r], t.heightAt(ws[c]-2*p.Width)+2*p.Height)
+			hs[r] = max(hs[r], t.HeightAt(ws[c]-2*p.Width)+2*p.Height)
 		}
 	}
 	return hs
 }
 
-func (tv *tableView) heightAt(float32) float32 {
+func (tv *tableView) HeightAt(float32) float32 {
 	h := float32(0)
 	for _, rh := range tv.rowHeights(tv.columnWidths()) {
 		h += rh
@@ -357,7 +359,7 @@ func (r *tableRenderer) Layout(size fyne.Size) {
 	tv.border.FillColor = color.Transparent
 	tv.border.StrokeColor = withAlpha(fg, 0x30)
 	tv.border.StrokeWidth = 1
-	tv.border.Resize(fyne.NewSize(total, tv.heightAt(0)))
+	tv.border.Resize(fyne.NewSize(total, tv.HeightAt(0)))
 	nl := 0
 	line := func(x, y, w, h float32) {
 		for len(tv.lines) <= nl {
@@ -378,7 +380,7 @@ func (r *tableRenderer) Layout(size fyne.Size) {
 		x := float32(0)
 		for c, t := range row {
 			if ri == 0 && c > 0 {
-				line(x, 0, 1, tv.heightAt(0))
+				line(x, 0, 1, tv.HeightAt(0))
 			}
 			cw := ws[c] - 2*p.Width
 			tw := min(t.naturalWidth(), cw)
@@ -390,7 +392,7 @@ func (r *tableRenderer) Layout(size fyne.Size) {
 				dx = (cw - tw) / 2
 			}
 			t.Move(fyne.NewPos(x+p.Width+dx, y+p.Height))
-			t.Resize(fyne.NewSize(cw-dx, t.heightAt(cw-dx)))
+			t.Resize(fyne.NewSize(cw-dx, t.HeightAt(cw-dx)))
 			r.objs = append(r.objs, t)
 			x += ws[c]
 		}
@@ -399,7 +401,7 @@ func (r *tableRenderer) Layout(size fyne.Size) {
 }
 
 func (r *tableRenderer) MinSize() fyne.Size {
-	return fyne.NewSize(r.tv.naturalWidth(), r.tv.heightAt(0))
+	return fyne.NewSize(r.tv.naturalWidth(), r.tv.HeightAt(0))
 }
 
 func (r *tableRenderer) Refresh() {

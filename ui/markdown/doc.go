@@ -14,7 +14,8 @@
 // A View re-renders only the top-level blocks whose source changed since the last SetMarkdown,
 // so a streaming reply costs the block that grows, not the whole reply.
 //
-// The package may import Fyne, goldmark (with its GFM extensions) and chroma, and nothing of
-// this module: the chat (package ui) imports it, never the other way round. Colours and sizes
-// come from the current Fyne theme.
+// The package may import Fyne, goldmark (with its GFM extensions), chroma and ui/measure
+// (the width-aware layout protocol it shares with the chat), and nothing else of this module:
+// the chat (package ui) imports it, never the other way round. Colours and sizes come from
+// the current Fyne theme.
 package markdown

@@ -5,72 +5,12 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/ui/measure"
 )
 
-// The height of wrapped text depends on its width, so the layouts here measure with an
-// explicit width (heightOf) instead of trusting MinSize before the width is known.
-
-type heightMeasurer interface {
-	heightAt(w float32) float32
-}
-
-type layoutMeasurer interface {
-	heightFor(objs []fyne.CanvasObject, w float32) float32
-}
-
-// heightOf is the height o needs at width w.
-func heightOf(o fyne.CanvasObject, w float32) float32 {
-	if o == nil || !o.Visible() {
-		return 0
-	}
-	switch o := o.(type) {
-	case heightMeasurer:
-		return o.heightAt(w)
-	case *fyne.Container:
-		if m, ok := o.Layout.(layoutMeasurer); ok {
-			return m.heightFor(o.Objects, w)
-		}
-	}
-	return o.MinSize().Height
-}
-
-// vstack stacks objects at the full width with a gap between them.
-type vstack struct {
-	gap   float32
-	width float32
-}
-
-func (l *vstack) heightFor(objs []fyne.CanvasObject, w float32) float32 {
-	h, n := float32(0), 0
-	for _, o := range objs {
-		if o.Visible() {
-			h += heightOf(o, w)
-			n++
-		}
-	}
-	if n > 1 {
-		h += l.gap * float32(n-1)
-	}
-	return h
-}
-
-func (l *vstack) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	l.width = size.Width
-	y := float32(0)
-	for _, o := range objs {
-		if !o.Visible() {
-			continue
-		}
-		h := heightOf(o, size.Width)
-		o.Move(fyne.NewPos(0, y))
-		o.Resize(fyne.NewSize(size.Width, h))
-		y += h + l.gap
-	}
-}
-
-func (l *vstack) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	return fyne.NewSize(0, l.heightFor(objs, l.width))
-}
+// Layouts here measure with an explicit width (package measure) rather than trusting
+// MinSize before the width is known.
 
 // box puts its last object inside padding (left, top, right, bottom); the objects before it
 // fill the box (a background), except that with a stripe, objs[1] is a bar on the left edge.
@@ -82,8 +22,8 @@ type box struct {
 
 func (l *box) content(objs []fyne.CanvasObject) fyne.CanvasObject { return objs[len(objs)-1] }
 
-func (l *box) heightFor(objs []fyne.CanvasObject, w float32) float32 {
-	return heightOf(l.content(objs), w-l.l-l.r) + l.t + l.b
+func (l *box) HeightFor(objs []fyne.CanvasObject, w float32) float32 {
+	return measure.HeightAt(l.content(objs), w-l.l-l.r) + l.t + l.b
 }
 
 func (l *box) Layout(objs []fyne.CanvasObject, size fyne.Size) {
@@ -104,7 +44,7 @@ func (l *box) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 }
 
 func (l *box) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	return fyne.NewSize(l.l+l.r, l.heightFor(objs, l.width))
+	return fyne.NewSize(l.l+l.r, l.HeightFor(objs, l.width))
 }
 
 // bar lays out a header: objs[0] on the left, the rest on the right, at their minimum sizes,
@@ -170,8 +110,8 @@ func (s *hscroll) contentWidth(w float32) float32 { return max(s.natural(), w) }
 
 func (s *hscroll) overflows(w float32) bool { return s.natural() > w+0.5 }
 
-func (s *hscroll) heightAt(w float32) float32 {
-	h := heightOf(s.content, s.contentWidth(w))
+func (s *hscroll) HeightAt(w float32) float32 {
+	h := measure.HeightAt(s.content, s.contentWidth(w))
 	if s.overflows(w) {
 		h += barHeight + 2
 	}
@@ -208,7 +148,7 @@ func (r *hscrollRenderer) Layout(size fyne.Size) {
 	s := r.s
 	cw := s.contentWidth(size.Width)
 	s.offset = max(min(s.offset, cw-size.Width), 0)
-	ch := heightOf(s.content, cw)
+	ch := measure.HeightAt(s.content, cw)
 	s.content.Move(fyne.NewPos(-s.offset, 0))
 	s.content.Resize(fyne.NewSize(cw, ch))
 	over := s.overflows(size.Width)
@@ -229,7 +169,7 @@ func (r *hscrollRenderer) Layout(size fyne.Size) {
 }
 
 func (r *hscrollRenderer) MinSize() fyne.Size {
-	return fyne.NewSize(0, r.s.heightAt(r.s.Size().Width))
+	return fyne.NewSize(0, r.s.HeightAt(r.s.Size().Width))
 }
 
 func (r *hscrollRenderer) Refresh() {
@@ -281,7 +221,7 @@ func (r *rectRenderer) Destroy()                     {}
 // fixed is an object of a fixed height at any width (a rule, a spacer).
 type fixed struct{ h float32 }
 
-func (l *fixed) heightFor([]fyne.CanvasObject, float32) float32 { return l.h }
+func (l *fixed) HeightFor([]fyne.CanvasObject, float32) float32 { return l.h }
 func (l *fixed) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	for _, o := range objs {
 		o.Move(fyne.NewPos(0, (size.Height-1)/2))

@@ -235,7 +235,7 @@ func TestLongCodeScrollsSidewaysAndWraps(t *testing.T) {
 	if !c.scroll.overflows(c.scroll.Size().Width) {
 		t.Fatal("the long line does not overflow")
 	}
-	h0 := v.heightAt(400)
+	h0 := v.HeightAt(400)
 	c.scroll.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: -10}})
 	if scrolled != -10 || c.scroll.offset != 0 {
 		t.Errorf("vertical wheel: chat got %v, block offset %v", scrolled, c.scroll.offset)
@@ -245,7 +245,7 @@ func TestLongCodeScrollsSidewaysAndWraps(t *testing.T) {
 		t.Errorf("sideways wheel: offset %v", c.scroll.offset)
 	}
 	test.Tap(c.wrapBtn)
-	h1 := v.heightAt(400)
+	h1 := v.HeightAt(400)
 	if h1 <= h0 {
 		t.Errorf("wrapping did not make the block taller: %v then %v", h0, h1)
 	}
@@ -283,7 +283,7 @@ func TestCommonMarkSpecExamples(t *testing.T) {
 				}
 			}()
 			v.SetMarkdown(ex.Markdown)
-			v.Resize(fyne.NewSize(420, v.heightAt(420)))
+			v.Resize(fyne.NewSize(420, v.HeightAt(420)))
 			q.settle(t, v)
 			got := v.Text()
 			plain := html.UnescapeString(tag.ReplaceAllString(ex.HTML, " "))

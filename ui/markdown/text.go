@@ -109,7 +109,7 @@ func (t *textBlock) invalidate() {
 
 func (t *textBlock) textSize() float32 { return theme.Size(t.size) }
 
-func measure(s string, size float32, st fyne.TextStyle) float32 {
+func measureText(s string, size float32, st fyne.TextStyle) float32 {
 	return fyne.MeasureText(s, size, st).Width
 }
 
@@ -172,7 +172,7 @@ func (t *textBlock) layoutProportional(width float32) *textLayout {
 					// Spaces where a line was wrapped are not drawn at the start of the next.
 					lineStart = j
 				} else {
-					place(ri, i, j, measure(strings.ReplaceAll(t.text[i:j], "\t", "    "), size, st))
+					place(ri, i, j, measureText(strings.ReplaceAll(t.text[i:j], "\t", "    "), size, st))
 				}
 				i = j
 			default:
@@ -180,7 +180,7 @@ func (t *textBlock) layoutProportional(width float32) *textLayout {
 				for j < r.b && t.text[j] != ' ' && t.text[j] != '\t' && t.text[j] != '\n' {
 					j++
 				}
-				w := measure(t.text[i:j], size, st)
+				w := measureText(t.text[i:j], size, st)
 				if x > 0 && x+w > width && !t.glued(ri, i) {
 					newLine(i, i)
 				}
@@ -196,10 +196,10 @@ func (t *textBlock) layoutProportional(width float32) *textLayout {
 							continue
 						}
 					}
-					place(ri, i, k, measure(t.text[i:k], size, st))
+					place(ri, i, k, measureText(t.text[i:k], size, st))
 					newLine(k, k)
 					i = k
-					w = measure(t.text[i:j], size, st)
+					w = measureText(t.text[i:j], size, st)
 				}
 				place(ri, i, j, w)
 				i = j
@@ -230,7 +230,7 @@ func (t *textBlock) fit(i, j int, w, size float32, st fyne.TextStyle) int {
 		if mid <= lo {
 			break
 		}
-		if measure(t.text[i:mid], size, st) <= w {
+		if measureText(t.text[i:mid], size, st) <= w {
 			best, lo = mid, mid
 		} else {
 			hi = mid - 1
@@ -242,7 +242,7 @@ func (t *textBlock) fit(i, j int, w, size float32, st fyne.TextStyle) int {
 const tabCols = 4
 
 func (t *textBlock) monoCharWidth() float32 {
-	return measure("M", t.textSize(), fyne.TextStyle{Monospace: true})
+	return measureText("M", t.textSize(), fyne.TextStyle{Monospace: true})
 }
 
 func (t *textBlock) layoutMono(width float32) *textLayout {
@@ -370,7 +370,7 @@ func (t *textBlock) offsetInFrag(l *textLayout, f frag, x float32) int {
 		if t.mono {
 			w = t.colsOf(f.a, i+n) * l.charW
 		} else {
-			w = measure(strings.ReplaceAll(t.text[f.a:i+n], "\t", "    "), size, st)
+			w = measureText(strings.ReplaceAll(t.text[f.a:i+n], "\t", "    "), size, st)
 		}
 		if x < (prev+w)/2 {
 			return i
@@ -408,7 +408,7 @@ func (t *textBlock) xAt(l *textLayout, li, off int) float32 {
 			if t.mono {
 				return f.x + t.colsOf(f.a, off)*l.charW
 			}
-			return f.x + measure(strings.ReplaceAll(t.text[f.a:off], "\t", "    "), t.textSize(), t.runs[f.run].style)
+			return f.x + measureText(strings.ReplaceAll(t.text[f.a:off], "\t", "    "), t.textSize(), t.runs[f.run].style)
 		}
 		x = f.x + f.w
 	}
@@ -431,8 +431,8 @@ func (t *textBlock) naturalWidth() float32 {
 	return t.nat
 }
 
-// heightAt is the block's height at width w.
-func (t *textBlock) heightAt(w float32) float32 { return t.layoutAt(w).height }
+// HeightAt is the block's height at width w.
+func (t *textBlock) HeightAt(w float32) float32 { return t.layoutAt(w).height }
 
 func (t *textBlock) setSelection(a, b int) {
 	if a > b {

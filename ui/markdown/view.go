@@ -13,6 +13,8 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/ui/measure"
 )
 
 // Options connect a View to the window around it.
@@ -66,7 +68,7 @@ func (p pos) before(q pos) bool { return p.unit < q.unit || (p.unit == q.unit &&
 
 // NewView returns an empty view.
 func NewView(opts Options) *View {
-	v := &View{opts: opts, content: container.New(&vstack{gap: blockGap()})}
+	v := &View{opts: opts, content: container.New(&measure.Column{Gap: blockGap()})}
 	v.ExtendBaseWidget(v)
 	return v
 }
@@ -187,7 +189,7 @@ func (v *View) relayout() {
 	if s.Width <= 0 {
 		return
 	}
-	h := v.heightAt(s.Width)
+	h := v.HeightAt(s.Width)
 	v.content.Resize(fyne.NewSize(s.Width, h))
 	v.content.Layout.Layout(v.content.Objects, v.content.Size())
 	canvas.Refresh(v.content)
@@ -200,8 +202,8 @@ func (v *View) heightChanged() {
 	}
 }
 
-// heightAt is the view's height at width w.
-func (v *View) heightAt(w float32) float32 { return heightOf(v.content, w) }
+// HeightAt is the view's height at width w (package measure asks it).
+func (v *View) HeightAt(w float32) float32 { return measure.HeightAt(v.content, w) }
 
 // Text is all the text shown, without Markdown, as copying all of it gives.
 func (v *View) Text() string {
@@ -519,11 +521,11 @@ func (v *View) CreateRenderer() fyne.WidgetRenderer { return &viewRenderer{v: v}
 type viewRenderer struct{ v *View }
 
 func (r *viewRenderer) Layout(s fyne.Size) {
-	r.v.content.Resize(fyne.NewSize(s.Width, r.v.heightAt(s.Width)))
+	r.v.content.Resize(fyne.NewSize(s.Width, r.v.HeightAt(s.Width)))
 }
 
 func (r *viewRenderer) MinSize() fyne.Size {
-	return fyne.NewSize(0, r.v.heightAt(r.v.Size().Width))
+	return fyne.NewSize(0, r.v.HeightAt(r.v.Size().Width))
 }
 
 // Refresh redraws the view; after a theme change the blocks are built again in its colours.

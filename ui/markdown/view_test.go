@@ -79,7 +79,7 @@ func render(t testing.TB, src string, width float32, dark bool) (*View, fyne.Win
 	view.SetMarkdown(src)
 	w := test.NewWindow(container.NewPadded(view))
 	w.Resize(fyne.NewSize(width, 10))
-	w.Resize(fyne.NewSize(width, view.heightAt(width-2*theme.Padding())+2*theme.Padding()))
+	w.Resize(fyne.NewSize(width, view.HeightAt(width-2*theme.Padding())+2*theme.Padding()))
 	t.Cleanup(w.Close)
 	q.settle(t, view)
 	return view, w, w.Canvas().Capture()
