@@ -45,7 +45,7 @@ type rowView struct {
 
 func newRowView(cv *chatView) *rowView {
 	// The root insets each row a little from its neighbours.
-	v := &rowView{cv: cv, root: container.New(&inset{pad: fyne.NewSize(2, theme.Padding()*0.75)}), parts: map[rowKind]part{}}
+	v := &rowView{cv: cv, root: container.New(insetBy(fyne.NewSize(2, theme.Padding()*0.75), 0)), parts: map[rowKind]part{}}
 	v.ExtendBaseWidget(v)
 	return v
 }
@@ -158,7 +158,7 @@ func monoStyle() widget.RichTextStyle {
 func card(bg *canvas.Rectangle, content fyne.CanvasObject) *fyne.Container {
 	bg.CornerRadius = theme.SelectionRadiusSize() * 2
 	p := pad()
-	return container.New(&inset{pad: fyne.NewSize(p*2, p*1.5)}, bg, content)
+	return container.New(insetBy(fyne.NewSize(p*2, p*1.5), 0), bg, content)
 }
 
 // userPart: the person's message, with image thumbnails.
@@ -209,7 +209,7 @@ func newTextPart(cv *chatView) *textPart {
 	p := &textPart{text: cv.newMarkdown()}
 	cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
 	cp.Importance = widget.LowImportance
-	p.obj = container.New(&inset{pad: markdownInset()}, container.New(&hbar{gap: pad()}, none(), p.text, cp))
+	p.obj = container.New(insetBy(markdownInset(), 0), container.New(&hbar{gap: pad()}, none(), p.text, cp))
 	return p
 }
 
@@ -252,7 +252,7 @@ type streamPart struct {
 func newStreamPart(cv *chatView) *streamPart {
 	p := &streamPart{done: cv.newMarkdown(), tail: cv.newMarkdown()}
 	p.done.Hide()
-	p.obj = container.New(&inset{pad: markdownInset()}, container.New(&column{Gap: 2 * pad()}, p.done, p.tail))
+	p.obj = container.New(insetBy(markdownInset(), 0), container.New(&column{Gap: 2 * pad()}, p.done, p.tail))
 	return p
 }
 
@@ -311,7 +311,7 @@ func newToolPart(cv *chatView) *toolPart {
 	})
 	p.toggle.Importance = widget.LowImportance
 	header := container.New(&hbar{gap: pad()}, container.NewHBox(p.icon, p.name), p.arg, p.toggle)
-	p.detailBox = container.New(&inset{pad: markdownInset()}, p.details)
+	p.detailBox = container.New(insetBy(markdownInset(), 0), p.details)
 	p.obj = card(p.bg, container.New(&column{}, header, p.summary, p.detailBox))
 	return p
 }
@@ -534,7 +534,7 @@ func newNotePart() *notePart {
 	p := &notePart{bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent),
 		icon: widget.NewIcon(nil), text: newWrapText()}
 	body := container.New(&hbar{gap: pad()}, p.icon, p.text, none())
-	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), pad()/2), stripe: 3}, p.bg, p.stripe, body)
+	p.obj = container.New(insetBy(fyne.NewSize(pad(), pad()/2), 3), p.bg, p.stripe, body)
 	return p
 }
 
@@ -593,7 +593,7 @@ func newContinuationPart(cv *chatView) *continuationPart {
 	cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
 	cp.Importance = widget.LowImportance
 	title := container.New(&hbar{}, none(), widget.NewLabelWithStyle("Continuation summary", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), cp)
-	p.obj = container.New(&inset{pad: fyne.NewSize(pad()*2, pad()), stripe: 4}, p.bg, p.stripe, container.New(&column{}, title, container.New(&inset{pad: fyne.NewSize(theme.InnerPadding(), 0)}, p.text)))
+	p.obj = container.New(insetBy(fyne.NewSize(pad()*2, pad()), 4), p.bg, p.stripe, container.New(&column{}, title, container.New(insetBy(fyne.NewSize(theme.InnerPadding(), 0), 0), p.text)))
 	return p
 }
 

@@ -16,52 +16,11 @@ func heightAt(o fyne.CanvasObject, w float32) float32 { return measure.HeightAt(
 // column stacks its visible objects top to bottom, each at the full width.
 type column = measure.Column
 
-// inset pads its last object by pad on every side. Objects before the last (a background
-// rectangle, a stripe) fill the whole area, or, for a stripe, the left edge.
-type inset struct {
-	pad    fyne.Size // horizontal and vertical padding
-	stripe float32   // when > 0, objs[1] is a vertical stripe of this width on the left edge
-	width  float32
-}
-
-func (l *inset) content(objs []fyne.CanvasObject) fyne.CanvasObject {
-	if len(objs) == 0 {
-		return nil
-	}
-	return objs[len(objs)-1]
-}
-
-func (l *inset) HeightFor(objs []fyne.CanvasObject, w float32) float32 {
-	return heightAt(l.content(objs), w-2*l.pad.Width-l.stripe) + 2*l.pad.Height
-}
-
-func (l *inset) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	l.width = size.Width
-	for i, o := range objs {
-		switch {
-		case i == len(objs)-1:
-			o.Move(fyne.NewPos(l.pad.Width+l.stripe, l.pad.Height))
-			o.Resize(fyne.NewSize(size.Width-2*l.pad.Width-l.stripe, size.Height-2*l.pad.Height))
-		case i == 1 && l.stripe > 0:
-			o.Move(fyne.NewPos(0, 0))
-			o.Resize(fyne.NewSize(l.stripe, size.Height))
-		default:
-			o.Move(fyne.NewPos(0, 0))
-			o.Resize(size)
-		}
-	}
-}
-
-func (l *inset) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	c := l.content(objs)
-	if c == nil {
-		return fyne.NewSize(0, 0)
-	}
-	w := c.MinSize().Width + 2*l.pad.Width + l.stripe
-	if l.width <= 0 {
-		return fyne.NewSize(w, c.MinSize().Height+2*l.pad.Height)
-	}
-	return fyne.NewSize(w, l.HeightFor(objs, l.width))
+// insetBy pads its last object by pad on every side (horizontally pad.Width, vertically
+// pad.Height); objects before it fill the area, or with a stripe, objs[1] is a bar of that
+// width on the left edge (measure.Inset).
+func insetBy(pad fyne.Size, stripe float32) *measure.Inset {
+	return &measure.Inset{Left: pad.Width, Right: pad.Width, Top: pad.Height, Bottom: pad.Height, Stripe: stripe}
 }
 
 // hbar puts objs[0] on the left and objs[2] on the right at their minimum widths and gives

@@ -77,7 +77,7 @@ func (bd *builder) block(b *block, sep string) fyne.CanvasObject {
 	case blockQuote:
 		stripe := canvas.NewRectangle(withAlpha(theme.Color(theme.ColorNameForeground), 0x40))
 		p := theme.Padding()
-		return container.New(&box{l: 3 + p*3, stripe: 3}, canvas.NewRectangle(color.Transparent), stripe,
+		return container.New(&measure.Inset{Left: p * 3, Stripe: 3}, canvas.NewRectangle(color.Transparent), stripe,
 			bd.blocks(b.children, blockGap(), sep))
 	case blockList:
 		return bd.list(b, sep)
@@ -113,7 +113,7 @@ func (bd *builder) code(b *block, sep string) fyne.CanvasObject {
 	header := container.New(&bar{gap: 0}, label, c.wrapBtn, c.copyBtn)
 	c.body = container.New(&measure.Column{}, c.scroll)
 	p := theme.Padding()
-	c.obj = container.New(&box{l: p * 2, t: 0, r: p, b: p * 2}, c.bg, container.New(&measure.Column{}, header, c.body))
+	c.obj = container.New(&measure.Inset{Left: p * 2, Right: p, Bottom: p * 2}, c.bg, container.New(&measure.Column{}, header, c.body))
 	c.restyle()
 	bd.codes = append(bd.codes, c)
 	return c.obj

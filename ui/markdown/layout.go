@@ -12,41 +12,6 @@ import (
 // Layouts here measure with an explicit width (package measure) rather than trusting
 // MinSize before the width is known.
 
-// box puts its last object inside padding (left, top, right, bottom); the objects before it
-// fill the box (a background), except that with a stripe, objs[1] is a bar on the left edge.
-type box struct {
-	l, t, r, b float32
-	stripe     float32
-	width      float32
-}
-
-func (l *box) content(objs []fyne.CanvasObject) fyne.CanvasObject { return objs[len(objs)-1] }
-
-func (l *box) HeightFor(objs []fyne.CanvasObject, w float32) float32 {
-	return measure.HeightAt(l.content(objs), w-l.l-l.r) + l.t + l.b
-}
-
-func (l *box) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	l.width = size.Width
-	for i, o := range objs {
-		switch {
-		case i == len(objs)-1:
-			o.Move(fyne.NewPos(l.l, l.t))
-			o.Resize(fyne.NewSize(size.Width-l.l-l.r, size.Height-l.t-l.b))
-		case i == 1 && l.stripe > 0:
-			o.Move(fyne.NewPos(0, 0))
-			o.Resize(fyne.NewSize(l.stripe, size.Height))
-		default:
-			o.Move(fyne.NewPos(0, 0))
-			o.Resize(size)
-		}
-	}
-}
-
-func (l *box) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	return fyne.NewSize(l.l+l.r, l.HeightFor(objs, l.width))
-}
-
 // bar lays out a header: objs[0] on the left, the rest on the right, at their minimum sizes,
 // centred vertically.
 type bar struct{ gap float32 }

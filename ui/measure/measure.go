@@ -91,3 +91,57 @@ func (l *Column) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	}
 	return fyne.NewSize(w, l.HeightFor(objs, l.width))
 }
+
+// Inset pads its last object by Left, Top, Right and Bottom. The objects before it fill the
+// whole area (a background), except that when Stripe > 0, objs[1] is a bar of that width on
+// the left edge and the padding starts after it.
+type Inset struct {
+	Left, Top, Right, Bottom float32
+	Stripe                   float32
+	width                    float32 // of the last Layout, for MinSize
+}
+
+func (l *Inset) content(objs []fyne.CanvasObject) fyne.CanvasObject {
+	if len(objs) == 0 {
+		return nil
+	}
+	return objs[len(objs)-1]
+}
+
+func (l *Inset) horizontal() float32 { return l.Left + l.Right + l.Stripe }
+
+// HeightFor is the height at width w: the content's at the width left inside, padded.
+func (l *Inset) HeightFor(objs []fyne.CanvasObject, w float32) float32 {
+	return HeightAt(l.content(objs), w-l.horizontal()) + l.Top + l.Bottom
+}
+
+// Layout places the background, the stripe and the content.
+func (l *Inset) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	l.width = size.Width
+	for i, o := range objs {
+		switch {
+		case i == len(objs)-1:
+			o.Move(fyne.NewPos(l.Left+l.Stripe, l.Top))
+			o.Resize(fyne.NewSize(size.Width-l.horizontal(), size.Height-l.Top-l.Bottom))
+		case i == 1 && l.Stripe > 0:
+			o.Move(fyne.NewPos(0, 0))
+			o.Resize(fyne.NewSize(l.Stripe, size.Height))
+		default:
+			o.Move(fyne.NewPos(0, 0))
+			o.Resize(size)
+		}
+	}
+}
+
+// MinSize is the content's, padded, and as tall as at the last width.
+func (l *Inset) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	c := l.content(objs)
+	if c == nil {
+		return fyne.NewSize(0, 0)
+	}
+	w := c.MinSize().Width + l.horizontal()
+	if l.width <= 0 {
+		return fyne.NewSize(w, c.MinSize().Height+l.Top+l.Bottom)
+	}
+	return fyne.NewSize(w, l.HeightFor(objs, l.width))
+}
