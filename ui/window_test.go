@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -225,6 +226,44 @@ func TestDropTwoImagesAndATextFile_REQ_BED_013(t *testing.T) {
 	}
 	if thumbs != 2 {
 		t.Errorf("the user row shows %d thumbnails, want 2", thumbs)
+	}
+}
+
+// TestDroppedBombIsRefusedCheaply_REQ_BED_013 drops a real 109 KB PNG of 30000×30000 pixels
+// on the window, then picks it in the Attach dialog: each time the composer refuses it with
+// the inline error, from its header alone. Decoding it would allocate 900 MB; the whole
+// refusal, window included, must stay far below that.
+func TestDroppedBombIsRefusedCheaply_REQ_BED_013(t *testing.T) {
+	h, _ := newOpenConversation(t, nil)
+	bomb, err := filepath.Abs("../imaging/testdata/bomb-30000x30000.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, handler := range []struct {
+		name   string
+		attach func(fyne.URI)
+	}{
+		{"drop", func(u fyne.URI) { h.m.onDropped(fyne.NewPos(10, 10), []fyne.URI{u}) }},
+		{"Attach dialog", func(u fyne.URI) { h.m.attachURIs([]fyne.URI{u}) }},
+	} {
+		h.m.clearInline()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		handler.attach(fileURI(bomb))
+		h.waitFor("the refusal ("+handler.name+")", func() bool { return h.m.inline.Text != "" })
+		runtime.ReadMemStats(&after)
+		msg := h.m.inline.Text
+		for _, want := range []string{"bomb-30000x30000.png is too large", "30000x30000 pixels", "Not attached"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: inline message %q lacks %q", handler.name, msg, want)
+			}
+		}
+		if n := len(h.m.current.draft.atts); n != 0 {
+			t.Errorf("%s: the bomb was attached (%d attachments)", handler.name, n)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+			t.Errorf("%s: refusing the bomb allocated %d MB; it was decoded", handler.name, alloc>>20)
+		}
 	}
 }
 
