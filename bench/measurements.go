@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/actors"
-	"github.com/phoenix-desktop/phoenix/actors/actorstest"
+	"github.com/phoenix-desktop/phoenix/actors/rig"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/persistence"
@@ -54,14 +54,14 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 
 // env is a complete runtime whose model client and tools are timed.
 type env struct {
-	*actorstest.Env
+	*rig.Env
 	client *timedClient
 	tools  *timedTools
 }
 
 func newEnv() (*env, error) {
 	e := &env{}
-	inner, err := actorstest.Start(actorstest.Options{Runtime: func(c *actors.Config) {
+	inner, err := rig.Start(rig.Options{Runtime: func(c *actors.Config) {
 		e.client = &timedClient{inner: c.LLM}
 		e.tools = &timedTools{inner: c.Tools}
 		c.LLM, c.Tools = e.client, e.tools
