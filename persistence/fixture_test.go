@@ -420,4 +420,3 @@ func TestContainsJSON(t *testing.T) {
 		}
 	}
 }
-
