@@ -354,7 +354,7 @@ func (m *MainWindow) emptyState() fyne.CanvasObject {
 func (m *MainWindow) conv(id string) *convState {
 	cs := m.convs[id]
 	if cs == nil {
-		cs = newConvState(id)
+		cs = newConvState(id, m.now)
 		m.convs[id] = cs
 	}
 	return cs
