@@ -53,8 +53,8 @@ func FormatBytes(n int64) string {
 // never the number itself (TestToolDocsStateNoBareNumbers).
 var toolDocFacts = struct {
 	BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds int
-	ToolOutputLimit, PatchMaxFileBytes                int64
-	MaxSubAgents                                      int
+	ToolOutputLimit, PatchMaxFileBytes               int64
+	MaxSubAgents                                     int
 }{BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds, ToolOutputLimit, PatchMaxFileBytes, MaxSubAgents}
 
 // ToolSpec is what the model is told about one tool: its name, a description written for a

@@ -149,4 +149,3 @@ func splitBudget(a, b int64, limit int) (int, int) {
 	}
 	return limit / 2, limit - limit/2
 }
-
