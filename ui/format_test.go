@@ -83,8 +83,6 @@ func TestFormatting(t *testing.T) {
 		{"older", listTime(time.Date(2023, 1, 2, 10, 0, 0, 0, time.Local), testNow), "2 Jan 2023"},
 		{"title", convTitle("  ", "/home/ada/src/parser"), "parser"},
 		{"untitled", convTitle("", ""), "New conversation"},
-		{"mask long key", maskKey("sk-proj-abcdefghijklmnop1234"), "sk-…1234"},
-		{"mask short key", maskKey("abc"), "••••••"},
 		{"file name", fileName("Fix: the parser / test?"), "Fix-the-parser-test"},
 		{"one line", oneLine("a\n  b\tc", 10), "a b c"},
 		{"cut", oneLine("abcdefghij", 5), "abcd…"},
