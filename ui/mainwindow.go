@@ -17,6 +17,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // AppTitle is the main window's title; the Xvfb smoke test finds the window by it.
@@ -482,7 +483,7 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 				cs.listed, sidebar = true, true
 			}
 		case actors.ApprovalRequested:
-			m.notify(convTitle(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+oneLine(e.Reason, 160))
+			m.notify(transcript.Title(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+transcript.OneLine(e.Reason, 160))
 		}
 		wasBusy := cs.busy()
 		if cs.applyEvent(ev) {
@@ -551,12 +552,12 @@ func (m *MainWindow) refreshHeader() {
 	}
 	c := cs.conv
 	m.header.Show()
-	m.win.SetTitle(AppTitle + " — " + convTitle(c.Title, c.Cwd))
-	m.title.SetText(convTitle(c.Title, c.Cwd))
+	m.win.SetTitle(AppTitle + " — " + transcript.Title(c.Title, c.Cwd))
+	m.title.SetText(transcript.Title(c.Title, c.Cwd))
 	sub := c.Cwd + " · " + m.b.ModelLabel(c.Model)
 	if c.ContinuedFrom != "" {
 		if from := m.convs[c.ContinuedFrom]; from != nil {
-			sub += " · continues “" + convTitle(from.conv.Title, from.conv.Cwd) + "”"
+			sub += " · continues “" + transcript.Title(from.conv.Title, from.conv.Cwd) + "”"
 		} else {
 			sub += " · continues an earlier conversation"
 		}
@@ -612,7 +613,7 @@ func (m *MainWindow) refreshStatus() {
 		}
 		return
 	}
-	m.statusLabel.SetText(statusText(cs.conv, cs.since, m.now()))
+	m.statusLabel.SetText(transcript.Status(cs.conv, cs.since, m.now()))
 	m.statusDotCircle.FillColor = theme.Color(stateColor(cs.conv.State.Kind()))
 	m.statusDotCircle.Refresh()
 	if cs.busy() {
@@ -853,10 +854,10 @@ func (m *MainWindow) notify(title, content string) {
 
 // notifyFinished says that a turn ended, and how.
 func (m *MainWindow) notifyFinished(cs *convState) {
-	title := convTitle(cs.conv.Title, cs.conv.Cwd)
+	title := transcript.Title(cs.conv.Title, cs.conv.Cwd)
 	switch st := cs.conv.State.(type) {
 	case domain.Error:
-		m.notify(title, "Stopped with an error: "+oneLine(st.Message, 140))
+		m.notify(title, "Stopped with an error: "+transcript.OneLine(st.Message, 140))
 	case domain.ContextExhausted:
 		m.notify(title, "The context window is full: continue in a new conversation.")
 	default:

@@ -2,9 +2,11 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image/color"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -881,15 +883,38 @@ func TestSettingsDialog(t *testing.T) {
 	}
 }
 
-func TestExportMarkdownWrites(t *testing.T) {
-	var id string
-	h := newHarness(t, func(f *fakeBackend, _ *Deps) { id = richConversation(t, f) })
-	h.open(id)
-	md := exportMarkdown(h.m.current.conv, h.m.current.msgs)
-	for _, want := range []string{"# Fix the parser test", "## You", "**Tool call `bash`**", "go test ./parser/...", "```diff\n--- a/parse.go", "> **Error:** rate limited", "Done. The fix:"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("export lacks %q", want)
-		}
+// TestExportIsTheSharedDocument: Ctrl+E saves exactly the bytes of
+// transcript's golden export for the same conversation, which the command line's export test
+// compares with too: the window and `phoenix-desktop export` write one document.
+func TestExportIsTheSharedDocument(t *testing.T) {
+	raw, err := os.ReadFile("../transcript/testdata/conversation.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sample struct {
+		Conversation domain.Conversation `json:"conversation"`
+		Messages     []domain.Message    `json:"messages"`
+		Images       map[string][]byte   `json:"images"`
+	}
+	if err := json.Unmarshal(raw, &sample); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		maps.Copy(f.blobs, sample.Images)
+		f.convs[sample.Conversation.ID] = &fakeConv{conv: sample.Conversation, msgs: sample.Messages}
+		f.order = append(f.order, sample.Conversation.ID)
+	})
+	h.open(sample.Conversation.ID)
+	got, ok := h.m.exportDocument()
+	if !ok {
+		t.Fatal("the open conversation cannot be exported")
+	}
+	want, err := os.ReadFile("../transcript/testdata/export.golden.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Fatalf("Ctrl+E writes a different document than transcript's golden export:\n%s", got)
 	}
 }
 
