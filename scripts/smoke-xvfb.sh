@@ -5,7 +5,8 @@
 # data directory, creates a conversation with Ctrl+N and Enter, types a message with xdotool,
 # waits for the conversation to take the message's title, saves a screenshot to
 # .ci/artifacts/, sends a message whose reply is Markdown (the reply of issue 17) and saves a
-# screenshot of it (smoke-xvfb-markdown.png), moves and resizes the window, quits with Ctrl+Q, and then checks through
+# screenshot of it (smoke-xvfb-markdown.png), selects the reply's first line with the mouse
+# and checks that Ctrl+C put its words on the clipboard (xclip), moves and resizes the window, quits with Ctrl+Q, and then checks through
 # the CLI (list, show --json) that the demo model's reply is in the data directory. Finally
 # it starts the app again and checks that the window comes back at the same place and size
 # with the last conversation open. Every wait is bounded; the whole run stays well under two
@@ -77,8 +78,8 @@ wait_until() {
   done
 }
 
-for tool in Xvfb xdotool import python3; do
-  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb xdotool imagemagick python3)"
+for tool in Xvfb xdotool xclip import python3; do
+  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb xdotool xclip imagemagick python3)"
 done
 
 say "building ./cmd/phoenix-desktop"
@@ -166,6 +167,29 @@ xdotool key --clearmodifiers Return
 # The demo streams its reply word by word; it is short.
 sleep 4
 shot markdown
+
+# Select the reply's first line with the mouse and copy it with Ctrl+C: the clipboard must
+# hold the rendered words (identifiers whole, no Markdown backticks). The line is where the
+# window's default size (a fresh HOME) puts it: x 344–825, y 397 in the screenshot; the drag
+# starts on its first letter (a drag that starts beside the text scrolls the list instead).
+xdotool mousemove --window "$WID" 346 397 mousedown 1
+sleep 0.2
+xdotool mousemove --window "$WID" 600 398
+sleep 0.2
+xdotool mousemove --window "$WID" 1000 397
+sleep 0.2
+xdotool mouseup 1
+sleep 0.3
+shot selected
+xdotool key --clearmodifiers ctrl+c
+sleep 0.5
+COPIED=$(xclip -o -selection clipboard 2>/dev/null || true)
+say "selected and copied: $COPIED"
+case "$COPIED" in
+  *'`'*) fail "Ctrl+C copied the Markdown source, not the selected text: $COPIED" ;;
+  *"read_text_file to read_file_text in foo_bar.go"*) ;;
+  *) fail "selecting the reply's first line and pressing Ctrl+C copied \"$COPIED\"" ;;
+esac
 
 # Move and resize the window; the next start must bring it back like this.
 xdotool windowmove --sync "$WID" 130 70 windowsize --sync "$WID" 1000 650 || fail "could not move the window"
