@@ -169,19 +169,23 @@ func (v *View) highlightLater(cs []*codeBlock) {
 		do = fyne.Do
 	}
 	v.highlighting += len(cs)
-	go func() {
-		for _, c := range cs {
-			runs := highlight(c.code, c.lang)
-			storeHighlight(c.code, c.lang, runs)
-			do(func() {
-				v.highlighting--
-				if c.text.text == c.code {
-					c.text.runs, c.text.lay = runs, nil
-					c.text.Refresh()
-				}
-			})
-		}
-	}()
+	// The work starts after the current turn of the UI loop, so that it does not take the
+	// CPU from the frame that shows the plain code.
+	do(func() {
+		go func() {
+			for _, c := range cs {
+				runs := highlight(c.code, c.lang)
+				storeHighlight(c.code, c.lang, runs)
+				do(func() {
+					v.highlighting--
+					if c.text.text == c.code {
+						c.text.runs, c.text.lay = runs, nil
+						c.text.Refresh()
+					}
+				})
+			}
+		}()
+	})
 }
 
 func (v *View) relayout() {
