@@ -159,3 +159,11 @@ func byteSize(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// CapOutput cuts text that is not a command's output (an MCP tool's result) to the same
+// OutputLimit, keeping the beginning and the end with the same note.
+func CapOutput(text string) (string, bool) {
+	var c capture
+	_, _ = c.Write([]byte(text))
+	return c.render(OutputLimit)
+}
