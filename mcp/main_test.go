@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
+	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -106,28 +106,14 @@ func selfServer(t testing.TB, mode string) ServerConfig {
 	return ServerConfig{Command: exe, Env: map[string]string{testServerEnv: mode}}
 }
 
-// npmServer finds a server installed by scripts/setup.sh. In CI its absence fails the test;
-// elsewhere the test is skipped and says how to install it.
-func npmServer(t testing.TB, bin string) string {
-	path, err := exec.LookPath(bin)
-	if err != nil {
-		msg := fmt.Sprintf("%s is not installed (bash scripts/setup.sh installs it from npm)", bin)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return path
-}
+// npmServer finds a reference server installed by scripts/setup.sh.
+func npmServer(t testing.TB, bin string) string { return mcptest.Server(t, bin) }
 
 // needSandbox skips a test of the Restricted policy where Landlock is unavailable (and fails
 // it in CI, whose machine has it).
 func needSandbox(t testing.TB) {
 	if st := sandbox.Probe(); !st.Available {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Landlock is unavailable: %s", st.Reason)
-		}
-		t.Skipf("Landlock is unavailable: %s", st.Reason)
+		mcptest.Missing(t, "Landlock is unavailable: "+st.Reason)
 	}
 }
 
@@ -139,41 +125,7 @@ func call(name, args string) domain.ToolCall {
 	return domain.ToolCall{ID: "call-1", Name: name, Arguments: args}
 }
 
-// descendants lists the processes below pid, from /proc.
-func descendants(pid int) []int {
-	parent := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		var p int
-		if _, err := fmt.Sscan(e.Name(), &p); err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The command name may hold spaces; the fields after its closing parenthesis do not.
-		s := string(data)
-		rest := s[strings.LastIndexByte(s, ')')+2:]
-		var state string
-		var ppid int
-		if _, err := fmt.Sscan(rest, &state, &ppid); err == nil {
-			parent[p] = ppid
-		}
-	}
-	var out []int
-	for p := range parent {
-		for q := parent[p]; q > 1; q = parent[q] {
-			if q == pid {
-				out = append(out, p)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// alive reports whether a process exists (a zombie counts as gone).
+// processAlive reports whether a process exists (a zombie counts as gone).
 func processAlive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
 		return false

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -51,7 +52,7 @@ func fixedSet(t *testing.T, servers map[string]ServerConfig, opts Options) *Set 
 // and the same write succeeds.
 func TestFilesystemServerReadsButCannotWriteInRestricted_REQ_BED_014(t *testing.T) {
 	needSandbox(t)
-	bin := npmServer(t, "mcp-server-filesystem")
+	bin := npmServer(t, mcptest.Filesystem)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello from the project\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -104,7 +105,7 @@ func TestFilesystemServerReadsButCannotWriteInRestricted_REQ_BED_014(t *testing.
 // none of the server's processes.
 func TestEverythingServer(t *testing.T) {
 	needSandbox(t)
-	bin := npmServer(t, "mcp-server-everything")
+	bin := npmServer(t, mcptest.Everything)
 	set := fixedSet(t, map[string]ServerConfig{"every": {Command: bin}}, Options{})
 	ctx := context.Background()
 	env := testEnv(t, t.TempDir(), domain.ModeRestricted)
@@ -143,7 +144,7 @@ func TestEverythingServer(t *testing.T) {
 
 	t.Run("progress and Stop", func(t *testing.T) {
 		srv := set.servers["every"]
-		tree := append(descendants(srv.cmd.Process.Pid), srv.cmd.Process.Pid)
+		tree := append(mcptest.Descendants(srv.cmd.Process.Pid), srv.cmd.Process.Pid)
 		callCtx, stop := context.WithCancel(ctx)
 		var mu sync.Mutex
 		var seen []Progress
