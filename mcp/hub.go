@@ -25,6 +25,8 @@ const (
 	StateStopped     State = "stopped"
 	StateDisabled    State = "disabled"
 	StateUnreachable State = "unreachable in Restricted mode"
+	// StateChecked is a server that a check started, listed and stopped again.
+	StateChecked State = "ok"
 )
 
 // Status is what is known of one server: its configuration and the latest instance any
@@ -74,6 +76,7 @@ type Hub struct {
 	opts          Options
 	path          string // the person's mcp.json; "" when the configuration is fixed
 	approvalsPath string
+	loadErr       error // set once, by OpenHub
 
 	mu        sync.Mutex
 	cfg       Config
@@ -83,21 +86,27 @@ type Hub struct {
 }
 
 // OpenHub loads the person's configuration from path (a missing file is no servers) and the
-// project servers they allowed, kept beside it.
+// project servers they allowed, kept beside it. A file that cannot be read or parsed gives a
+// usable hub without servers together with the error: the app still starts, says why, and
+// refuses to save over the file (which would lose what the person wrote) until it is fixed.
 func OpenHub(path string, opts Options) (*Hub, error) {
-	cfg, err := LoadConfig(path)
-	if err != nil {
-		return nil, err
-	}
 	ap := filepath.Join(filepath.Dir(path), "mcp-allowed-projects.json")
-	a, err := loadApprovals(ap)
-	if err != nil {
-		return nil, err
+	h := newHub(Config{}, opts)
+	h.path, h.approvalsPath = path, ap
+	cfg, err := LoadConfig(path)
+	if err == nil {
+		h.approvals, err = loadApprovals(ap)
 	}
-	h := newHub(cfg, opts)
-	h.path, h.approvalsPath, h.approvals = path, ap, a
+	if err != nil {
+		h.loadErr = err
+		return h, err
+	}
+	h.cfg = cfg
 	return h, nil
 }
+
+// LoadError is why the configuration file could not be used, or nil.
+func (h *Hub) LoadError() error { return h.loadErr }
 
 // FixedHub uses a configuration as given (`--mcp-config FILE`, tests); it cannot be edited and
 // offers no project servers.
@@ -147,6 +156,9 @@ func (h *Hub) changed() {
 func (h *Hub) edit(change func(c *Config) error) error {
 	if h.path == "" {
 		return ErrReadOnly
+	}
+	if h.loadErr != nil {
+		return fmt.Errorf("%w; fix or remove the file first (nothing was changed)", h.loadErr)
 	}
 	h.mu.Lock()
 	next := Config{Servers: maps.Clone(h.cfg.Servers)}
@@ -238,6 +250,9 @@ func (h *Hub) ProjectServers(cwd string) ([]ProjectServer, error) {
 func (h *Hub) AllowProjectServer(cwd, name string) error {
 	if h.path == "" {
 		return ErrReadOnly
+	}
+	if h.loadErr != nil {
+		return fmt.Errorf("%w; fix or remove the file first (nothing was changed)", h.loadErr)
 	}
 	pc, err := projectConfig(cwd)
 	if err != nil {
@@ -370,9 +385,14 @@ func (h *Hub) Check(ctx context.Context, name string, env tools.Env) Status {
 		return Status{Name: name, State: StateFailed, Error: "no such server"}
 	}
 	set := h.NewSet(cwd)
-	defer set.Close()
 	set.forceEnabled = map[string]ServerConfig{name: c}
 	set.Tools(ctx, env)
+	set.Close()
+	h.report(name, func(st *Status) {
+		if st.State == StateStopped && st.Error == "" {
+			st.State = StateChecked
+		}
+	})
 	for _, st := range h.Statuses(cwd) {
 		if st.Name == name {
 			return st

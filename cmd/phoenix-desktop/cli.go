@@ -125,6 +125,8 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
+	noteProjectServers(rt, conv.Cwd, stderr)
+
 	sub := rt.Subscribe()
 	defer sub.Close()
 	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID}
@@ -423,4 +425,28 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("the file is %d MB; the limit is %d MB", info.Size()>>20, limit>>20)
 	}
 	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+// noteProjectServers tells the person which MCP servers the working directory's .mcp.json
+// offers that do not start: only a click in Settings (or --mcp-config) lets them.
+func noteProjectServers(rt *actors.Runtime, cwd string, stderr io.Writer) {
+	servers := rt.MCPServers()
+	if servers == nil || servers.ConfigPath() == "" {
+		return
+	}
+	offered, err := servers.ProjectServers(cwd)
+	if err != nil {
+		fmt.Fprintf(stderr, "! %v\n", err)
+		return
+	}
+	var waiting []string
+	for _, p := range offered {
+		if !p.Allowed && !p.Shadowed {
+			waiting = append(waiting, p.Name)
+		}
+	}
+	if len(waiting) > 0 {
+		fmt.Fprintf(stderr, "! %s/.mcp.json offers the MCP servers %s; they do not start until you allow them in the app's Settings, or pass --mcp-config %s/.mcp.json\n",
+			cwd, strings.Join(waiting, ", "), cwd)
+	}
 }
