@@ -72,8 +72,9 @@ func (m *MCPServers) AllowProjectServer(cwd, name string) error {
 	return m.hub.AllowProjectServer(cwd, name)
 }
 
-// OnChange calls fn (which must not block) after every change of configuration or status.
-func (m *MCPServers) OnChange(fn func()) { m.hub.OnChange(fn) }
+// OnChange calls fn (which must not block) after every change of configuration or status,
+// until the returned function is called.
+func (m *MCPServers) OnChange(fn func()) (remove func()) { return m.hub.OnChange(fn) }
 
 // Restricted reports whether Check and new conversations run servers sandboxed here.
 func (m *MCPServers) Restricted() bool { return m.sandbox.Available }
@@ -95,4 +96,11 @@ func (m *MCPServers) Check(ctx context.Context, name, cwd string, unrestricted b
 	}
 	defer os.RemoveAll(dir)
 	return m.hub.Check(ctx, name, tools.Env{Cwd: cwd, Mode: mode, TempDir: dir, ImageLimits: imaging.DefaultLimits()})
+}
+
+// OpenMCPServers opens the MCP configuration at path on its own (a window's tests, tools):
+// what the app does through Config.MCP.
+func OpenMCPServers(path string, sb SandboxStatus) (*MCPServers, error) {
+	hub, err := mcp.OpenHub(path, mcp.Options{})
+	return &MCPServers{hub: hub, sandbox: sb}, err
 }

@@ -82,7 +82,8 @@ type Hub struct {
 	cfg       Config
 	approvals approvals
 	status    map[string]*Status
-	listeners []func()
+	listeners map[int]func()
+	nextID    int
 }
 
 // OpenHub loads the person's configuration from path (a missing file is no servers) and the
@@ -135,17 +136,27 @@ func (h *Hub) Config() Config {
 	return Config{Servers: maps.Clone(h.cfg.Servers)}
 }
 
-// OnChange registers a function called (on the caller's goroutine of the change, which must
-// not block) whenever the configuration or a status changes.
-func (h *Hub) OnChange(fn func()) {
+// OnChange registers a function called (on the goroutine of the change; it must not block)
+// whenever the configuration or a status changes. The returned function unregisters it.
+func (h *Hub) OnChange(fn func()) (remove func()) {
 	h.mu.Lock()
-	h.listeners = append(h.listeners, fn)
-	h.mu.Unlock()
+	defer h.mu.Unlock()
+	if h.listeners == nil {
+		h.listeners = map[int]func(){}
+	}
+	id := h.nextID
+	h.nextID++
+	h.listeners[id] = fn
+	return func() {
+		h.mu.Lock()
+		delete(h.listeners, id)
+		h.mu.Unlock()
+	}
 }
 
 func (h *Hub) changed() {
 	h.mu.Lock()
-	ls := slices.Clone(h.listeners)
+	ls := slices.Collect(maps.Values(h.listeners))
 	h.mu.Unlock()
 	for _, fn := range ls {
 		fn()

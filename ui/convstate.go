@@ -11,6 +11,9 @@ import (
 // convState is what the window knows of one conversation. It is owned by the UI goroutine.
 type convState struct {
 	id string
+	// progress is the latest progress report of a tool call (an MCP server's); it counts
+	// only while its Exec is the running one.
+	progress actors.ToolProgress
 	// conv is the latest known record; until the first snapshot or state event only the
 	// fields of a Summary are filled and hasState is false.
 	conv     domain.Conversation
@@ -131,6 +134,10 @@ func (cs *convState) applyEvent(ev actors.Event) bool {
 			cs.model.addDelta(e.Exec, e.Text)
 			return true
 		}
+	case actors.ToolProgress:
+		if cur, ok := domain.CurrentExec(cs.conv.State); ok && cur == e.Exec && cs.hasState {
+			cs.progress = e
+		}
 	case actors.Notice:
 		if cs.loaded {
 			cs.model.addNotice(e.Level, e.Text, time.Now())
@@ -160,4 +167,15 @@ func (cs *convState) applySnapshot(s Snapshot, at time.Time) {
 	for _, ev := range early {
 		cs.applyEvent(ev)
 	}
+}
+
+// progressNote is the running tool call's latest progress, for the status bar, or "".
+func (cs *convState) progressNote() string {
+	if cur, ok := domain.CurrentExec(cs.conv.State); !ok || cur != cs.progress.Exec || cs.progress.ConvID == "" {
+		return ""
+	}
+	if _, running := cs.conv.State.(domain.ToolExecuting); !running {
+		return ""
+	}
+	return progressText(cs.progress.Progress, cs.progress.Total, cs.progress.Message)
 }

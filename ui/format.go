@@ -219,3 +219,21 @@ func sendErrorText(err error) string {
 	}
 	return "Could not send: " + err.Error()
 }
+
+// progressText is a tool's progress report as the status bar appends it: " · 3 of 120",
+// " · 40%" or " · 3" when the total is unknown, then the server's message.
+func progressText(progress, total float64, message string) string {
+	var s string
+	switch {
+	case total > 0 && total <= 1:
+		s = fmt.Sprintf(" · %.0f%%", 100*progress/total)
+	case total > 0:
+		s = fmt.Sprintf(" · %g of %g", progress, total)
+	default:
+		s = fmt.Sprintf(" · %g", progress)
+	}
+	if m := oneLine(message, 60); m != "" {
+		s += ": " + m
+	}
+	return s
+}

@@ -70,6 +70,7 @@ type MainWindow struct {
 	listLoaded   bool
 	newForm      *newConvForm
 	settings     *settingsForm
+	mcpPanel     *mcpPanel
 
 	// Widgets of the main window.
 	sideList        *widget.List
@@ -483,6 +484,8 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 			}
 		case actors.ApprovalRequested:
 			m.notify(convTitle(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+oneLine(e.Reason, 160))
+		case actors.ToolProgress:
+			states[cs] = true
 		}
 		wasBusy := cs.busy()
 		if cs.applyEvent(ev) {
@@ -612,7 +615,7 @@ func (m *MainWindow) refreshStatus() {
 		}
 		return
 	}
-	m.statusLabel.SetText(statusText(cs.conv, cs.since, m.now()))
+	m.statusLabel.SetText(statusText(cs.conv, cs.since, m.now()) + cs.progressNote())
 	m.statusDotCircle.FillColor = theme.Color(stateColor(cs.conv.State.Kind()))
 	m.statusDotCircle.Refresh()
 	if cs.busy() {
