@@ -38,7 +38,7 @@ func TestLook(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, c := range map[string]actors.MCPServerConfig{
-				"files": {Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/ada/src"}},
+				"files":  {Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/ada/src"}},
 				"issues": {URL: "https://issues.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer …"}},
 			} {
 				if err := servers.SetServer(name, c); err != nil {
