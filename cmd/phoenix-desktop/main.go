@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/phoenix-desktop/phoenix/bench"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 )
 
@@ -31,6 +32,8 @@ func main() {
 	// The sandbox helper must run before anything else: when this process is the restricted
 	// re-execution of bash, it must not start the app (it never returns in that case).
 	sandbox.MaybeRunHelper()
+	// Likewise the MCP server that `bench` measures against is this binary started again.
+	bench.MaybeRunEchoServer()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
