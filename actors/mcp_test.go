@@ -83,6 +83,29 @@ func TestMCPFilesystemServerInRestrictedConversation_REQ_BED_014(t *testing.T) {
 	}
 }
 
+// A sub-agent is Restricted even when its parent is not, and so are its MCP servers: the
+// parent's write lands, the sub-agent's is refused by the sandbox.
+func TestMCPServersOfSubAgentsAreRestricted_REQ_BED_018(t *testing.T) {
+	bin := requireMCPServer(t, mcptest.Filesystem)
+	cwd := t.TempDir()
+	h := newHarness(t, withMCP(map[string]mcp.ServerConfig{"fs": {Command: bin, Args: []string{cwd}}}))
+	c := h.create(NewConversation{Cwd: cwd, Unrestricted: true})
+	write := func(name string) string {
+		return `mcp: fs write_file {"path":"` + filepath.Join(cwd, name) + `","content":"x"}`
+	}
+	h.turn(c.ID, write("parent.txt")+"\nagents: "+write("child.txt"))
+	if _, err := os.Stat(filepath.Join(cwd, "parent.txt")); err != nil {
+		t.Fatalf("the Unrestricted parent's write failed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "child.txt")); err == nil {
+		t.Fatal("the sub-agent wrote through its MCP server")
+	}
+	res := results(h.history(c.ID))
+	if last := res[len(res)-1]; !strings.Contains(strings.ToLower(last.Content), "permission denied") {
+		t.Fatalf("the sub-agent's report: %+v", last)
+	}
+}
+
 // Stop during a long MCP call: progress arrives as events, Stop cancels the call, the result
 // is recorded as cancelled, and the server's processes are gone; quitting kills the servers
 // the conversation still has.

@@ -90,6 +90,12 @@ func newTestServer() *sdk.Server {
 			r.IsError = true
 			return r, nil
 		})
+	s.AddTool(&sdk.Tool{Name: "add_tool", Description: "Adds a tool named added.", InputSchema: obj(`{}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			s.AddTool(&sdk.Tool{Name: "added", Description: "Added later.", InputSchema: obj(`{}`)},
+				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("new"), nil })
+			return text("added"), nil
+		})
 	s.AddTool(&sdk.Tool{Name: "big", Description: "A long text.", InputSchema: obj(`{}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return text(strings.Repeat("line of output\n", 40000)), nil

@@ -98,6 +98,17 @@ func TestFilesystemServerReadsButCannotWriteInRestricted_REQ_BED_014(t *testing.
 	if data, err := os.ReadFile(target); err != nil || string(data) != "changed" {
 		t.Fatalf("after the upgrade the file holds %q (%v)", data, err)
 	}
+
+	// Switched back to Restricted, the server restarts sandboxed before the next call.
+	env.Mode = domain.ModeRestricted
+	other := filepath.Join(dir, "other.txt")
+	out = set.Call(ctx, env, call("mcp__fs__write_file", `{"path":"`+other+`","content":"no"}`), nil)
+	if out.Outcome != domain.OutcomeError || !strings.Contains(strings.ToLower(out.Content), "permission denied") {
+		t.Fatalf("a write after the downgrade: %s %q", out.Outcome, out.Content)
+	}
+	if _, err := os.Stat(other); err == nil {
+		t.Fatal("the file was written after the downgrade")
+	}
 }
 
 // The reference "everything" server: an image result is prepared like read_image's, a tool
@@ -227,6 +238,28 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 		out := set.Call(ctx, env, call("mcp__go__big", `{}`), nil)
 		if len(out.Content) > tools.OutputLimit+200 || !strings.Contains(out.Content, "omitted") {
 			t.Fatalf("%d bytes", len(out.Content))
+		}
+	})
+	t.Run("tool list changes from the next request", func(t *testing.T) {
+		srv := set.servers["go"]
+		if out := set.Call(ctx, env, call("mcp__go__add_tool", `{}`), nil); out.Content != "added" {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
+		}
+		// The SDK's server sends the notification shortly after the change.
+		select {
+		case <-srv.listChangedSignal:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no tools/list_changed notification")
+		}
+		if out := set.Call(ctx, env, call("mcp__go__added", `{}`), nil); out.Outcome != domain.OutcomeError {
+			t.Fatalf("a tool not offered with the request ran: %s %q", out.Outcome, out.Content)
+		}
+		specs, _, _ := set.Tools(ctx, env)
+		if !slices.Contains(specNames(specs), "mcp__go__added") {
+			t.Fatalf("the next request's tools %v lack the new one", specNames(specs))
+		}
+		if out := set.Call(ctx, env, call("mcp__go__added", `{}`), nil); out.Content != "new" {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
 		}
 	})
 	t.Run("crash mid-call", func(t *testing.T) {

@@ -54,7 +54,10 @@ type server struct {
 	// listChanged is set by the server's tools/list_changed notification; the next request's
 	// tool list asks again.
 	listChanged atomic.Bool
-	closeOnce   sync.Once
+	// listChangedSignal receives a value (without blocking) at each such notification, for
+	// whoever waits for one: the tests, since the SDK's server sends it a little later.
+	listChangedSignal chan struct{}
+	closeOnce         sync.Once
 
 	mu       sync.Mutex
 	progress map[string]func(Progress) // by progress token, while a call runs
@@ -70,11 +73,17 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 		return nil, ErrUnreachable
 	}
 	s := &server{name: name, cfg: cfg, restricted: l.restricted, stderr: newTailBuffer(stderrKeep),
-		exited: make(chan struct{}), progress: map[string]func(Progress){}}
+		exited: make(chan struct{}), progress: map[string]func(Progress){}, listChangedSignal: make(chan struct{}, 1)}
 	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, &sdk.ClientOptions{
 		// No roots, sampling or elicitation: the app offers none of them.
-		Capabilities:                &sdk.ClientCapabilities{},
-		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { s.listChanged.Store(true) },
+		Capabilities: &sdk.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			s.listChanged.Store(true)
+			select {
+			case s.listChangedSignal <- struct{}{}:
+			default:
+			}
+		},
 		ProgressNotificationHandler: s.onProgress,
 	})
 	var transport sdk.Transport
