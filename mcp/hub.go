@@ -48,6 +48,9 @@ type Status struct {
 	// Stderr is the end of what the latest instance wrote on stderr.
 	Stderr  string
 	Updated time.Time
+
+	// stderr is the latest instance's live buffer, read into Stderr by Statuses.
+	stderr *tailBuffer
 }
 
 // Options tune the timeouts; the zero value takes the defaults.
@@ -352,6 +355,10 @@ func (h *Hub) Statuses(cwd string) []Status {
 		if p := h.status[n]; p != nil {
 			st = *p
 			st.Tools = slices.Clone(p.Tools)
+			if p.stderr != nil {
+				st.Stderr = p.stderr.String()
+			}
+			st.stderr = nil
 		}
 		st.Name = n
 		if c, own := h.cfg.Servers[n]; own {

@@ -312,6 +312,43 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 	})
 }
 
+// Several servers start at once for a request; one that cannot start is reported with its
+// stderr (Settings shows it), the others' tools are offered, and the hub shows each state.
+func TestServersStartTogetherAndReportTheirState(t *testing.T) {
+	ctx := context.Background()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	hub := FixedHub(Config{Servers: map[string]ServerConfig{
+		"a": selfServer(t, "serve"), "b": selfServer(t, "serve"), "broken": selfServer(t, "broken")}}, Options{})
+	set := hub.NewSet(t.TempDir())
+	defer set.Close()
+	specs, notes, notices := set.Tools(ctx, env)
+	names := specNames(specs)
+	if !slices.Contains(names, "mcp__a__echo") || !slices.Contains(names, "mcp__b__echo") {
+		t.Fatalf("tools %v", names)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "broken is not available") || !strings.Contains(notes[0], "MY_SERVICE_TOKEN") {
+		t.Fatalf("notes %q", notes)
+	}
+	// Each of a and b skips its bad_schema tool; broken could not start.
+	if len(notices) != 3 || !strings.Contains(notices[2], "could not start") {
+		t.Fatalf("notices %q", notices)
+	}
+	states := map[string]Status{}
+	for _, st := range hub.Statuses("") {
+		states[st.Name] = st
+	}
+	if st := states["broken"]; st.State != StateFailed || !strings.Contains(st.Stderr, "MY_SERVICE_TOKEN") {
+		t.Errorf("broken: %+v", st)
+	}
+	if st := states["a"]; st.State != StateRunning || st.Running != 1 || len(st.Tools) == 0 {
+		t.Errorf("a: %+v", st)
+	}
+	set.Close()
+	if st := hub.Statuses("")[0]; st.Name != "a" || st.State != StateStopped || st.Running != 0 {
+		t.Errorf("after Close: %+v", st)
+	}
+}
+
 // A stdio server of a Restricted conversation runs inside the sandbox, with its private TMPDIR.
 func TestStdioServerRunsSandboxed_REQ_BED_014(t *testing.T) {
 	needSandbox(t)

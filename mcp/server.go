@@ -67,7 +67,8 @@ type server struct {
 const clientName = "phoenix-desktop"
 
 // startServer starts (stdio) or connects to (URL) one server and completes the MCP
-// handshake, within ctx.
+// handshake, within ctx. When the handshake fails, the dead server is returned with the error,
+// for what it wrote on stderr.
 func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, httpClient *http.Client) (*server, error) {
 	if cfg.IsURL() && l.restricted {
 		return nil, ErrUnreachable
@@ -99,7 +100,8 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		s.killTree()
-		return nil, s.describe(fmt.Errorf("start MCP server %s: %w", name, err))
+		// The server comes back with the error for its stderr, which says why.
+		return s, s.describe(fmt.Errorf("start MCP server %s: %w", name, err))
 	}
 	s.session = session
 	go func() {

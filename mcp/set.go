@@ -73,6 +73,13 @@ func (s *Set) Tools(ctx context.Context, env tools.Env) (specs []domain.ToolSpec
 			s.drop(srv)
 		}
 	}
+	var usable []string
+	for _, name := range slices.Sorted(maps.Keys(cfgs)) {
+		if !(cfgs[name].IsURL() && restricted) {
+			usable = append(usable, name)
+		}
+	}
+	failedNow := s.startMissing(ctx, usable, cfgs, env)
 	routes := map[string]offered{}
 	for _, name := range slices.Sorted(maps.Keys(cfgs)) {
 		c := cfgs[name]
@@ -88,8 +95,8 @@ func (s *Set) Tools(ctx context.Context, env tools.Env) (specs []domain.ToolSpec
 			if ctx.Err() != nil {
 				return nil, nil, nil
 			}
-			modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s is not available: %s", name, firstLine(err.Error())))
-			if fresh {
+			modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s is not available: %s", name, brief(err)))
+			if fresh || failedNow[name] {
 				notices = append(notices, fmt.Sprintf("The MCP server %s could not start: %v", name, err))
 			}
 			continue
@@ -102,7 +109,7 @@ func (s *Set) Tools(ctx context.Context, env tools.Env) (specs []domain.ToolSpec
 					return nil, nil, nil
 				}
 				s.drop(srv)
-				modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s is not available: %s", name, firstLine(err.Error())))
+				modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s is not available: %s", name, brief(err)))
 				notices = append(notices, err.Error())
 				s.hub.report(name, func(st *Status) { st.State, st.Error = StateFailed, err.Error() })
 				continue
@@ -117,7 +124,6 @@ func (s *Set) Tools(ctx context.Context, env tools.Env) (specs []domain.ToolSpec
 			}
 			s.hub.report(name, func(st *Status) {
 				st.State, st.Error, st.Restricted, st.Tools = StateRunning, "", srv.restricted, infos
-				st.Stderr = srv.stderr.String()
 			})
 		}
 		for _, o := range list {
@@ -158,43 +164,93 @@ func (s *Set) switchMode(restricted bool) {
 // ensure returns the running server of that name, starting it if needed. fresh reports that
 // this call made the attempt (so a failure is news). Called with mu held.
 func (s *Set) ensure(ctx context.Context, name string, c ServerConfig, env tools.Env) (srv *server, fresh bool, err error) {
+	if srv, err, known := s.existing(name, c); known {
+		return srv, false, err
+	}
+	srv, err = s.start(ctx, name, c, env)
+	s.record(ctx, name, c, srv, err)
+	return srv, true, err
+}
+
+// existing returns the running server of that name, or the failure of its last start under
+// this mode and configuration; known is false when it has to be started. Called with mu held.
+func (s *Set) existing(name string, c ServerConfig) (srv *server, err error, known bool) {
 	if srv := s.servers[name]; srv != nil {
 		if srv.alive() {
-			return srv, false, nil
+			return srv, nil, true
 		}
 		s.drop(srv)
 	}
-	fp := fingerprint(c)
-	if f, ok := s.failed[name]; ok && f.fingerprint == fp {
-		return nil, false, f.err
+	if f, ok := s.failed[name]; ok && f.fingerprint == fingerprint(c) {
+		return nil, f.err, true
 	}
+	return nil, nil, false
+}
+
+// start starts one server. It touches none of the set's maps, so several run at once (see
+// startMissing); mu is held by the caller throughout.
+func (s *Set) start(ctx context.Context, name string, c ServerConfig, env tools.Env) (*server, error) {
 	s.hub.report(name, func(st *Status) {
 		st.State, st.Error, st.Restricted = StateStarting, "", s.restricted
 	})
 	startCtx, cancel := context.WithTimeout(ctx, s.hub.opts.StartTimeout)
 	defer cancel()
-	srv, err = startServer(startCtx, name, c, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: s.restricted}, s.hub.opts.HTTPClient)
+	srv, err := startServer(startCtx, name, c, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: s.restricted}, s.hub.opts.HTTPClient)
+	if err != nil && errors.Is(startCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		err = fmt.Errorf("MCP server %s did not complete its start within %s: %w", name, s.hub.opts.StartTimeout, err)
+	}
+	return srv, err
+}
+
+// record notes the outcome of a start. Called with mu held.
+func (s *Set) record(ctx context.Context, name string, c ServerConfig, srv *server, err error) {
 	if err != nil {
-		if errors.Is(startCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			err = fmt.Errorf("MCP server %s did not complete its start within %s: %w", name, s.hub.opts.StartTimeout, err)
-		}
 		if ctx.Err() == nil {
-			s.failed[name] = failure{fingerprint: fp, err: err}
-		}
-		stderr := ""
-		if srv != nil {
-			stderr = srv.stderr.String()
+			s.failed[name] = failure{fingerprint: fingerprint(c), err: err}
 		}
 		s.hub.report(name, func(st *Status) {
-			st.State, st.Error, st.Stderr = StateFailed, err.Error(), stderr
+			st.State, st.Error, st.stderr = StateFailed, err.Error(), nil
+			if srv != nil {
+				st.stderr = srv.stderr
+			}
 		})
-		return nil, true, err
+		return
 	}
 	delete(s.failed, name)
 	delete(s.lists, name)
 	s.servers[name] = srv
-	s.hub.report(name, func(st *Status) { st.Running++ })
-	return srv, true, nil
+	s.hub.report(name, func(st *Status) { st.Running++; st.stderr = srv.stderr })
+}
+
+// startMissing starts every server of names that is not running, all at once, so that a
+// request waits for the slowest server rather than for the sum of them. It returns the names
+// whose start failed just now. Called with mu held.
+func (s *Set) startMissing(ctx context.Context, names []string, cfgs map[string]ServerConfig, env tools.Env) map[string]bool {
+	type outcome struct {
+		name string
+		srv  *server
+		err  error
+	}
+	var todo []string
+	for _, name := range names {
+		if _, _, known := s.existing(name, cfgs[name]); !known {
+			todo = append(todo, name)
+		}
+	}
+	results := make(chan outcome, len(todo))
+	for _, name := range todo {
+		go func() {
+			srv, err := s.start(ctx, name, cfgs[name], env)
+			results <- outcome{name, srv, err}
+		}()
+	}
+	failed := map[string]bool{}
+	for range todo {
+		o := <-results
+		s.record(ctx, o.name, cfgs[o.name], o.srv, o.err)
+		failed[o.name] = o.err != nil
+	}
+	return failed
 }
 
 // drop stops a server and forgets it. Called with mu held.
@@ -204,7 +260,6 @@ func (s *Set) drop(srv *server) {
 		delete(s.lists, srv.name)
 		s.hub.report(srv.name, func(st *Status) {
 			st.Running = max(st.Running-1, 0)
-			st.Stderr = srv.stderr.String()
 			if st.Running == 0 && st.State == StateRunning {
 				st.State = StateStopped
 			}
@@ -301,4 +356,13 @@ func (s *Set) Close() {
 func isServerError(err error) bool {
 	var wire *jsonrpc.Error
 	return errors.As(err, &wire)
+}
+
+// brief is an error on one line, cut to a length that suits the system prompt.
+func brief(err error) string {
+	r := []rune(oneLine(err.Error()))
+	if len(r) > 300 {
+		return string(r[:299]) + "…"
+	}
+	return string(r)
 }
