@@ -148,9 +148,8 @@ func LoadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-// SaveConfig writes a configuration atomically (a temporary file renamed over the old one),
-// so that a crash never leaves half a file. The file is private: env and headers often hold
-// tokens.
+// SaveConfig writes a configuration atomically. The file is private: env and headers often
+// hold tokens.
 func SaveConfig(path string, c Config) error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -162,25 +161,31 @@ func SaveConfig(path string, c Config) error {
 	if err != nil {
 		return fmt.Errorf("encode MCP configuration: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("create the directory of %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcp-*.json")
-	if err != nil {
+	if err := writePrivateFile(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("save MCP configuration: %w", err)
 	}
+	return nil
+}
+
+// writePrivateFile replaces path with data atomically (a temporary file renamed over it), so
+// that a crash never leaves half a file, readable by the person alone.
+func writePrivateFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("save MCP configuration to %s: %w", tmp.Name(), err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save MCP configuration to %s: %w", tmp.Name(), err)
+		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save MCP configuration to %s: %w", path, err)
-	}
-	return nil
+	return os.Rename(tmp.Name(), path)
 }
 
 // ConfigDir is $XDG_CONFIG_HOME/phoenix-desktop, else ~/.config/phoenix-desktop.
@@ -237,14 +242,10 @@ func saveApprovals(path string, a approvals) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
+	if err := writePrivateFile(path, data); err != nil {
+		return fmt.Errorf("save the allowed project MCP servers: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return fmt.Errorf("save allowed project MCP servers: %w", err)
-	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 // projectConfig reads cwd/.mcp.json; a missing file is no servers. A server whose name clashes
