@@ -417,3 +417,55 @@ func TestURLServer(t *testing.T) {
 		t.Errorf("the configured header was not sent: %q", gotHeader)
 	}
 }
+
+// A project's .mcp.json is offered and never started until the person allows it; the
+// permission covers that exact configuration, so an edit of the file needs a new click.
+func TestProjectServersStartOnlyWhenAllowed(t *testing.T) {
+	ctx := context.Background()
+	hub, err := OpenHub(filepath.Join(t.TempDir(), ConfigFileName), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	env := testEnv(t, cwd, domain.ModeUnrestricted)
+	project := func(c ServerConfig) {
+		t.Helper()
+		if err := SaveConfig(filepath.Join(cwd, ProjectFileName), Config{Servers: map[string]ServerConfig{"proj": c}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	project(selfServer(t, "serve"))
+	set := hub.NewSet(cwd)
+	defer set.Close()
+	specs, notes, notices := set.Tools(ctx, env)
+	if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "offers the MCP servers proj") ||
+		len(notices) != 1 || !strings.Contains(notices[0], "Settings") {
+		t.Fatalf("before the click: specs %v notes %q notices %q", specNames(specs), notes, notices)
+	}
+	if _, _, notices := set.Tools(ctx, env); len(notices) != 0 {
+		t.Errorf("the person is told again: %q", notices)
+	}
+	if len(mcptest.Descendants(os.Getpid())) != 0 {
+		t.Fatal("a project server started without the person's click")
+	}
+
+	if err := hub.AllowProjectServer(cwd, "proj"); err != nil {
+		t.Fatal(err)
+	}
+	if specs, _, _ := set.Tools(ctx, env); !slices.Contains(specNames(specs), "mcp__proj__echo") {
+		t.Fatalf("after the click: %v", specNames(specs))
+	}
+
+	// The project's file now runs something else: that needs a new click, and the old
+	// server stops.
+	changed := selfServer(t, "serve")
+	changed.Args = []string{"--other"}
+	project(changed)
+	specs, notes, _ = set.Tools(ctx, env)
+	if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "proj") {
+		t.Fatalf("after the edit: specs %v notes %q", specNames(specs), notes)
+	}
+	if st, _ := hub.ProjectServers(cwd); len(st) != 1 || st[0].Allowed {
+		t.Errorf("project servers %+v", st)
+	}
+}

@@ -40,6 +40,8 @@ type Set struct {
 	lists map[string][]offered
 	// routes are the tools offered with the latest request, by the name the model sees.
 	routes map[string]offered
+	// offeredNoticed is the list of waiting project servers the person was last told of.
+	offeredNoticed string
 }
 
 type failure struct {
@@ -132,8 +134,14 @@ func (s *Set) Tools(ctx context.Context, env tools.Env) (specs []domain.ToolSpec
 		}
 	}
 	if len(offeredOnly) > 0 {
+		list := strings.Join(offeredOnly, ", ")
 		modelNotes = append(modelNotes, fmt.Sprintf("The project's %s also offers the MCP servers %s; they start only once the person allows them in Settings.",
-			ProjectFileName, strings.Join(offeredOnly, ", ")))
+			ProjectFileName, list))
+		if list != s.offeredNoticed {
+			s.offeredNoticed = list
+			notices = append(notices, fmt.Sprintf("This project's %s offers the MCP servers %s. They do not start until you allow them in Settings → MCP servers….",
+				ProjectFileName, list))
+		}
 	}
 	s.routes = routes
 	return specs, modelNotes, notices
