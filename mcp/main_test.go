@@ -39,6 +39,16 @@ func runTestServer(mode string) int {
 		fmt.Fprintln(os.Stderr, "test server: cannot start without MY_SERVICE_TOKEN")
 		return 1
 	}
+	if mode == "garbage" {
+		// Answers the handshake with something that is not JSON-RPC, then waits.
+		fmt.Println("Welcome! This is not JSON.")
+		buf := make([]byte, 4096)
+		for {
+			if _, err := os.Stdin.Read(buf); err != nil {
+				return 0
+			}
+		}
+	}
 	if mode == "silent" {
 		// Reads the handshake and never answers it.
 		buf := make([]byte, 4096)

@@ -299,6 +299,13 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 			t.Fatalf("%s %q", out.Outcome, out.Content)
 		}
 	})
+	t.Run("writes garbage", func(t *testing.T) {
+		bad := fixedSet(t, map[string]ServerConfig{"junk": selfServer(t, "garbage")}, Options{StartTimeout: 5 * time.Second})
+		specs, notes, _ := bad.Tools(ctx, env)
+		if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "junk is not available") {
+			t.Fatalf("specs %v notes %q", specNames(specs), notes)
+		}
+	})
 	t.Run("never completes its start", func(t *testing.T) {
 		silent := fixedSet(t, map[string]ServerConfig{"mute": selfServer(t, "silent")}, Options{StartTimeout: 300 * time.Millisecond})
 		specs, notes, notices := silent.Tools(ctx, env)
