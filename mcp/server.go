@@ -219,13 +219,18 @@ func (s *server) killTree() {
 }
 
 // close ends the server: the process tree is killed first (a server that ignores its closed
-// stdin must not linger), then the session is closed, which reaps the supervisor.
+// stdin must not linger), then the session is closed, which reaps the supervisor. A URL
+// server's session is closed in the background: its goodbye is an HTTP request, and an
+// unresponsive server must not hold up the conversation that stops.
 func (s *server) close() {
 	s.closeOnce.Do(func() {
 		s.killTree()
-		if s.session != nil {
+		switch {
+		case s.session != nil && s.cfg.IsURL():
+			go s.session.Close()
+		case s.session != nil:
 			_ = s.session.Close()
-		} else if s.cmd != nil && s.cmd.Process != nil {
+		case s.cmd != nil && s.cmd.Process != nil:
 			_ = s.cmd.Wait()
 		}
 	})
