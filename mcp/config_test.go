@@ -3,6 +3,7 @@ package mcp
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,5 +109,28 @@ func TestToolNames(t *testing.T) {
 		if !strings.Contains(infos[i].Skipped, want) || (want == "") != (infos[i].Skipped == "") {
 			t.Errorf("%s: skipped %q, want %q", infos[i].ServerTool, infos[i].Skipped, want)
 		}
+	}
+}
+
+// A server gets the app's environment without credentials, its own configured variables
+// (credentials included: the person put them there for it), and in Restricted mode the
+// offline switches of npx and uvx unless its configuration says otherwise.
+func TestServerEnv(t *testing.T) {
+	base := []string{"PATH=/bin", "OPENAI_API_KEY=sk-app", "GITHUB_TOKEN=ghp", "HOME=/h"}
+	has := func(env []string, kv string) bool { return slices.Contains(env, kv) }
+	env := serverEnv(base, map[string]string{"GITHUB_TOKEN": "for-the-server", "HOME": "/srv"}, false)
+	for _, kv := range []string{"PATH=/bin", "GITHUB_TOKEN=for-the-server", "HOME=/srv"} {
+		if !has(env, kv) {
+			t.Errorf("%v lacks %s", env, kv)
+		}
+	}
+	for _, kv := range []string{"OPENAI_API_KEY=sk-app", "GITHUB_TOKEN=ghp", "HOME=/h", "npm_config_offline=true"} {
+		if has(env, kv) {
+			t.Errorf("%v has %s", env, kv)
+		}
+	}
+	env = serverEnv(base, map[string]string{"UV_OFFLINE": "0"}, true)
+	if !has(env, "npm_config_offline=true") || !has(env, "UV_OFFLINE=0") || has(env, "UV_OFFLINE=1") {
+		t.Errorf("Restricted: %v", env)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -124,7 +125,7 @@ func (s *server) startStdio(l launch) (*sdk.CommandTransport, error) {
 		return nil, fmt.Errorf("start MCP server %s: %w", s.name, err)
 	}
 	cmd.Dir = l.cwd
-	cmd.Env = sandbox.HelperEnv(serverEnv(os.Environ(), s.cfg.Env))
+	cmd.Env = sandbox.HelperEnv(serverEnv(os.Environ(), s.cfg.Env, l.restricted))
 	cmd.Stderr = s.stderr
 	s.kill, s.cmd = kill, cmd
 	// The transport closes stdin and waits for the exit; kill has already ended the tree by
@@ -132,9 +133,27 @@ func (s *server) startStdio(l launch) (*sdk.CommandTransport, error) {
 	return &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil
 }
 
+// offlineEnv tells the package runners that fetch a server before starting it (npx, uvx) to
+// use only what they already have, in a Restricted sandbox that has no network: without it
+// npx retries the registry for a minute before it gives up; with it, it fails at once and
+// says why (ENOTCACHED).
+var offlineEnv = map[string]string{"npm_config_offline": "true", "UV_OFFLINE": "1"}
+
 // serverEnv is the app's environment without its credentials (as for bash), plus the
-// server's own variables from the configuration, which the person put there for it.
-func serverEnv(base []string, own map[string]string) []string {
+// server's own variables from the configuration, which the person put there for it, and in
+// Restricted mode offlineEnv where the configuration does not say otherwise.
+func serverEnv(base []string, configured map[string]string, restricted bool) []string {
+	own := maps.Clone(configured)
+	if restricted {
+		for k, v := range offlineEnv {
+			if _, set := own[k]; !set {
+				if own == nil {
+					own = map[string]string{}
+				}
+				own[k] = v
+			}
+		}
+	}
 	out := make([]string, 0, len(base)+len(own))
 	for _, kv := range base {
 		name, _, ok := strings.Cut(kv, "=")

@@ -207,6 +207,9 @@ func (s *Set) start(ctx context.Context, name string, c ServerConfig, env tools.
 	if err != nil && errors.Is(startCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		err = fmt.Errorf("MCP server %s did not complete its start within %s: %w", name, s.hub.opts.StartTimeout, err)
 	}
+	if err != nil && s.restricted && !c.IsURL() && ctx.Err() == nil {
+		err = fmt.Errorf("%w (it ran in the Restricted sandbox: no network, a read-only file system; a server that npx or uvx would download must be installed beforehand)", err)
+	}
 	return srv, err
 }
 
