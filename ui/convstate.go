@@ -6,6 +6,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // convState is what the window knows of one conversation. It is owned by the UI goroutine.
@@ -14,6 +15,8 @@ type convState struct {
 	// progress is the latest progress report of a tool call (an MCP server's); it counts
 	// only while its Exec is the running one.
 	progress actors.ToolProgress
+	// now is the window's clock (Deps.Now), which stamps what the events do not carry.
+	now func() time.Time
 	// conv is the latest known record; until the first snapshot or state event only the
 	// fields of a Summary are filled and hasState is false.
 	conv     domain.Conversation
@@ -45,8 +48,8 @@ type draft struct {
 	atts []*attachment
 }
 
-func newConvState(id string) *convState {
-	return &convState{id: id, model: newChatModel()}
+func newConvState(id string, now func() time.Time) *convState {
+	return &convState{id: id, now: now, model: newChatModel()}
 }
 
 func summaryConv(s Summary) domain.Conversation {
@@ -140,7 +143,7 @@ func (cs *convState) applyEvent(ev actors.Event) bool {
 		}
 	case actors.Notice:
 		if cs.loaded {
-			cs.model.addNotice(e.Level, e.Text, time.Now())
+			cs.model.addNotice(e.Level, e.Text, cs.now())
 			return true
 		}
 	}
@@ -177,5 +180,5 @@ func (cs *convState) progressNote() string {
 	if _, running := cs.conv.State.(domain.ToolExecuting); !running {
 		return ""
 	}
-	return progressText(cs.progress.Progress, cs.progress.Total, cs.progress.Message)
+	return transcript.Progress(cs.progress.Progress, cs.progress.Total, cs.progress.Message)
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // MCPServers is the MCP part of Settings: the person's servers, their states, tools and
@@ -234,7 +235,7 @@ func (p *mcpPanel) serverCard(st actors.MCPStatus) fyne.CanvasObject {
 		rows = append(rows, note)
 	}
 	if st.Error != "" {
-		e := widget.NewLabel(oneLine(st.Error, 300))
+		e := widget.NewLabel(transcript.OneLine(st.Error, 300))
 		e.Importance = widget.DangerImportance
 		e.Wrapping = fyne.TextWrapWord
 		rows = append(rows, e)
