@@ -257,6 +257,9 @@ type chatPrinter struct {
 	json bool
 	conv string
 	last string // the last status line printed, to avoid repeats
+	// tenths is how far (in tenths) the running call's progress was last printed, so that a
+	// server reporting every step prints at most ten lines.
+	tenths int
 }
 
 func (p *chatPrinter) print(ev actors.Event) {
@@ -278,8 +281,15 @@ func (p *chatPrinter) print(ev actors.Event) {
 		writeMessage(p.w, e.Message)
 	case actors.StateChanged:
 		if line := transcript.Status(e.Conv, time.Time{}, time.Time{}); line != p.last && domain.Busy(e.Conv.State) {
-			p.last = line
+			p.last, p.tenths = line, 0
 			fmt.Fprintf(p.w, "· %s\n", line)
+		}
+	case actors.ToolProgress:
+		if e.Total > 0 {
+			if t := int(10 * e.Progress / e.Total); t > p.tenths {
+				p.tenths = t
+				fmt.Fprintf(p.w, "· progress: %s\n", strings.TrimPrefix(transcript.Progress(e.Progress, e.Total, e.Message), " · "))
+			}
 		}
 	case actors.Notice:
 		fmt.Fprintf(p.w, "! %s\n", e.Text)

@@ -87,3 +87,22 @@ func TestChatUsesConfiguredMCPServers(t *testing.T) {
 		t.Fatalf("--no-mcp: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// A long MCP call's progress reaches the transcript, at most a line per tenth.
+func TestChatPrintsMCPProgress(t *testing.T) {
+	bin := mcptest.Server(t, mcptest.Everything)
+	if !sandbox.Probe().Available {
+		mcptest.Missing(t, "Landlock is unavailable")
+	}
+	file := filepath.Join(t.TempDir(), "servers.json")
+	writeMCPConfig(t, file, map[string]mcp.ServerConfig{"every": {Command: bin}})
+	code, out, errs := cli(t, "chat", "--demo", "--mcp-config", file, "--data-dir", t.TempDir(), "--cwd", t.TempDir(),
+		`mcp: every trigger-long-running-operation {"duration":1,"steps":40}`)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	lines := strings.Count(out, "· progress: ")
+	if lines == 0 || lines > 10 || !strings.Contains(out, " of 40\n") {
+		t.Fatalf("%d progress lines:\n%s", lines, out)
+	}
+}
