@@ -460,7 +460,7 @@ type panickyLLM struct {
 	panics atomic.Int32
 }
 
-func (p *panickyLLM) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+func (p *panickyLLM) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error) {
 	if p.panics.Add(1) == 1 {
 		panic("client exploded")
 	}

@@ -29,7 +29,7 @@ func BenchmarkStreamResponse(b *testing.B) {
 		s.Enqueue(reply)
 		start := time.Now()
 		got := false
-		_, err := c.Stream(context.Background(), req, func(string) {
+		_, err := c.Stream(context.Background(), req, func(Delta) {
 			if !got {
 				got = true
 				first += time.Since(start)
@@ -131,7 +131,7 @@ func BenchmarkCancelLatency(b *testing.B) {
 		s.Enqueue(fakellm.Reply{Text: strings.Repeat("x", 100), Chunks: 100, ChunkDelay: 2 * time.Millisecond})
 		ctx, cancel := context.WithCancel(context.Background())
 		var at time.Time
-		_, err := c.Stream(ctx, req, func(string) {
+		_, err := c.Stream(ctx, req, func(Delta) {
 			if at.IsZero() {
 				at = time.Now()
 				cancel()

@@ -38,6 +38,22 @@ type Message struct {
 	Content    Content    `json:"content"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// The reasoning a client sent back with an assistant message, in whichever field.
+	ReasoningContent *string          `json:"reasoning_content,omitempty"`
+	Reasoning        *string          `json:"reasoning,omitempty"`
+	ReasoningDetails []ReasoningEntry `json:"reasoning_details,omitempty"`
+}
+
+// ReasoningEntry is one reasoning_details entry, streamed or sent back.
+type ReasoningEntry struct {
+	Type      string `json:"type"`
+	Text      string `json:"text,omitempty"`
+	Summary   string `json:"summary,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Format    string `json:"format,omitempty"`
+	Index     int    `json:"index"`
 }
 
 // Content is a message's content: a plain string, or a list of text and image parts.
@@ -143,15 +159,23 @@ func (r *ChatRequest) offers(name string) bool {
 // wire shapes of responses
 
 type usageJSON struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens            int                    `json:"prompt_tokens"`
+	CompletionTokens        int                    `json:"completion_tokens"`
+	TotalTokens             int                    `json:"total_tokens"`
+	CompletionTokensDetails *completionDetailsJSON `json:"completion_tokens_details,omitempty"`
+}
+
+type completionDetailsJSON struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 type deltaJSON struct {
-	Role      string     `json:"role,omitempty"`
-	Content   *string    `json:"content,omitempty"`
-	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Role             string           `json:"role,omitempty"`
+	Content          *string          `json:"content,omitempty"`
+	ReasoningContent *string          `json:"reasoning_content,omitempty"`
+	Reasoning        *string          `json:"reasoning,omitempty"`
+	ReasoningDetails []ReasoningEntry `json:"reasoning_details,omitempty"`
+	ToolCalls        []ToolCall       `json:"tool_calls,omitempty"`
 }
 
 type streamChoice struct {
@@ -170,9 +194,10 @@ type streamChunk struct {
 }
 
 type messageJSON struct {
-	Role      string     `json:"role"`
-	Content   *string    `json:"content"`
-	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Role             string     `json:"role"`
+	Content          *string    `json:"content"`
+	ReasoningContent *string    `json:"reasoning_content,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 }
 
 type completionChoice struct {
