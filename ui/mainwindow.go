@@ -465,7 +465,7 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 
 	rows := map[*convState]bool{}
 	states := map[*convState]bool{}
-	sidebar := false
+	sidebar, thinking := false, false
 	for _, ev := range evs {
 		cs := m.conv(ev.Conversation())
 		switch e := ev.(type) {
@@ -488,6 +488,10 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 		if cs.applyEvent(ev) {
 			rows[cs] = true
 		}
+		if _, ok := ev.(actors.TextDelta); ok && cs == m.current {
+			// The status counts the reasoning while the model thinks (cs.status).
+			thinking = true
+		}
 		if _, ok := ev.(actors.StateChanged); ok {
 			states[cs] = true
 			if wasBusy && !cs.busy() && cs.conv.UserInitiated() {
@@ -505,6 +509,9 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 	}
 	for cs := range states {
 		m.refreshConv(cs)
+	}
+	if thinking && !states[m.current] {
+		m.refreshStatus()
 	}
 }
 
@@ -612,7 +619,7 @@ func (m *MainWindow) refreshStatus() {
 		}
 		return
 	}
-	m.statusLabel.SetText(statusText(cs.conv, cs.since, m.now()))
+	m.statusLabel.SetText(cs.status(m.now()))
 	m.statusDotCircle.FillColor = theme.Color(stateColor(cs.conv.State.Kind()))
 	m.statusDotCircle.Refresh()
 	if cs.busy() {
