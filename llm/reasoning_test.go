@@ -295,3 +295,35 @@ func TestEstimatedUsageCountsReasoning(t *testing.T) {
 		t.Fatalf("estimated usage %+v, want %d reasoning tokens inside the output", resp.Usage, want)
 	}
 }
+
+// The continuation request (tool-less, with the prompt as a last user message) carries the
+// history's reasoning like any other request, and a reasoning-only reply to it is refused as
+// empty rather than taken for a summary.
+func TestContinuationRequestWithReasoning_REQ_BED_020(t *testing.T) {
+	s := startServer(t)
+	c := providerClient(t, s, "https://openrouter.ai/api/v1")
+	details := json.RawMessage(`[{"format":"anthropic-claude-v1","index":0,"signature":"sig","text":"Plan.","type":"reasoning.text"}]`)
+	history := []domain.Message{userMsg(1, "fix it"),
+		{Seq: 2, Kind: domain.KindAssistant, Text: "Fixed.", Reasoning: &domain.Reasoning{Text: "Plan.", Details: details}},
+		{Seq: 3, Kind: domain.KindAssistant, Text: "Also this.", Reasoning: &domain.Reasoning{Text: "Only text."}}}
+	s.Enqueue(fakellm.Reply{Thinking: &fakellm.Thinking{Text: "What to keep?", Plain: true}, Text: "Summary: fixed."})
+	_, resp, err := collect(t.Context(), c, Request{History: history, ExtraUserText: domain.ContinuationPrompt(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "Summary: fixed." || resp.Reasoning == nil || resp.Reasoning.Text != "What to keep?" {
+		t.Fatalf("response %+v", resp)
+	}
+	msgs := s.LastChat().Messages
+	if len(msgs) != 4 || msgs[3].Role != "user" || msgs[3].Content.String() != domain.ContinuationPrompt(nil) {
+		t.Fatalf("request messages %+v", msgs)
+	}
+	checkSentBack(t, msgs[1], sentBack{details: []fakellm.ReasoningEntry{{Type: "reasoning.text", Text: "Plan.", Signature: "sig", Format: "anthropic-claude-v1"}}})
+	checkSentBack(t, msgs[2], sentBack{plain: ptr("Only text.")})
+
+	s.Enqueue(fakellm.Reply{Thinking: &fakellm.Thinking{Text: "Hmm.", Content: true}})
+	_, _, err = collect(t.Context(), c, Request{History: history, ExtraUserText: domain.ContinuationPrompt(nil)})
+	if e := asError(t, err); e.Kind != domain.ErrorIncompleteResponse {
+		t.Fatalf("a reply of reasoning only: %v, want an incomplete response", err)
+	}
+}

@@ -41,6 +41,7 @@ func writeMessage(w io.Writer, m domain.Message, markdown bool) {
 		}
 	case domain.KindAssistant:
 		heading("Agent")
+		writeReasoning(w, m, markdown)
 		if m.Text != "" {
 			fmt.Fprintln(w, m.Text)
 		}
@@ -67,6 +68,31 @@ func writeMessage(w io.Writer, m domain.Message, markdown bool) {
 	case domain.KindContinuation:
 		heading("Continuation summary")
 		fmt.Fprintln(w, m.Text)
+	}
+}
+
+// writeReasoning prints a reply's reasoning before its text, marked apart from the answer:
+// a quoted "Thinking" block in Markdown, lines under a dotted bar in plain text.
+func writeReasoning(w io.Writer, m domain.Message, markdown bool) {
+	if m.Reasoning == nil || strings.TrimSpace(m.Reasoning.Text) == "" {
+		return
+	}
+	size := ""
+	if m.Usage != nil && m.Usage.ReasoningTokens > 0 {
+		size = fmt.Sprintf(" (%d tokens)", m.Usage.ReasoningTokens)
+	}
+	lines := strings.Split(strings.TrimSpace(m.Reasoning.Text), "\n")
+	if markdown {
+		fmt.Fprintf(w, "> *Thinking%s*\n>\n", size)
+		for _, l := range lines {
+			fmt.Fprintf(w, "> %s\n", l)
+		}
+		fmt.Fprintln(w)
+		return
+	}
+	fmt.Fprintf(w, "  ┆ Thinking%s\n", size)
+	for _, l := range lines {
+		fmt.Fprintf(w, "  ┆ %s\n", l)
 	}
 }
 

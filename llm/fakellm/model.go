@@ -278,7 +278,8 @@ func (s *Server) predict(chat *ChatRequest, raw []byte, pace time.Duration) Repl
 	reply.FirstByteDelay = st.delay
 	if st.reason != "" {
 		// Streamed word by word like the text, so that the demo shows it grow.
-		reply.Thinking = &Thinking{Text: st.reason, Chunks: len(strings.Fields(st.reason)), Content: true}
+		reply.Thinking = &Thinking{Text: st.reason, Chunks: len(strings.Fields(st.reason)), Content: true,
+			Tokens: domain.EstimateTokens(st.reason, 0)}
 		reply.ChunkDelay = pace
 	}
 	if f := st.fail; f != nil && s.shouldFail(raw, f) {
