@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 )
 
@@ -60,6 +62,19 @@ var screens = []screen{
 		h.f.respond(t, id, "The fix is a one-line change; I need write access for it.",
 			[]domain.ToolCall{upgradeCall("u1", "Edit parse.go to stop slicing off the first digit, then run go test.")}, domain.Usage{InputTokens: 104_000})
 		h.waitFor("the card", func() bool { r := h.lastRow(); return r != nil && r.kind == rowApproval })
+		h.settle()
+		return h
+	}},
+	{"thinking", func(t *testing.T) *harness {
+		h, id := newOpenConversation(t, nil)
+		h.typeAndSend("Why does the parser test fail?")
+		h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+		exec := h.f.exec(id)
+		thought := "The test expects 42 and gets 2, so one digit is lost.\n\nparse slices the string from index 1; I should read parse.go before I answer."
+		for _, w := range strings.SplitAfter(thought, " ") {
+			h.f.publish(actors.TextDelta{ConvID: id, Exec: exec, Text: w, Reasoning: true})
+		}
+		h.waitFor("the reasoning", func() bool { r := h.lastRow(); return r != nil && r.kind == rowThinking && r.text == thought })
 		h.settle()
 		return h
 	}},

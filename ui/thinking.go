@@ -2,11 +2,13 @@ package ui
 
 import (
 	"fmt"
+	"image/color"
 	"strconv"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -83,12 +85,13 @@ type thinkingPart struct {
 	toggle     *widget.Button
 	done, tail *widget.RichText
 	doneText   string
+	stripe     *canvas.Rectangle
 	body       *fyne.Container
 	obj        fyne.CanvasObject
 }
 
 func newThinkingPart(cv *chatView) *thinkingPart {
-	p := &thinkingPart{cv: cv, done: newWrapText(), tail: newWrapText()}
+	p := &thinkingPart{cv: cv, done: newWrapText(), tail: newWrapText(), stripe: canvas.NewRectangle(color.Transparent)}
 	p.toggle = widget.NewButtonWithIcon("", theme.MenuDropDownIcon(), func() {
 		if p.bound != nil {
 			p.bound.expanded = !p.bound.expanded
@@ -98,7 +101,8 @@ func newThinkingPart(cv *chatView) *thinkingPart {
 	})
 	p.toggle.Importance = widget.LowImportance
 	p.toggle.Alignment = widget.ButtonAlignLeading
-	p.body = container.New(&inset{pad: fyne.NewSize(pad()*2, 0), stripe: 2}, none(), none(), container.New(&column{}, p.done, p.tail))
+	// A thin bar on the left marks the reasoning as an aside of the reply below it.
+	p.body = container.New(&inset{pad: fyne.NewSize(pad()*2, 0), stripe: 2}, none(), p.stripe, container.New(&column{}, p.done, p.tail))
 	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), 0)}, container.New(&column{}, p.toggle, p.body))
 	return p
 }
@@ -117,6 +121,8 @@ func (p *thinkingPart) bind(r *row) {
 	if !r.expanded {
 		return
 	}
+	p.stripe.FillColor = withAlpha(theme.Color(theme.ColorNamePlaceHolder), 0x60)
+	p.stripe.Refresh()
 	done, tail := splitParagraphs(r.text)
 	if done != p.doneText {
 		p.doneText = done
