@@ -120,6 +120,45 @@ func BenchmarkSSEParse(b *testing.B) {
 	b.ReportMetric(float64(chunks*b.N)/b.Elapsed().Seconds(), "chunks/s")
 }
 
+// sseReasoningBody is sseBody with each text chunk carrying reasoning instead, in the
+// heaviest form a provider sends: OpenRouter's reasoning and reasoning_details together.
+func sseReasoningBody() []byte {
+	text := []byte(`"delta":{"content":"tok`)
+	var b bytes.Buffer
+	for _, line := range bytes.SplitAfter(sseBody(), []byte("\n\n")) {
+		if i := bytes.Index(line, text); i >= 0 {
+			n := line[i+len(text) : i+len(text)+bytes.IndexByte(line[i+len(text):], ' ')]
+			fmt.Fprintf(&b, `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"","reasoning":"tok%s ","reasoning_details":[{"type":"reasoning.text","text":"tok%s ","format":"anthropic-claude-v1","index":0}]},"finish_reason":null}]}`+"\n\n", n, n)
+			continue
+		}
+		b.Write(line)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkSSEParseReasoning is BenchmarkSSEParse with the 1000 text chunks replaced by
+// reasoning chunks: compare the two to see the cost of reading reasoning.
+func BenchmarkSSEParseReasoning(b *testing.B) {
+	body := sseReasoningBody()
+	const chunks = 1 + 1000 + 1 + 200 + 2
+	c, err := newClient(Config{BaseURL: "http://canned/v1", Model: "gpt-4o"}, nil, cannedTransport{body: body})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := Request{History: []domain.Message{userMsg(1, "go")}}
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		resp, err := c.Stream(context.Background(), req, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if resp.Reasoning == nil || !strings.HasPrefix(resp.Reasoning.Text, "tok0 tok1 ") || len(resp.ToolCalls) != 1 {
+			b.Fatalf("bad assembly: %+v", resp)
+		}
+	}
+	b.ReportMetric(float64(chunks*b.N)/b.Elapsed().Seconds(), "chunks/s")
+}
+
 // BenchmarkCancelLatency is the time from cancelling the context mid-stream to Stream's
 // return (REQ-BED-005 asks for well under 100 ms overall).
 func BenchmarkCancelLatency(b *testing.B) {

@@ -228,11 +228,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 				return fail(err)
 			}
 		}
-		for _, d := range asm.add(chunk, extra) {
-			if onDelta != nil {
-				onDelta(d)
-			}
-		}
+		asm.add(chunk, extra, onDelta)
 	}
 	if err := ctx.Err(); err != nil {
 		return Response{}, err
@@ -339,13 +335,16 @@ func newAssembler(history []domain.Message) *assembler {
 	return a
 }
 
-// add folds one chunk in and returns the pieces it carried: reasoning, then text. extra is
-// the chunk's reasoning fields that go-openai does not decode, or nil when it has none.
-func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, extra *reasoningDelta) []Delta {
+// add folds one chunk in and passes the pieces it carried to emit (when not nil):
+// reasoning, then text. extra is the chunk's reasoning fields that go-openai does not
+// decode, or nil when it has none.
+func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, extra *reasoningDelta, emit func(Delta)) {
 	if chunk.Usage != nil {
 		a.usage = chunk.Usage
 	}
-	var out []Delta
+	if emit == nil {
+		emit = func(Delta) {}
+	}
 	for i, ch := range chunk.Choices {
 		// Only the first choice is ever requested (n is unset).
 		if ch.Index != 0 {
@@ -357,14 +356,16 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, extra *reason
 		if extra != nil && i < len(extra.Choices) {
 			plain, details = extra.Choices[i].Delta.Reasoning, extra.Choices[i].Delta.ReasoningDetails
 		}
-		if r := a.reasoning.add(d.ReasoningContent, plain, details); r != "" {
-			out = append(out, Delta{Kind: DeltaReasoning, Text: r})
+		if d.ReasoningContent != "" || plain != nil || details != nil {
+			if r := a.reasoning.add(d.ReasoningContent, plain, details); r != "" {
+				emit(Delta{Kind: DeltaReasoning, Text: r})
+			}
 		}
 		// A refusal is the model's answer in another field; the person must see it.
 		for _, s := range []string{d.Content, d.Refusal} {
 			if s != "" {
 				a.text.WriteString(s)
-				out = append(out, Delta{Kind: DeltaText, Text: s})
+				emit(Delta{Kind: DeltaText, Text: s})
 			}
 		}
 		for _, tc := range d.ToolCalls {
@@ -374,7 +375,6 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, extra *reason
 			a.finishReason = string(ch.FinishReason)
 		}
 	}
-	return out
 }
 
 // addCall assembles tool calls by their index, the only field OpenAI promises on every

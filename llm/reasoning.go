@@ -161,7 +161,7 @@ func (a *reasoningAssembler) add(content string, plain *string, details []map[st
 // last value that is not empty.
 func (a *reasoningAssembler) merge(d map[string]any) {
 	typ, _ := d["type"].(string)
-	key := typ + "\x00" + jsonKey(d["index"])
+	key := typ + "\x00" + fmt.Sprint(d["index"])
 	e, ok := a.byKey[key]
 	if !ok {
 		if a.byKey == nil {
@@ -185,11 +185,6 @@ func (a *reasoningAssembler) merge(d map[string]any) {
 			e[k] = v
 		}
 	}
-}
-
-func jsonKey(v any) string {
-	b, _ := json.Marshal(v) // a decoded JSON value always encodes
-	return string(b)
 }
 
 // result is the reasoning of the answer, or nil when there was none.
