@@ -49,7 +49,8 @@ type TextDelta struct {
 	Text   string
 	// Reasoning marks a thinking model's reasoning, which comes before the answer and is
 	// committed apart from it (Message.Reasoning).
-	Reasoning bool
+	// It is left out of JSON when false, so text deltas encode as they always have.
+	Reasoning bool `json:",omitempty"`
 }
 
 // ApprovalRequested asks the person to approve or deny a mode upgrade (REQ-BED-015). Answer
