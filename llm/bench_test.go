@@ -100,24 +100,9 @@ func sseBody() []byte {
 // BenchmarkSSEParse reports the throughput of go-openai's SSE reader plus our assembly, in
 // MB/s of stream and chunks/s.
 func BenchmarkSSEParse(b *testing.B) {
-	body := sseBody()
-	const chunks = 1 + 1000 + 1 + 200 + 2
-	c, err := newClient(Config{BaseURL: "http://canned/v1", Model: "gpt-4o"}, nil, cannedTransport{body: body})
-	if err != nil {
-		b.Fatal(err)
-	}
-	req := Request{History: []domain.Message{userMsg(1, "go")}}
-	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		resp, err := c.Stream(context.Background(), req, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(resp.ToolCalls) != 1 || len(resp.ToolCalls[0].Arguments) != 800 {
-			b.Fatalf("bad assembly: %+v", resp.ToolCalls)
-		}
-	}
-	b.ReportMetric(float64(chunks*b.N)/b.Elapsed().Seconds(), "chunks/s")
+	benchSSE(b, sseBody(), func(resp Response) bool {
+		return len(resp.ToolCalls) == 1 && len(resp.ToolCalls[0].Arguments) == 800
+	})
 }
 
 // sseReasoningBody is sseBody with each text chunk carrying reasoning instead, in the
@@ -139,7 +124,13 @@ func sseReasoningBody() []byte {
 // BenchmarkSSEParseReasoning is BenchmarkSSEParse with the 1000 text chunks replaced by
 // reasoning chunks: compare the two to see the cost of reading reasoning.
 func BenchmarkSSEParseReasoning(b *testing.B) {
-	body := sseReasoningBody()
+	benchSSE(b, sseReasoningBody(), func(resp Response) bool {
+		return resp.Reasoning != nil && strings.HasPrefix(resp.Reasoning.Text, "tok0 tok1 ") && len(resp.ToolCalls) == 1
+	})
+}
+
+// benchSSE streams a canned body of sseBody's 1204 chunks and checks the assembly with ok.
+func benchSSE(b *testing.B, body []byte, ok func(Response) bool) {
 	const chunks = 1 + 1000 + 1 + 200 + 2
 	c, err := newClient(Config{BaseURL: "http://canned/v1", Model: "gpt-4o"}, nil, cannedTransport{body: body})
 	if err != nil {
@@ -152,7 +143,7 @@ func BenchmarkSSEParseReasoning(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if resp.Reasoning == nil || !strings.HasPrefix(resp.Reasoning.Text, "tok0 tok1 ") || len(resp.ToolCalls) != 1 {
+		if !ok(resp) {
 			b.Fatalf("bad assembly: %+v", resp)
 		}
 	}

@@ -1,10 +1,8 @@
 package ui
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 )
 
@@ -69,13 +67,7 @@ var screens = []screen{
 		h, id := newOpenConversation(t, nil)
 		h.typeAndSend("Why does the parser test fail?")
 		h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
-		exec := h.f.exec(id)
-		thought := "The test expects 42 and gets 2, so one digit is lost.\n\nparse slices the string from index 1; I should read parse.go before I answer."
-		for _, w := range strings.SplitAfter(thought, " ") {
-			h.f.publish(actors.TextDelta{ConvID: id, Exec: exec, Text: w, Reasoning: true})
-		}
-		h.waitFor("the reasoning", func() bool { r := h.lastRow(); return r != nil && r.kind == rowThinking && r.text == thought })
-		h.settle()
+		h.think(id, "The test expects 42 and gets 2, so one digit is lost.\n\nparse slices the string from index 1; I should read parse.go before I answer.")
 		return h
 	}},
 	{"exhausted", func(t *testing.T) *harness {

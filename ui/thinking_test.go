@@ -23,6 +23,22 @@ func (h *harness) thinkingView() *thinkingPart {
 	return nil
 }
 
+// think plays a thinking model: it streams thought word by word as reasoning of the
+// current request, waits until the live block shows all of it, and returns the request.
+func (h *harness) think(id, thought string) domain.ExecID {
+	h.t.Helper()
+	exec := h.f.exec(id)
+	for _, w := range strings.SplitAfter(thought, " ") {
+		h.f.publish(actors.TextDelta{ConvID: id, Exec: exec, Text: w, Reasoning: true})
+	}
+	h.waitFor("the live Thinking block", func() bool {
+		r := h.lastRow()
+		return r != nil && r.kind == rowThinking && r.text == thought
+	})
+	h.settle()
+	return exec
+}
+
 func kindsOf(rows []*row) []rowKind {
 	var out []rowKind
 	for _, r := range rows {
@@ -38,16 +54,8 @@ func TestThinkingBlockLiveAndCollapsed(t *testing.T) {
 	h, id := newOpenConversation(t, nil)
 	h.typeAndSend("hi")
 	h.waitFor("Thinking… in the status bar", func() bool { return h.status() == "Thinking…" })
-	exec := h.f.exec(id)
 	thought := "The person greets me.\n\nI should greet them back, briefly."
-	for _, w := range strings.SplitAfter(thought, " ") {
-		h.f.publish(actors.TextDelta{ConvID: id, Exec: exec, Text: w, Reasoning: true})
-	}
-	h.waitFor("the live Thinking block", func() bool {
-		r := h.lastRow()
-		return r != nil && r.kind == rowThinking && r.text == thought
-	})
-	h.settle()
+	exec := h.think(id, thought)
 	want := thinkingStatus(domain.EstimateTokens(thought, 0))
 	if h.status() != want {
 		t.Errorf("status %q while the model thinks, want %q", h.status(), want)

@@ -590,7 +590,7 @@ func TestRejectReasoning(t *testing.T) {
 	s := start(t)
 	s.Enqueue(Reply{Text: "fine", RejectReasoning: true}, Reply{Text: "fine", RejectReasoning: true})
 	thought := "hmm"
-	with := Message{Role: "assistant", Content: Content{Text: "hi"}, ReasoningContent: &thought}
+	with := Message{Role: "assistant", Content: Content{Text: "hi"}, ReasoningFields: ReasoningFields{ReasoningContent: &thought}}
 	if status, _, _ := post(t, s, ChatRequest{Model: "m", Messages: []Message{user("a"), with, user("b")}}); status != http.StatusBadRequest {
 		t.Fatalf("status %d with reasoning_content, want 400", status)
 	}

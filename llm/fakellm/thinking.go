@@ -37,10 +37,10 @@ func thinkingDeltas(th *Thinking) []deltaJSON {
 		out = append(out, d)
 	}
 	if th.Signature != "" {
-		out = append(out, deltaJSON{ReasoningDetails: []ReasoningEntry{{Type: "reasoning.text", Signature: th.Signature, Format: th.Format}}})
+		out = append(out, deltaJSON{ReasoningFields: ReasoningFields{ReasoningDetails: []ReasoningEntry{{Type: "reasoning.text", Signature: th.Signature, Format: th.Format}}}})
 	}
 	if th.Encrypted != "" {
-		out = append(out, deltaJSON{ReasoningDetails: []ReasoningEntry{{Type: "reasoning.encrypted", Data: th.Encrypted, ID: th.EncryptedID, Format: th.Format}}})
+		out = append(out, deltaJSON{ReasoningFields: ReasoningFields{ReasoningDetails: []ReasoningEntry{{Type: "reasoning.encrypted", Data: th.Encrypted, ID: th.EncryptedID, Format: th.Format}}}})
 	}
 	return out
 }

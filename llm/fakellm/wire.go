@@ -38,7 +38,13 @@ type Message struct {
 	Content    Content    `json:"content"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
-	// The reasoning a client sent back with an assistant message, in whichever field.
+	// ReasoningFields are the reasoning a client sent back with an assistant message.
+	ReasoningFields
+}
+
+// ReasoningFields are the three fields reasoning travels in, in a stream's deltas and in a
+// request's assistant messages.
+type ReasoningFields struct {
 	ReasoningContent *string          `json:"reasoning_content,omitempty"`
 	Reasoning        *string          `json:"reasoning,omitempty"`
 	ReasoningDetails []ReasoningEntry `json:"reasoning_details,omitempty"`
@@ -170,12 +176,10 @@ type completionDetailsJSON struct {
 }
 
 type deltaJSON struct {
-	Role             string           `json:"role,omitempty"`
-	Content          *string          `json:"content,omitempty"`
-	ReasoningContent *string          `json:"reasoning_content,omitempty"`
-	Reasoning        *string          `json:"reasoning,omitempty"`
-	ReasoningDetails []ReasoningEntry `json:"reasoning_details,omitempty"`
-	ToolCalls        []ToolCall       `json:"tool_calls,omitempty"`
+	Role    string  `json:"role,omitempty"`
+	Content *string `json:"content,omitempty"`
+	ReasoningFields
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 }
 
 type streamChoice struct {
