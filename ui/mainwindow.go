@@ -465,7 +465,8 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 
 	rows := map[*convState]bool{}
 	states := map[*convState]bool{}
-	sidebar, thinking := false, false
+	deltas := map[*convState]bool{}
+	sidebar := false
 	for _, ev := range evs {
 		cs := m.conv(ev.Conversation())
 		switch e := ev.(type) {
@@ -488,9 +489,9 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 		if cs.applyEvent(ev) {
 			rows[cs] = true
 		}
-		if _, ok := ev.(actors.TextDelta); ok && cs == m.current {
+		if _, ok := ev.(actors.TextDelta); ok {
 			// The status counts the reasoning while the model thinks (cs.status).
-			thinking = true
+			deltas[cs] = true
 		}
 		if _, ok := ev.(actors.StateChanged); ok {
 			states[cs] = true
@@ -510,8 +511,16 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 	for cs := range states {
 		m.refreshConv(cs)
 	}
-	if thinking && !states[m.current] {
-		m.refreshStatus()
+	for cs := range deltas {
+		if states[cs] {
+			continue // refreshed above
+		}
+		if cs == m.current {
+			m.refreshStatus()
+		}
+		if w := m.subWins[cs.id]; w != nil {
+			w.refresh()
+		}
 	}
 }
 
