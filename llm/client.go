@@ -70,11 +70,9 @@ type Response struct {
 
 // Client talks to one OpenAI-compatible endpoint. It is safe for concurrent use.
 type Client struct {
-	cfg Config
-	api *openai.Client
-	// sendReasoning is what of stored reasoning this endpoint gets back (reasoningRules).
-	sendReasoning reasoningReturn
-	blobs         BlobSource
+	cfg   Config
+	api   *openai.Client
+	blobs BlobSource
 	// now is the clock used for Retry-After dates; tests replace it.
 	now func() time.Time
 
@@ -131,12 +129,11 @@ func newClient(cfg Config, blobs BlobSource, base http.RoundTripper) (*Client, e
 	// catches a stream that carries nothing, so the limit only needs to stop a runaway.
 	oc.EmptyMessagesLimit = 100_000
 	return &Client{
-		cfg:           cfg,
-		api:           openai.NewClientWithConfig(oc),
-		sendReasoning: reasoningReturnFor(cfg.BaseURL),
-		blobs:         blobs,
-		now:           time.Now,
-		images:        map[imageKey]string{},
+		cfg:    cfg,
+		api:    openai.NewClientWithConfig(oc),
+		blobs:  blobs,
+		now:    time.Now,
+		images: map[imageKey]string{},
 	}, nil
 }
 
@@ -163,7 +160,8 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	if !vision {
 		load = func(domain.ImageRef) (string, error) { return "", nil }
 	}
-	msgs, extras, images, err := convertHistory(req.System, req.History, req.ExtraUserText, load, c.sendReasoning)
+	msgs, extras, images, err := convertHistory(req.System, req.History, req.ExtraUserText, load,
+		reasoningReturnFor(c.cfg.BaseURL, model))
 	if err != nil {
 		return Response{}, newError(domain.ErrorInvalidRequest, 0,
 			fmt.Sprintf("the conversation could not be prepared: %v", err), err)

@@ -82,19 +82,29 @@ var reasoningRules = []reasoningRule{
 // field they do not know.
 const defaultReturn = returnContent
 
-// reasoningReturnFor looks the base URL's host up in reasoningRules; a subdomain matches
-// its domain's rule.
-func reasoningReturnFor(baseURL string) reasoningReturn {
-	u, err := url.Parse(baseURL)
-	if err != nil {
-		return defaultReturn
-	}
-	host := strings.ToLower(u.Hostname())
-	for _, r := range reasoningRules {
-		for _, h := range r.hosts {
-			if host == h || strings.HasSuffix(host, "."+h) {
-				return r.send
+// rejectingModels name, in a model id, the models whose provider rejects reasoning in
+// input, for hosts the table does not know (a company proxy in front of DeepSeek's API).
+// Sending nothing costs such a model nothing elsewhere: DeepSeek's reasoning models drop
+// earlier reasoning from their context anyway.
+var rejectingModels = []string{"deepseek"}
+
+// reasoningReturnFor looks the base URL's host up in reasoningRules (a subdomain matches its
+// domain's rule); for any other host, a model that rejects reasoning gets nothing and every
+// other model the default.
+func reasoningReturnFor(baseURL, model string) reasoningReturn {
+	if u, err := url.Parse(baseURL); err == nil {
+		host := strings.ToLower(u.Hostname())
+		for _, r := range reasoningRules {
+			for _, h := range r.hosts {
+				if host == h || strings.HasSuffix(host, "."+h) {
+					return r.send
+				}
 			}
+		}
+	}
+	for _, m := range rejectingModels {
+		if strings.Contains(strings.ToLower(model), m) {
+			return returnNothing
 		}
 	}
 	return defaultReturn

@@ -25,13 +25,19 @@ func (t toFake) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func providerClient(t *testing.T, s *fakellm.Server, baseURL string) *Client {
+// providerClient is a client for the provider at baseURL whose requests reach the fake
+// server; an empty model is "thinker".
+func providerClient(t *testing.T, s *fakellm.Server, baseURL, model string) *Client {
 	t.Helper()
+	m := model
+	if m == "" {
+		m = "thinker"
+	}
 	target, err := url.Parse(s.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := newClient(Config{BaseURL: baseURL, APIKey: "sk-test-0123456789abcdef", Model: "thinker", IdleTimeout: 10 * time.Second},
+	c, err := newClient(Config{BaseURL: baseURL, APIKey: "sk-test-0123456789abcdef", Model: m, IdleTimeout: 10 * time.Second},
 		nil, toFake{target: target})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +58,9 @@ func ptr(s string) *string { return &s }
 // recordings are charmbracelet/fantasy's provider tests; the data here is our own).
 type provider struct {
 	name, baseURL string
-	thinking      fakellm.Thinking
+	// model is the model id, "thinker" when empty.
+	model    string
+	thinking fakellm.Thinking
 	// completion is the reply's completion_tokens.
 	completion int
 	// wantText is the readable reasoning; wantOutput and wantReasoning the usage.
@@ -105,6 +113,9 @@ func providers() []provider {
 		{name: "DeepSeek (rejects reasoning in input)", baseURL: "https://api.deepseek.com/v1",
 			thinking:   fakellm.Thinking{Text: florence, Chunks: 5, Content: true, Tokens: 30},
 			completion: 60, wantText: florence, wantOutput: 60, wantReasoning: 30, reject: true},
+		{name: "DeepSeek behind an unknown proxy", baseURL: "https://llm.example.com/v1", model: "deepseek-reasoner",
+			thinking:   fakellm.Thinking{Text: florence, Chunks: 5, Content: true},
+			completion: 60, wantText: florence, wantOutput: 60, reject: true},
 		{name: "o4-mini on OpenAI (reasoning counted, never streamed)", baseURL: "https://api.openai.com/v1",
 			thinking:   fakellm.Thinking{Tokens: 64},
 			completion: 112, wantOutput: 112, wantReasoning: 64},
@@ -118,7 +129,7 @@ func TestReasoningPerProvider(t *testing.T) {
 	for _, p := range providers() {
 		t.Run(p.name, func(t *testing.T) {
 			s := startServer(t)
-			c := providerClient(t, s, p.baseURL)
+			c := providerClient(t, s, p.baseURL, p.model)
 			th := p.thinking
 			s.Enqueue(fakellm.Reply{Thinking: &th, Text: "Let me check.", Chunks: 2,
 				ToolCalls: []fakellm.ToolCall{fakellm.Call("call_1", "weather", `{"location":"Florence"}`)}, Fragments: 2,
@@ -199,7 +210,7 @@ func checkSentBack(t *testing.T, got fakellm.Message, want sentBack) {
 // the client sent it: sending it to a provider that wants it back shows the refusal.
 func TestRejectingProviderRefusesReasoningContent(t *testing.T) {
 	s := startServer(t)
-	c := providerClient(t, s, "https://api.x.ai/v1")
+	c := providerClient(t, s, "https://api.x.ai/v1", "")
 	s.Enqueue(fakellm.Reply{Text: "ok", RejectReasoning: true})
 	history := []domain.Message{userMsg(1, "hi"),
 		{Seq: 2, Kind: domain.KindAssistant, Text: "hello", Reasoning: &domain.Reasoning{Text: "greet back"}},
@@ -225,7 +236,7 @@ func TestReasoningRulesHaveEvidence(t *testing.T) {
 		covered := false
 		for _, h := range r.hosts {
 			for _, base := range []string{"https://" + h + "/v1", "https://eu." + h + "/api/v1"} {
-				if got := reasoningReturnFor(base); got != r.send {
+				if got := reasoningReturnFor(base, "deepseek/deepseek-r1"); got != r.send {
 					t.Errorf("%s sends back %s, want %s", base, got, r.send)
 				}
 			}
@@ -236,8 +247,12 @@ func TestReasoningRulesHaveEvidence(t *testing.T) {
 		}
 	}
 	for _, base := range []string{"http://localhost:8080/v1", "http://127.0.0.1:11434/v1", "not a url\x7f", "https://notopenrouter.ai/v1"} {
-		if got := reasoningReturnFor(base); got != defaultReturn {
+		if got := reasoningReturnFor(base, "gpt-oss-20b"); got != defaultReturn {
 			t.Errorf("%q sends back %s, want the default %s", base, got, defaultReturn)
+		}
+		// Behind an unknown host, a model whose provider rejects reasoning gets none.
+		if got := reasoningReturnFor(base, "DeepSeek-Reasoner"); got != returnNothing {
+			t.Errorf("%q sends back %s to a DeepSeek model, want nothing", base, got)
 		}
 	}
 }
@@ -301,7 +316,7 @@ func TestEstimatedUsageCountsReasoning(t *testing.T) {
 // empty rather than taken for a summary.
 func TestContinuationRequestWithReasoning_REQ_BED_020(t *testing.T) {
 	s := startServer(t)
-	c := providerClient(t, s, "https://openrouter.ai/api/v1")
+	c := providerClient(t, s, "https://openrouter.ai/api/v1", "")
 	details := json.RawMessage(`[{"format":"anthropic-claude-v1","index":0,"signature":"sig","text":"Plan.","type":"reasoning.text"}]`)
 	history := []domain.Message{userMsg(1, "fix it"),
 		{Seq: 2, Kind: domain.KindAssistant, Text: "Fixed.", Reasoning: &domain.Reasoning{Text: "Plan.", Details: details}},
