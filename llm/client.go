@@ -138,8 +138,8 @@ func newClient(cfg Config, blobs BlobSource, base http.RoundTripper) (*Client, e
 }
 
 // Stream sends the request and calls onDelta with each piece of text or reasoning as it
-// arrives, on the calling goroutine. It returns the complete response, an *Error, or ctx's error when ctx
-// was cancelled; never a partial response with a nil error.
+// arrives, on the calling goroutine. It returns the complete response, an *Error, or ctx's
+// error when ctx was cancelled; never a partial response with a nil error.
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
 	if err := ctx.Err(); err != nil {
 		return Response{}, err
