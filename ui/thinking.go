@@ -123,16 +123,16 @@ func (p *thinkingPart) bind(r *row) {
 	}
 	p.stripe.FillColor = withAlpha(theme.Color(theme.ColorNamePlaceHolder), 0x60)
 	p.stripe.Refresh()
-	done, tail := splitParagraphs(r.text)
+	done, tail := splitStream(r.text)
 	if done != p.doneText {
 		p.doneText = done
-		setPlain(p.done, done, quietStyle())
+		setQuietMarkdown(p.done, done)
 		p.done.Hidden = done == ""
 	}
 	if r.msg == nil && !r.answered {
 		tail += " ▍"
 	}
-	setPlain(p.tail, tail, quietStyle())
+	setQuietMarkdown(p.tail, tail)
 }
 
 // thinkingHeader is the block's title: what the model is doing or did, and how much.
@@ -144,18 +144,25 @@ func thinkingHeader(r *row) string {
 	return "Thought (" + n + " tokens)"
 }
 
-// quietStyle is the reasoning's text: smaller, dimmer and in italics, so that it never
-// competes with the answer.
-func quietStyle() widget.RichTextStyle {
-	return widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, SizeName: theme.SizeNameCaptionText,
-		TextStyle: fyne.TextStyle{Italic: true}}
+// setQuietMarkdown shows reasoning, which models write in Markdown ("**Planning**", lists),
+// smaller, dimmer and in italics, so that it never competes with the answer.
+func setQuietMarkdown(t *widget.RichText, s string) {
+	t.ParseMarkdown(s)
+	quieten(t.Segments)
+	t.Refresh()
 }
 
-// splitParagraphs splits text before its last paragraph.
-func splitParagraphs(s string) (done, tail string) {
-	i := strings.LastIndex(s, "\n\n")
-	if i <= 0 {
-		return "", s
+func quieten(segs []widget.RichTextSegment) {
+	for _, seg := range segs {
+		switch x := seg.(type) {
+		case *widget.TextSegment:
+			x.Style.ColorName = theme.ColorNamePlaceHolder
+			x.Style.SizeName = theme.SizeNameCaptionText
+			x.Style.TextStyle.Italic = !x.Style.TextStyle.Monospace
+		case *widget.ListSegment:
+			quieten(x.Items)
+		case *widget.ParagraphSegment:
+			quieten(x.Texts)
+		}
 	}
-	return s[:i], strings.TrimLeft(s[i:], "\n")
 }

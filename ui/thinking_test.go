@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -163,5 +165,40 @@ func TestExportIncludesReasoning(t *testing.T) {
 	want := "## Assistant\n\n> *Thinking (1.2k tokens)*\n>\n> First idea.\n> \n> Second idea.\n\nBecause.\n\n## Assistant\n\nMore.\n"
 	if !strings.Contains(md, want) {
 		t.Fatalf("export:\n%s\nwant it to contain:\n%s", md, want)
+	}
+}
+
+// Reasoning is Markdown (summaries start with a bold title): it is rendered, every piece in
+// the quiet style, bold kept.
+func TestQuietMarkdown(t *testing.T) {
+	test.NewTempApp(t)
+	rt := newWrapText()
+	setQuietMarkdown(rt, "**Planning the fix**\n\n- read `parse.go`\n- run the tests")
+	if got := rt.String(); strings.Contains(got, "**") || !strings.Contains(got, "Planning the fix") {
+		t.Fatalf("rendered %q; want the Markdown rendered", got)
+	}
+	var texts, bold int
+	var walk func([]widget.RichTextSegment)
+	walk = func(segs []widget.RichTextSegment) {
+		for _, s := range segs {
+			switch x := s.(type) {
+			case *widget.TextSegment:
+				texts++
+				if x.Style.ColorName != theme.ColorNamePlaceHolder || x.Style.SizeName != theme.SizeNameCaptionText {
+					t.Errorf("segment %q is not quiet: %+v", x.Text, x.Style)
+				}
+				if x.Style.TextStyle.Bold {
+					bold++
+				}
+			case *widget.ListSegment:
+				walk(x.Items)
+			case *widget.ParagraphSegment:
+				walk(x.Texts)
+			}
+		}
+	}
+	walk(rt.Segments)
+	if texts < 4 || bold != 1 {
+		t.Fatalf("%d text segments, %d bold; want the title bold and the list items", texts, bold)
 	}
 }
