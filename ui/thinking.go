@@ -27,7 +27,10 @@ func (m *chatModel) addReasoning(exec domain.ExecID, text string) {
 		m.dropTail(&m.think)
 	}
 	if m.think == nil {
-		m.think = &row{kind: rowThinking, key: "think:" + strconv.FormatUint(uint64(exec), 10), exec: exec, expanded: true}
+		// Reasoning that comes after the answer has begun starts closed, like any other.
+		answered := m.stream != nil && m.stream.exec == exec
+		m.think = &row{kind: rowThinking, key: "think:" + strconv.FormatUint(uint64(exec), 10), exec: exec,
+			expanded: !answered, answered: answered}
 		// Reasoning comes before the answer, and before the approval card.
 		m.tail = append([]*row{m.think}, m.tail...)
 	}
