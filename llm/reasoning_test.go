@@ -73,7 +73,7 @@ type provider struct {
 
 const florence = "The user wants the weather in Florence. I call the weather tool with the city."
 
-func providers() []provider {
+func thinkingProviders() []provider {
 	return []provider{
 		{name: "kimi on Avian", baseURL: "https://api.avian.io/v1",
 			thinking:   fakellm.Thinking{Text: florence, Chunks: 6, Content: true, Details: true, Format: "unknown", Tokens: 20},
@@ -126,7 +126,7 @@ func providers() []provider {
 // text; its tokens count in the usage; and the request after the tool call carries exactly
 // what that provider expects back, and nothing for a provider that rejects it.
 func TestReasoningPerProvider(t *testing.T) {
-	for _, p := range providers() {
+	for _, p := range thinkingProviders() {
 		t.Run(p.name, func(t *testing.T) {
 			s := startServer(t)
 			c := providerClient(t, s, p.baseURL, p.model)
@@ -225,7 +225,7 @@ func TestRejectingProviderRefusesReasoningContent(t *testing.T) {
 // subdomains) resolve to it, and every rule is exercised by a provider of the test.
 func TestReasoningRulesHaveEvidence(t *testing.T) {
 	tested := map[string]bool{}
-	for _, p := range providers() {
+	for _, p := range thinkingProviders() {
 		u, _ := url.Parse(p.baseURL)
 		tested[u.Hostname()] = true
 	}

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // subAgentWindow is a read-only view of a sub-agent's conversation, opened from the
@@ -30,7 +31,7 @@ func (m *MainWindow) openSubAgent(id, task string) {
 	cs := m.conv(id)
 	w := &subAgentWindow{m: m, cs: cs, status: widget.NewLabel(""), mode: widget.NewLabel("")}
 	w.status.Truncation = fyne.TextTruncateEllipsis
-	w.win = m.app.NewWindow("Sub-agent — " + oneLine(task, 60))
+	w.win = m.app.NewWindow("Sub-agent — " + transcript.OneLine(task, 60))
 	w.cv = newChatView(m, cs, true)
 	cs.views = append(cs.views, w.cv)
 	taskText := newWrapText()

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"image/color"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // This file is the "Thinking" block: a thinking model's reasoning, shown above its answer in
@@ -65,16 +65,13 @@ func reasoningTokens(r *row) int {
 	return domain.EstimateTokens(r.text, 0)
 }
 
-// thinkingStatus is the status bar while the model thinks, its reasoning so far counted.
-func thinkingStatus(n int) string { return fmt.Sprintf("Thinking (%s tokens)…", tokens(n)) }
-
-// status is the status bar of the conversation: statusText, with the size of the reasoning
-// while the model is still thinking (before its answer starts).
+// status is the status bar of the conversation: transcript.Status, with the size of the
+// reasoning while the model is still thinking (before its answer starts).
 func (cs *convState) status(now time.Time) string {
-	s := statusText(cs.conv, cs.since, now)
+	s := transcript.Status(cs.conv, cs.since, now)
 	st, ok := cs.conv.State.(domain.LLMRequesting)
 	if t := cs.model.think; ok && !st.RetryPending && st.Attempt <= 1 && t != nil && t.exec == st.Exec && !t.answered {
-		return thinkingStatus(reasoningTokens(t))
+		return transcript.Thinking(reasoningTokens(t))
 	}
 	return s
 }
@@ -140,7 +137,7 @@ func (p *thinkingPart) bind(r *row) {
 
 // thinkingHeader is the block's title: what the model is doing or did, and how much.
 func thinkingHeader(r *row) string {
-	n := tokens(reasoningTokens(r))
+	n := transcript.Tokens(reasoningTokens(r))
 	if r.msg == nil && !r.answered {
 		return "Thinking… (" + n + " tokens)"
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // thinkingView returns the part that draws the first visible Thinking block.
@@ -58,7 +59,7 @@ func TestThinkingBlockLiveAndCollapsed(t *testing.T) {
 	h.waitFor("Thinking… in the status bar", func() bool { return h.status() == "Thinking…" })
 	thought := "The person greets me.\n\nI should greet them back, briefly."
 	exec := h.think(id, thought)
-	want := thinkingStatus(domain.EstimateTokens(thought, 0))
+	want := transcript.Thinking(domain.EstimateTokens(thought, 0))
 	if h.status() != want {
 		t.Errorf("status %q while the model thinks, want %q", h.status(), want)
 	}
@@ -149,22 +150,6 @@ func TestThinkingBlockFromHistory(t *testing.T) {
 	}
 	if hits := h.m.current.model.find("cause carefully"); !slices.Equal(hits, []int{1}) {
 		t.Errorf("find in the reasoning = %v, want row 1", hits)
-	}
-}
-
-// The Markdown export (Ctrl+E) quotes each reply's reasoning above its answer, with its
-// size when the provider reported it; an encrypted-only reasoning adds nothing.
-func TestExportIncludesReasoning(t *testing.T) {
-	msgs := []domain.Message{
-		{Seq: 1, Kind: domain.KindUser, Text: "why?"},
-		{Seq: 2, Kind: domain.KindAssistant, Text: "Because.", Reasoning: &domain.Reasoning{Text: "First idea.\n\nSecond idea."},
-			Usage: &domain.Usage{InputTokens: 10, OutputTokens: 1500, ReasoningTokens: 1200}},
-		{Seq: 3, Kind: domain.KindAssistant, Text: "More.", Reasoning: &domain.Reasoning{Details: []byte(`[{"type":"reasoning.encrypted","data":"x","index":0}]`)}},
-	}
-	md := exportMarkdown(domain.Conversation{Title: "T", Cwd: "/tmp"}, msgs)
-	want := "## Assistant\n\n> *Thinking (1.2k tokens)*\n>\n> First idea.\n> \n> Second idea.\n\nBecause.\n\n## Assistant\n\nMore.\n"
-	if !strings.Contains(md, want) {
-		t.Fatalf("export:\n%s\nwant it to contain:\n%s", md, want)
 	}
 }
 
