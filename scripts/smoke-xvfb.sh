@@ -2,12 +2,14 @@
 # Real-window smoke test of the desktop app (issue 7).
 #
 # Builds ./cmd/phoenix-desktop, starts it under Xvfb with the offline demo model and a fresh
-# data directory, creates a conversation with Ctrl+N and Enter, types a message with xdotool,
-# waits for the conversation to take the message's title, saves a screenshot to
-# .ci/artifacts/, sends a message whose reply is Markdown (the reply of issue 17) and saves a
-# screenshot of it (smoke-xvfb-markdown.png), selects the reply's first line with the mouse
-# and checks that Ctrl+C put its words on the clipboard (xclip), moves and resizes the window, quits with Ctrl+Q, and then checks through
-# the CLI (list, show --json) that the demo model's reply is in the data directory. Finally
+# data directory, creates a conversation with Ctrl+N and Enter, types a two-line message with
+# xdotool (the demo model thinks its first line, as a thinking model does, and answers the
+# second), waits for the conversation to take the message's title, saves a screenshot to
+# .ci/artifacts/, sends a message whose reply is Markdown (the reply of issue 17), saves a
+# screenshot of it (smoke-xvfb-markdown.png), selects a line of it with the mouse and checks
+# that Ctrl+C put its words on the clipboard (xclip), moves and resizes the window, quits with
+# Ctrl+Q, and then checks through the CLI (list, show --json) that the demo model's reply,
+# with its reasoning apart from its text, is in the data directory. Finally
 # it starts the app again and checks that the window comes back at the same place and size
 # with the last conversation open. Every wait is bounded; the whole run stays well under two
 # minutes. Exits non-zero with a message saying what failed.
@@ -21,13 +23,18 @@ if ! locale -a 2>/dev/null | grep -qiE '^en_US\.utf-?8$'; then unset LC_ALL; exp
 
 ART=.ci/artifacts
 BIN=./bin/phoenix-desktop
+THOUGHT="weighing how to answer under xvfb"
+FIRST="reason: $THOUGHT"
 MESSAGE="echo: hello from xvfb"
 REPLY="hello from xvfb"
 # The reply of issue 17, which the chat's Markdown renderer must show as a developer expects
 # (identifiers whole, a highlighted code block with its language and Copy button, a table).
 # The demo model's echo: turns each \n into a line break.
-MARKDOWN='echo: Rename `read_text_file` to `read_file_text` in foo_bar.go, and a_b_c.\n```go\nfunc snake_case(x int) error { return nil }\n```\n| col_a | col_b |\n|---|---|\n| x_1 | y_2 |'
+# A list and a last line follow, long enough for the chat to scroll: the last line then sits
+# just above the composer, where the test selects it with the mouse.
+MARKDOWN='echo: Rename `read_text_file` to `read_file_text` in foo_bar.go, and a_b_c.\n```go\nfunc snake_case(x int) error { return nil }\n```\n| col_a | col_b |\n|---|---|\n| x_1 | y_2 |\n\n1. one\n2. two\n3. three\n4. four\n5. five\n\nThen run go_vet on foo_bar.go and read_file_text.'
 MARKDOWN_REPLY='| x_1 | y_2 |'
+LASTLINE_Y=${LASTLINE_Y:-638}
 mkdir -p "$ART" bin
 
 TMP=$(mktemp -d)
@@ -151,11 +158,13 @@ done
 [ -n "$opened" ] || fail "Ctrl+N and Enter did not open a new conversation"
 say "conversation open: $(xdotool getwindowname "$WID")"
 
+xdotool type --delay 20 -- "$FIRST"
+xdotool key --clearmodifiers shift+Return
 xdotool type --delay 20 -- "$MESSAGE"
 xdotool key --clearmodifiers Return
-# The runtime titles a conversation after its first message, so the title proves the message
-# was committed.
-wait_until 20 "the message to be sent (window title naming it)" title_has "$MESSAGE"
+# The runtime titles a conversation after the first line of its first message, so the title
+# proves the message was committed.
+wait_until 20 "the message to be sent (window title naming it)" title_has "$FIRST"
 say "message sent: $(xdotool getwindowname "$WID")"
 # The demo model answers at once; give the reply a moment to be drawn before the screenshot.
 sleep 2
@@ -168,15 +177,16 @@ xdotool key --clearmodifiers Return
 sleep 4
 shot markdown
 
-# Select the reply's first line with the mouse and copy it with Ctrl+C: the clipboard must
-# hold the rendered words (identifiers whole, no Markdown backticks). The line is where the
-# window's default size (a fresh HOME) puts it: x 344–825, y 397 in the screenshot; the drag
-# starts on its first letter (a drag that starts beside the text scrolls the list instead).
-xdotool mousemove --window "$WID" 346 397 mousedown 1
+# Select the reply's last line with the mouse and copy it with Ctrl+C: the clipboard must hold
+# the rendered words (identifiers whole, no Markdown backticks). The chat follows the newest
+# row, so the line sits just above the composer: y LASTLINE_Y, from x 344, at the window's
+# default size (a fresh HOME). The drag starts on its first letter (a drag that starts beside
+# the text scrolls the list instead).
+xdotool mousemove --window "$WID" 346 "$LASTLINE_Y" mousedown 1
 sleep 0.2
-xdotool mousemove --window "$WID" 600 398
+xdotool mousemove --window "$WID" 600 "$LASTLINE_Y"
 sleep 0.2
-xdotool mousemove --window "$WID" 1000 397
+xdotool mousemove --window "$WID" 1000 "$LASTLINE_Y"
 sleep 0.2
 xdotool mouseup 1
 sleep 0.3
@@ -187,8 +197,8 @@ COPIED=$(xclip -o -selection clipboard 2>/dev/null || true)
 say "selected and copied: $COPIED"
 case "$COPIED" in
   *'`'*) fail "Ctrl+C copied the Markdown source, not the selected text: $COPIED" ;;
-  *"read_text_file to read_file_text in foo_bar.go"*) ;;
-  *) fail "selecting the reply's first line and pressing Ctrl+C copied \"$COPIED\"" ;;
+  "Then run go_vet on foo_bar.go and read_file_text.") ;;
+  *) fail "selecting the reply's last line and pressing Ctrl+C copied \"$COPIED\"" ;;
 esac
 
 # Move and resize the window; the next start must bring it back like this.
@@ -201,7 +211,8 @@ ID=$(printf '%s' "$LIST" | python3 -c 'import json,sys; l=json.load(sys.stdin) o
   fail "could not read the conversation list: $LIST"
 [ -n "$ID" ] || fail "the data directory holds no conversation"
 SHOW=$("$BIN" show "$ID" --json --data-dir "$DATA") || fail "phoenix-desktop show $ID failed"
-printf '%s' "$SHOW" | REPLY="$REPLY" MESSAGE="$MESSAGE" MARKDOWN_REPLY="$MARKDOWN_REPLY" python3 -c '
+printf '%s' "$SHOW" | REPLY="$REPLY" MESSAGE="$FIRST
+$MESSAGE" THOUGHT="$THOUGHT" MARKDOWN_REPLY="$MARKDOWN_REPLY" python3 -c '
 import json, os, sys
 d = json.load(sys.stdin)
 msgs = d["messages"]
@@ -211,16 +222,18 @@ if not user or user[0].get("text") != os.environ["MESSAGE"]:
     sys.exit("the user message is not stored: %r" % [m.get("text") for m in user])
 if not reply:
     sys.exit("no assistant reply containing %r; messages: %r" % (os.environ["REPLY"], [(m.get("kind"), m.get("text")) for m in msgs]))
+if (reply[0].get("reasoning") or {}).get("text") != os.environ["THOUGHT"] or os.environ["THOUGHT"] in reply[0]["text"]:
+    sys.exit("the reply does not keep its reasoning apart from its text: %r" % reply[0])
 md = [m for m in msgs if m.get("kind") == "assistant" and os.environ["MARKDOWN_REPLY"] in (m.get("text") or "")]
 if not md:
     sys.exit("no Markdown reply containing %r; messages: %r" % (os.environ["MARKDOWN_REPLY"], [(m.get("kind"), m.get("text")) for m in msgs]))
 ' || fail "the reply is not in the data directory"
-say "the reply is stored in conversation $ID"
+say "the reply and its reasoning are stored in conversation $ID"
 
 start_app
-wait_until 15 "the last conversation to open again" title_has "$MESSAGE"
+wait_until 15 "the last conversation to open again" title_has "$FIRST"
 AGAIN=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
 [ "$AGAIN" = "$GEOMETRY" ] || fail "the window came back as \"$AGAIN\", not as it was left: \"$GEOMETRY\""
 shot reopened
 quit_app
-say "OK: the window appeared, \"$MESSAGE\" was typed, its reply is stored, and the window came back at $GEOMETRY with the conversation open"
+say "OK: the window appeared, \"$FIRST\" and \"$MESSAGE\" were typed, the reply and its reasoning are stored, and the window came back at $GEOMETRY with the conversation open"

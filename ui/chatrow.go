@@ -115,6 +115,8 @@ func (v *rowView) newPart(k rowKind) part {
 		return newContinuationPart(v.cv)
 	case rowApproval:
 		return newApprovalPart(v.cv)
+	case rowThinking:
+		return newThinkingPart(v.cv)
 	}
 	return newNotePart()
 }
