@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/phoenix-desktop/phoenix/assets"
+)
+
+// versionLine is what --version prints: the release (assets.Version, kept equal to
+// FyneApp.toml) and the source revision the Go toolchain stamped into the binary when it was
+// built from a git checkout.
+func versionLine() string {
+	info, _ := debug.ReadBuildInfo()
+	return formatVersion(assets.Version, info)
+}
+
+func formatVersion(version string, info *debug.BuildInfo) string {
+	rev, when, modified := "", "", false
+	goVersion := "unknown Go"
+	if info != nil {
+		goVersion = info.GoVersion
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				when = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	source := "source revision unknown (not built from a git checkout)"
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		source = "revision " + rev
+		if modified {
+			source += " with uncommitted changes"
+		}
+		if when != "" {
+			source += " of " + when
+		}
+	}
+	return fmt.Sprintf("Phoenix Desktop %s (%s, %s)", version, source, goVersion)
+}
