@@ -24,6 +24,10 @@ type Backend interface {
 	WrapUp(ctx context.Context, id string) error
 	ContinueInNew(ctx context.Context, id string) (domain.Conversation, string, error)
 	SetArchived(ctx context.Context, id string, archived bool) error
+	// Delete removes a conversation for good (stopping it first); ConversationDeleted follows.
+	Delete(ctx context.Context, id string) error
+	// Search finds messages in every conversation.
+	Search(ctx context.Context, q SearchQuery) (SearchResult, error)
 	Blob(sha256 string) ([]byte, error)
 	Sandbox() SandboxStatus
 	ModelLabel(model string) string
