@@ -14,10 +14,13 @@
 //
 // Layout (format version in keyVersion):
 //
-//	v                               format version, decimal
-//	p/<term>\x00<conv>\x00<seq:8>   a posting: tf and message length, uvarints
-//	f/<conv>\x00<seq:8>             the terms of one indexed message, \x00-separated, so that a
-//	                                conversation's postings can be removed
+//	v                                 format version, decimal
+//	p/<term>\x00<conv>\x00<block:8>   the postings of a term in 1,024 consecutive messages of a
+//	                                  conversation: (sequence offset, tf, message length) as
+//	                                  uvarints, in sequence order
+//	f/<conv>\x00<first:8>             the terms of the chunk of messages indexed from sequence
+//	                                  first, \x00-separated, so that a conversation's postings
+//	                                  can be removed
 //	w/<conv>                        watermark: next sequence to index, messages and terms
 //	                                indexed so far (uvarints), for BM25's statistics
 //

@@ -45,7 +45,7 @@ type Source interface {
 
 // formatVersion changes whenever the layout or the tokenizer does; an index of another
 // version is rebuilt.
-const formatVersion = 1
+const formatVersion = 2
 
 const (
 	keyVersion      = "v"
@@ -421,12 +421,51 @@ func (x *Index) watermark(id string) (watermark, error) {
 	return w, nil
 }
 
+// blockSize is how many consecutive messages of a conversation share one posting list per
+// term: a term's postings in a conversation are one value per block, so a query reads one
+// key per conversation (and thousand messages) that holds the term instead of one per
+// message, and a new message rewrites at most a thousand postings of a term.
+const blockSize = 1024
+
+// posting is one message that holds a term: its sequence, how often the term occurs in it and
+// its length in terms (BM25 needs both).
+type posting struct {
+	seq, tf, dl uint64
+}
+
+func encodePostings(b []byte, block uint64, ps []posting) []byte {
+	for _, p := range ps {
+		b = binary.AppendUvarint(b, p.seq-block*blockSize)
+		b = binary.AppendUvarint(b, p.tf)
+		b = binary.AppendUvarint(b, p.dl)
+	}
+	return b
+}
+
+func decodePostings(v []byte, block uint64, out []posting) ([]posting, error) {
+	for len(v) > 0 {
+		var p posting
+		for _, f := range []*uint64{&p.seq, &p.tf, &p.dl} {
+			x, n := binary.Uvarint(v)
+			if n <= 0 {
+				return out, errors.New("bad posting list")
+			}
+			*f, v = x, v[n:]
+		}
+		p.seq += block * blockSize
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // indexChunk writes the postings of consecutive messages, then moves the watermark past them.
-// A crash in between indexes the same messages again, which writes the same keys: postings
-// are keyed by message, and the statistics move with the watermark only.
+// A crash in between indexes the same messages again: a posting list that began before the
+// chunk keeps only its postings from before it, and the statistics move with the watermark
+// only.
 func (x *Index) indexChunk(id string, w watermark, msgs []domain.Message) (watermark, error) {
-	wb := x.db.NewWriteBatch()
-	defer wb.Cancel()
+	first := msgs[0].Seq
+	lists := map[string]map[uint64][]posting{}
+	var chunkTerms []string
 	var docs, terms uint64
 	for _, m := range msgs {
 		toks := tokens(docText(m))
@@ -437,19 +476,76 @@ func (x *Index) indexChunk(id string, w watermark, msgs []domain.Message) (water
 		for _, t := range toks {
 			tf[t]++
 		}
-		uniq := make([]string, 0, len(tf))
+		block := m.Seq / blockSize
 		for t, n := range tf {
-			val := binary.AppendUvarint(binary.AppendUvarint(nil, n), uint64(len(toks)))
-			if err := wb.Set(postingKey(t, id, m.Seq), val); err != nil {
-				return w, err
+			blocks := lists[t]
+			if blocks == nil {
+				blocks = map[uint64][]posting{}
+				lists[t] = blocks
+				chunkTerms = append(chunkTerms, t)
 			}
-			uniq = append(uniq, t)
-		}
-		if err := wb.Set(forwardKey(id, m.Seq), []byte(strings.Join(uniq, "\x00"))); err != nil {
-			return w, err
+			blocks[block] = append(blocks[block], posting{m.Seq, n, uint64(len(toks))})
 		}
 		docs++
 		terms += uint64(len(toks))
+	}
+	// Only the block the chunk starts in can hold postings from before it.
+	merged := map[string][]byte{}
+	if first%blockSize != 0 {
+		block := first / blockSize
+		err := x.db.View(func(txn *badger.Txn) error {
+			for t, blocks := range lists {
+				if _, ok := blocks[block]; !ok {
+					continue
+				}
+				item, err := txn.Get(postingKey(t, id, block))
+				if errors.Is(err, badger.ErrKeyNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				err = item.Value(func(v []byte) error {
+					old, err := decodePostings(v, block, nil)
+					if err != nil {
+						return err
+					}
+					keep := old[:0]
+					for _, p := range old {
+						if p.seq < first {
+							keep = append(keep, p)
+						}
+					}
+					merged[t] = encodePostings(nil, block, keep)
+					return nil
+				})
+				if err != nil {
+					return fmt.Errorf("posting list of %q: %w", t, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return w, fmt.Errorf("read the index of conversation %s: %w", id, err)
+		}
+	}
+	wb := x.db.NewWriteBatch()
+	defer wb.Cancel()
+	for t, blocks := range lists {
+		for block, ps := range blocks {
+			var val []byte
+			if block == first/blockSize {
+				val = merged[t]
+			}
+			if err := wb.Set(postingKey(t, id, block), encodePostings(val, block, ps)); err != nil {
+				return w, err
+			}
+		}
+	}
+	if len(chunkTerms) > 0 {
+		if err := wb.Set(forwardKey(id, first), []byte(strings.Join(chunkTerms, "\x00"))); err != nil {
+			return w, err
+		}
 	}
 	if err := wb.Flush(); err != nil {
 		return w, fmt.Errorf("write the index of conversation %s: %w", id, err)
@@ -479,34 +575,49 @@ func (x *Index) removeLocked(id string) error {
 	if err != nil {
 		return err
 	}
-	prefix := forwardPrefix(id)
-	wb := x.db.NewWriteBatch()
-	defer wb.Cancel()
+	// The forward entries name every term; a crash may have left postings beyond the
+	// watermark, so every block up to the last forward entry's is removed.
+	termSet := map[string]bool{}
+	var fwd [][]byte
+	lastSeq := w.next
 	err = x.db.View(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
-		opts.Prefix = prefix
+		opts.Prefix = forwardPrefix(id)
 		it := txn.NewIterator(opts)
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			key := it.Item().KeyCopy(nil)
-			seq := binary.BigEndian.Uint64(key[len(key)-8:])
-			err := it.Item().Value(func(v []byte) error {
+			fwd = append(fwd, key)
+			lastSeq = max(lastSeq, binary.BigEndian.Uint64(key[len(key)-8:])+uint64(indexChunk))
+			if err := it.Item().Value(func(v []byte) error {
 				for t := range strings.SplitSeq(string(v), "\x00") {
-					if err := wb.Delete(postingKey(t, id, seq)); err != nil {
-						return err
-					}
+					termSet[t] = true
 				}
 				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if err := wb.Delete(key); err != nil {
+			}); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	wb := x.db.NewWriteBatch()
+	defer wb.Cancel()
+	for t := range termSet {
+		if err != nil {
+			break
+		}
+		for block := uint64(0); block*blockSize < lastSeq; block++ {
+			if err = wb.Delete(postingKey(t, id, block)); err != nil {
+				break
+			}
+		}
+	}
+	for _, k := range fwd {
+		if err != nil {
+			break
+		}
+		err = wb.Delete(k)
+	}
 	if err == nil {
 		err = wb.Flush()
 	}
@@ -524,16 +635,16 @@ func (x *Index) removeLocked(id string) error {
 
 func postingPrefix(term string) []byte { return []byte(prefixPosting + term + "\x00") }
 
-func postingKey(term, conv string, seq uint64) []byte {
+func postingKey(term, conv string, block uint64) []byte {
 	k := append(postingPrefix(term), conv...)
 	k = append(k, 0)
-	return binary.BigEndian.AppendUint64(k, seq)
+	return binary.BigEndian.AppendUint64(k, block)
 }
 
 func forwardPrefix(conv string) []byte { return []byte(prefixForward + conv + "\x00") }
 
-func forwardKey(conv string, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(forwardPrefix(conv), seq)
+func forwardKey(conv string, firstSeq uint64) []byte {
+	return binary.BigEndian.AppendUint64(forwardPrefix(conv), firstSeq)
 }
 
 // docText is what of a message is searchable: what was said, the tools' inputs and outputs.
@@ -628,57 +739,63 @@ func (x *Index) Search(q Query) (Result, error) {
 		avg = 1
 	}
 	cands := map[docRef]*candidate{}
-	type posting struct {
-		doc     docRef
-		tf, len float64
-	}
 	err = x.db.View(func(txn *badger.Txn) error {
+		var ps []posting
 		for i, t := range terms {
 			prefix := postingPrefix(t)
 			opts := badger.DefaultIteratorOptions
 			opts.Prefix = prefix
-			opts.PrefetchSize = 500
+			opts.PrefetchSize = 256
 			it := txn.NewIterator(opts)
 			df := 0
-			var ps []posting
+			type convPostings struct {
+				conv string
+				ps   []posting
+			}
+			var found []convPostings
 			for it.Rewind(); it.Valid(); it.Next() {
-				df++
 				key := it.Item().Key()
-				conv, seq, ok := splitPosting(key, len(prefix))
+				conv, block, ok := splitPosting(key, len(prefix))
 				if !ok {
 					continue
 				}
+				err := it.Item().Value(func(v []byte) error {
+					var err error
+					ps, err = decodePostings(v, block, ps[:0])
+					return err
+				})
+				if err != nil {
+					it.Close()
+					return fmt.Errorf("read the postings of %q: %w", t, err)
+				}
+				df += len(ps)
 				if _, ok := allowed[conv]; !ok {
 					continue
 				}
-				if c := cands[docRef{conv, seq}]; i > 0 && (c == nil || c.matched != i) {
-					continue
-				}
-				var tf, dl uint64
-				if err := it.Item().Value(func(v []byte) error {
-					var k int
-					tf, k = binary.Uvarint(v)
-					if k <= 0 {
-						return errors.New("bad posting")
+				keep := make([]posting, 0, len(ps))
+				for _, p := range ps {
+					if c := cands[docRef{conv, p.seq}]; i == 0 || (c != nil && c.matched == i) {
+						keep = append(keep, p)
 					}
-					dl, _ = binary.Uvarint(v[k:])
-					return nil
-				}); err != nil {
-					it.Close()
-					return fmt.Errorf("read a posting of %q: %w", t, err)
 				}
-				ps = append(ps, posting{docRef{conv, seq}, float64(tf), float64(dl)})
+				if len(keep) > 0 {
+					found = append(found, convPostings{conv, keep})
+				}
 			}
 			it.Close()
 			idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-			for _, p := range ps {
-				c := cands[p.doc]
-				if c == nil {
-					c = &candidate{}
-					cands[p.doc] = c
+			for _, f := range found {
+				for _, p := range f.ps {
+					d := docRef{f.conv, p.seq}
+					c := cands[d]
+					if c == nil {
+						c = &candidate{}
+						cands[d] = c
+					}
+					tf, dl := float64(p.tf), float64(p.dl)
+					c.score += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg))
+					c.matched++
 				}
-				c.score += idf * p.tf * (bm25K1 + 1) / (p.tf + bm25K1*(1-bm25B+bm25B*p.len/avg))
-				c.matched++
 			}
 		}
 		return nil
@@ -743,7 +860,7 @@ func (x *Index) isSynced() bool {
 	}
 }
 
-// splitPosting reads the conversation and sequence from a posting key after its term prefix.
+// splitPosting reads the conversation and block from a posting key after its term prefix.
 func splitPosting(key []byte, prefixLen int) (string, uint64, bool) {
 	rest := key[prefixLen:]
 	if len(rest) < 10 || rest[len(rest)-9] != 0 {
