@@ -79,4 +79,6 @@ type Deps struct {
 	// Notify shows a desktop notification; nil means App.SendNotification. The window calls it
 	// only while none of the app's windows has the focus.
 	Notify func(n *fyne.Notification)
+	// Keys keeps the API key out of the preferences file; nil keeps it there.
+	Keys KeyStore
 }

@@ -139,3 +139,53 @@ func TestDeleteAsksNamingItThenForgetsIt(t *testing.T) {
 		t.Error("the deleted conversation's view is still shown")
 	}
 }
+
+// memoryKeys is a KeyStore in memory: the window's side of keeping the key elsewhere (the
+// real Secret Service is tested in package secrets, against gnome-keyring-daemon).
+type memoryKeys struct {
+	key    string
+	secure bool
+}
+
+func (k *memoryKeys) APIKey() (string, error)    { return k.key, nil }
+func (k *memoryKeys) SetAPIKey(key string) error { k.key = key; return nil }
+func (k *memoryKeys) Where() string {
+	if k.secure {
+		return "in the desktop's keyring (Secret Service)"
+	}
+	return "in /home/ada/.config/phoenix-desktop/secrets.json, a file only you can read"
+}
+func (k *memoryKeys) Secure() bool { return k.secure }
+
+func TestSettingsKeepTheKeyInTheKeyStore(t *testing.T) {
+	for _, secure := range []bool{true, false} {
+		keys := &memoryKeys{key: "sk-stored-in-keyring-9876", secure: secure}
+		var applied []Settings
+		h := newHarness(t, func(_ *fakeBackend, d *Deps) {
+			d.Keys = keys
+			d.Apply = func(s Settings) error { applied = append(applied, s); return nil }
+		})
+		h.m.showSettings()
+		f := h.m.settings
+		if !strings.Contains(f.apiKey.PlaceHolder, "sk-…9876") {
+			t.Fatalf("the stored key is not offered: %q", f.apiKey.PlaceHolder)
+		}
+		var hint string
+		for _, it := range f.items {
+			if it.Text == "API key" {
+				hint = it.HintText
+			}
+		}
+		if !strings.Contains(hint, keys.Where()) || secure == strings.Contains(hint, "No desktop keyring") {
+			t.Fatalf("secure=%v: hint %q", secure, hint)
+		}
+		f.apiKey.SetText("sk-new-key-for-testing-5555")
+		f.dlg.Submit()
+		if keys.key != "sk-new-key-for-testing-5555" || len(applied) != 1 || applied[0].APIKey != keys.key {
+			t.Fatalf("stored %q, applied %+v", keys.key, applied)
+		}
+		if LegacyAPIKey(h.app.Preferences()) != "" {
+			t.Fatal("the key was written to the preferences file")
+		}
+	}
+}

@@ -14,10 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/test"
 	"golang.org/x/term"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/sandbox"
+	"github.com/phoenix-desktop/phoenix/secrets"
+	"github.com/phoenix-desktop/phoenix/ui"
 )
 
 func TestMain(m *testing.M) {
@@ -284,5 +287,36 @@ func TestSearchAndDeleteHeadless(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "delete", hits[0].ConvID+"x", "--data-dir", data); code != 1 || !strings.Contains(errs, "not found") {
 		t.Fatalf("unknown id: %d %s", code, errs)
+	}
+}
+
+func TestKeyMovesOutOfThePreferences(t *testing.T) {
+	const key = "sk-legacy-key-in-prefs-4242"
+	app := test.NewTempApp(t)
+	ui.SaveSettings(app.Preferences(), ui.Settings{BaseURL: "https://api.openai.com/v1", APIKey: key, Model: "gpt-4o"})
+	store, err := secrets.OpenFile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	migrateKey(app.Preferences(), store, log)
+	if got := ui.LegacyAPIKey(app.Preferences()); got != "" {
+		t.Fatal("the key is still in the preferences")
+	}
+	if got, err := (apiKeyStore{store}).APIKey(); err != nil || got != key {
+		t.Fatalf("stored key %q, %v", got, err)
+	}
+	if s := ui.LoadSettings(app.Preferences()); s.BaseURL == "" || s.Model != "gpt-4o" {
+		t.Fatalf("the other settings were lost: %+v", s)
+	}
+	if strings.Contains(logs.String(), key) || !strings.Contains(logs.String(), "moved the API key") {
+		t.Fatalf("log: %s", logs.String())
+	}
+	// Nothing to move the second time.
+	logs.Reset()
+	migrateKey(app.Preferences(), store, log)
+	if logs.Len() != 0 {
+		t.Fatalf("second start logged: %s", logs.String())
 	}
 }
