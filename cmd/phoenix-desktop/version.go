@@ -3,8 +3,17 @@ package main
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 
 	"github.com/phoenix-desktop/phoenix/assets"
+)
+
+// Set with -ldflags -X by scripts/package-deb.sh, only used when the build info has no
+// revision: the Go toolchain stamps it in a plain git clone, but not in a git worktree (whose
+// .git is a file) nor under GOFLAGS=-buildvcs=false.
+var (
+	linkedRevision string
+	linkedModified string
 )
 
 // versionLine is what --version prints: the release (assets.Version, kept equal to
@@ -12,6 +21,10 @@ import (
 // built from a git checkout.
 func versionLine() string {
 	info, _ := debug.ReadBuildInfo()
+	if info != nil && linkedRevision != "" && !slices.ContainsFunc(info.Settings, func(s debug.BuildSetting) bool { return s.Key == "vcs.revision" }) {
+		info.Settings = append(info.Settings, debug.BuildSetting{Key: "vcs.revision", Value: linkedRevision},
+			debug.BuildSetting{Key: "vcs.modified", Value: linkedModified})
+	}
 	return formatVersion(assets.Version, info)
 }
 
