@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/actors"
-	"github.com/phoenix-desktop/phoenix/actors/actorstest"
+	"github.com/phoenix-desktop/phoenix/actors/rig"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/search"
@@ -265,7 +265,7 @@ const heapHistory = 100
 // heapRatio opens the conversations under a given passivation (the zero value is the app's)
 // and returns the heap after all over the heap after 10, and the growth in MiB.
 func heapRatio(ctx context.Context, o Options, p actors.Passivation) ([]float64, error) {
-	e, err := actorstest.Start(actorstest.Options{DemoServer: true, Runtime: func(c *actors.Config) { c.Passivation = p }})
+	e, err := rig.Start(rig.Options{DemoServer: true, Runtime: func(c *actors.Config) { c.Passivation = p }})
 	if err != nil {
 		return nil, err
 	}

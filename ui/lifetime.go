@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // searchDelay is how long typing pauses before the search runs: a query per keystroke would
@@ -69,7 +70,7 @@ func (m *MainWindow) newGlobalSearch() *globalSearch {
 				title += " (archived)"
 			}
 			c.Objects[0].(*widget.Label).SetText(title)
-			c.Objects[1].(*widget.Label).SetText(hitWho(h) + ": " + oneLine(h.Line, 200))
+			c.Objects[1].(*widget.Label).SetText(hitWho(h) + ": " + transcript.OneLine(h.Line, 200))
 		})
 	g.list.OnSelected = func(id widget.ListItemID) {
 		g.list.Unselect(id)
@@ -197,7 +198,7 @@ func (m *MainWindow) askDelete(cs *convState) {
 	if cs == nil {
 		return
 	}
-	title := convTitle(cs.conv.Title, cs.conv.Cwd)
+	title := transcript.Title(cs.conv.Title, cs.conv.Cwd)
 	msg := fmt.Sprintf("“%s” will be deleted with all its messages, its sub-agents and the images no other conversation uses. This cannot be undone.", title)
 	if cs.busy() {
 		msg += "\n\nThe agent is working in it: it will be stopped first."

@@ -13,6 +13,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/search"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // searchCatchUp bounds how long search waits for the index to catch up with the store (a
@@ -78,7 +79,7 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 		if h.Archived {
 			title += " (archived)"
 		}
-		fmt.Fprintf(tw, "%s\t#%d %s\t%s\t%s\n", h.ConvID, h.Seq, h.Kind, oneLine(title, 40), oneLine(h.Line, 100))
+		fmt.Fprintf(tw, "%s\t#%d %s\t%s\t%s\n", h.ConvID, h.Seq, h.Kind, transcript.OneLine(title, 40), transcript.OneLine(h.Line, 100))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -135,13 +136,4 @@ func parseInterleaved(fs *flag.FlagSet, args []string) (string, error) {
 		args = fs.Args()[1:]
 	}
 	return strings.Join(words, " "), nil
-}
-
-// oneLine shortens text to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
