@@ -52,6 +52,17 @@ func appendMsgs(t *testing.T, s *persistence.Store, c domain.Conversation, texts
 	return c
 }
 
+// memStore is an in-memory store closed when the test ends.
+func memStore(t *testing.T) *persistence.Store {
+	t.Helper()
+	s, err := persistence.OpenInMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
 func openIndex(t *testing.T, dir string, s *persistence.Store) *Index {
 	t.Helper()
 	x, err := Open(dir, s, Options{})
@@ -85,11 +96,7 @@ func syncNow(t *testing.T, x *Index) {
 }
 
 func TestSearchRanksAndShowsTheLine(t *testing.T) {
-	s, err := persistence.OpenInMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := memStore(t)
 	addConv(t, s, "a", "Build", "The build failed.\nThe linker could not find libfoo.", "ok")
 	addConv(t, s, "b", "Linker", "linker linker linker: undefined reference", "fixed the linker flags")
 	addConv(t, s, "c", "Other", "nothing to see here", "LINKER_FLAGS=-lfoo is set")
@@ -122,11 +129,7 @@ func TestSearchRanksAndShowsTheLine(t *testing.T) {
 }
 
 func TestSearchArchivedOnlyWhenAsked(t *testing.T) {
-	s, err := persistence.OpenInMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := memStore(t)
 	addConv(t, s, "live", "Live", "kubernetes deployment")
 	addConv(t, s, "old", "Old", "kubernetes cluster")
 	if err := s.SetArchived("old", true); err != nil {
@@ -148,11 +151,7 @@ func TestSearchArchivedOnlyWhenAsked(t *testing.T) {
 }
 
 func TestSearchBadQueries(t *testing.T) {
-	s, err := persistence.OpenInMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := memStore(t)
 	x := openIndex(t, filepath.Join(t.TempDir(), "idx"), s)
 	for _, q := range []string{"", "   ", "a", "!!! ??? -", "x y z"} {
 		if _, err := x.Search(Query{Text: q}); !errors.Is(err, ErrEmptyQuery) {
@@ -228,11 +227,7 @@ func TestSearchFollowsTheStoreAndRebuilds(t *testing.T) {
 }
 
 func TestRemoveDropsEveryEntry(t *testing.T) {
-	s, err := persistence.OpenInMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := memStore(t)
 	addConv(t, s, "a", "A", "alpha beta", "gamma delta")
 	addConv(t, s, "b", "B", "alpha")
 	x := openIndex(t, filepath.Join(t.TempDir(), "idx"), s)
@@ -265,11 +260,7 @@ func TestRemoveDropsEveryEntry(t *testing.T) {
 }
 
 func TestSubAgentsAreNotIndexed(t *testing.T) {
-	s, err := persistence.OpenInMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := memStore(t)
 	parent := addConv(t, s, "p", "P", "parent words")
 	sub, err := domain.NewConversation(domain.NewConversationParams{ID: "kid", Title: "k", Cwd: parent.Cwd,
 		Model: domain.DemoModel, ParentID: "p", Task: "t", CreatedAt: time.Now()})
@@ -305,11 +296,7 @@ func TestMatchLineWindow(t *testing.T) {
 // Posting lists span blocks of 1,024 messages and grow message by message; a chunk indexed
 // again after a crash (the watermark behind the postings) leaves no duplicate.
 func TestPostingListsAcrossBlocksAndReplay(t *testing.T) {
-	s, err := persistence.OpenInMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := memStore(t)
 	texts := make([]string, 1100)
 	for i := range texts {
 		texts[i] = fmt.Sprintf("filler %d", i)

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/providers"
 )
 
 func TestSearchAllConversationsOpensAtTheMessage(t *testing.T) {
@@ -167,7 +168,7 @@ func TestSettingsKeepTheKeyInTheKeyStore(t *testing.T) {
 		})
 		h.m.showSettings()
 		f := h.m.settings
-		if !strings.Contains(f.apiKey.PlaceHolder, "sk-…9876") {
+		if !strings.Contains(f.apiKey.PlaceHolder, providers.MaskKey(keys.key)) {
 			t.Fatalf("the stored key is not offered: %q", f.apiKey.PlaceHolder)
 		}
 		var hint string
