@@ -54,6 +54,15 @@ func Open(fallbackDir string) (Store, error) {
 }
 
 func probe() error {
+	// Without a session bus, the D-Bus library would start one (dbus-launch), and with it a
+	// keyring daemon that outlives the app and cannot unlock anything: a headless box or a
+	// bare window manager gets the file instead.
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		rt := os.Getenv("XDG_RUNTIME_DIR")
+		if _, err := os.Stat(filepath.Join(rt, "bus")); rt == "" || err != nil {
+			return errors.New("there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
+		}
+	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := keyring.Get(Service, probeName)

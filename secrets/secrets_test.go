@@ -64,14 +64,23 @@ func TestFileFallbackIsPrivate(t *testing.T) {
 }
 
 func TestOpenFallsBackWithoutSecretService(t *testing.T) {
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(t.TempDir(), "no-bus"))
-	dir := t.TempDir()
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Secure() || !strings.Contains(s.Where(), "Secret Service") || !strings.Contains(s.Where(), dir) {
-		t.Fatalf("Where = %q, Secure = %v", s.Where(), s.Secure())
+	for name, env := range map[string][2]string{
+		"a bus that does not answer": {"unix:path=" + filepath.Join(t.TempDir(), "no-bus"), ""},
+		// No bus at all: nothing is started (dbus-launch would leave a daemon behind).
+		"no session bus": {"", t.TempDir()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("DBUS_SESSION_BUS_ADDRESS", env[0])
+			t.Setenv("XDG_RUNTIME_DIR", env[1])
+			dir := t.TempDir()
+			s, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Secure() || !strings.Contains(s.Where(), dir) || !strings.Contains(s.Where(), "D-Bus") && !strings.Contains(s.Where(), "Secret Service") {
+				t.Fatalf("Where = %q, Secure = %v", s.Where(), s.Secure())
+			}
+		})
 	}
 }
 
