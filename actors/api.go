@@ -17,6 +17,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/sandbox"
@@ -60,7 +61,7 @@ type (
 
 // LLMClient streams one model request.
 type LLMClient interface {
-	Stream(ctx context.Context, req llm.Request, onDelta func(text string)) (llm.Response, error)
+	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error)
 }
 
 // ToolRunner runs one tool call.
@@ -104,6 +105,8 @@ type Config struct {
 	Passivation Passivation
 	// passivated, when set (by this package's tests), is called with each passivated id.
 	passivated func(id string)
+	// MCP holds the MCP servers conversations use; nil means none (--no-mcp).
+	MCP *mcp.Hub
 }
 
 // Runtime is the command API the UI and the CLI use, and the owner of the actor system.

@@ -74,6 +74,7 @@ type MainWindow struct {
 	settings     *settingsForm
 	search       *globalSearch
 	deleteDlg    *dialog.ConfirmDialog
+	mcpPanel     *mcpPanel
 
 	// Widgets of the main window.
 	sideList        *widget.List
@@ -479,6 +480,7 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 
 	rows := map[*convState]bool{}
 	states := map[*convState]bool{}
+	deltas := map[*convState]bool{}
 	sidebar := false
 	for _, ev := range evs {
 		if id, ok := isDeleted(ev); ok {
@@ -501,10 +503,16 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 			}
 		case actors.ApprovalRequested:
 			m.notify(transcript.Title(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+transcript.OneLine(e.Reason, 160))
+		case actors.ToolProgress:
+			states[cs] = true
 		}
 		wasBusy := cs.busy()
 		if cs.applyEvent(ev) {
 			rows[cs] = true
+		}
+		if _, ok := ev.(actors.TextDelta); ok {
+			// The status counts the reasoning while the model thinks (cs.status).
+			deltas[cs] = true
 		}
 		if _, ok := ev.(actors.StateChanged); ok {
 			states[cs] = true
@@ -523,6 +531,17 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 	}
 	for cs := range states {
 		m.refreshConv(cs)
+	}
+	for cs := range deltas {
+		if states[cs] {
+			continue // refreshed above
+		}
+		if cs == m.current {
+			m.refreshStatus()
+		}
+		if w := m.subWins[cs.id]; w != nil {
+			w.refresh()
+		}
 	}
 }
 
@@ -630,7 +649,7 @@ func (m *MainWindow) refreshStatus() {
 		}
 		return
 	}
-	m.statusLabel.SetText(transcript.Status(cs.conv, cs.since, m.now()))
+	m.statusLabel.SetText(cs.status(m.now()) + cs.progressNote())
 	m.statusDotCircle.FillColor = theme.Color(stateColor(cs.conv.State.Kind()))
 	m.statusDotCircle.Refresh()
 	if cs.busy() {
