@@ -230,13 +230,19 @@ func markdownInset() fyne.Size {
 
 // newMarkdown is a Markdown view for a chat row: the mouse wheel over its code blocks and
 // tables still scrolls the chat, and a code block's Wrap toggle has its row measured again.
-func (cv *chatView) newMarkdown() *markdown.View {
+func (cv *chatView) newMarkdown() *markdown.View { return cv.markdownView(false) }
+
+// newQuietMarkdown is newMarkdown in the quiet style of an aside (the model's reasoning).
+func (cv *chatView) newQuietMarkdown() *markdown.View { return cv.markdownView(true) }
+
+func (cv *chatView) markdownView(quiet bool) *markdown.View {
 	return markdown.NewView(markdown.Options{
 		OnScroll: func(ev *fyne.ScrollEvent) {
 			cv.list.ScrollToOffset(cv.list.GetScrollOffset() - ev.Scrolled.DY)
 		},
 		OnHeightChange: cv.remeasure,
 		Do:             cv.m.do,
+		Quiet:          quiet,
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/markdown"
 )
 
 // This file is the "Thinking" block: a thinking model's reasoning, shown above its answer in
@@ -77,13 +78,14 @@ func (cs *convState) status(now time.Time) string {
 }
 
 // thinkingPart draws a Thinking block: a header that opens and closes it, and the reasoning
-// in small, dimmed italics. Like streamPart, the finished paragraphs sit in one RichText so
-// that a long reasoning is not wrapped again on every delta.
+// in the chat's Markdown, quiet (small, dimmed italics) and selectable like a reply. Like
+// streamPart, the finished paragraphs sit in one view so that a long reasoning is not parsed
+// and wrapped again on every delta.
 type thinkingPart struct {
 	cv         *chatView
 	bound      *row
 	toggle     *widget.Button
-	done, tail *widget.RichText
+	done, tail *markdown.View
 	doneText   string
 	stripe     *canvas.Rectangle
 	body       *fyne.Container
@@ -91,7 +93,7 @@ type thinkingPart struct {
 }
 
 func newThinkingPart(cv *chatView) *thinkingPart {
-	p := &thinkingPart{cv: cv, done: newWrapText(), tail: newWrapText(), stripe: canvas.NewRectangle(color.Transparent)}
+	p := &thinkingPart{cv: cv, done: cv.newQuietMarkdown(), tail: cv.newQuietMarkdown(), stripe: canvas.NewRectangle(color.Transparent)}
 	p.toggle = widget.NewButtonWithIcon("", theme.MenuDropDownIcon(), func() {
 		if p.bound != nil {
 			p.bound.expanded = !p.bound.expanded
@@ -102,7 +104,11 @@ func newThinkingPart(cv *chatView) *thinkingPart {
 	p.toggle.Importance = widget.LowImportance
 	p.toggle.Alignment = widget.ButtonAlignLeading
 	// A thin bar on the left marks the reasoning as an aside of the reply below it.
-	p.body = container.New(insetBy(fyne.NewSize(pad()*2, 0), 2), none(), p.stripe, container.New(&column{}, p.done, p.tail))
+	// The text keeps the distance from the bar that a label keeps from its edge, and its
+	// paragraphs the gap of the Markdown's own blocks (the streamed part splits them).
+	text := container.New(insetBy(fyne.NewSize(theme.InnerPadding(), theme.InnerPadding()/2), 0),
+		container.New(&column{Gap: 2 * pad()}, p.done, p.tail))
+	p.body = container.New(insetBy(fyne.NewSize(pad()*2, 0), 2), none(), p.stripe, text)
 	p.obj = container.New(insetBy(fyne.NewSize(pad(), 0), 0), container.New(&column{}, p.toggle, p.body))
 	return p
 }
@@ -126,13 +132,13 @@ func (p *thinkingPart) bind(r *row) {
 	done, tail := splitStream(r.text)
 	if done != p.doneText {
 		p.doneText = done
-		setQuietMarkdown(p.done, done)
+		p.done.SetMarkdown(done)
 		p.done.Hidden = done == ""
 	}
 	if r.msg == nil && !r.answered {
 		tail += " ▍"
 	}
-	setQuietMarkdown(p.tail, tail)
+	p.tail.SetMarkdown(tail)
 }
 
 // thinkingHeader is the block's title: what the model is doing or did, and how much.
@@ -142,27 +148,4 @@ func thinkingHeader(r *row) string {
 		return "Thinking… (" + n + " tokens)"
 	}
 	return "Thought (" + n + " tokens)"
-}
-
-// setQuietMarkdown shows reasoning, which models write in Markdown ("**Planning**", lists),
-// smaller, dimmer and in italics, so that it never competes with the answer.
-func setQuietMarkdown(t *widget.RichText, s string) {
-	t.ParseMarkdown(s)
-	quieten(t.Segments)
-	t.Refresh()
-}
-
-func quieten(segs []widget.RichTextSegment) {
-	for _, seg := range segs {
-		switch x := seg.(type) {
-		case *widget.TextSegment:
-			x.Style.ColorName = theme.ColorNamePlaceHolder
-			x.Style.SizeName = theme.SizeNameCaptionText
-			x.Style.TextStyle.Italic = !x.Style.TextStyle.Monospace
-		case *widget.ListSegment:
-			quieten(x.Items)
-		case *widget.ParagraphSegment:
-			quieten(x.Texts)
-		}
-	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -67,7 +69,7 @@ func TestThinkingBlockLiveAndCollapsed(t *testing.T) {
 	if p.body.Hidden || !strings.HasPrefix(p.toggle.Text, "Thinking…") {
 		t.Fatalf("live block: body hidden %v, header %q; want it open, saying Thinking…", p.body.Hidden, p.toggle.Text)
 	}
-	if got := p.done.String() + "\n\n" + strings.TrimSuffix(p.tail.String(), " ▍"); got != thought {
+	if got := p.done.Text() + "\n\n" + strings.TrimSuffix(p.tail.Text(), " ▍"); got != thought {
 		t.Errorf("the block shows %q, want %q", got, thought)
 	}
 
@@ -113,7 +115,7 @@ func TestThinkingBlockLiveAndCollapsed(t *testing.T) {
 	}
 	test.Tap(p.toggle)
 	h.settle()
-	if p = h.thinkingView(); p.body.Hidden || !strings.Contains(p.done.String()+p.tail.String(), "greet them back") {
+	if p = h.thinkingView(); p.body.Hidden || !strings.Contains(p.done.Text()+p.tail.Text(), "greet them back") {
 		t.Fatal("a click does not open the committed block on its reasoning")
 	}
 	if h.status() != "Ready" {
@@ -153,37 +155,56 @@ func TestThinkingBlockFromHistory(t *testing.T) {
 	}
 }
 
-// Reasoning is Markdown (summaries start with a bold title): it is rendered, every piece in
-// the quiet style, bold kept.
-func TestQuietMarkdown(t *testing.T) {
-	test.NewTempApp(t)
-	rt := newWrapText()
-	setQuietMarkdown(rt, "**Planning the fix**\n\n- read `parse.go`\n- run the tests")
-	if got := rt.String(); strings.Contains(got, "**") || !strings.Contains(got, "Planning the fix") {
-		t.Fatalf("rendered %q; want the Markdown rendered", got)
+// Reasoning is Markdown (summaries start with a bold title), rendered by the chat's own
+// renderer: identifiers stay whole, every piece is drawn in the quiet style (caption size,
+// placeholder colour), and it can be selected and copied like a reply.
+func TestThinkingBlockIsQuietSelectableMarkdown(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	h.typeAndSend("fix it")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	thought := "**Planning the fix**\n\n- read `parse.go` and foo_bar.go\n- run the tests"
+	h.think(id, thought)
+	p := h.thinkingView()
+	want := "Planning the fix\n\nread parse.go and foo_bar.go\nrun the tests ▍"
+	if got := p.done.Text() + "\n\n" + p.tail.Text(); got != want {
+		t.Fatalf("the block shows %q, want %q", got, want)
 	}
-	var texts, bold int
-	var walk func([]widget.RichTextSegment)
-	walk = func(segs []widget.RichTextSegment) {
-		for _, s := range segs {
-			switch x := s.(type) {
-			case *widget.TextSegment:
-				texts++
-				if x.Style.ColorName != theme.ColorNamePlaceHolder || x.Style.SizeName != theme.SizeNameCaptionText {
-					t.Errorf("segment %q is not quiet: %+v", x.Text, x.Style)
-				}
-				if x.Style.TextStyle.Bold {
-					bold++
-				}
-			case *widget.ListSegment:
-				walk(x.Items)
-			case *widget.ParagraphSegment:
-				walk(x.Texts)
-			}
+	var texts []*canvas.Text
+	collectTexts(p.obj, &texts)
+	var words []string
+	for _, tx := range texts {
+		if tx.Text == "" || tx.Text == p.toggle.Text || !tx.Visible() {
+			continue
+		}
+		words = append(words, tx.Text)
+		if tx.TextSize != theme.Size(theme.SizeNameCaptionText) || tx.Color != theme.Color(theme.ColorNamePlaceHolder) {
+			t.Errorf("%q drawn at size %v in %v, want the caption size in the placeholder colour", tx.Text, tx.TextSize, tx.Color)
 		}
 	}
-	walk(rt.Segments)
-	if texts < 4 || bold != 1 {
-		t.Fatalf("%d text segments, %d bold; want the title bold and the list items", texts, bold)
+	if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(w, "foo_bar.go") }) {
+		t.Errorf("drawn %q; want foo_bar.go whole", words)
+	}
+	p.tail.SelectAll()
+	if got := p.tail.SelectedText(); got != "read parse.go and foo_bar.go\nrun the tests ▍" {
+		t.Errorf("selecting all of the reasoning gives %q", got)
+	}
+}
+
+// collectTexts gathers the texts drawn under o, through containers and widgets' renderers.
+func collectTexts(o fyne.CanvasObject, out *[]*canvas.Text) {
+	switch x := o.(type) {
+	case *canvas.Text:
+		*out = append(*out, x)
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			collectTexts(c, out)
+		}
+	case fyne.Widget:
+		if _, isButton := x.(*widget.Button); isButton {
+			return
+		}
+		for _, c := range test.WidgetRenderer(x).Objects() {
+			collectTexts(c, out)
+		}
 	}
 }

@@ -30,6 +30,7 @@ func blockGap() float32 { return theme.Padding() * 2 }
 
 func (bd *builder) unit(t *textBlock, sep string) *textBlock {
 	t.sep = sep
+	t.quiet = bd.v.opts.Quiet
 	bd.units = append(bd.units, t)
 	return t
 }
@@ -179,6 +180,9 @@ func (bd *builder) list(b *block, sep string) fyne.CanvasObject {
 		}
 		if tx, ok := marker.(*canvas.Text); ok {
 			tx.Alignment = fyne.TextAlignTrailing
+			if bd.v.opts.Quiet {
+				tx.Color, tx.TextSize = theme.Color(theme.ColorNamePlaceHolder), theme.Size(theme.SizeNameCaptionText)
+			}
 		}
 		s := "\n"
 		if i == 0 {

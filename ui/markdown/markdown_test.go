@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 )
@@ -326,4 +327,70 @@ func specExamples(t *testing.T) []specExample {
 		t.Fatalf("spec.json: %v", err)
 	}
 	return ex
+}
+
+// TestQuietStyle: a quiet view (the chat's reasoning) draws every piece of text in the
+// caption size and the placeholder colour, prose in italics and code upright, links in their
+// own colour, list markers quiet too; and it selects and copies the same text as a normal
+// view. The normal view of the same source is the control.
+func TestQuietStyle(t *testing.T) {
+	src := "**Planning** the fix in foo_bar.go\n\n- read `parse.go`\n- see [docs](https://go.dev)\n"
+	for _, quiet := range []bool{false, true} {
+		v, _, _ := renderWith(t, Options{Quiet: quiet}, src, 500, false)
+		if got, want := v.Text(), "Planning the fix in foo_bar.go\n\nread parse.go\nsee docs"; got != want {
+			t.Errorf("quiet %v: text %q, want %q", quiet, got, want)
+		}
+		wantSize, wantFG := theme.Size(theme.SizeNameText), theme.Color(theme.ColorNameForeground)
+		if quiet {
+			wantSize, wantFG = theme.Size(theme.SizeNameCaptionText), theme.Color(theme.ColorNamePlaceHolder)
+		}
+		var texts, code, links int
+		for _, u := range v.units {
+			r := test.WidgetRenderer(u).(*textRenderer)
+			for _, tx := range r.texts[:len(u.lay.frags)] {
+				texts++
+				if tx.TextSize != wantSize {
+					t.Errorf("quiet %v: %q drawn at size %v, want %v", quiet, tx.Text, tx.TextSize, wantSize)
+				}
+				switch {
+				case tx.TextStyle.Monospace:
+					code++
+					if tx.TextStyle.Italic {
+						t.Errorf("quiet %v: code %q in italics", quiet, tx.Text)
+					}
+				case tx.Text == "docs":
+					links++
+					if !sameColor(tx.Color, theme.Color(theme.ColorNameHyperlink)) {
+						t.Errorf("quiet %v: the link lost its colour", quiet)
+					}
+				default:
+					if tx.TextStyle.Italic != quiet || !sameColor(tx.Color, wantFG) {
+						t.Errorf("quiet %v: %q italic %v colour %v, want italic %v colour %v", quiet, tx.Text, tx.TextStyle.Italic, tx.Color, quiet, wantFG)
+					}
+				}
+			}
+		}
+		if texts < 5 || code != 1 || links != 1 {
+			t.Fatalf("quiet %v: %d texts, %d code, %d links drawn; want the bold title, prose, one code span and one link", quiet, texts, code, links)
+		}
+		var markers int
+		var walk func(fyne.CanvasObject)
+		walk = func(o fyne.CanvasObject) {
+			switch o := o.(type) {
+			case *fyne.Container:
+				for _, c := range o.Objects {
+					walk(c)
+				}
+			case *canvas.Text:
+				markers++
+				if o.TextSize != wantSize || !sameColor(o.Color, wantFG) {
+					t.Errorf("quiet %v: list marker size %v colour %v", quiet, o.TextSize, o.Color)
+				}
+			}
+		}
+		walk(v.content)
+		if markers != 2 {
+			t.Errorf("quiet %v: %d list markers, want 2", quiet, markers)
+		}
+	}
 }

@@ -29,6 +29,8 @@ type textBlock struct {
 	wrap bool
 	// sep is what copying puts before this block's text when the selection started earlier.
 	sep string
+	// quiet is Options.Quiet: caption size, placeholder colour, prose in italics.
+	quiet bool
 
 	lay        *textLayout
 	nat        float32 // naturalWidth, when natOK
@@ -87,6 +89,8 @@ func (t *textBlock) setSpans(spans []span, base fyne.TextStyle) {
 		st.Italic = st.Italic || s.italic
 		if s.kind == spanCode {
 			st = fyne.TextStyle{Monospace: true}
+		} else if t.quiet {
+			st.Italic = true
 		}
 		a := sb.Len()
 		sb.WriteString(s.text)
@@ -107,7 +111,20 @@ func (t *textBlock) invalidate() {
 	t.selA, t.selB = 0, 0
 }
 
-func (t *textBlock) textSize() float32 { return theme.Size(t.size) }
+func (t *textBlock) textSize() float32 {
+	if t.quiet {
+		return theme.Size(theme.SizeNameCaptionText)
+	}
+	return theme.Size(t.size)
+}
+
+// foreground is the colour of text that has no colour of its own.
+func (t *textBlock) foreground() color.Color {
+	if t.quiet {
+		return theme.Color(theme.ColorNamePlaceHolder)
+	}
+	return theme.Color(theme.ColorNameForeground)
+}
 
 func measureText(s string, size float32, st fyne.TextStyle) float32 {
 	return fyne.MeasureText(s, size, st).Width
@@ -501,7 +518,7 @@ func (r *textRenderer) build(l *textLayout) {
 	r.objs = r.objs[:0]
 	nr := 0
 	size := t.textSize()
-	fg := theme.Color(theme.ColorNameForeground)
+	fg := t.foreground()
 	// The selection, behind everything.
 	if t.selA < t.selB {
 		selColor := theme.Color(theme.ColorNameSelection)

@@ -28,6 +28,10 @@ type Options struct {
 	// Do runs a function on the UI goroutine (code colours computed in the background are
 	// applied through it); nil means fyne.Do.
 	Do func(func())
+	// Quiet draws an aside (a model's reasoning) so that it never competes with the text
+	// around it: every block in the caption size and the placeholder colour, prose in
+	// italics (code stays upright). Links keep their colour so that they still show.
+	Quiet bool
 }
 
 // View shows Markdown. Any part of it can be selected by dragging (double-click selects a

@@ -68,6 +68,11 @@ func (f fixedVariant) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Co
 
 // render shows src in a test window of the given width and returns the window's image.
 func render(t testing.TB, src string, width float32, dark bool) (*View, fyne.Window, image.Image) {
+	return renderWith(t, Options{}, src, width, dark)
+}
+
+// renderWith is render with options (the queue that stands for the UI goroutine is added).
+func renderWith(t testing.TB, opts Options, src string, width float32, dark bool) (*View, fyne.Window, image.Image) {
 	a := test.NewTempApp(t)
 	v := theme.VariantLight
 	if dark {
@@ -75,7 +80,8 @@ func render(t testing.TB, src string, width float32, dark bool) (*View, fyne.Win
 	}
 	a.Settings().SetTheme(fixedVariant{theme.DefaultTheme(), v})
 	q := newQueue()
-	view := NewView(Options{Do: q.do})
+	opts.Do = q.do
+	view := NewView(opts)
 	view.SetMarkdown(src)
 	w := test.NewWindow(container.NewPadded(view))
 	w.Resize(fyne.NewSize(width, 10))
