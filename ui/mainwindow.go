@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -45,8 +46,8 @@ type MainWindow struct {
 	events EventSource
 	deps   Deps
 	do     func(func())
-	// modal is the dialog shown with showModal, until it closes.
-	modal  dialog.Dialog
+	// modals are the dialogs shown with showModal that are open, the topmost last.
+	modals []dialog.Dialog
 	now    func() time.Time
 	ctx    context.Context
 	stop   context.CancelFunc
@@ -136,9 +137,8 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 	m.win.SetOnDropped(m.onDropped)
 	m.win.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
 		if k.Name == fyne.KeyEscape {
-			// Escape closes an open dialog first; otherwise it stops the agent.
-			if m.modal != nil {
-				m.modal.Hide()
+			// Escape closes the topmost open dialog first; otherwise it stops the agent.
+			if m.closeTopModal() {
 				return
 			}
 			m.stopAgent()
@@ -908,13 +908,23 @@ func (m *MainWindow) notifyFinished(cs *convState) {
 	}
 }
 
-// showModal shows a dialog that Escape closes (the window's key handler hides it).
+// showModal shows a dialog that Escape closes (the window's key handler hides it). A dialog
+// opened from another one (MCP servers from Settings) sits on top of it, and Escape closes
+// only the topmost.
 func (m *MainWindow) showModal(d dialog.Dialog) {
-	m.modal = d
+	m.modals = append(m.modals, d)
 	d.SetOnClosed(func() {
-		if m.modal == d {
-			m.modal = nil
-		}
+		m.modals = slices.DeleteFunc(m.modals, func(x dialog.Dialog) bool { return x == d })
 	})
 	d.Show()
+}
+
+// closeTopModal hides the topmost dialog shown with showModal, and reports whether there was
+// one. It is the onEscape of the fields in dialogs that can sit on top of another.
+func (m *MainWindow) closeTopModal() bool {
+	if len(m.modals) == 0 {
+		return false
+	}
+	m.modals[len(m.modals)-1].Hide()
+	return true
 }

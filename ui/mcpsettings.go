@@ -51,8 +51,8 @@ type mcpPanel struct {
 	offered  []actors.MCPProjectServer
 
 	// The "Add a server" form.
-	name, command, url *widget.Entry
-	args, env, headers *widget.Entry
+	name, command, url *escEntry
+	args, env, headers *escEntry
 	kind               *widget.RadioGroup
 	add                *widget.Button
 }
@@ -89,25 +89,29 @@ func (m *MainWindow) showMCPSettings() {
 	p.message = widget.NewLabel("")
 	p.message.Wrapping = fyne.TextWrapWord
 
-	p.name = widget.NewEntry()
+	p.name = newEscEntry()
 	p.name.SetPlaceHolder("name, e.g. files")
 	p.kind = widget.NewRadioGroup([]string{mcpKindCommand, mcpKindURL}, func(string) { p.showKind() })
 	p.kind.Horizontal = true
-	p.command = widget.NewEntry()
+	p.command = newEscEntry()
 	p.command.SetPlaceHolder("command, e.g. npx")
-	p.args = widget.NewMultiLineEntry()
+	p.args = newEscMultiLineEntry()
 	p.args.SetPlaceHolder("arguments, one per line")
 	p.args.SetMinRowsVisible(2)
-	p.env = widget.NewMultiLineEntry()
+	p.env = newEscMultiLineEntry()
 	p.env.SetPlaceHolder("environment, one NAME=value per line")
 	p.env.SetMinRowsVisible(2)
-	p.url = widget.NewEntry()
+	p.url = newEscEntry()
 	p.url.SetPlaceHolder("https://…/mcp")
-	p.headers = widget.NewMultiLineEntry()
+	p.headers = newEscMultiLineEntry()
 	p.headers.SetPlaceHolder("headers, one Name: value per line")
 	p.headers.SetMinRowsVisible(2)
 	p.add = widget.NewButton("Add server", p.addServer)
 	p.kind.SetSelected(mcpKindCommand)
+	// Escape in a field closes this dialog only: Settings, under it, stays open.
+	for _, e := range p.entries() {
+		e.onEscape = p.escape
+	}
 
 	form := container.NewVBox(
 		widget.NewLabelWithStyle("Add a server", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
@@ -119,12 +123,21 @@ func (m *MainWindow) showMCPSettings() {
 	m.mcpPanel = p
 	p.dlg.SetOnClosed(p.mcp.OnChange(func() { m.do(p.reload) }))
 	p.reload()
-	p.dlg.Show()
+	m.showModal(p.dlg)
 }
+
+// entries are the fields of the "Add a server" form.
+func (p *mcpPanel) entries() []*escEntry {
+	return []*escEntry{p.name, p.command, p.args, p.env, p.url, p.headers}
+}
+
+// escape closes the topmost dialog: this one, or one it opened (a server's tools, its
+// stderr, the question before removing it).
+func (p *mcpPanel) escape() { p.m.closeTopModal() }
 
 func (p *mcpPanel) showKind() {
 	url := p.kind.Selected == mcpKindURL
-	for _, w := range []*widget.Entry{p.command, p.args, p.env, p.url, p.headers} {
+	for _, w := range []*escEntry{p.command, p.args, p.env, p.url, p.headers} {
 		if (w == p.url || w == p.headers) == url {
 			w.Show()
 		} else {
@@ -241,7 +254,8 @@ func (p *mcpPanel) serverCard(st actors.MCPStatus) fyne.CanvasObject {
 		rows = append(rows, e)
 	}
 	name := st.Name
-	enabled := widget.NewCheck("Enabled", nil)
+	enabled := newEscCheck("Enabled")
+	enabled.onEscape = p.escape
 	enabled.SetChecked(st.Enabled)
 	enabled.OnChanged = func(on bool) { p.run(func() error { return p.mcp.SetEnabled(name, on) }) }
 	check := widget.NewButton("Check", nil)
@@ -264,12 +278,12 @@ func (p *mcpPanel) serverCard(st actors.MCPStatus) fyne.CanvasObject {
 		stderr.Disable()
 	}
 	remove := widget.NewButton("Remove", func() {
-		dialog.ShowConfirm("Remove "+name+"?", "The server is removed from "+p.mcp.ConfigPath()+"; running conversations stop using it at their next request.",
+		p.m.showModal(dialog.NewConfirm("Remove "+name+"?", "The server is removed from "+p.mcp.ConfigPath()+"; running conversations stop using it at their next request.",
 			func(ok bool) {
 				if ok {
 					p.run(func() error { return p.mcp.RemoveServer(name) })
 				}
-			}, p.m.win)
+			}, p.m.win))
 	})
 	if st.Project || p.mcp.ConfigPath() == "" {
 		enabled.Disable()
@@ -292,7 +306,7 @@ func (p *mcpPanel) showTools(st actors.MCPStatus) {
 	l.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom(st.Name+": tools", "Close", container.NewVScroll(l), p.m.win)
 	d.Resize(fyne.NewSize(700, 480))
-	d.Show()
+	p.m.showModal(d)
 }
 
 func (p *mcpPanel) showStderr(st actors.MCPStatus) {
@@ -301,7 +315,7 @@ func (p *mcpPanel) showStderr(st actors.MCPStatus) {
 	text.Wrapping = fyne.TextWrapBreak
 	d := dialog.NewCustom(st.Name+": stderr", "Close", container.NewVScroll(text), p.m.win)
 	d.Resize(fyne.NewSize(700, 480))
-	d.Show()
+	p.m.showModal(d)
 }
 
 // run does one change off the UI goroutine and shows its error; the hub's change
@@ -349,7 +363,7 @@ func (p *mcpPanel) addServer() {
 			return err
 		}
 		p.m.do(func() {
-			for _, e := range []*widget.Entry{p.name, p.command, p.args, p.env, p.url, p.headers} {
+			for _, e := range p.entries() {
 				e.SetText("")
 			}
 		})

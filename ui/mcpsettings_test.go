@@ -81,9 +81,9 @@ func TestMCPSettings(t *testing.T) {
 	test.Tap(findButton(p.servers, "Check"))
 	h.waitFor("the check", func() bool { return hasLabel(p.servers, "ok") && findButton(p.servers, "Tools (14)") != nil })
 
-	var enabled *widget.Check
+	var enabled *escCheck
 	walk(p.servers, func(c fyne.CanvasObject) {
-		if ch, ok := c.(*widget.Check); ok && ch.Text == "Enabled" {
+		if ch, ok := c.(*escCheck); ok && ch.Text == "Enabled" {
 			enabled = ch
 		}
 	})
@@ -105,4 +105,67 @@ func TestMCPSettings(t *testing.T) {
 	test.Type(p.command, "x")
 	test.Tap(p.add)
 	h.waitFor("the error", func() bool { return strings.Contains(p.message.Text, "not usable") })
+}
+
+// TestMCPDialogEscape: Escape closes the topmost dialog only. Over Settings, Escape in a
+// field of the MCP servers dialog, on its Enabled box or with nothing focused closes the MCP
+// dialog and leaves Settings open; a dialog the MCP dialog opened (a server's tools) closes
+// first; the next Escape closes Settings.
+func TestMCPDialogEscape(t *testing.T) {
+	servers, err := actors.OpenMCPServers(filepath.Join(t.TempDir(), "mcp.json"), actors.SandboxStatus{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := servers.SetServer("files", actors.MCPServerConfig{Command: "true"}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(f *fakeBackend, d *Deps) { d.MCP = servers })
+	esc := &fyne.KeyEvent{Name: fyne.KeyEscape}
+	overlays := func() int { return len(h.m.win.Canvas().Overlays().List()) }
+	openMCP := func() *mcpPanel {
+		t.Helper()
+		test.Tap(findButton(h.m.win.Canvas().Overlays().Top(), "MCP servers…"))
+		if overlays() != 2 {
+			t.Fatalf("%d dialogs open; want Settings and MCP servers", overlays())
+		}
+		p := h.m.mcpPanel
+		h.waitFor("the server list", func() bool { return findButton(p.servers, "Check") != nil })
+		return p
+	}
+
+	h.m.showSettings()
+	p := openMCP()
+	h.m.win.Canvas().Focus(p.command)
+	p.command.TypedKey(esc)
+	if overlays() != 1 || h.m.win.Canvas().Overlays().Top() == nil || findButton(h.m.win.Canvas().Overlays().Top(), "MCP servers…") == nil {
+		t.Fatalf("Escape in the command field left %d dialogs open; want Settings alone", overlays())
+	}
+
+	p = openMCP()
+	var enabled *escCheck
+	walk(p.servers, func(o fyne.CanvasObject) {
+		if c, ok := o.(*escCheck); ok {
+			enabled = c
+		}
+	})
+	if enabled == nil {
+		t.Fatal("the server has no Enabled box")
+	}
+	enabled.TypedKey(esc)
+	if overlays() != 1 {
+		t.Fatalf("Escape on the Enabled box left %d dialogs open; want Settings alone", overlays())
+	}
+
+	p = openMCP()
+	p.showTools(actors.MCPStatus{Name: "files"})
+	if overlays() != 3 {
+		t.Fatalf("%d dialogs open; want the tools over MCP servers over Settings", overlays())
+	}
+	h.m.win.Canvas().Unfocus()
+	for want := 2; want >= 0; want-- {
+		h.m.win.Canvas().OnTypedKey()(esc)
+		if overlays() != want {
+			t.Fatalf("after an Escape with nothing focused %d dialogs are open, want %d", overlays(), want)
+		}
+	}
 }

@@ -240,6 +240,36 @@ func newEscEntry() *escEntry {
 	return e
 }
 
+// newEscMultiLineEntry is a multi-line escEntry, as widget.NewMultiLineEntry makes.
+func newEscMultiLineEntry() *escEntry {
+	e := newEscEntry()
+	e.MultiLine = true
+	return e
+}
+
+// escCheck is a widget.Check that calls onEscape on Escape (a check box keeps the focus
+// after a click).
+type escCheck struct {
+	widget.Check
+	onEscape func()
+}
+
+func newEscCheck(label string) *escCheck {
+	c := &escCheck{}
+	c.Text = label
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+// TypedKey calls onEscape on Escape.
+func (c *escCheck) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && c.onEscape != nil {
+		c.onEscape()
+		return
+	}
+	c.Check.TypedKey(k)
+}
+
 // newEscPasswordEntry is a password field with a button that shows and hides the text, as
 // widget.NewPasswordEntry has.
 func newEscPasswordEntry() *escEntry {

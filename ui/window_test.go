@@ -1060,7 +1060,7 @@ func TestEscapeClosesDialogs(t *testing.T) {
 		t.Fatal("the New conversation dialog did not open")
 	}
 	h.m.newForm.cwd.TypedKey(esc)
-	if open() || h.m.modal != nil {
+	if open() || len(h.m.modals) != 0 {
 		t.Fatal("Escape in the directory field left the New conversation dialog open")
 	}
 	h.m.showNewConversation()
