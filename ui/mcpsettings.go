@@ -113,12 +113,17 @@ func (m *MainWindow) showMCPSettings() {
 		e.onEscape = p.escape
 	}
 
+	// The form stays below the scrolled list, not in it: a text field under the pointer takes
+	// the mouse wheel for itself (Fyne's entries scroll), so a list with the form in it stopped
+	// scrolling as soon as a field passed under the pointer (seen in the real window).
 	form := container.NewVBox(
-		widget.NewLabelWithStyle("Add a server", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		p.name, p.kind, p.command, p.args, p.env, p.url, p.headers, p.add, p.message)
-	p.content = container.NewVBox(p.header, p.servers, widget.NewSeparator(), p.project, form)
+		widget.NewSeparator(),
+		container.NewBorder(nil, nil, widget.NewLabelWithStyle("Add a server", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.kind, p.name),
+		p.command, container.NewGridWithColumns(2, p.args, p.env), p.url, p.headers,
+		container.NewBorder(nil, nil, nil, p.add, p.message))
+	p.content = container.NewVBox(p.header, p.servers, widget.NewSeparator(), p.project)
 	p.scroll = container.NewVScroll(p.content)
-	p.dlg = dialog.NewCustom("MCP servers", "Close", p.scroll, m.win)
+	p.dlg = dialog.NewCustom("MCP servers", "Close", container.NewBorder(nil, form, nil, nil, p.scroll), m.win)
 	p.dlg.Resize(fyne.NewSize(760, 600))
 	m.mcpPanel = p
 	p.dlg.SetOnClosed(p.mcp.OnChange(func() { m.do(p.reload) }))

@@ -169,3 +169,51 @@ func TestMCPDialogEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPDialogScrollsWithTheWheel: in the real window (under Xvfb) the server list stopped
+// scrolling with the mouse wheel as soon as a text field of the "Add a server" form came
+// under the pointer, because a Fyne entry takes the wheel for itself, so the Add button could
+// not be reached that way. The form now sits below the scrolled list: the list holds no text
+// field, and every field and the Add button lie inside the dialog, above its Close button.
+func TestMCPDialogScrollsWithTheWheel(t *testing.T) {
+	servers, err := actors.OpenMCPServers(filepath.Join(t.TempDir(), "mcp.json"), actors.SandboxStatus{Available: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"files", "notes", "more"} {
+		if err := servers.SetServer(name, actors.MCPServerConfig{Command: "mcp-server-filesystem", Args: []string{"/tmp"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, func(f *fakeBackend, d *Deps) { d.MCP = servers })
+	h.m.showSettings()
+	test.Tap(findButton(h.m.win.Canvas().Overlays().Top(), "MCP servers…"))
+	p := h.m.mcpPanel
+	h.waitFor("the server list", func() bool { return findButton(p.servers, "Check") != nil })
+	h.settle()
+	walk(p.scroll.Content, func(o fyne.CanvasObject) {
+		if _, ok := o.(*escEntry); ok {
+			t.Error("a text field sits in the scrolled list, where it takes the mouse wheel")
+		}
+	})
+	if p.scroll.Size().Height >= p.content.MinSize().Height {
+		t.Errorf("the list (%.0f) fits its area (%.0f); the test needs it to scroll", p.content.MinSize().Height, p.scroll.Size().Height)
+	}
+	d := fyne.CurrentApp().Driver()
+	closeButton := findButton(h.m.win.Canvas().Overlays().Top(), "Close")
+	limit := d.AbsolutePositionForObject(closeButton).Y
+	listEnd := d.AbsolutePositionForObject(p.scroll).Y + p.scroll.Size().Height
+	for _, o := range []fyne.CanvasObject{p.name, p.command, p.args, p.env, p.add} {
+		top := d.AbsolutePositionForObject(o).Y
+		if top < listEnd || top+o.Size().Height > limit || o.Size().Height <= 0 {
+			t.Errorf("%T at %.0f–%.0f: want it between the list (ends at %.0f) and the Close button (%.0f)",
+				o, top, top+o.Size().Height, listEnd, limit)
+		}
+	}
+	// The wheel over the list scrolls it.
+	before := p.scroll.Offset.Y
+	p.scroll.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.NewDelta(0, -40)})
+	if p.scroll.Offset.Y <= before {
+		t.Error("the wheel does not scroll the server list")
+	}
+}
