@@ -102,7 +102,11 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	defer signal.Stop(signals)
 
 	log := common.logger(stderr)
-	a, err := openApp(common, llm.Config{}, log)
+	var saved llm.Config
+	if !common.demo {
+		saved = headlessSettings(log)
+	}
+	a, err := openApp(common, saved, log)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -37,16 +38,8 @@ func runGUI(args []string, stderr io.Writer) error {
 
 	a := app.NewWithID(assets.AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	keys := openKeys(a.Preferences(), log)
-	saved := ui.LoadSettings(a.Preferences())
-	if keys != nil {
-		key, err := keys.APIKey()
-		if err != nil {
-			log.Error("the saved API key could not be read; enter it again in Settings", "error", err)
-		}
-		saved.APIKey = key
-	}
-	settings := settingsConfig(saved)
+	keys := openKeys(a.Preferences(), log, slog.LevelWarn)
+	settings := settingsConfig(loadSettings(a.Preferences(), keys, log))
 
 	opened, err := openApp(common, settings, log)
 	var cfgErr *configError

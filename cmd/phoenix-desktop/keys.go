@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,7 +9,11 @@ import (
 	"path/filepath"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
 
+	"github.com/phoenix-desktop/phoenix/assets"
+	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/secrets"
 	"github.com/phoenix-desktop/phoenix/ui"
 )
@@ -42,8 +47,10 @@ func secretsDir() (string, error) {
 
 // openKeys opens the desktop's Secret Service (or the private file) and moves a key an older
 // version left in the preferences file there. Nil means neither works: the key then stays in
-// the preferences, as before, and the log says why.
-func openKeys(prefs fyne.Preferences, log *slog.Logger) ui.KeyStore {
+// the preferences, as before, and the log says why. fileLevel is the level of the note that
+// the key is in the private file (a warning in the window; the headless commands keep quiet
+// about it unless --verbose).
+func openKeys(prefs fyne.Preferences, log *slog.Logger, fileLevel slog.Level) ui.KeyStore {
 	dir, err := secretsDir()
 	var s secrets.Store
 	if err == nil {
@@ -54,10 +61,51 @@ func openKeys(prefs fyne.Preferences, log *slog.Logger) ui.KeyStore {
 		return nil
 	}
 	if !s.Secure() {
-		log.Warn("no desktop keyring answers; the API key is kept in a private file", "where", s.Where())
+		log.Log(context.Background(), fileLevel, "no desktop keyring answers; the API key is kept in a private file", "where", s.Where())
 	}
 	migrateKey(prefs, s, log)
 	return apiKeyStore{s}
+}
+
+// loadSettings is what the window's Settings saved: the provider, base URL and model from the
+// app's preferences, and the API key from keys (nil: from the preferences, as before).
+func loadSettings(prefs fyne.Preferences, keys ui.KeyStore, log *slog.Logger) ui.Settings {
+	saved := ui.LoadSettings(prefs)
+	if keys != nil {
+		key, err := keys.APIKey()
+		if err != nil {
+			log.Error("the saved API key could not be read; enter it again in Settings", "error", err)
+		}
+		saved.APIKey = key
+	}
+	return saved
+}
+
+// headlessSettings is loadSettings for the headless commands, so that they resolve the model
+// exactly as the window does: a flag, then the environment, then what Settings saved (the key
+// from the same keyring or private file). When the environment sets the key, the key store is
+// not asked at all (no keyring unlock prompt for a key that would not be used). The key is
+// never printed; only the log's errors say that it could not be read.
+func headlessSettings(log *slog.Logger) llm.Config {
+	// Where the window has never run, it saved nothing (no key either), and Fyne, asked for
+	// the preferences, would complain on stderr about its missing directory.
+	if dir, err := os.UserConfigDir(); err != nil {
+		return llm.Config{}
+	} else if _, err := os.Stat(filepath.Join(dir, "fyne", assets.AppID)); err != nil {
+		return llm.Config{}
+	}
+	// The preferences of the app's ID are the window's; reading them opens no window and
+	// needs no display.
+	prefs := app.NewWithID(assets.AppID).Preferences()
+	var keys ui.KeyStore
+	if _, from := providers.Choose(providers.FieldAPIKey, "", "", os.Getenv, ""); !from.Overrides {
+		keys = openKeys(prefs, log, slog.LevelInfo)
+	}
+	s := loadSettings(prefs, keys, log)
+	if keys == nil {
+		s.APIKey = ""
+	}
+	return settingsConfig(s)
 }
 
 // migrateKey moves the key out of the preferences file into the store.

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/phoenix-desktop/phoenix/assets"
+	"github.com/phoenix-desktop/phoenix/llm/fakellm"
+	"github.com/phoenix-desktop/phoenix/providers"
+	"github.com/phoenix-desktop/phoenix/secrets"
+)
+
+// TestChatUsesTheKeySavedInSettings: the key saved in Settings (here in the private file, as
+// on a machine without a keyring) reaches the model in headless chat, at the base URL and
+// with the model Settings saved; a key in the environment wins over it, as in the window; and
+// neither is ever printed.
+func TestChatUsesTheKeySavedInSettings(t *testing.T) {
+	// TestMain's configuration directory: Fyne keeps watching the window's preferences there
+	// after the test.
+	config := os.Getenv("XDG_CONFIG_HOME")
+	// No session bus: the store is the private file, as the window would use it here.
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	for _, f := range []providers.Field{providers.FieldAPIKey, providers.FieldBaseURL, providers.FieldModel, providers.FieldPreset} {
+		for _, name := range providers.EnvVars(f) {
+			t.Setenv(name, "")
+		}
+	}
+	const savedKey, envKey = "sk-saved-in-settings-7781", "sk-from-the-environment-9913"
+	dir, err := secretsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir != filepath.Join(config, "phoenix-desktop") {
+		t.Fatalf("the secrets file lives in %s, not under XDG_CONFIG_HOME", dir)
+	}
+	store, err := secrets.OpenFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (apiKeyStore{store}).SetAPIKey(savedKey); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Set(apiKeyName, "") })
+
+	fake, err := fakellm.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	var mu sync.Mutex
+	var auth []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		fake.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	// What the window's Settings saved besides the key, in the file Fyne keeps its
+	// preferences in.
+	prefsDir := filepath.Join(config, "fyne", assets.AppID)
+	if err := os.MkdirAll(prefsDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	prefs, _ := json.Marshal(map[string]string{"settings.base_url": srv.URL + "/v1", "settings.model": "gpt-4o"})
+	if err := os.WriteFile(filepath.Join(prefsDir, "preferences.json"), prefs, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Emptied, not removed: Fyne keeps watching the directory, and the other tests' chats
+	// must not find this test's server in it.
+	t.Cleanup(func() { _ = os.WriteFile(filepath.Join(prefsDir, "preferences.json"), []byte("{}"), 0o600) })
+	chat := func(wantKey string) {
+		t.Helper()
+		mu.Lock()
+		auth = nil
+		mu.Unlock()
+		code, out, errs := cli(t, "chat", "--data-dir", t.TempDir(), "echo: keyed hello")
+		if code != 0 || !strings.Contains(out, "keyed hello") {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(auth) == 0 {
+			t.Fatal("the model was never asked")
+		}
+		for _, a := range auth {
+			if a != "Bearer "+wantKey {
+				t.Fatalf("the model got Authorization %q, want the key %s", a, providers.MaskKey(wantKey))
+			}
+		}
+		for _, k := range []string{savedKey, envKey} {
+			if strings.Contains(out+errs, k) {
+				t.Fatalf("chat printed an API key:\n%s\n%s", out, errs)
+			}
+		}
+	}
+	chat(savedKey)
+	t.Setenv(providers.EnvAPIKey, envKey)
+	chat(envKey)
+}
