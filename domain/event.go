@@ -21,6 +21,8 @@ type LLMResponse struct {
 	Text      string
 	ToolCalls []ToolCall
 	Usage     Usage
+	// StopReason is empty when the reply ended normally (see StopReason).
+	StopReason StopReason
 }
 
 // LLMError is a failed model request, classified by the client.

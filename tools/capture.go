@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/phoenix-desktop/phoenix/domain"
 )
 
 // OutputLimit is about how much of a command's output the model gets, stdout and stderr
-// together (the bash tool description promises "about 128 KB").
-const OutputLimit = 128 * 1024
+// together (the bash tool description promises "about 128 KB"). Its home is the domain,
+// which also cuts a sub-agent's last answer to it.
+const OutputLimit = domain.ToolOutputLimit
 
 // capture keeps the first and the last bytes of a stream and counts the rest, so that a
 // command printing gigabytes costs a fixed amount of memory: head and tail hold at most
