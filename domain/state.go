@@ -237,8 +237,8 @@ type Conversation struct {
 	ContinuedFrom string `json:"continued_from,omitempty"`
 	// SubmitReminded records that a sub-agent which answered in plain text was reminded to
 	// call submit_result; the next plain answer fails it (REQ-BED-008, issue 13).
-	SubmitReminded bool `json:"submit_reminded,omitempty"`
-	State         State  `json:"-"`
+	SubmitReminded bool  `json:"submit_reminded,omitempty"`
+	State          State `json:"-"`
 	// Usage is the latest response's usage: the context the next request starts from.
 	Usage Usage `json:"usage"`
 	// NextSeq is the sequence number the next message gets.
