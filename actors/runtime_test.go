@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -270,7 +271,11 @@ func TestSubAgentTimeoutAndFailureReported_REQ_BED_008(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, withDeadline(2*time.Second))
 	c := h.create(NewConversation{})
-	h.turn(c.ID, "agents: bash: sleep 30 | echo: I will not submit")
+	// The second sub-agent answers in plain text twice: once before the reminder to call
+	// submit_result and once after it (issue 13 item 4). Its last answer is longer than the
+	// 500 characters the parent used to get, and ends with a word the parent must see.
+	last := strings.Repeat("still thinking about it ", 40) + "FINAL-WORD"
+	h.turn(c.ID, "agents: bash: sleep 30 | echo: I will not submit\\necho: "+last)
 	res := results(h.history(c.ID))
 	if len(res) != 1 || res[0].Display == nil || len(res[0].Display.SubAgents) != 2 {
 		t.Fatalf("results = %+v", res)
@@ -279,10 +284,40 @@ func TestSubAgentTimeoutAndFailureReported_REQ_BED_008(t *testing.T) {
 	if timedOut.Status != domain.SubAgentFailed || timedOut.Kind != domain.ErrorDeadline {
 		t.Fatalf("first sub-agent = %+v, want a deadline failure", timedOut)
 	}
-	if noResult.Status != domain.SubAgentFailed || noResult.Kind != domain.ErrorNoResult {
-		t.Fatalf("second sub-agent = %+v, want no_result", noResult)
+	if noResult.Status != domain.SubAgentFailed || noResult.Kind != domain.ErrorNoResult || noResult.Result != last {
+		t.Fatalf("second sub-agent = %+v, want no_result with its whole last answer", noResult)
 	}
 	mustContain(t, res[0].Content, "timed out")
+	mustContain(t, res[0].Content, "FINAL-WORD")
+	sub := h.history(noResult.AgentID)
+	if r := lastOf(sub, domain.KindSystem); r.Text != domain.SubmitReminderText {
+		t.Fatalf("the sub-agent was not reminded to call submit_result: %+v", sub)
+	}
+}
+
+// Issue 13 item 4: a sub-agent that forgets submit_result once is reminded and then delivers
+// its result; the parent sees a success.
+func TestSubAgentRemindedToSubmit_REQ_BED_008(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.create(NewConversation{})
+	h.turn(c.ID, "agents: echo: here is my answer in plain text")
+	res := results(h.history(c.ID))
+	if len(res) != 1 || res[0].Display == nil || len(res[0].Display.SubAgents) != 1 {
+		t.Fatalf("results = %+v", res)
+	}
+	got := res[0].Display.SubAgents[0]
+	if got.Status != domain.SubAgentSucceeded {
+		t.Fatalf("sub-agent = %+v; want it to succeed after the reminder", got)
+	}
+	kinds := []domain.MessageKind{}
+	for _, m := range h.history(got.AgentID) {
+		kinds = append(kinds, m.Kind)
+	}
+	want := []domain.MessageKind{domain.KindUser, domain.KindAssistant, domain.KindSystem, domain.KindAssistant, domain.KindToolResult}
+	if !slices.Equal(kinds, want) {
+		t.Fatalf("sub-agent history %v; want %v (answer, reminder, submit_result)", kinds, want)
+	}
 }
 
 func TestModeUpgradeApprovedThenDowngrade_REQ_BED_015_016(t *testing.T) {
