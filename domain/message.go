@@ -120,6 +120,10 @@ func (r StopReason) Describe() string {
 	return fmt.Sprintf("The provider ended the reply early (finish reason %q)", string(r))
 }
 
+// GoOnPrompt is the message the person sends, with one click in the window or by hand in the
+// CLI, to have the model go on after a reply cut off at the output limit.
+const GoOnPrompt = "Your last reply was cut off at the output limit. Please continue exactly where it stopped."
+
 // Usage is the token accounting of one LLM response (REQ-BED-012).
 type Usage struct {
 	InputTokens  int `json:"input_tokens"`

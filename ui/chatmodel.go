@@ -24,6 +24,9 @@ const (
 	rowStreaming
 	rowApproval
 	rowNotice
+	// rowCutOff follows a reply that ended early: why, and (for the output limit) a way to
+	// ask the model to go on (issue 13).
+	rowCutOff
 )
 
 // toolPhase is where a tool call stands, for its row.
@@ -137,6 +140,9 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 			r := &row{kind: kind, key: "c" + key + ":" + c.ID, call: c, at: msg.At}
 			m.rows = append(m.rows, r)
 			m.byCall[c.ID] = r
+		}
+		if msg.StopReason != "" {
+			m.rows = append(m.rows, &row{kind: rowCutOff, key: "x" + key, msg: p, at: msg.At})
 		}
 		// The reply has landed: the streamed text it replaces goes away.
 		m.dropTail(&m.stream)

@@ -113,6 +113,8 @@ func (v *rowView) newPart(k rowKind) part {
 		return newContinuationPart()
 	case rowApproval:
 		return newApprovalPart(v.cv)
+	case rowCutOff:
+		return newCutOffPart(v.cv)
 	}
 	return newNotePart()
 }
@@ -603,6 +605,49 @@ func (p *continuationPart) bind(r *row) {
 	p.bg.Refresh()
 	p.source = r.msg.Text
 	p.text.ParseMarkdown(r.msg.Text)
+}
+
+// cutOffPart: a reply that ended early is never shown as if it were complete (REQ-BED-003,
+// issue 13). It says why the reply stopped and, for the output limit, which limit, with a
+// Continue button that asks the model to go on.
+type cutOffPart struct {
+	cv     *chatView
+	bg     *canvas.Rectangle
+	stripe *canvas.Rectangle
+	text   *widget.RichText
+	goOn   *widget.Button
+	obj    fyne.CanvasObject
+}
+
+func newCutOffPart(cv *chatView) *cutOffPart {
+	p := &cutOffPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: newWrapText()}
+	p.goOn = widget.NewButtonWithIcon("Continue", theme.MediaPlayIcon(), func() {
+		if p.cv.cs != nil {
+			p.cv.m.sendPrompt(p.cv.cs, domain.GoOnPrompt)
+		}
+	})
+	body := container.New(&hbar{gap: pad()}, widget.NewIcon(theme.WarningIcon()), p.text, p.goOn)
+	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), pad()/2), stripe: 3}, p.bg, p.stripe, body)
+	return p
+}
+
+func (p *cutOffPart) object() fyne.CanvasObject { return p.obj }
+
+func (p *cutOffPart) bind(r *row) {
+	p.stripe.FillColor = theme.Color(theme.ColorNameWarning)
+	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNameWarning), 0x18)
+	p.stripe.Refresh()
+	p.bg.Refresh()
+	model := ""
+	if p.cv.cs != nil {
+		model = p.cv.cs.conv.Model
+	}
+	setPlain(p.text, cutOffText(r.msg.StopReason, p.cv.m.b.OutputLimit(model)), widget.RichTextStyleInline)
+	if r.msg.StopReason == domain.StopLength && !p.cv.readOnly {
+		p.goOn.Show()
+	} else {
+		p.goOn.Hide()
+	}
 }
 
 // approvalPart: the mode-upgrade request with Approve and Deny (REQ-BED-015). Nothing

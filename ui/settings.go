@@ -250,7 +250,7 @@ func (m *MainWindow) modelHint(model string) string {
 		return ""
 	}
 	label := m.b.ModelLabel(model)
-	window := fmt.Sprintf("context window %s tokens", tokens(domain.ContextWindowFor(model)))
+	window := fmt.Sprintf("context window %s tokens, replies up to %s", tokens(domain.ContextWindowFor(model)), tokens(m.b.OutputLimit(model)))
 	if label != "" && label != model {
 		return label + ", " + window
 	}
