@@ -127,7 +127,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 
 	sub := rt.Subscribe()
 	defer sub.Close()
-	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID}
+	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID, outputLimit: rt.OutputLimit(conv.Model)}
 	if !jsonOut {
 		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, conv.Cwd,
 			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(rt.Sandbox()))
@@ -149,7 +149,9 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		}
 		stopCode = code
 		fmt.Fprintf(stderr, "\nphoenix-desktop: %s; stopping the turn…\n", why)
-		if err := rt.Cancel(ctx, conv.ID); err != nil {
+		// The turn may have ended by itself meanwhile: then there is nothing to stop.
+		if err := rt.Cancel(ctx, conv.ID); err != nil && !errors.Is(err, domain.ErrNothingToStop) &&
+			!errors.Is(err, actors.ErrAlreadyStopping) {
 			return fmt.Errorf("chat: cancel: %w", err)
 		}
 		return nil
@@ -254,6 +256,8 @@ type chatPrinter struct {
 	json bool
 	conv string
 	last string // the last status line printed, to avoid repeats
+	// outputLimit is the conversation's model's reply limit, named in the cut-off notice.
+	outputLimit int
 }
 
 func (p *chatPrinter) print(ev actors.Event) {
@@ -273,6 +277,10 @@ func (p *chatPrinter) print(ev actors.Event) {
 	switch e := ev.(type) {
 	case actors.MessageCommitted:
 		writeMessage(p.w, e.Message, false)
+		if e.Message.StopReason == domain.StopLength {
+			fmt.Fprintf(p.w, "! The limit is %d tokens. To have it go on: phoenix-desktop chat --continue %s %q\n",
+				p.outputLimit, p.conv, domain.GoOnPrompt)
+		}
 	case actors.StateChanged:
 		if line := describeState(e.Conv); line != p.last && domain.Busy(e.Conv.State) {
 			p.last = line

@@ -220,3 +220,25 @@ func TestChatWithoutTerminalDeniesUpgrades_REQ_BED_015(t *testing.T) {
 		}
 	}
 }
+
+// REQ-BED-003 (issue 13 item 1): chat prints the cut-off notice with the limit and how to go
+// on; the limit can be set per model (--output-limit), and the demo server cuts at it.
+func TestChatPrintsCutOffNotice_REQ_BED_003(t *testing.T) {
+	data, cwd := t.TempDir(), t.TempDir()
+	long := strings.Repeat("0123456789", 10)
+	code, out, errs := cli(t, "chat", "--demo", "--data-dir", data, "--cwd", cwd, "--output-limit", "demo=10", "echo: "+long)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{long[:40], "! The reply was cut off at the model's output limit.", "! The limit is 10 tokens. To have it go on: phoenix-desktop chat --continue "} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("transcript lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "── Agent\n"+long[:40]+"\n!") {
+		t.Fatalf("the reply was not cut at 10 tokens (40 characters):\n%s", out)
+	}
+	if code, _, errs := cli(t, "chat", "--demo", "--data-dir", data, "--cwd", cwd, "--output-limit", "demo", "echo: x"); code == 0 || !strings.Contains(errs, "MODEL=TOKENS") {
+		t.Fatalf("a malformed --output-limit: exit %d, %s", code, errs)
+	}
+}
