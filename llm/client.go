@@ -378,6 +378,12 @@ func (a *assembler) result() (Response, error) {
 		return Response{}, newError(domain.ErrorIncompleteResponse, 0,
 			"the stream ended without a finish reason", nil)
 	}
+	if a.text.Len() == 0 && len(a.calls) == 0 && StopReasonOf(a.finishReason) == domain.StopLength {
+		// A reasoning model can spend the whole output limit thinking; asking again the same
+		// way would end the same way, so this is not retried.
+		return Response{}, newError(domain.ErrorOutputLimit, 0,
+			"the model used its whole output limit without writing an answer (reasoning models spend part of it thinking): raise the model's output limit, or ask for less at once", nil)
+	}
 	if a.text.Len() == 0 && len(a.calls) == 0 {
 		return Response{}, newError(domain.ErrorIncompleteResponse, 0,
 			fmt.Sprintf("the answer was empty (finish reason %q)", a.finishReason), nil)

@@ -54,6 +54,21 @@ func TestStopReasonAndOutputLimit_REQ_BED_003(t *testing.T) {
 	}
 }
 
+// An empty answer cut at the limit (a reasoning model that thought until the limit) is an
+// output-limit error that is not retried, rather than an incomplete response retried in vain.
+func TestEmptyAnswerAtTheLimitIsNotRetried(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTestClient(t, s, nil, nil)
+	empty := fakellm.Reply{FinishReason: "length"}
+	s.Enqueue(empty)
+	_, _, err := collect(t.Context(), c, Request{History: []domain.Message{userMsg(1, "think hard")}, MaxOutputTokens: 100})
+	e := asError(t, err)
+	if e.Kind != domain.ErrorOutputLimit || e.Kind.Retryable() {
+		t.Fatalf("error %+v; want a non-retryable output_limit", e)
+	}
+}
+
 func TestStopReasonOf(t *testing.T) {
 	for finish, want := range map[string]domain.StopReason{
 		"stop": "", "tool_calls": "", "end_turn": "", "tool_use": "", "function_call": "",
