@@ -166,6 +166,9 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text stri
 		if domain.UsesMaxCompletionTokens(model) {
 			creq.MaxCompletionTokens = n
 		} else {
+			// Deprecated by OpenAI for its own API only; the compatible servers this path
+			// serves (Ollama, OpenRouter, llama.cpp, vLLM) read max_tokens.
+			//lint:ignore SA1019 compatible servers read max_tokens, not max_completion_tokens
 			creq.MaxTokens = n
 		}
 	}

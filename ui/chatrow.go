@@ -130,6 +130,14 @@ func none() fyne.CanvasObject {
 	return r
 }
 
+// tint colours a striped row: the stripe in the accent, the background in a wash of it.
+func tint(stripe, bg *canvas.Rectangle, accent fyne.ThemeColorName) {
+	stripe.FillColor = theme.Color(accent)
+	bg.FillColor = withAlpha(theme.Color(accent), 0x18)
+	stripe.Refresh()
+	bg.Refresh()
+}
+
 func withAlpha(c color.Color, a uint8) color.Color {
 	r, g, b, _ := c.RGBA()
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
@@ -570,10 +578,7 @@ func (p *notePart) bind(r *row) {
 		}
 		segs = []widget.RichTextSegment{&widget.TextSegment{Text: r.text, Style: widget.RichTextStyleInline}}
 	}
-	p.stripe.FillColor = theme.Color(accent)
-	p.bg.FillColor = withAlpha(theme.Color(accent), 0x18)
-	p.stripe.Refresh()
-	p.bg.Refresh()
+	tint(p.stripe, p.bg, accent)
 	p.icon.SetResource(icon)
 	p.text.Segments = segs
 	p.text.Refresh()
@@ -599,10 +604,7 @@ func newContinuationPart() *continuationPart {
 func (p *continuationPart) object() fyne.CanvasObject { return p.obj }
 
 func (p *continuationPart) bind(r *row) {
-	p.stripe.FillColor = theme.Color(theme.ColorNamePrimary)
-	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNamePrimary), 0x18)
-	p.stripe.Refresh()
-	p.bg.Refresh()
+	tint(p.stripe, p.bg, theme.ColorNamePrimary)
 	p.source = r.msg.Text
 	p.text.ParseMarkdown(r.msg.Text)
 }
@@ -634,10 +636,7 @@ func newCutOffPart(cv *chatView) *cutOffPart {
 func (p *cutOffPart) object() fyne.CanvasObject { return p.obj }
 
 func (p *cutOffPart) bind(r *row) {
-	p.stripe.FillColor = theme.Color(theme.ColorNameWarning)
-	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNameWarning), 0x18)
-	p.stripe.Refresh()
-	p.bg.Refresh()
+	tint(p.stripe, p.bg, theme.ColorNameWarning)
 	model := ""
 	if p.cv.cs != nil {
 		model = p.cv.cs.conv.Model

@@ -9,17 +9,6 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 )
 
-func (h *harness) cutOffPart() *cutOffPart {
-	h.t.Helper()
-	for _, v := range h.visibleRowViews() {
-		if v.bound.kind == rowCutOff {
-			return v.parts[rowCutOff].(*cutOffPart)
-		}
-	}
-	h.t.Fatal("the cut-off notice is not on screen")
-	return nil
-}
-
 // REQ-BED-003 (issue 13 item 1): a reply cut off at the output limit is shown with the reason
 // and the limit, and Continue asks the model to go on without touching the draft.
 func TestCutOffReplyShowsNoticeAndContinue_REQ_BED_003(t *testing.T) {
@@ -33,7 +22,7 @@ func TestCutOffReplyShowsNoticeAndContinue_REQ_BED_003(t *testing.T) {
 	}
 	h.waitFor("ready", func() bool { return h.status() == "Ready" })
 	h.settle()
-	p := h.cutOffPart()
+	p := partOnScreen[*cutOffPart](h, rowCutOff, "the cut-off notice")
 	want := "The reply was cut off at the model's output limit (" + tokens(domain.MaxOutputFor(h.f.conversation(id).Model)) + " tokens)"
 	if got := p.text.String(); !strings.Contains(got, want) {
 		t.Fatalf("notice %q; want it to contain %q", got, want)
