@@ -680,10 +680,17 @@ func TestCancelDuringSubAgentsThenContinue_REQ_BED_005(t *testing.T) {
 	if end := h.turn(c.ID, "echo: next"); end.State.Kind() != domain.StateIdle {
 		t.Fatalf("after cancel: %s", end.State.Kind())
 	}
+	// Each sub-agent comes to rest in its own actor, after the parent has moved on, so the
+	// check waits (with a deadline) rather than reading the store at one instant.
+	deadline := time.Now().Add(10 * time.Second)
 	snap, _ := h.rt.Snapshot(context.Background(), c.ID)
 	for _, sub := range snap.SubAgents {
-		if domain.Busy(sub.State) {
-			t.Fatalf("sub-agent %s still %s after the cancel", sub.ID, sub.State.Kind())
+		for domain.Busy(sub.State) {
+			if time.Now().After(deadline) {
+				t.Fatalf("sub-agent %s still %s after the cancel", sub.ID, sub.State.Kind())
+			}
+			time.Sleep(5 * time.Millisecond)
+			sub, _ = h.store.Get(sub.ID)
 		}
 	}
 }
