@@ -62,6 +62,9 @@ type row struct {
 	// expanded is the person's choice to see a tool's output; it lives in the model so that it
 	// survives the recycling of list items.
 	expanded bool
+	// superseded marks a cut-off notice that later messages followed: Continue would no
+	// longer continue that reply, so it is offered only on the latest.
+	superseded bool
 }
 
 func (r *row) touch() { r.ver++ }
@@ -99,6 +102,8 @@ type chatModel struct {
 	stream  *row
 	approve *row
 	notices int
+	// cutOff is the latest cut-off notice while nothing has followed it.
+	cutOff *row
 }
 
 func newChatModel() *chatModel {
@@ -123,6 +128,11 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 		return false
 	}
 	m.next = msg.Seq + 1
+	if m.cutOff != nil {
+		m.cutOff.superseded = true
+		m.cutOff.touch()
+		m.cutOff = nil
+	}
 	p := &msg
 	key := "m" + strconv.FormatUint(msg.Seq, 10)
 	switch msg.Kind {
@@ -142,7 +152,8 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 			m.byCall[c.ID] = r
 		}
 		if msg.StopReason != "" {
-			m.rows = append(m.rows, &row{kind: rowCutOff, key: "x" + key, msg: p, at: msg.At})
+			m.cutOff = &row{kind: rowCutOff, key: "x" + key, msg: p, at: msg.At}
+			m.rows = append(m.rows, m.cutOff)
 		}
 		// The reply has landed: the streamed text it replaces goes away.
 		m.dropTail(&m.stream)

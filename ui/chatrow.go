@@ -642,7 +642,7 @@ func (p *cutOffPart) bind(r *row) {
 		model = p.cv.cs.conv.Model
 	}
 	setPlain(p.text, cutOffText(r.msg.StopReason, p.cv.m.b.OutputLimit(model)), widget.RichTextStyleInline)
-	if r.msg.StopReason == domain.StopLength && !p.cv.readOnly {
+	if r.msg.StopReason == domain.StopLength && !p.cv.readOnly && !r.superseded {
 		p.goOn.Show()
 	} else {
 		p.goOn.Hide()

@@ -40,6 +40,10 @@ func TestCutOffReplyShowsNoticeAndContinue_REQ_BED_003(t *testing.T) {
 	if h.m.entry.Text != "my own draft" {
 		t.Fatalf("Continue changed the draft to %q", h.m.entry.Text)
 	}
+	h.settle()
+	if !p.goOn.Hidden {
+		t.Fatal("Continue is still offered on a reply that later messages followed")
+	}
 
 	// A filter stop is explained, with nothing to continue.
 	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
