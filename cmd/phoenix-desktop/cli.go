@@ -35,7 +35,8 @@ const (
 // runChat runs one user turn to rest and prints the transcript of that turn. Exit codes: 0 at
 // Idle; 1 in Error (the error is printed); 3 when the context is exhausted; 130 when Ctrl+C
 // cancelled the turn (like the Stop button; a second Ctrl+C exits at once); 124 when
-// --timeout cancelled it; 143 on SIGTERM.
+// --timeout cancelled it; 143 on SIGTERM. SIGUSR1 is "Switch to Restricted" (REQ-BED-016): the
+// mode changes at once and a command running with write access is stopped.
 func runChat(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -95,7 +96,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		attachments = append(attachments, actors.Attachment{Name: filepath.Base(path), Data: data})
 	}
 	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1)
 	defer signal.Stop(signals)
 
 	log := common.logger(stderr)
@@ -196,6 +197,13 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("chat: answer the upgrade request: %w", err)
 			}
 		case sig := <-signals:
+			if sig == syscall.SIGUSR1 {
+				fmt.Fprintln(stderr, "\nphoenix-desktop: switching to Restricted mode…")
+				if err := rt.Downgrade(ctx, conv.ID); err != nil {
+					fmt.Fprintf(stderr, "phoenix-desktop: could not switch to Restricted mode: %v\n", err)
+				}
+				continue
+			}
 			if stopCode != 0 {
 				return &exitError{code: stopCode, err: errors.New("stopped without waiting for the turn to come to rest")}
 			}

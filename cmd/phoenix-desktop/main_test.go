@@ -242,3 +242,46 @@ func TestChatPrintsCutOffNotice_REQ_BED_003(t *testing.T) {
 		t.Fatalf("a malformed --output-limit: exit %d, %s", code, errs)
 	}
 }
+
+// REQ-BED-016 (issue 13 item 3) headless: SIGUSR1 is "Switch to Restricted"; the command
+// running with write access is stopped at once and the rest of the round runs read-only.
+func TestChatSIGUSR1SwitchesToRestricted_REQ_BED_016(t *testing.T) {
+	if !sandbox.Probe().Available {
+		t.Skip("Landlock is unavailable: conversations are Unrestricted only")
+	}
+	data, cwd := t.TempDir(), t.TempDir()
+	marker := fmt.Sprintf("sleep 30.%d", time.Now().UnixNano()%100000)
+	late := filepath.Join(cwd, "written-after-the-switch")
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() {
+		done <- run([]string{"chat", "--demo", "--unrestricted", "--data-dir", data, "--cwd", cwd,
+			fmt.Sprintf("bash: %s ;; bash: touch %s || echo refused", marker, late)}, &out, &errb)
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for exec.Command("pgrep", "-f", marker).Run() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("chat did not finish after SIGUSR1")
+	}
+	for _, want := range []string{"switched the conversation to Restricted mode", "refused", "Mode changed to Restricted"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("transcript lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := os.Stat(late); !os.IsNotExist(err) {
+		t.Fatalf("a file was written after the switch (%v)", err)
+	}
+}
