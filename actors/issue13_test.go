@@ -146,15 +146,24 @@ func TestHugeToolResultFitsTheWindow_REQ_BED_019(t *testing.T) {
 	mustContain(t, lastOf(msgs, domain.KindAssistant).Text, "Done. bash:")
 }
 
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes; wrote signals each.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{}
 }
+
+func newSyncBuffer() *syncBuffer { return &syncBuffer{wrote: make(chan struct{}, 1)} }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() {
+		select {
+		case s.wrote <- struct{}{}:
+		default:
+		}
+	}()
 	return s.b.Write(p)
 }
 
@@ -167,7 +176,8 @@ func (s *syncBuffer) String() string {
 // waitLog waits until the log holds a line with every one of parts.
 func waitLog(t *testing.T, log *syncBuffer, parts ...string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
 	for {
 		for _, line := range strings.Split(log.String(), "\n") {
 			all := true
@@ -178,10 +188,11 @@ func waitLog(t *testing.T, log *syncBuffer, parts ...string) {
 				return
 			}
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-log.wrote:
+		case <-timeout.C:
 			t.Fatalf("no log line with %q in:\n%s", parts, log.String())
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -190,7 +201,7 @@ func waitLog(t *testing.T, log *syncBuffer, parts ...string) {
 // execution id and the kind.
 func TestStaleThingsLeaveATrace(t *testing.T) {
 	t.Parallel()
-	log := &syncBuffer{}
+	log := newSyncBuffer()
 	h := newHarness(t, func(c *Config) {
 		c.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})

@@ -669,6 +669,10 @@ func TestCancelDuringSubAgentsThenContinue_REQ_BED_005(t *testing.T) {
 	c := h.create(NewConversation{})
 	h.send(c.ID, "agents: bash: sleep 30 | bash: sleep 31")
 	h.waitState(c.ID, domain.StateAwaitingSubAgents)
+	// Each sub-agent comes to rest in its own actor, after the parent has moved on; this
+	// subscription sees it happen.
+	subs := h.rt.Subscribe()
+	defer subs.Close()
 	if err := h.rt.Cancel(context.Background(), c.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -680,17 +684,23 @@ func TestCancelDuringSubAgentsThenContinue_REQ_BED_005(t *testing.T) {
 	if end := h.turn(c.ID, "echo: next"); end.State.Kind() != domain.StateIdle {
 		t.Fatalf("after cancel: %s", end.State.Kind())
 	}
-	// Each sub-agent comes to rest in its own actor, after the parent has moved on, so the
-	// check waits (with a deadline) rather than reading the store at one instant.
-	deadline := time.Now().Add(10 * time.Second)
 	snap, _ := h.rt.Snapshot(context.Background(), c.ID)
+	rested := map[string]bool{}
 	for _, sub := range snap.SubAgents {
-		for domain.Busy(sub.State) {
-			if time.Now().After(deadline) {
-				t.Fatalf("sub-agent %s still %s after the cancel", sub.ID, sub.State.Kind())
+		rested[sub.ID] = !domain.Busy(sub.State)
+	}
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for id, ok := range rested {
+		for !ok {
+			select {
+			case ev := <-subs.Events():
+				if sc, is := ev.(StateChanged); is && sc.Conv.ID == id && !domain.Busy(sc.Conv.State) {
+					ok = true
+				}
+			case <-timeout.C:
+				t.Fatalf("sub-agent %s still busy after the cancel", id)
 			}
-			time.Sleep(5 * time.Millisecond)
-			sub, _ = h.store.Get(sub.ID)
 		}
 	}
 }

@@ -5,12 +5,6 @@ import (
 	"unicode/utf8"
 )
 
-// ToolOutputLimit is the most text, in bytes, that one tool result gives the model: the bash
-// tool keeps the beginning and the end of longer output (its description promises "about
-// 128 KB"), and a sub-agent's last answer is cut to it (REQ-BED-008). tools.OutputLimit is
-// this value.
-const ToolOutputLimit = 128 * 1024
-
 // Sizing tool results by the window (issue 13, item 6). The 90% check (REQ-BED-019) runs on
 // model replies only, so a single result larger than what is left of the window would make
 // the provider refuse the next request with a context-length error, and the continuation flow

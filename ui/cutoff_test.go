@@ -64,14 +64,3 @@ func TestCutOffReplyShowsNoticeAndContinue_REQ_BED_003(t *testing.T) {
 	}
 }
 
-// The Markdown export keeps the mark: a cut-off reply is not exported as a complete one.
-func TestExportMarksCutOffReply(t *testing.T) {
-	msgs := []domain.Message{
-		{Seq: 0, Kind: domain.KindUser, Text: "write it"},
-		{Seq: 1, Kind: domain.KindAssistant, Text: "half of it", StopReason: domain.StopLength},
-	}
-	md := exportMarkdown(domain.Conversation{Title: "t", Cwd: "/w", Model: "demo"}, msgs)
-	if !strings.Contains(md, "half of it\n\n> **The reply was cut off at the model's output limit.**") {
-		t.Fatalf("export:\n%s", md)
-	}
-}
