@@ -63,4 +63,3 @@ func TestCutOffReplyShowsNoticeAndContinue_REQ_BED_003(t *testing.T) {
 		t.Fatalf("content-filter notice %+v", filtered)
 	}
 }
-
