@@ -144,6 +144,19 @@ func TestSecondInstanceIsToldTheStoreIsLocked(t *testing.T) {
 	}
 }
 
+// waitForCommand waits until a process whose command line holds marker runs. (Processes have
+// no event to wait on; the poll is bounded.)
+func waitForCommand(t *testing.T, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for exec.Command("pgrep", "-f", marker).Run() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestChatSIGINTCancelsTheTurn: Ctrl+C during chat stops the running tool like the Stop
 // button, the turn comes to rest with a cancelled result, and chat exits 130.
 func TestChatSIGINTCancelsTheTurn_REQ_BED_005(t *testing.T) {
@@ -154,13 +167,7 @@ func TestChatSIGINTCancelsTheTurn_REQ_BED_005(t *testing.T) {
 	go func() {
 		done <- run([]string{"chat", "--demo", "--data-dir", data, "--cwd", cwd, "bash: " + marker}, &out, &errb)
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for exec.Command("pgrep", "-f", marker).Run() != nil {
-		if time.Now().After(deadline) {
-			t.Fatal("the command never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForCommand(t, marker)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -258,13 +265,7 @@ func TestChatSIGUSR1SwitchesToRestricted_REQ_BED_016(t *testing.T) {
 		done <- run([]string{"chat", "--demo", "--unrestricted", "--data-dir", data, "--cwd", cwd,
 			fmt.Sprintf("bash: %s ;; bash: touch %s || echo refused", marker, late)}, &out, &errb)
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for exec.Command("pgrep", "-f", marker).Run() != nil {
-		if time.Now().After(deadline) {
-			t.Fatal("the command never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForCommand(t, marker)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
 		t.Fatal(err)
 	}
