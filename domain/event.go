@@ -23,6 +23,8 @@ type LLMResponse struct {
 	Usage     Usage
 	// StopReason is empty when the reply ended normally (see StopReason).
 	StopReason StopReason
+	// Reasoning is what a thinking model thought before this answer, or nil.
+	Reasoning *Reasoning
 }
 
 // LLMError is a failed model request, classified by the client.

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // REQ-BED-003 (issue 13 item 1): a reply cut off at the output limit is shown with the reason
@@ -23,7 +24,7 @@ func TestCutOffReplyShowsNoticeAndContinue_REQ_BED_003(t *testing.T) {
 	h.waitFor("ready", func() bool { return h.status() == "Ready" })
 	h.settle()
 	p := partOnScreen[*cutOffPart](h, rowCutOff, "the cut-off notice")
-	want := "The reply was cut off at the model's output limit (" + tokens(domain.MaxOutputFor(h.f.conversation(id).Model)) + " tokens)"
+	want := "The reply was cut off at the model's output limit (" + transcript.Tokens(domain.MaxOutputFor(h.f.conversation(id).Model)) + " tokens)"
 	if got := p.text.String(); !strings.Contains(got, want) {
 		t.Fatalf("notice %q; want it to contain %q", got, want)
 	}
