@@ -16,6 +16,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/sandbox"
@@ -79,6 +80,9 @@ type Config struct {
 	// table's value (domain.MaxOutputFor) does not suit: a provider that allows more, or a
 	// local server that allows less.
 	OutputLimits map[string]int
+
+	// MCP holds the MCP servers conversations use; nil means none (--no-mcp).
+	MCP *mcp.Hub
 
 	// mailbox replaces the conversation actors' mailbox when set. Only tests in this package
 	// set it, to see when a message is queued and so hold results in a mailbox on purpose

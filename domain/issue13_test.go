@@ -157,6 +157,23 @@ func TestTransition_REQ_BED_016_DowngradeKillsUnrestrictedBash(t *testing.T) {
 	// The killed command's own late result is stale.
 	wantUnchanged(t, next, ToolComplete{Exec: running.Exec, Result: ToolResult{Outcome: OutcomeCancelled}})
 
+	// An MCP call running Unrestricted is stopped the same way (its server dies with it).
+	c, _ = respond(t, requesting(t, unrestricted), "", call("m", MCPToolPrefix+"files__write", `{"path":"a"}`))
+	mcpRun := wantState[ToolExecuting](t, c)
+	_, effects = step(t, c, UserDowngrade{})
+	if k := only[KillTool](t, effects); k.Exec != mcpRun.Exec {
+		t.Fatalf("KillTool %+v; want the MCP call's exec %d", k, mcpRun.Exec)
+	}
+	wantResult(t, persisted(t, effects)[0], "m", OutcomeCancelled, "switched the conversation to Restricted mode")
+	// A read-only tool is left to finish.
+	c, _ = respond(t, requesting(t, unrestricted), "", thinkCall("t"))
+	_, effects = step(t, c, UserDowngrade{})
+	for _, e := range effects {
+		if _, ok := e.(KillTool); ok {
+			t.Fatal("a running think was killed by the downgrade")
+		}
+	}
+
 	// The last call of a round: the next request follows, with the notice after the results.
 	c, _ = respond(t, requesting(t, unrestricted), "", bashCall("only"))
 	_, effects = step(t, c, UserDowngrade{})

@@ -39,7 +39,7 @@ const (
 	SubmitReminderText = "You ended your turn without calling submit_result, so your parent conversation has received nothing. Call submit_result with your result now (set success to false if you could not complete the task); a plain-text answer is not delivered."
 	// DowngradeStoppedText answers a bash command that was running Unrestricted when the
 	// person switched to Restricted (REQ-BED-016).
-	DowngradeStoppedText = "Stopped: the user switched the conversation to Restricted mode while this command ran, so it was killed at once. It had write and network access until then; check what it did before relying on it. If it is still needed, run it again: it will run read-only, without network."
+	DowngradeStoppedText = "Stopped: the user switched the conversation to Restricted mode while this ran, so it was killed at once. It had write and network access until then; check what it did before relying on it. If it is still needed, call it again: it will run read-only, without network."
 )
 
 // CutCallText answers a tool call whose arguments an early end of the reply cut off. It is
@@ -393,10 +393,12 @@ func (t *tx) downgrade() error {
 	t.c.Mode = ModeRestricted
 	t.changed = true
 	t.announce("Mode changed to Restricted by the user: the file system is now read-only, the network is closed, and patch is unavailable. Call request_mode_upgrade if you need write access again.")
-	// REQ-BED-016: the downgrade is immediate, also for a command already running with
-	// write access. bash is the only tool that runs for long under the mode it started
-	// with; patch writes at once, and killing it mid-write could leave a half-written file.
-	if st, ok := t.c.State.(ToolExecuting); ok && st.Current.Name == ToolBash {
+	// REQ-BED-016: the downgrade is immediate, also for work already running with write
+	// access: a bash command, or an MCP call (its server, started Unrestricted, is killed
+	// with it and starts again Restricted when next needed). These are the tools that run
+	// for long under the mode they started with; patch writes at once, and killing it
+	// mid-write could leave a half-written file; the others only read.
+	if st, ok := t.c.State.(ToolExecuting); ok && (st.Current.Name == ToolBash || IsMCPTool(st.Current.Name)) {
 		t.emit(KillTool{Exec: st.Exec})
 		t.result(st.Current, OutcomeCancelled, DowngradeStoppedText, &ToolDisplay{Summary: "stopped: switched to Restricted"})
 		next := st.Round
