@@ -635,7 +635,7 @@ func newCutOffPart(cv *chatView) *cutOffPart {
 		}
 	})
 	body := container.New(&hbar{gap: pad()}, widget.NewIcon(theme.WarningIcon()), p.text, p.goOn)
-	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), pad()/2), stripe: 3}, p.bg, p.stripe, body)
+	p.obj = container.New(insetBy(fyne.NewSize(pad(), pad()/2), 3), p.bg, p.stripe, body)
 	return p
 }
 
