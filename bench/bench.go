@@ -128,6 +128,8 @@ func format(v float64, unit string) string {
 		return fmt.Sprintf("%.1f ms", v)
 	case "MiB":
 		return fmt.Sprintf("%.1f MiB", v)
+	case "×":
+		return fmt.Sprintf("%.2f×", v)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%.2f %s", v, unit))
 }

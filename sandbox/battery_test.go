@@ -5,7 +5,6 @@ package sandbox
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -30,23 +29,10 @@ func runScript(t *testing.T, p Policy, dir string, env []string, script string) 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd, err := Command(ctx, p, script)
-	if err != nil {
-		t.Fatalf("Command: %v", err)
-	}
 	var out, errb bytes.Buffer
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, &out, &errb
-	err = cmd.Run()
-	code := 0
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("run %q: %v", script, err)
-	}
-	if code == ExitSetupFailed {
-		t.Fatalf("the sandbox helper failed to set up: %s", errb.String())
+	code, err := Run(ctx, p, script, RunOptions{Dir: dir, Env: env, Stdout: &out, Stderr: &errb})
+	if err != nil {
+		t.Fatalf("run %q: %v (stderr %q)", script, err, errb.String())
 	}
 	return result{out.String(), errb.String(), code}
 }

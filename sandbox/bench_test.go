@@ -43,6 +43,23 @@ func BenchmarkTrue(b *testing.B) {
 		}
 		run(b, Policy{TempDir: b.TempDir()})
 	})
+	pooled := func(b *testing.B, p Policy) {
+		if _, err := Run(context.Background(), p, "true", RunOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if code, err := Run(context.Background(), p, "true", RunOptions{}); err != nil || code != 0 {
+				b.Fatal(code, err)
+			}
+		}
+	}
+	b.Run("long-lived supervisor, unrestricted", func(b *testing.B) { pooled(b, Policy{Unrestricted: true}) })
+	b.Run("long-lived supervisor, sandboxed", func(b *testing.B) {
+		if !Probe().Available {
+			b.Skip("Landlock unavailable")
+		}
+		pooled(b, Policy{TempDir: b.TempDir()})
+	})
 }
 
 // BenchmarkCancelToGroupGone measures from cancel to Wait returning with every process of

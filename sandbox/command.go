@@ -58,6 +58,8 @@ type helperConfig struct {
 	// restricted bash its parent-death signal (see startRestricted); empty when there is
 	// none.
 	Setpriv string `json:"setpriv,omitempty"`
+	// MaxABI caps the Landlock ABI the ruleset asks for; 0 means the kernel's.
+	MaxABI int `json:"max_abi,omitempty"`
 }
 
 var (
@@ -88,26 +90,9 @@ func pdeathsigSetpriv() string {
 //
 // A Restricted policy where Probe reports Landlock unavailable fails with ErrUnavailable.
 func Command(ctx context.Context, p Policy, script string) (*exec.Cmd, error) {
-	if len(os.Args) > 1 && os.Args[1] == HelperArg {
-		return nil, ErrHelperNotWired
-	}
-	if len(script) > MaxScriptBytes {
-		return nil, fmt.Errorf("the command is %d bytes, more than the %d the kernel accepts in one argument: write long content in parts or with the patch tool", len(script), MaxScriptBytes)
-	}
-	if strings.IndexByte(script, 0) >= 0 {
-		return nil, errors.New("the command contains a NUL byte, which cannot be passed to bash")
-	}
-	cfg := helperConfig{Restricted: !p.Unrestricted}
-	if cfg.Restricted {
-		if st := Probe(); !st.Available {
-			return nil, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
-		}
-		dir, err := checkTempDir(p.TempDir)
-		if err != nil {
-			return nil, err
-		}
-		cfg.TempDir = dir
-		cfg.Setpriv = pdeathsigSetpriv()
+	cfg, err := prepare(p, script)
+	if err != nil {
+		return nil, err
 	}
 	exe, err := os.Executable()
 	if err != nil {

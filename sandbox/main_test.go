@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		// Restrict this thread and exec from it: execve keeps the calling thread's
 		// credentials for the new program.
 		runtime.LockOSThread()
-		ruleset, err := landlockRuleset(os.Args[2])
+		ruleset, _, err := landlockRuleset(os.Args[2], 0)
 		if err == nil {
 			err = restrictThreadLandlock(ruleset)
 		}

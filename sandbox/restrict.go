@@ -19,9 +19,9 @@ import (
 // among them: the helper runs in a session of its own, with no controlling terminal.
 var writableDevices = []string{"/dev/null", "/dev/zero", "/dev/full"}
 
-// landlockPresets maps a kernel ABI to the go-landlock configuration that handles every
-// access right of that ABI. The exact preset is used rather than BestEffort, because
-// BestEffort silently enforces nothing when a rule cannot be downgraded.
+// landlockPresets maps an ABI to the go-landlock configuration that handles every access
+// right of that ABI. The exact preset is used rather than BestEffort, because BestEffort
+// silently enforces nothing when a rule cannot be downgraded.
 var landlockPresets = []landlock.Config{
 	landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
 	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11,
@@ -36,6 +36,15 @@ func landlockConfig(abi int) (landlock.Config, error) {
 		abi = len(landlockPresets)
 	}
 	return landlockPresets[abi-1], nil
+}
+
+// effectiveABI is the ABI the ruleset asks for: the kernel's, capped by maxABI when that is
+// set (the tests run the battery at every ABI this way).
+func effectiveABI(kernel, maxABI int) int {
+	if maxABI > 0 && maxABI < kernel {
+		return maxABI
+	}
+	return kernel
 }
 
 // Access rights of the policy's rules, before they are cut down to what the kernel's ABI
@@ -75,13 +84,13 @@ type threadPolicy struct {
 // list and execute), the harmless devices and the private temp dir writable, TCP bind and
 // connect denied (ABI 4), signals and abstract unix sockets scoped to the sandbox (ABI 6),
 // and the seccomp filter.
-func prepareThreadPolicy(tempDir string) (*threadPolicy, error) {
-	ruleset, err := landlockRuleset(tempDir)
+func prepareThreadPolicy(tempDir string, maxABI int) (*threadPolicy, error) {
+	ruleset, abi, err := landlockRuleset(tempDir, maxABI)
 	if err != nil {
 		return nil, err
 	}
 	p := &threadPolicy{ruleset: ruleset, lastCap: -1}
-	if p.filter, err = seccompProgram(); err != nil {
+	if p.filter, err = seccompProgram(abi); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -120,17 +129,19 @@ func (p *threadPolicy) applyToThread() error {
 	return verifyRestricted()
 }
 
-// landlockRuleset creates the policy's Landlock ruleset for the kernel's ABI.
-func landlockRuleset(tempDir string) (int, error) {
+// landlockRuleset creates the policy's Landlock ruleset for the kernel's ABI, capped by
+// maxABI when that is set, and returns the ABI it asked for.
+func landlockRuleset(tempDir string, maxABI int) (int, int, error) {
 	// The kernel itself is asked, not Probe: the test override must not make the helper
 	// skip restrictions the app already decided on.
 	st := probeKernel()
 	if !st.Available {
-		return -1, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
+		return -1, 0, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
 	}
-	cfg, err := landlockConfig(st.ABI)
+	abi := effectiveABI(st.ABI, maxABI)
+	cfg, err := landlockConfig(abi)
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
 	handled := uint64(cfg.HandledAccessFS)
 	attr := ll.RulesetAttr{
@@ -142,7 +153,7 @@ func landlockRuleset(tempDir string) (int, error) {
 	}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
-		return -1, fmt.Errorf("landlock: create the ruleset: %w", err)
+		return -1, 0, fmt.Errorf("landlock: create the ruleset: %w", err)
 	}
 	rules := []struct {
 		path     string
@@ -162,10 +173,10 @@ func landlockRuleset(tempDir string) (int, error) {
 		}
 		if err != nil {
 			_ = unix.Close(fd)
-			return -1, fmt.Errorf("landlock: allow %s: %w", r.path, err)
+			return -1, 0, fmt.Errorf("landlock: allow %s: %w", r.path, err)
 		}
 	}
-	return fd, nil
+	return fd, abi, nil
 }
 
 // addPathRule allows access below path. Directory-only rights are left out for a file, which

@@ -4,7 +4,9 @@ package sandbox
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -42,6 +44,14 @@ var deniedSyscalls = []string{
 	"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
 }
 
+// deniedBeforeABI are system calls denied only when the Landlock ABI in force is older than
+// the one that covers them: truncate(2) changes a file through its path without opening it,
+// and Landlock checks it only from ABI 3. ftruncate(2) needs a descriptor opened for
+// writing, which Landlock already refuses outside the temp dir at every ABI.
+var deniedBeforeABI = map[int][]string{
+	3: {"truncate", "truncate64"},
+}
+
 // deniedNumbers are denied system calls newer than the go-seccomp-bpf syscall table (Linux
 // 6.11). Since Linux 5.1 every architecture numbers new system calls alike, and x/sys/unix
 // gives the number for the architecture being built.
@@ -57,7 +67,7 @@ const retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 // default action, which is "allow" for a deny list, so a 32-bit int 0x80 system call
 // (socketcall on i386) would pass. The guard in front returns EPERM for every system call
 // made with a foreign calling convention, and for the numbers the library does not know.
-func seccompFilter() ([]bpf.Instruction, error) {
+func seccompFilter(abi int) ([]bpf.Instruction, error) {
 	native, err := arch.GetInfo("")
 	if err != nil {
 		return nil, fmt.Errorf("seccomp: unknown native architecture: %w", err)
@@ -65,7 +75,13 @@ func seccompFilter() ([]bpf.Instruction, error) {
 	// Older calls such as chmod(2) do not exist on newer architectures (arm64 has only
 	// fchmodat); the library rejects unknown names, and such a call cannot be made anyway.
 	var names []string
-	for _, n := range deniedSyscalls {
+	denied := slices.Clone(deniedSyscalls)
+	for _, minABI := range slices.Sorted(maps.Keys(deniedBeforeABI)) {
+		if abi < minABI {
+			denied = append(denied, deniedBeforeABI[minABI]...)
+		}
+	}
+	for _, n := range denied {
 		if _, ok := native.SyscallNames[n]; ok {
 			names = append(names, n)
 		}
@@ -96,8 +112,8 @@ func seccompFilter() ([]bpf.Instruction, error) {
 }
 
 // seccompProgram is the filter in the form seccomp(2) takes.
-func seccompProgram() ([]unix.SockFilter, error) {
-	insts, err := seccompFilter()
+func seccompProgram(abi int) ([]unix.SockFilter, error) {
+	insts, err := seccompFilter(abi)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ const usage = `Usage:
   phoenix-desktop show ID [--data-dir DIR] [--json]
   phoenix-desktop export ID [--data-dir DIR]   print the conversation as Markdown
   phoenix-desktop bench [--json]            measure the headline numbers on this machine
+  phoenix-desktop doctor [--json]           which sandbox layers this machine enforces, and why any is missing
 
 Run "phoenix-desktop COMMAND -h" for the flags of a command.
 Without an API key (PHOENIX_API_KEY or OPENAI_API_KEY) and base URL, the built-in offline
@@ -61,6 +62,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runExport(rest, stdout)
 	case "bench":
 		err = runBench(rest, stdout, stderr)
+	case "doctor":
+		err = runDoctor(rest, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

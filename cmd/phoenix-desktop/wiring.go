@@ -134,6 +134,8 @@ func (a *session) Close() {
 	if a.runtime != nil {
 		a.runtime.Shutdown()
 	}
+	// After the runtime: its commands have ended, so every supervisor is idle.
+	sandbox.Shutdown()
 	if a.model != nil {
 		a.model.Close()
 	}
