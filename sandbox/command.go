@@ -60,6 +60,10 @@ type helperConfig struct {
 	Setpriv string `json:"setpriv,omitempty"`
 	// MaxABI caps the Landlock ABI the ruleset asks for; 0 means the kernel's.
 	MaxABI int `json:"max_abi,omitempty"`
+	// MountView says the supervisor runs in a mount view of its own where everything but
+	// the temp dir is read-only (see mountview.go). A long-lived supervisor sets it itself,
+	// from how it was started.
+	MountView bool `json:"mount_view,omitempty"`
 }
 
 var (
@@ -98,6 +102,9 @@ func Command(ctx context.Context, p Policy, script string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find this program's own binary to run the sandbox helper: %w", err)
 	}
+	if cfg.Restricted {
+		cfg.MountView, _ = mountViewUsable()
+	}
 	arg, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("encode the sandbox policy: %w", err)
@@ -111,6 +118,9 @@ func Command(ctx context.Context, p Policy, script string) (*exec.Cmd, error) {
 		// that started the helper exits; that happens only to threads a goroutine locked
 		// and never unlocked, which the tool runner does not do.
 		Pdeathsig: syscall.SIGTERM,
+	}
+	if cfg.MountView {
+		viewSysProcAttr(cmd.SysProcAttr)
 	}
 	cmd.Cancel = func() error {
 		// SIGTERM, not SIGKILL: the helper must live long enough to SIGKILL its descendants,

@@ -37,8 +37,8 @@ func MaybeRunHelper() {
 
 // runHelper returns the exit status for syscall.Exit.
 func runHelper(args []string) int {
-	if len(args) == 1 && args[0] == serveMode {
-		return serve()
+	if len(args) == 1 && (args[0] == serveMode || args[0] == serveViewMode) {
+		return serve(args[0] == serveViewMode)
 	}
 	if len(args) != 2 {
 		return setupFailed(fmt.Errorf("expected a policy and a script, got %d arguments", len(args)))
@@ -73,6 +73,14 @@ func becomeSupervisor() (<-chan os.Signal, error) {
 
 // supervise runs one command as its child and, whatever happens, leaves no process behind.
 func supervise(cfg helperConfig, script string) int {
+	if cfg.MountView {
+		if err := setUpMountView(); err != nil {
+			return setupFailed(err)
+		}
+		if _, err := bindWritable(cfg.TempDir); err != nil {
+			return setupFailed(err)
+		}
+	}
 	stop, err := becomeSupervisor()
 	if err != nil {
 		return setupFailed(err)
@@ -257,7 +265,7 @@ const threadExitTimeout = 5 * time.Second
 //
 // On error the returned pid, if not zero, is a started gate the caller must sweep.
 func startRestricted(cfg helperConfig, bash, script string, l launch) (pid int, release func() error, err error) {
-	policy, err := prepareThreadPolicy(cfg.TempDir, cfg.MaxABI)
+	policy, err := prepareThreadPolicy(cfg)
 	if err != nil {
 		return 0, nil, err
 	}

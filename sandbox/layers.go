@@ -23,15 +23,28 @@ type landlockABI struct {
 	// hole, when set, is what a Restricted command can do on an older ABI that it should
 	// not.
 	hole string
+	// scopesSignals marks the ABI from which a command cannot signal processes outside.
+	scopesSignals bool
 }
 
 var landlockABIs = []landlockABI{
-	{1, "5.13", "the file system read-only except the private temp dir and /dev/null, /dev/zero, /dev/full; no tracing of processes outside", "", ""},
-	{2, "5.19", "moving and linking files between directories of the temp dir", "files move between directories of the temp dir by copying (mv does this by itself)", ""},
-	{3, "6.2", "truncating files through their path", "the seccomp filter denies truncate(2) everywhere, the temp dir included", ""},
-	{4, "6.7", "TCP bind and connect", "the seccomp filter denies creating any socket", ""},
-	{5, "6.10", "ioctl on devices", "the only writable devices are /dev/null, /dev/zero and /dev/full, and there is no terminal", ""},
-	{6, "6.12", "signals and abstract unix sockets limited to the sandbox", "abstract unix sockets: the seccomp filter denies creating any socket; signals: the command can signal your other processes, including its supervisor", "the command can signal your other processes (Landlock ABI 6, Linux 6.12, limits signals to the sandbox)"},
+	{1, "5.13", "the file system read-only except the private temp dir and /dev/null, /dev/zero, /dev/full; no tracing of processes outside", "", "", false},
+	{2, "5.19", "moving and linking files between directories of the temp dir", "files move between directories of the temp dir by copying (mv does this by itself)", "", false},
+	{3, "6.2", "truncating files through their path", "the seccomp filter denies truncate(2) everywhere, the temp dir included", "", false},
+	{4, "6.7", "TCP bind and connect", "the seccomp filter denies creating any socket", "", false},
+	{5, "6.10", "ioctl on devices", "the only writable devices are /dev/null, /dev/zero and /dev/full, and there is no terminal", "", false},
+	{6, "6.12", "signals and abstract unix sockets limited to the sandbox", "abstract unix sockets: the seccomp filter denies creating any socket; signals: the command can signal your other processes, including its supervisor", "the command can signal your other processes (Landlock ABI 6, Linux 6.12, limits signals to the sandbox)", true},
+}
+
+// signalsScopedAt reports whether Landlock at this ABI keeps a command from signalling
+// processes outside the sandbox.
+func signalsScopedAt(abi int) bool {
+	for _, a := range landlockABIs {
+		if a.scopesSignals {
+			return abi >= a.abi
+		}
+	}
+	return false
 }
 
 // Layer is one part of the Restricted sandbox on this machine.
@@ -56,7 +69,11 @@ type Layers struct {
 // Describe reports the layers of the Restricted sandbox on this machine.
 func Describe() Layers {
 	st := Probe()
-	return describe(st, seccompAvailable(), pdeathsigSetpriv() != "")
+	view, reason := false, ""
+	if st.Available {
+		view, reason = mountViewUsable()
+	}
+	return describe(st, seccompAvailable(), pdeathsigSetpriv() != "", view, reason)
 }
 
 func seccompAvailable() error {
@@ -64,7 +81,7 @@ func seccompAvailable() error {
 	return err
 }
 
-func describe(st Status, seccompErr error, pdeathsig bool) Layers {
+func describe(st Status, seccompErr error, pdeathsig, view bool, viewReason string) Layers {
 	out := Layers{Status: st}
 	ll := Layer{Name: "Landlock", Active: st.Available}
 	switch {
@@ -93,7 +110,10 @@ func describe(st Status, seccompErr error, pdeathsig bool) Layers {
 
 	sc := Layer{Name: "seccomp", Active: seccompErr == nil}
 	if sc.Active {
-		sc.Detail = "denies every new socket (UDP, unix, raw, Multipath TCP), io_uring, ptrace, mounts, namespaces, kernel modules, and chmod, chown and extended attributes"
+		sc.Detail = "denies every new socket (UDP, unix, raw, Multipath TCP), io_uring, ptrace, mounts, namespaces and kernel modules"
+		if !view {
+			sc.Detail += ", and chmod, chown and extended attributes everywhere (without the mount view they cannot be told apart by path)"
+		}
 	} else {
 		sc.Detail = fmt.Sprintf("not available (%v): Restricted mode is off, because sockets could not be closed", seccompErr)
 	}
@@ -102,19 +122,29 @@ func describe(st Status, seccompErr error, pdeathsig bool) Layers {
 	out.Layers = append(out.Layers, Layer{Name: "capabilities", Active: true,
 		Detail: "all dropped, and no_new_privs set, so set-uid programs gain nothing"})
 
+	mv := Layer{Name: "mount view", Active: view}
+	switch {
+	case view:
+		mv.Detail = "commands run in a user and mount namespace where every mount is read-only and only the temp dir is writable, so the kernel refuses changes to timestamps, modes, ownership and extended attributes outside it, and chmod, git init and git clone work inside it"
+	case !st.Available:
+		mv.Detail = "not in use without Restricted mode"
+	default:
+		mv.Detail = "off: " + viewReason + ". Landlock and seccomp alone keep the file system read-only"
+		out.Holes = append(out.Holes,
+			"the command can change the timestamps of your files (utimensat stays open because touch needs it in the temp dir; the mount view closes this)",
+			"chmod is denied in the temp dir too, so `git init` and `git clone` there fail")
+	}
+	out.Layers = append(out.Layers, mv)
+
+	out.Layers = append(out.Layers, Layer{Name: "supervisor", Active: true,
+		Detail: "each command runs below a long-lived supervisor that is never restricted; it kills the whole tree, setsid escapees included, when the command ends or is stopped, and when the app ends"})
 	pd := Layer{Name: "parent-death signal", Active: pdeathsig}
 	if pdeathsig {
-		pd.Detail = "a Restricted command dies with its supervisor even if the supervisor is killed outright (setpriv --pdeathsig)"
+		pd.Detail = "a long-running Restricted command started through sandbox.Command (MCP servers) dies even if its supervisor is killed outright (setpriv --pdeathsig)"
 	} else {
-		pd.Detail = "missing: no setpriv(1) with --pdeathsig (util-linux 2.33) was found, so a Restricted bash outlives a supervisor that is killed outright"
-		out.Holes = append(out.Holes, "a Restricted command outlives its supervisor if the supervisor is killed outright")
+		pd.Detail = "missing: no setpriv(1) with --pdeathsig (util-linux 2.33) was found, so a long-running Restricted command outlives a supervisor that is killed outright"
 	}
 	out.Layers = append(out.Layers, pd)
-
-	out.Layers = append(out.Layers, Layer{Name: "mount view", Active: false,
-		Detail: "not built yet: the command sees your file system as it is, so Landlock and seccomp alone keep it read-only"})
-	out.Holes = append(out.Holes, "the command can change the timestamps of your files (utimensat is open because touch needs it in the temp dir)",
-		"chmod is denied in the temp dir too, so `git init` and `git clone` there fail")
 	return out
 }
 

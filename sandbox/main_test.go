@@ -85,3 +85,18 @@ func checkThreadOfItsOwn() int {
 		marked, string(before) == string(after), mainThreadHeld.Load())
 	return 0
 }
+
+// forEachView runs check with the mount view (where this machine allows it) and without.
+func forEachView(t *testing.T, check func(t *testing.T, view bool)) {
+	t.Run("mount view", func(t *testing.T) {
+		if usable, reason := mountViewUsable(); !usable {
+			t.Skipf("no mount view here: %s", reason)
+		}
+		check(t, true)
+	})
+	t.Run("no mount view", func(t *testing.T) {
+		noMountViewForTests = true
+		t.Cleanup(func() { noMountViewForTests = false })
+		check(t, false)
+	})
+}

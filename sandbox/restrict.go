@@ -78,19 +78,21 @@ type threadPolicy struct {
 	// lastCap is the highest capability number, or -1 when the process has no
 	// capabilities to drop.
 	lastCap int
+	// mountView says the thread is in the mount view, which changes the self-check.
+	mountView bool
 }
 
 // prepareThreadPolicy builds the Restricted policy: the whole file system read-only (read,
 // list and execute), the harmless devices and the private temp dir writable, TCP bind and
 // connect denied (ABI 4), signals and abstract unix sockets scoped to the sandbox (ABI 6),
 // and the seccomp filter.
-func prepareThreadPolicy(tempDir string, maxABI int) (*threadPolicy, error) {
-	ruleset, abi, err := landlockRuleset(tempDir, maxABI)
+func prepareThreadPolicy(cfg helperConfig) (*threadPolicy, error) {
+	ruleset, abi, err := landlockRuleset(cfg.TempDir, cfg.MaxABI)
 	if err != nil {
 		return nil, err
 	}
-	p := &threadPolicy{ruleset: ruleset, lastCap: -1}
-	if p.filter, err = seccompProgram(abi); err != nil {
+	p := &threadPolicy{ruleset: ruleset, lastCap: -1, mountView: cfg.MountView}
+	if p.filter, err = seccompProgram(abi, cfg.MountView); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -126,7 +128,7 @@ func (p *threadPolicy) applyToThread() error {
 	if err := loadSeccomp(p.filter); err != nil {
 		return err
 	}
-	return verifyRestricted()
+	return verifyRestricted(p.mountView)
 }
 
 // landlockRuleset creates the policy's Landlock ruleset for the kernel's ABI, capped by
@@ -212,7 +214,7 @@ func restrictThreadLandlock(ruleset int) error {
 // verifyRestricted checks, after the fact, that the restrictions took hold on the calling
 // thread, so that a library or kernel surprise fails closed instead of running bash
 // unrestricted.
-func verifyRestricted() error {
+func verifyRestricted(mountView bool) error {
 	nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
 	if err != nil || nnp != 1 {
 		return fmt.Errorf("self-check: no_new_privs is not set (%d, %v)", nnp, err)
@@ -230,14 +232,32 @@ func verifyRestricted() error {
 		return fmt.Errorf("self-check: capabilities are left: %+v", caps)
 	}
 	// The thread's own comm file is always writable by its owner; under Landlock opening it
-	// for writing must fail. Nothing is written either way.
+	// for writing must fail, and in the mount view the read-only mount refuses it first.
+	// Nothing is written either way.
 	fd, err := unix.Open("/proc/thread-self/comm", unix.O_WRONLY|unix.O_CLOEXEC, 0)
 	if err == nil {
 		_ = unix.Close(fd)
 		return errors.New("self-check: /proc/thread-self/comm is still writable, Landlock is not in force")
 	}
-	if !errors.Is(err, unix.EACCES) {
+	want := unix.EACCES
+	if mountView {
+		want = unix.EROFS
+	}
+	if !errors.Is(err, want) {
 		return fmt.Errorf("self-check: unexpected error opening /proc/thread-self/comm for writing: %w", err)
+	}
+	if mountView {
+		// Landlock then needs a check of its own, on a file the read-only mount does not
+		// protect: every user may write to /dev/urandom (it only mixes the bytes in), and
+		// the policy does not allow it.
+		fd, err := unix.Open("/dev/urandom", unix.O_WRONLY|unix.O_CLOEXEC, 0)
+		if err == nil {
+			_ = unix.Close(fd)
+			return errors.New("self-check: /dev/urandom is writable, Landlock is not in force")
+		}
+		if !errors.Is(err, unix.EACCES) {
+			return fmt.Errorf("self-check: unexpected error opening /dev/urandom for writing: %w", err)
+		}
 	}
 	fd, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
 	if err == nil {

@@ -37,11 +37,22 @@ var deniedSyscalls = []string{
 	"reboot", "swapon", "swapoff", "acct", "settimeofday", "clock_settime", "clock_adjtime",
 	"adjtimex", "sethostname", "setdomainname", "iopl", "ioperm", "syslog", "quotactl",
 	"open_by_handle_at", "fanotify_init",
-	// Metadata writes Landlock does not cover: permissions, ownership and extended
-	// attributes of any file the user owns. utime(2) and friends stay allowed on purpose:
-	// touch(1) sets the time of every file it creates, in the private temp dir too.
+}
+
+// deniedWithoutMountView are metadata writes Landlock does not cover: permissions, ownership
+// and extended attributes of any file the user owns. With the mount view the kernel refuses
+// them outside the temp dir (EROFS) and they work inside it, so they are denied only without
+// it. utime(2) and friends stay allowed even then: touch(1) sets the time of every file it
+// creates, in the private temp dir too.
+var deniedWithoutMountView = []string{
 	"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
 	"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+}
+
+// deniedNumbersWithoutMountView are the same for system calls newer than the go-seccomp-bpf
+// syscall table.
+var deniedNumbersWithoutMountView = []uint32{
+	unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT, unix.SYS_FILE_SETATTR,
 }
 
 // deniedBeforeABI are system calls denied only when the Landlock ABI in force is older than
@@ -55,9 +66,7 @@ var deniedBeforeABI = map[int][]string{
 // deniedNumbers are denied system calls newer than the go-seccomp-bpf syscall table (Linux
 // 6.11). Since Linux 5.1 every architecture numbers new system calls alike, and x/sys/unix
 // gives the number for the architecture being built.
-var deniedNumbers = []uint32{
-	unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT, unix.SYS_OPEN_TREE_ATTR, unix.SYS_FILE_SETATTR,
-}
+var deniedNumbers = []uint32{unix.SYS_OPEN_TREE_ATTR}
 
 // retEPERM makes a denied system call fail with "Operation not permitted".
 const retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
@@ -67,7 +76,7 @@ const retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 // default action, which is "allow" for a deny list, so a 32-bit int 0x80 system call
 // (socketcall on i386) would pass. The guard in front returns EPERM for every system call
 // made with a foreign calling convention, and for the numbers the library does not know.
-func seccompFilter(abi int) ([]bpf.Instruction, error) {
+func seccompFilter(abi int, mountView bool) ([]bpf.Instruction, error) {
 	native, err := arch.GetInfo("")
 	if err != nil {
 		return nil, fmt.Errorf("seccomp: unknown native architecture: %w", err)
@@ -76,6 +85,11 @@ func seccompFilter(abi int) ([]bpf.Instruction, error) {
 	// fchmodat); the library rejects unknown names, and such a call cannot be made anyway.
 	var names []string
 	denied := slices.Clone(deniedSyscalls)
+	numbers := slices.Clone(deniedNumbers)
+	if !mountView {
+		denied = append(denied, deniedWithoutMountView...)
+		numbers = append(numbers, deniedNumbersWithoutMountView...)
+	}
 	for _, minABI := range slices.Sorted(maps.Keys(deniedBeforeABI)) {
 		if abi < minABI {
 			denied = append(denied, deniedBeforeABI[minABI]...)
@@ -102,8 +116,8 @@ func seccompFilter(abi int) ([]bpf.Instruction, error) {
 		bpf.RetConstant{Val: retEPERM},
 		bpf.LoadAbsolute{Off: 0, Size: 4}, // seccomp_data.nr
 	}
-	k := len(deniedNumbers)
-	for i, nr := range deniedNumbers {
+	k := len(numbers)
+	for i, nr := range numbers {
 		// Jump over the remaining comparisons and the "continue" jump to the EPERM return.
 		guard = append(guard, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipTrue: uint8(k - i)})
 	}
@@ -112,8 +126,8 @@ func seccompFilter(abi int) ([]bpf.Instruction, error) {
 }
 
 // seccompProgram is the filter in the form seccomp(2) takes.
-func seccompProgram(abi int) ([]unix.SockFilter, error) {
-	insts, err := seccompFilter(abi)
+func seccompProgram(abi int, mountView bool) ([]unix.SockFilter, error) {
+	insts, err := seccompFilter(abi, mountView)
 	if err != nil {
 		return nil, err
 	}

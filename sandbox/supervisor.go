@@ -20,9 +20,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// serveMode is the argument after HelperArg that starts a long-lived supervisor (see Run)
-// instead of the supervisor of one command.
-const serveMode = "serve"
+// serveMode and serveViewMode are the arguments after HelperArg that start a long-lived
+// supervisor (see Run) instead of the supervisor of one command; the second sets up the
+// mount view first.
+const (
+	serveMode     = "serve"
+	serveViewMode = "serve-view"
+)
 
 // maxIdleSupervisors bounds how many started supervisors wait for work. Commands of one
 // conversation are serial, so a handful covers several conversations working at once; each
@@ -78,8 +82,14 @@ func Run(ctx context.Context, p Policy, script string, o RunOptions) (int, error
 	if req.Env == nil {
 		req.Env = os.Environ()
 	}
+	k := kindPlain
+	if cfg.Restricted {
+		if usable, _ := mountViewUsable(); usable {
+			k = kindView
+		}
+	}
 	for attempt := 0; ; attempt++ {
-		s, err := defaultPool.get()
+		s, err := defaultPool.get(k)
 		if err != nil {
 			return 0, err
 		}
@@ -150,68 +160,94 @@ type message struct {
 	Stop bool        `json:"stop,omitempty"`
 }
 
-// outcome is the supervisor's answer to a run request.
+// outcome is the supervisor's answer to a run request; the first message it sends, once it
+// is ready or has failed to set up, is one too.
 type outcome struct {
 	Status     int    `json:"status"`
 	SetupError string `json:"setup_error,omitempty"`
 }
 
+// kind is the sort of supervisor: one for Unrestricted commands and Restricted ones without
+// the mount view, and one that runs in the mount view (see mountview.go).
+type kind int
+
+const (
+	kindPlain kind = iota
+	kindView
+)
+
 // pool holds the started supervisors that wait for work.
 type pool struct {
 	mu   sync.Mutex
-	idle []*supervisor
+	idle map[kind][]*supervisor
 	// warming is true while Prewarm starts one.
 	warming bool
-	// started counts the supervisors ever started; tests read it.
-	started int
 }
 
 var defaultPool = &pool{}
 
-func (p *pool) get() (*supervisor, error) {
+func (p *pool) get(k kind) (*supervisor, error) {
 	p.mu.Lock()
-	for len(p.idle) > 0 {
-		s := p.idle[len(p.idle)-1]
-		p.idle = p.idle[:len(p.idle)-1]
+	for len(p.idle[k]) > 0 {
+		list := p.idle[k]
+		s := list[len(list)-1]
+		p.idle[k] = list[:len(list)-1]
 		if s.alive() {
 			p.mu.Unlock()
 			return s, nil
 		}
 		s.close()
 	}
-	p.started++
 	p.mu.Unlock()
-	return startSupervisor()
+	return startSupervisor(k)
 }
 
 func (p *pool) put(s *supervisor) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.idle) >= maxIdleSupervisors || !s.alive() {
-		s.close()
+	if len(p.idle[s.kind]) >= maxIdleSupervisors || !s.alive() {
+		go s.close()
 		return
 	}
-	p.idle = append(p.idle, s)
+	if p.idle == nil {
+		p.idle = map[kind][]*supervisor{}
+	}
+	p.idle[s.kind] = append(p.idle[s.kind], s)
 }
 
+// prewarm starts, in the background, a supervisor of each kind that has none waiting.
 func (p *pool) prewarm() {
 	p.mu.Lock()
-	if len(p.idle) > 0 || p.warming || isHelper() {
+	if p.warming || isHelper() {
 		p.mu.Unlock()
 		return
 	}
 	p.warming = true
-	p.started++
 	p.mu.Unlock()
 	go func() {
-		s, err := startSupervisor()
-		p.mu.Lock()
-		p.warming = false
-		p.mu.Unlock()
-		if err == nil {
-			p.put(s)
+		defer func() {
+			p.mu.Lock()
+			p.warming = false
+			p.mu.Unlock()
+		}()
+		// Trying the mount view leaves its supervisor in the pool when it works.
+		if usable, _ := mountViewUsable(); usable {
+			p.fill(kindView)
 		}
+		p.fill(kindPlain)
 	}()
+}
+
+func (p *pool) fill(k kind) {
+	p.mu.Lock()
+	n := len(p.idle[k])
+	p.mu.Unlock()
+	if n > 0 {
+		return
+	}
+	if s, err := startSupervisor(k); err == nil {
+		p.put(s)
+	}
 }
 
 // Shutdown ends every supervisor that waits for work; one still running a command ends when
@@ -227,13 +263,16 @@ func (p *pool) drain() {
 	idle := p.idle
 	p.idle = nil
 	p.mu.Unlock()
-	for _, s := range idle {
-		s.close()
+	for _, list := range idle {
+		for _, s := range list {
+			s.close()
+		}
 	}
 }
 
 // supervisor is the app's end of one long-lived supervisor process.
 type supervisor struct {
+	kind kind
 	cmd  *exec.Cmd
 	conn *net.UnixConn
 	// done is closed when the process has ended and been reaped.
@@ -254,7 +293,8 @@ func supervisorEnv() []string {
 	return HelperEnv(env)
 }
 
-func startSupervisor() (*supervisor, error) {
+// startSupervisor starts a supervisor of kind k and waits until it is ready for a command.
+func startSupervisor(k kind) (*supervisor, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find this program's own binary to run the sandbox supervisor: %w", err)
@@ -272,7 +312,11 @@ func startSupervisor() (*supervisor, error) {
 		theirs.Close()
 		return nil, fmt.Errorf("use the sandbox supervisor's socket: %w", err)
 	}
-	cmd := exec.Command(exe, HelperArg, serveMode)
+	mode := serveMode
+	if k == kindView {
+		mode = serveViewMode
+	}
+	cmd := exec.Command(exe, HelperArg, mode)
 	cmd.Env = supervisorEnv()
 	cmd.ExtraFiles = []*os.File{theirs}
 	// Its own diagnostics (none in normal operation) go to the app's standard error.
@@ -284,15 +328,27 @@ func startSupervisor() (*supervisor, error) {
 		// reports the app's end closed, whichever comes first.
 		Pdeathsig: syscall.SIGTERM,
 	}
+	if k == kindView {
+		viewSysProcAttr(cmd.SysProcAttr)
+	}
 	if err := cmd.Start(); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("start the sandbox supervisor: %w", err)
 	}
-	s := &supervisor{cmd: cmd, conn: c.(*net.UnixConn), done: make(chan struct{})}
+	s := &supervisor{kind: k, cmd: cmd, conn: c.(*net.UnixConn), done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		close(s.done)
 	}()
+	var ready outcome
+	if _, err := readFrame(s.conn, &ready); err != nil {
+		s.close()
+		return nil, fmt.Errorf("the sandbox supervisor ended while starting: %w", err)
+	}
+	if ready.SetupError != "" {
+		s.close()
+		return nil, &SetupError{Reason: ready.SetupError}
+	}
 	return s, nil
 }
 
@@ -512,11 +568,7 @@ type incoming struct {
 // serve is the long-lived supervisor: it runs the commands that arrive on descriptor 3 one
 // at a time, answers each with its status, and ends, after sweeping, when the app closes the
 // socket or dies (SIGTERM from the parent-death signal).
-func serve() int {
-	stop, err := becomeSupervisor()
-	if err != nil {
-		return setupFailed(err)
-	}
+func serve(view bool) int {
 	f := os.NewFile(3, "sandbox-supervisor")
 	c, err := net.FileConn(f)
 	f.Close()
@@ -524,9 +576,25 @@ func serve() int {
 		return setupFailed(fmt.Errorf("use the socket to the app: %w", err))
 	}
 	conn := c.(*net.UnixConn)
+	fail := func(err error) int {
+		_ = writeFrame(conn, outcome{SetupError: err.Error()})
+		return setupFailed(err)
+	}
+	if view {
+		if err := setUpMountView(); err != nil {
+			return fail(err)
+		}
+	}
+	stop, err := becomeSupervisor()
+	if err != nil {
+		return fail(err)
+	}
 	devNull, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return setupFailed(fmt.Errorf("open /dev/null: %w", err))
+		return fail(fmt.Errorf("open /dev/null: %w", err))
+	}
+	if err := writeFrame(conn, outcome{}); err != nil {
+		return 0
 	}
 	msgs := make(chan incoming)
 	go func() {
@@ -559,6 +627,7 @@ func serve() int {
 			}
 			continue
 		}
+		in.msg.Run.MountView = view
 		o, quit := runOne(*in.msg.Run, launch{files: [3]int{devNull, in.fds[0], in.fds[1]}, dir: in.msg.Run.Dir, env: in.msg.Run.Env}, msgs, stop)
 		closeFds(in.fds)
 		if quit {
@@ -575,6 +644,16 @@ func serve() int {
 func runOne(req runRequest, l launch, msgs <-chan incoming, stop <-chan os.Signal) (o outcome, quit bool) {
 	if req.Restricted && req.TempDir == "" {
 		return outcome{SetupError: "a restricted policy needs a temp dir"}, false
+	}
+	if req.MountView {
+		if !req.Restricted {
+			return outcome{SetupError: "an unrestricted command was sent to a supervisor in the mount view"}, false
+		}
+		undo, err := bindWritable(req.TempDir)
+		if err != nil {
+			return outcome{SetupError: err.Error()}, false
+		}
+		defer undo()
 	}
 	// A stop or the app's end during set-up is seen only here, before the command may run.
 	var pending *incoming
