@@ -253,6 +253,8 @@ func forEachABI(t *testing.T, kernel int, check func(t *testing.T, abi int)) {
 }
 
 func escapeBattery(t *testing.T, f *fixture, view bool, abi int) {
+	// A fresh temp dir each time, so that nothing one run left there helps the next.
+	f.tmp = t.TempDir()
 	tmpSlash := fmt.Sprintf("/tmp/phoenix-escape-%d", os.Getpid())
 	t.Cleanup(func() { os.Remove(tmpSlash) })
 	shm := fmt.Sprintf("/dev/shm/phoenix-escape-%d", os.Getpid())
@@ -423,6 +425,30 @@ func escapeBattery(t *testing.T, f *fixture, view bool, abi int) {
 		})
 	}
 
+
+	// Inside its own temp dir a command does what a normal user does.
+	inside := []struct {
+		name, script string
+		needsView    bool // chmod-based: without the mount view seccomp denies chmod
+	}{
+		{"touch -d in TMPDIR", `cd "$TMPDIR" && touch t && touch -d 2000-01-01 t && [ "$(date -r t +%Y)" = 2000 ]`, false},
+		{"chmod in TMPDIR", `cd "$TMPDIR" && touch x && chmod 700 x && [ -x x ]`, true},
+		{"git init in TMPDIR", `cd "$TMPDIR" && rm -rf repo && git init -q repo && git -C repo status --short`, true},
+		{"git clone into TMPDIR", `rm -rf "$TMPDIR/clone" && git clone -q "$W" "$TMPDIR/clone" && cat "$TMPDIR/clone/file.txt"`, true},
+	}
+	for _, c := range inside {
+		t.Run(c.name, func(t *testing.T) {
+			if c.needsView && !view {
+				assertReportedHole(t, abi, view, "chmod is denied in the temp dir")
+				t.Skip("a known limit without the mount view, which Describe reports")
+			}
+			r := runScript(t, Policy{TempDir: f.tmp}, f.work, f.env, c.script)
+			if r.code != 0 {
+				t.Errorf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+			f.fileUnchanged(t)
+		})
+	}
 }
 
 // assertReportedHole checks that the report for this ABI and view names the hole.

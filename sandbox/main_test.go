@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 		// syscall.Exit: os.Exit pauses for a second in a race-detector build.
 		syscall.Exit(checkThreadOfItsOwn())
 	}
+	if len(os.Args) == 4 && os.Args[1] == appArg {
+		syscall.Exit(runAsApp(os.Args[2], os.Args[3]))
+	}
 	if len(os.Args) == 4 && os.Args[1] == landlockOnlyArg {
 		// Restrict this thread and exec from it: execve keeps the calling thread's
 		// credentials for the new program.
