@@ -425,7 +425,6 @@ func escapeBattery(t *testing.T, f *fixture, view bool, abi int) {
 		})
 	}
 
-
 	// Inside its own temp dir a command does what a normal user does.
 	inside := []struct {
 		name, script string

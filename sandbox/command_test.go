@@ -5,8 +5,8 @@ package sandbox
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
