@@ -184,11 +184,20 @@ func stateWord(k domain.StateKind) string {
 	return "ready"
 }
 
-// badge is a short word on a tinted, rounded background: the mode of a conversation.
+// badge is a short word on a tinted, rounded background: the mode of a conversation. A tap
+// calls onTap, when set.
 type badge struct {
 	widget.BaseWidget
 	text  string
 	color fyne.ThemeColorName
+	onTap func()
+}
+
+// Tapped shows the badge's details.
+func (b *badge) Tapped(*fyne.PointEvent) {
+	if b.onTap != nil {
+		b.onTap()
+	}
 }
 
 func newBadge() *badge {

@@ -162,7 +162,7 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		Store:        store,
 		LLM:          m.client,
 		Tools:        tools.NewRegistry(),
-		Sandbox:      sandbox.Probe(),
+		Sandbox:      sandbox.Describe(),
 		Logger:       log,
 		DefaultModel: m.config.Model,
 		// Inside the locked data directory, so that a start can sweep what a crash left.
