@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -284,7 +285,7 @@ func escapeBattery(t *testing.T, f *fixture, view bool, abi int) {
 			}
 		}
 	}
-	py := func(code string) string { return "python3 -c " + shellQuote(code) }
+	py := func(code string) string { return shellQuote(python(t)) + " -c " + shellQuote(code) }
 
 	mtimeUnchanged := func(t *testing.T, f *fixture) {
 		t.Helper()
@@ -554,3 +555,22 @@ func lastLine(s string) string {
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+var pythonOnce struct {
+	sync.Once
+	path string
+}
+
+// python is the interpreter python3 runs, resolved once, so that a version manager's shim
+// (pyenv starts a bash and more for each call) does not run for each of the battery's
+// hundreds of attempts.
+func python(t *testing.T) string {
+	pythonOnce.Do(func() {
+		pythonOnce.path = "python3"
+		out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+		if p := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(p) {
+			pythonOnce.path = p
+		}
+	})
+	return pythonOnce.path
+}
