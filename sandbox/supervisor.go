@@ -275,8 +275,6 @@ type supervisor struct {
 	kind kind
 	cmd  *exec.Cmd
 	conn *net.UnixConn
-	// done is closed when the process has ended and been reaped.
-	done chan struct{}
 }
 
 // supervisorEnv is the environment a supervisor itself runs with: what it needs to find bash
@@ -335,11 +333,7 @@ func startSupervisor(k kind) (*supervisor, error) {
 		c.Close()
 		return nil, fmt.Errorf("start the sandbox supervisor: %w", err)
 	}
-	s := &supervisor{kind: k, cmd: cmd, conn: c.(*net.UnixConn), done: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		close(s.done)
-	}()
+	s := &supervisor{kind: k, cmd: cmd, conn: c.(*net.UnixConn)}
 	var ready outcome
 	if _, err := readFrame(s.conn, &ready); err != nil {
 		s.close()
@@ -352,22 +346,29 @@ func startSupervisor(k kind) (*supervisor, error) {
 	return s, nil
 }
 
+// alive reports whether the supervisor process has not ended. It looks without reaping
+// (close reaps), so that nothing has to wait on an idle supervisor and no goroutine outlives
+// the commands.
 func (s *supervisor) alive() bool {
-	select {
-	case <-s.done:
-		return false
-	default:
-		return true
-	}
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, s.cmd.Process.Pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return err == nil && info.Signo == 0
 }
 
-// close ends the supervisor: with its socket closed it sweeps whatever runs and exits.
+// close ends the supervisor: with its socket closed it sweeps whatever runs and exits; it is
+// killed if it has not within WaitDelay.
 func (s *supervisor) close() {
 	_ = s.conn.Close()
+	done := make(chan struct{})
+	go func() {
+		_ = s.cmd.Wait()
+		close(done)
+	}()
 	select {
-	case <-s.done:
+	case <-done:
 	case <-time.After(WaitDelay):
 		_ = s.cmd.Process.Kill()
+		<-done
 	}
 }
 

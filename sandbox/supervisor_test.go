@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -190,5 +191,30 @@ func TestCommandCarriesPipesAndLivesLong(t *testing.T) {
 				t.Logf("supervisor ended: %v", cmd.ProcessState)
 			}
 		})
+	}
+}
+
+// TestDeadIdleSupervisorIsReplaced: a waiting supervisor that something killed is replaced
+// by the next command, which runs once and normally.
+func TestDeadIdleSupervisorIsReplaced(t *testing.T) {
+	p := Policy{Unrestricted: true}
+	if code, err := Run(context.Background(), p, "true", RunOptions{}); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	dead := idleSupervisor(t, kindPlain)
+	if err := syscall.Kill(dead, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for procState(dead) != "Z" {
+		// Wait for the kernel to end it; the pool reaps it.
+		time.Sleep(time.Millisecond)
+	}
+	var out strings.Builder
+	code, err := Run(context.Background(), p, "echo ran", RunOptions{Stdout: &out})
+	if err != nil || code != 0 || out.String() != "ran\n" {
+		t.Fatalf("exit %d, %v, stdout %q", code, err, out.String())
+	}
+	if idleSupervisor(t, kindPlain) == dead {
+		t.Errorf("the dead supervisor is still in the pool")
 	}
 }
