@@ -75,6 +75,43 @@ func bindWritable(dir string) (func(), error) {
 	return undo, nil
 }
 
+// boundTempDir is the temp dir a long-lived supervisor in the mount view has bound writable.
+// Commands of one conversation share their temp dir, so the binding stays from one command to
+// the next and is only replaced when a command of another conversation comes: unmounting
+// waits for an RCU grace period, which under load costs milliseconds per command. A binding
+// left from an earlier command gives nothing away: Landlock allows each command only its own
+// temp dir.
+type boundTempDir struct {
+	dir  string
+	dev  uint64
+	ino  uint64
+	undo func()
+}
+
+var writableTempDir boundTempDir
+
+func (b *boundTempDir) bind(dir string) error {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return fmt.Errorf("mount view: the temp dir: %w", err)
+	}
+	// The same path may name a new directory (the old one removed and made again); the
+	// binding would still show the old one.
+	if b.dir == dir && b.dev == st.Dev && b.ino == st.Ino {
+		return nil
+	}
+	if b.undo != nil {
+		b.undo()
+		b.dir, b.undo = "", nil
+	}
+	undo, err := bindWritable(dir)
+	if err != nil {
+		return err
+	}
+	b.dir, b.dev, b.ino, b.undo = dir, st.Dev, st.Ino, undo
+	return nil
+}
+
 // noMountViewForTests turns the mount view off, so that the tests can run the battery with
 // and without it.
 var noMountViewForTests bool

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"sync"
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -127,6 +128,36 @@ func seccompFilter(abi int, mountView bool) ([]bpf.Instruction, error) {
 
 // seccompProgram is the filter in the form seccomp(2) takes.
 func seccompProgram(abi int, mountView bool) ([]unix.SockFilter, error) {
+	key := programKey{abi, mountView}
+	programs.Lock()
+	defer programs.Unlock()
+	if p, ok := programs.m[key]; ok {
+		return p, nil
+	}
+	p, err := assembleProgram(abi, mountView)
+	if err != nil {
+		return nil, err
+	}
+	if programs.m == nil {
+		programs.m = map[programKey][]unix.SockFilter{}
+	}
+	programs.m[key] = p
+	return p, nil
+}
+
+// programs caches the assembled filters: a long-lived supervisor loads the same one for each
+// command. The kernel copies a filter when loading it, so sharing the slice is safe.
+var programs struct {
+	sync.Mutex
+	m map[programKey][]unix.SockFilter
+}
+
+type programKey struct {
+	abi       int
+	mountView bool
+}
+
+func assembleProgram(abi int, mountView bool) ([]unix.SockFilter, error) {
 	insts, err := seccompFilter(abi, mountView)
 	if err != nil {
 		return nil, err

@@ -650,11 +650,9 @@ func runOne(req runRequest, l launch, msgs <-chan incoming, stop <-chan os.Signa
 		if !req.Restricted {
 			return outcome{SetupError: "an unrestricted command was sent to a supervisor in the mount view"}, false
 		}
-		undo, err := bindWritable(req.TempDir)
-		if err != nil {
+		if err := writableTempDir.bind(req.TempDir); err != nil {
 			return outcome{SetupError: err.Error()}, false
 		}
-		defer undo()
 	}
 	// A stop or the app's end during set-up is seen only here, before the command may run.
 	var pending *incoming
