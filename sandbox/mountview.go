@@ -24,9 +24,10 @@ import (
 
 // viewSysProcAttr adds the namespaces of the mount view to a supervisor's start: the app's
 // user and group ids map to themselves, so files keep their owners and the command runs as
-// the person; other ids show as the overflow id. A user who is not root keeps
-// CAP_SYS_ADMIN across the exec as an ambient capability, to set up the view; each command
-// drops every capability again (see dropCapabilities).
+// the person; other ids show as the overflow id. A user who is not root keeps CAP_SYS_ADMIN
+// (to set up the view) and CAP_SETPCAP (to empty each command's bounding set) across the exec
+// as ambient capabilities, in the new namespace only; each command drops every capability
+// again (see dropCapabilities).
 func viewSysProcAttr(attr *syscall.SysProcAttr) {
 	uid, gid := os.Getuid(), os.Getgid()
 	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
@@ -34,7 +35,7 @@ func viewSysProcAttr(attr *syscall.SysProcAttr) {
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
 	if uid != 0 {
-		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 	}
 }
 

@@ -23,7 +23,7 @@ import (
 const appArg = "__phoenix_test_app"
 
 func runAsApp(tempDir, script string) int {
-	code, err := Run(context.Background(), Policy{TempDir: tempDir}, script, RunOptions{Env: os.Environ()})
+	code, err := Run(context.Background(), Policy{TempDir: tempDir}, script, RunOptions{Env: os.Environ(), Stdout: os.Stdout, Stderr: os.Stderr})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -216,5 +216,64 @@ func TestDeadIdleSupervisorIsReplaced(t *testing.T) {
 	}
 	if idleSupervisor(t, kindPlain) == dead {
 		t.Errorf("the dead supervisor is still in the pool")
+	}
+}
+
+// TestMountViewForAnOrdinaryUser: the mount view also works for a user who is not root (the
+// supervisor keeps only the capabilities it needs, in its own namespace). The test binary,
+// running as root, starts a copy of itself as nobody acting as the app.
+func TestMountViewForAnOrdinaryUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to become another user; as an ordinary user every test is this test")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv is not installed")
+	}
+	if usable, reason := mountViewUsable(); !usable {
+		t.Skipf("no mount view here: %s", reason)
+	}
+	// Directories nobody can use: a copy of the test binary, a work dir and a temp dir.
+	root, err := os.MkdirTemp("", "phoenix-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	bin := filepath.Join(root, "sandbox.test")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, bin, string(data))
+	work, tmp := filepath.Join(root, "work"), filepath.Join(root, "tmp")
+	mustWrite(t, filepath.Join(work, "f.txt"), "original\n")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{root, work, filepath.Join(work, "f.txt"), tmp} {
+		if err := os.Chown(p, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+		"--bounding-set=-all", bin, appArg, tmp, `id -u; grep CapEff /proc/self/status
+touch -d 2000-01-01 "$W/f.txt" 2>&1
+cd "$TMPDIR" && touch x && chmod 700 x && echo chmod-ok`)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "W="+work, "HOME="+root)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"65534\n", "CapEff:\t0000000000000000", "Read-only file system", "chmod-ok"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
 	}
 }
