@@ -181,6 +181,15 @@ func (b *badge) Tapped(*fyne.PointEvent) {
 	}
 }
 
+// Cursor shows the pointing hand over a badge that has details, so that it reads as
+// clickable.
+func (b *badge) Cursor() desktop.Cursor {
+	if b.onTap != nil {
+		return desktop.PointerCursor
+	}
+	return desktop.DefaultCursor
+}
+
 func newBadge() *badge {
 	b := &badge{color: theme.ColorNameSuccess}
 	b.ExtendBaseWidget(b)
