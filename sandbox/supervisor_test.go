@@ -205,8 +205,13 @@ func TestDeadIdleSupervisorIsReplaced(t *testing.T) {
 	if err := syscall.Kill(dead, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for procState(dead) != "Z" {
-		// Wait for the kernel to end it; the pool reaps it.
+	defaultPool.mu.Lock()
+	list := defaultPool.idle[kindPlain]
+	s := list[len(list)-1]
+	defaultPool.mu.Unlock()
+	for s.alive() {
+		// Wait until the kernel has ended it, every thread: the leader shows as a zombie
+		// before its other threads have gone, and only then can it be waited for.
 		time.Sleep(time.Millisecond)
 	}
 	var out strings.Builder
