@@ -38,7 +38,7 @@ type Store interface {
 
 // LLMClient streams one model request.
 type LLMClient interface {
-	Stream(ctx context.Context, req llm.Request, onDelta func(text string)) (llm.Response, error)
+	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error)
 }
 
 // ToolRunner runs one tool call.

@@ -397,7 +397,7 @@ func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 func (a *conversationActor) onLLMDone(ctx actor.Context, msg llmDone) {
 	if msg.Err == nil {
 		a.applyInternal(ctx, domain.LLMResponse{Exec: msg.Exec, Text: msg.Resp.Text,
-			ToolCalls: msg.Resp.ToolCalls, Usage: msg.Resp.Usage})
+			ToolCalls: msg.Resp.ToolCalls, Usage: msg.Resp.Usage, Reasoning: msg.Resp.Reasoning})
 		return
 	}
 	// An aborted request reports context.Canceled too; the core's stale gate drops it, so

@@ -14,8 +14,8 @@ import (
 // MessageCommitted events (in sequence order) come before its StateChanged. TextDelta events
 // of a request arrive before the MessageCommitted of the reply they belong to.
 // Delivery: StateChanged, MessageCommitted, ConversationCreated, ApprovalRequested and Notice
-// are never dropped. TextDelta may be coalesced (consecutive deltas of the same request are
-// joined) when a subscriber falls behind; the committed reply is always complete.
+// are never dropped. TextDelta may be coalesced (consecutive deltas of the same request and
+// kind are joined) when a subscriber falls behind; the committed reply is always complete.
 
 // Event is implemented by every value published on the stream.
 type Event interface {
@@ -47,6 +47,10 @@ type TextDelta struct {
 	ConvID string
 	Exec   domain.ExecID
 	Text   string
+	// Reasoning marks a thinking model's reasoning, which comes before the answer and is
+	// committed apart from it (Message.Reasoning).
+	// It is left out of JSON when false, so text deltas encode as they always have.
+	Reasoning bool `json:",omitempty"`
 }
 
 // ApprovalRequested asks the person to approve or deny a mode upgrade (REQ-BED-015). Answer

@@ -75,7 +75,7 @@ func (s *Subscription) handle(evt any) {
 	s.mu.Lock()
 	if d, isDelta := ev.(TextDelta); isDelta && len(s.queue) > 0 {
 		if last, lastIsDelta := s.queue[len(s.queue)-1].(TextDelta); lastIsDelta &&
-			last.ConvID == d.ConvID && last.Exec == d.Exec {
+			last.ConvID == d.ConvID && last.Exec == d.Exec && last.Reasoning == d.Reasoning {
 			last.Text += d.Text
 			s.queue[len(s.queue)-1] = last
 			s.mu.Unlock()

@@ -58,9 +58,9 @@ func (w *llmRequestActor) stream(client LLMClient) (resp llm.Response, err error
 				Message: fmt.Sprintf("internal error while reading the model's answer (%v); retrying", p)}
 		}
 	}()
-	onDelta := func(text string) {
+	onDelta := func(d llm.Delta) {
 		if w.ctx.Err() == nil {
-			w.rt.publish(TextDelta{ConvID: w.convID, Exec: w.exec, Text: text})
+			w.rt.publish(TextDelta{ConvID: w.convID, Exec: w.exec, Text: d.Text, Reasoning: d.Kind == llm.DeltaReasoning})
 		}
 	}
 	return client.Stream(w.ctx, w.req, onDelta)

@@ -115,7 +115,7 @@ type timedClient struct {
 	ends   []time.Time
 }
 
-func (c *timedClient) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+func (c *timedClient) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error) {
 	c.mu.Lock()
 	c.starts = append(c.starts, time.Now())
 	c.mu.Unlock()

@@ -130,7 +130,11 @@ func (cs *convState) applyEvent(ev actors.Event) bool {
 		}
 		// Only text of the request in flight is shown (a stopped request's late text is not).
 		if cur, ok := domain.CurrentExec(cs.conv.State); ok && cur == e.Exec && cs.hasState {
-			cs.model.addDelta(e.Exec, e.Text)
+			if e.Reasoning {
+				cs.model.addReasoning(e.Exec, e.Text)
+			} else {
+				cs.model.addDelta(e.Exec, e.Text)
+			}
 			return true
 		}
 	case actors.Notice:

@@ -468,6 +468,7 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 
 	rows := map[*convState]bool{}
 	states := map[*convState]bool{}
+	deltas := map[*convState]bool{}
 	sidebar := false
 	for _, ev := range evs {
 		cs := m.conv(ev.Conversation())
@@ -491,6 +492,10 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 		if cs.applyEvent(ev) {
 			rows[cs] = true
 		}
+		if _, ok := ev.(actors.TextDelta); ok {
+			// The status counts the reasoning while the model thinks (cs.status).
+			deltas[cs] = true
+		}
 		if _, ok := ev.(actors.StateChanged); ok {
 			states[cs] = true
 			if wasBusy && !cs.busy() && cs.conv.UserInitiated() {
@@ -508,6 +513,17 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 	}
 	for cs := range states {
 		m.refreshConv(cs)
+	}
+	for cs := range deltas {
+		if states[cs] {
+			continue // refreshed above
+		}
+		if cs == m.current {
+			m.refreshStatus()
+		}
+		if w := m.subWins[cs.id]; w != nil {
+			w.refresh()
+		}
 	}
 }
 
@@ -615,7 +631,7 @@ func (m *MainWindow) refreshStatus() {
 		}
 		return
 	}
-	m.statusLabel.SetText(transcript.Status(cs.conv, cs.since, m.now()))
+	m.statusLabel.SetText(cs.status(m.now()))
 	m.statusDotCircle.FillColor = theme.Color(stateColor(cs.conv.State.Kind()))
 	m.statusDotCircle.Refresh()
 	if cs.busy() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/providers"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // Preference keys of the settings. The API key is kept in the app's preferences file, which
@@ -214,7 +215,7 @@ func (m *MainWindow) modelHint(model string) string {
 		return ""
 	}
 	label := m.b.ModelLabel(model)
-	window := fmt.Sprintf("context window %s tokens", tokens(domain.ContextWindowFor(model)))
+	window := fmt.Sprintf("context window %s tokens", transcript.Tokens(domain.ContextWindowFor(model)))
 	if label != "" && label != model {
 		return label + ", " + window
 	}

@@ -48,6 +48,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		approve    bool
 		deny       bool
 		jsonOut    bool
+		reasoning  bool
 		continueID string
 		timeout    time.Duration
 		images     stringList
@@ -58,6 +59,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&approve, "approve-upgrades", false, "approve every request_mode_upgrade")
 	fs.BoolVar(&deny, "deny-upgrades", false, "deny every request_mode_upgrade")
 	fs.BoolVar(&jsonOut, "json", false, "print events as JSON lines instead of a transcript")
+	fs.BoolVar(&reasoning, "show-reasoning", false, "print a thinking model's reasoning before each reply")
 	fs.StringVar(&continueID, "continue", "", "send the message to this existing conversation")
 	fs.DurationVar(&timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
@@ -132,7 +134,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 
 	sub := rt.Subscribe()
 	defer sub.Close()
-	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID}
+	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID, reasoning: reasoning}
 	if !jsonOut {
 		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, conv.Cwd,
 			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(rt.Sandbox()))
@@ -258,7 +260,9 @@ type chatPrinter struct {
 	w    io.Writer
 	json bool
 	conv string
-	last string // the last status line printed, to avoid repeats
+	// reasoning prints the reasoning of replies (--show-reasoning); it is left out otherwise.
+	reasoning bool
+	last      string // the last status line printed, to avoid repeats
 }
 
 func (p *chatPrinter) print(ev actors.Event) {
@@ -277,7 +281,11 @@ func (p *chatPrinter) print(ev actors.Event) {
 	}
 	switch e := ev.(type) {
 	case actors.MessageCommitted:
-		writeMessage(p.w, e.Message)
+		m := e.Message
+		if !p.reasoning {
+			m.Reasoning = nil
+		}
+		writeMessage(p.w, m)
 	case actors.StateChanged:
 		if line := transcript.Status(e.Conv, time.Time{}, time.Time{}); line != p.last && domain.Busy(e.Conv.State) {
 			p.last = line

@@ -50,6 +50,8 @@ type step struct {
 	delay   time.Duration
 	fail    *failSpec
 	usage   int
+	// reason is the reasoning streamed before the step's answer.
+	reason string
 }
 
 // program is a parsed user message: its steps, and the modifiers written after the last one,
@@ -191,6 +193,9 @@ func parseProgram(text string) program {
 				pending.usage = n
 			}
 			continue
+		case "reason":
+			pending.reason = unescape(arg)
+			continue
 		}
 		var acts []action
 		for _, part := range strings.Split(line, " ;; ") {
@@ -271,6 +276,12 @@ func (s *Server) predict(chat *ChatRequest, raw []byte, pace time.Duration) Repl
 		reply = s.conclude(chat, u, prog, assistants+1, pace)
 	}
 	reply.FirstByteDelay = st.delay
+	if st.reason != "" {
+		// Streamed word by word like the text, so that the demo shows it grow.
+		reply.Thinking = &Thinking{Text: st.reason, Chunks: len(strings.Fields(st.reason)), Content: true,
+			Tokens: domain.EstimateTokens(st.reason, 0)}
+		reply.ChunkDelay = pace
+	}
 	if f := st.fail; f != nil && s.shouldFail(raw, f) {
 		return failReply(f, reply.FirstByteDelay)
 	}
