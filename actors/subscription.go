@@ -82,6 +82,15 @@ func (s *Subscription) handle(evt any) {
 			return
 		}
 	}
+	if p, isProgress := ev.(ToolProgress); isProgress && len(s.queue) > 0 {
+		// Only the latest progress of a call matters to a subscriber that fell behind.
+		if last, lastIsProgress := s.queue[len(s.queue)-1].(ToolProgress); lastIsProgress &&
+			last.ConvID == p.ConvID && last.Exec == p.Exec {
+			s.queue[len(s.queue)-1] = p
+			s.mu.Unlock()
+			return
+		}
+	}
 	s.queue = append(s.queue, ev)
 	s.highWater = max(s.highWater, len(s.queue))
 	s.mu.Unlock()

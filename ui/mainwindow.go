@@ -72,6 +72,7 @@ type MainWindow struct {
 	listLoaded   bool
 	newForm      *newConvForm
 	settings     *settingsForm
+	mcpPanel     *mcpPanel
 
 	// Widgets of the main window.
 	sideList        *widget.List
@@ -487,6 +488,8 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 			}
 		case actors.ApprovalRequested:
 			m.notify(transcript.Title(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+transcript.OneLine(e.Reason, 160))
+		case actors.ToolProgress:
+			states[cs] = true
 		}
 		wasBusy := cs.busy()
 		if cs.applyEvent(ev) {
@@ -631,7 +634,7 @@ func (m *MainWindow) refreshStatus() {
 		}
 		return
 	}
-	m.statusLabel.SetText(cs.status(m.now()))
+	m.statusLabel.SetText(cs.status(m.now()) + cs.progressNote())
 	m.statusDotCircle.FillColor = theme.Color(stateColor(cs.conv.State.Kind()))
 	m.statusDotCircle.Refresh()
 	if cs.busy() {

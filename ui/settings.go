@@ -116,13 +116,14 @@ func (m *MainWindow) showSettings() {
 		{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forget), HintText: envNote(FieldAPIKey, f.apiKey)},
 		{Text: "Default model", Widget: container.NewVBox(f.model, f.hint), HintText: envNote(FieldModel, f.model)},
 		widget.NewFormItem("", container.NewVBox(f.test, f.result)),
+		m.mcpSettingsItem(),
 	}
 	f.dlg = dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
 		if ok {
 			f.save()
 		}
 	}, m.win)
-	f.dlg.Resize(fyne.NewSize(620, 460))
+	f.dlg.Resize(fyne.NewSize(620, 500))
 	m.settings = f
 	f.dlg.Show()
 }

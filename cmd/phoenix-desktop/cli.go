@@ -132,6 +132,8 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
+	noteProjectServers(rt, conv.Cwd, stderr)
+
 	sub := rt.Subscribe()
 	defer sub.Close()
 	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID, reasoning: reasoning}
@@ -263,6 +265,9 @@ type chatPrinter struct {
 	// reasoning prints the reasoning of replies (--show-reasoning); it is left out otherwise.
 	reasoning bool
 	last      string // the last status line printed, to avoid repeats
+	// tenths is how far (in tenths) the running call's progress was last printed, so that a
+	// server reporting every step prints at most ten lines.
+	tenths int
 }
 
 func (p *chatPrinter) print(ev actors.Event) {
@@ -288,8 +293,15 @@ func (p *chatPrinter) print(ev actors.Event) {
 		writeMessage(p.w, m)
 	case actors.StateChanged:
 		if line := transcript.Status(e.Conv, time.Time{}, time.Time{}); line != p.last && domain.Busy(e.Conv.State) {
-			p.last = line
+			p.last, p.tenths = line, 0
 			fmt.Fprintf(p.w, "· %s\n", line)
+		}
+	case actors.ToolProgress:
+		if e.Total > 0 {
+			if t := int(10 * e.Progress / e.Total); t > p.tenths {
+				p.tenths = t
+				fmt.Fprintf(p.w, "· progress: %s\n", strings.TrimPrefix(transcript.Progress(e.Progress, e.Total, e.Message), " · "))
+			}
 		}
 	case actors.Notice:
 		fmt.Fprintf(p.w, "! %s\n", e.Text)
@@ -405,4 +417,28 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("the file is %d MB; the limit is %d MB", info.Size()>>20, limit>>20)
 	}
 	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+// noteProjectServers tells the person which MCP servers the working directory's .mcp.json
+// offers that do not start: only a click in Settings (or --mcp-config) lets them.
+func noteProjectServers(rt *actors.Runtime, cwd string, stderr io.Writer) {
+	servers := rt.MCPServers()
+	if servers == nil || servers.ConfigPath() == "" {
+		return
+	}
+	offered, err := servers.ProjectServers(cwd)
+	if err != nil {
+		fmt.Fprintf(stderr, "! %v\n", err)
+		return
+	}
+	var waiting []string
+	for _, p := range offered {
+		if !p.Allowed && !p.Shadowed {
+			waiting = append(waiting, p.Name)
+		}
+	}
+	if len(waiting) > 0 {
+		fmt.Fprintf(stderr, "! %s/.mcp.json offers the MCP servers %s; they do not start until you allow them in the app's Settings, or pass --mcp-config %s/.mcp.json\n",
+			cwd, strings.Join(waiting, ", "), cwd)
+	}
 }

@@ -21,7 +21,15 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
-	os.Exit(m.Run())
+	// The tests never read the developer's own settings (their MCP servers, for one).
+	config, err := os.MkdirTemp("", "phoenix-test-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", config)
+	code := m.Run()
+	os.RemoveAll(config)
+	os.Exit(code)
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -39,6 +39,7 @@
 //	image: PATH                  call read_image {"path": PATH}
 //	upgrade: REASON              call request_mode_upgrade {"reason": REASON}
 //	agents: TASK | TASK ...      call spawn_agents {"tasks": [TASK, TASK]}
+//	mcp: SERVER TOOL {JSON}      call the MCP tool mcp__SERVER__TOOL with the JSON arguments
 //
 // Several steps on one line separated by " ;; " make one answer with several tool calls
 // (and the text of any echo: among them), e.g. "bash: ls ;; think: then what".
