@@ -115,6 +115,8 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 		}
 	case cmdArchive:
 		ctx.Respond(reply{Err: a.archive(msg.Archived)})
+	case passivateQuery:
+		ctx.Respond(passivateAnswer{ID: a.id, PID: ctx.Self(), Forwards: msg.Forwards, AtRest: a.atRest()})
 	case startTask:
 		if err := a.apply(ctx, domain.UserMessage{Text: msg.Task}); err != nil {
 			// Stopping makes the parent report this sub-agent as failed (onChildStopped)

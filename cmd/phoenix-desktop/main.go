@@ -22,6 +22,9 @@ var usage = `Usage:
   phoenix-desktop list [--data-dir DIR] [--json]
   phoenix-desktop show ID [--data-dir DIR] [--json]
   phoenix-desktop export ID [--data-dir DIR]   print the conversation as Markdown
+  phoenix-desktop search WORDS… [--archived] [--json]   find messages in every conversation
+  phoenix-desktop delete ID [--data-dir DIR]   delete a conversation for good
+  phoenix-desktop --version                 print the version and the source revision
   phoenix-desktop bench [--json]            measure the headline numbers on this machine
   phoenix-desktop doctor [--json]           which sandbox layers this machine enforces, and why any is missing
   phoenix-desktop mcp list [--cwd DIR] [--json]   start the MCP servers, show their states and tools
@@ -54,6 +57,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, rest = args[0], args[1:]
 	}
+	if cmd == "" && len(rest) > 0 && (rest[0] == "--version" || rest[0] == "-version") {
+		fmt.Fprintln(stdout, versionLine())
+		return 0
+	}
 	var err error
 	switch cmd {
 	case "":
@@ -66,6 +73,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runShow(rest, stdout)
 	case "export":
 		err = runExport(rest, stdout)
+	case "search":
+		err = runSearch(rest, stdout, stderr)
+	case "delete":
+		err = runDelete(rest, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, versionLine())
+		return 0
 	case "bench":
 		err = runBench(rest, stdout, stderr)
 	case "doctor":
