@@ -259,6 +259,8 @@ func (a *session) Close() {
 	if a.runtime != nil {
 		a.runtime.Shutdown()
 	}
+	// After the runtime: its commands have ended, so every supervisor is idle.
+	sandbox.Shutdown()
 	if a.index != nil {
 		_ = a.index.Close() // derived data: whatever it missed, it catches up on at the next start
 	}
@@ -312,7 +314,7 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		Store:        store,
 		LLM:          m.client,
 		Tools:        tools.NewRegistry(),
-		Sandbox:      sandbox.Probe(),
+		Sandbox:      sandbox.Describe(),
 		Logger:       log,
 		DefaultModel: m.config.Model,
 		// Inside the locked data directory, so that a start can sweep what a crash left.
