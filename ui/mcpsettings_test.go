@@ -176,7 +176,9 @@ func TestMCPDialogEscape(t *testing.T) {
 // not be reached that way. The form now sits below the scrolled list: the list holds no text
 // field, and every field and the Add button lie inside the dialog, above its Close button.
 func TestMCPDialogScrollsWithTheWheel(t *testing.T) {
-	servers, err := actors.OpenMCPServers(filepath.Join(t.TempDir(), "mcp.json"), actors.SandboxStatus{Available: true})
+	var sb actors.SandboxStatus
+	sb.Available = true // the header then explains Restricted mode in a long, wrapped text
+	servers, err := actors.OpenMCPServers(filepath.Join(t.TempDir(), "mcp.json"), sb)
 	if err != nil {
 		t.Fatal(err)
 	}

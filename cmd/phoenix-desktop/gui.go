@@ -19,6 +19,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/assets"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/ui"
 )
 
@@ -57,6 +58,9 @@ func runGUI(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer opened.Close()
+	// Conversations are about to be opened: start a sandbox supervisor now, so that the
+	// first bash call does not wait for one.
+	sandbox.Prewarm()
 	paceDemo(opened.model)
 
 	var mu sync.Mutex // guards opened.model and retired across Apply calls from the UI
