@@ -97,15 +97,12 @@ func headlessSettings(log *slog.Logger) llm.Config {
 	// The preferences of the app's ID are the window's; reading them opens no window and
 	// needs no display.
 	prefs := app.NewWithID(assets.AppID).Preferences()
-	var keys ui.KeyStore
-	if _, from := providers.Choose(providers.FieldAPIKey, "", "", os.Getenv, ""); !from.Overrides {
-		keys = openKeys(prefs, log, slog.LevelInfo)
-	}
-	s := loadSettings(prefs, keys, log)
-	if keys == nil {
+	if _, from := providers.Choose(providers.FieldAPIKey, "", "", os.Getenv, ""); from.Overrides {
+		s := ui.LoadSettings(prefs)
 		s.APIKey = ""
+		return settingsConfig(s)
 	}
-	return settingsConfig(s)
+	return settingsConfig(loadSettings(prefs, openKeys(prefs, log, slog.LevelInfo), log))
 }
 
 // migrateKey moves the key out of the preferences file into the store.
