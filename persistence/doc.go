@@ -20,6 +20,8 @@
 //	bcnt/<sha256>           how many conversations reference the blob, decimal
 //	cblob/<id>/<sha256>     empty: the conversation references the blob
 //	del/<id>                a deletion that has begun and must be finished (see Delete)
+//	aux/<id>/<name>         runtime records of a conversation: instructions, queue, checkpoints
+//	                        (aux.go); files/<id>/ in the directory holds its checkpoint files
 //
 // Besides the keys, the directory holds Badger's files and phoenix.lock, which the store
 // flocks so that a second instance fails with ErrLocked. Durability is described at
