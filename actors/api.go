@@ -33,6 +33,13 @@ type Store interface {
 	Blob(sha string) ([]byte, error)
 	SetArchived(id string, archived bool) error
 	Recover() (persistence.RecoveryReport, error)
+	// Auxiliary records and files of a conversation (instructions, queue, checkpoints),
+	// removed with it by the store's Delete.
+	PutAux(id, name string, value []byte) error
+	Aux(id, name string) ([]byte, error)
+	AuxList(id, prefix string) ([]persistence.AuxItem, error)
+	DeleteAux(id, name string) error
+	FilesDir(id string) string
 }
 
 // LLMClient streams one model request.
@@ -71,6 +78,9 @@ type Config struct {
 	// directory. Empty means the system temp dir, where each dir is removed when its
 	// conversation's actor stops but a crash leaves it behind.
 	TempRoot string
+	// InstructionsDir holds the person's own AGENTS.md (instructions.ConfigDir); empty
+	// means none.
+	InstructionsDir string
 	// RequestTimeout bounds a command's round trip through the actors when the caller's
 	// context has no deadline.
 	RequestTimeout time.Duration
@@ -184,6 +194,9 @@ type NewConversation struct {
 	ContinuedFrom string
 	// ContextWindow overrides the model table when positive.
 	ContextWindow int
+	// NoInstructions starts without the project's AGENTS.md (Reload instructions turns them
+	// on again).
+	NoInstructions bool
 }
 
 // ErrNotDirectory rejects a working directory that is missing or not a directory.
@@ -218,7 +231,19 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 		return domain.Conversation{}, err
 	}
 	rc := res.(replyConv)
-	return rc.Conv, rc.Err
+	if rc.Err != nil {
+		return rc.Conv, rc.Err
+	}
+	// The instructions are read here, on the caller's goroutine (never in a mailbox), and
+	// saved before the caller learns the id, so before anything can be sent.
+	set := Instructions{Disabled: true}
+	if !p.NoInstructions {
+		set = r.readInstructions(rc.Conv.ID, p.Cwd)
+	}
+	if err := r.saveInstructions(rc.Conv.ID, set); err != nil {
+		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Project instructions will not be used: " + err.Error()})
+	}
+	return rc.Conv, nil
 }
 
 // List returns the user's conversations, newest first, without their messages.

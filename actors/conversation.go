@@ -381,7 +381,7 @@ func (a *conversationActor) schedule(ctx actor.Context, exec domain.ExecID, dela
 func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 	req := llm.Request{
 		Model:   a.conv.Model,
-		System:  SystemPrompt(a.conv),
+		System:  a.systemPromptFor(),
 		History: slices.Clip(a.history),
 	}
 	if e.Continuation != nil {

@@ -47,6 +47,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		deny       bool
 		jsonOut    bool
 		continueID string
+		noInstr    bool
 		timeout    time.Duration
 		images     stringList
 	)
@@ -57,6 +58,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&deny, "deny-upgrades", false, "deny every request_mode_upgrade")
 	fs.BoolVar(&jsonOut, "json", false, "print events as JSON lines instead of a transcript")
 	fs.StringVar(&continueID, "continue", "", "send the message to this existing conversation")
+	fs.BoolVar(&noInstr, "no-instructions", false, "start the new conversation without the project's AGENTS.md / CLAUDE.md")
 	fs.DurationVar(&timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -119,7 +121,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("chat: working directory %s: %w", cwd, err)
 		}
-		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Unrestricted: unrestrict})
+		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Unrestricted: unrestrict, NoInstructions: noInstr})
 		if err != nil {
 			return err
 		}
@@ -131,6 +133,14 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	if !jsonOut {
 		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, conv.Cwd,
 			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(rt.Sandbox()))
+		if set, err := rt.Instructions(ctx, conv.ID); err == nil {
+			if len(set.Files) > 0 {
+				fmt.Fprintf(stdout, "Instructions: %s\n", strings.Join(set.Labels(), ", "))
+			}
+			for _, n := range set.Notices {
+				fmt.Fprintf(stdout, "! Instructions: %s\n", n)
+			}
+		}
 	}
 	if err := rt.Send(ctx, conv.ID, prompt, attachments); err != nil {
 		return fmt.Errorf("chat: %w", err)
