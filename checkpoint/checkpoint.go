@@ -1,0 +1,231 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// ErrUnavailable is returned when the git binary cannot be found.
+var ErrUnavailable = errors.New("checkpoints need the git program, which was not found; install git to get Undo and Rewind")
+
+// Available reports whether checkpoints can be taken on this machine.
+func Available() error {
+	if _, err := exec.LookPath("git"); err != nil {
+		return ErrUnavailable
+	}
+	return nil
+}
+
+// Status says how a file differs between two snapshots.
+type Status string
+
+const (
+	Added    Status = "added"
+	Modified Status = "modified"
+	Deleted  Status = "deleted"
+)
+
+// Change is one file that differs between two snapshots, relative to the working tree.
+type Change struct {
+	Path   string `json:"path"`
+	Status Status `json:"status"`
+}
+
+// EmptyTree is the snapshot of a directory with no files.
+const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// Repo is the shadow repository of one working tree. It is safe for concurrent use.
+type Repo struct {
+	gitDir, workTree string
+	mu               sync.Mutex
+}
+
+// Open opens (creating it on first use) the shadow repository in gitDir for workTree.
+func Open(ctx context.Context, gitDir, workTree string) (*Repo, error) {
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	r := &Repo{gitDir: gitDir, workTree: workTree}
+	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err == nil {
+		return r, nil
+	}
+	if err := os.MkdirAll(gitDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the checkpoint repository %s: %w", gitDir, err)
+	}
+	if _, err := r.git(ctx, nil, "init", "--quiet"); err != nil {
+		return nil, err
+	}
+	for _, kv := range [][2]string{
+		// Trees are referenced by the store, not by refs: an automatic gc would drop them.
+		{"gc.auto", "0"}, {"gc.pruneExpire", "never"},
+		// Bytes are restored exactly as they were.
+		{"core.autocrlf", "false"}, {"core.safecrlf", "false"},
+		{"core.fsmonitor", "false"}, {"core.quotePath", "false"},
+	} {
+		if _, err := r.git(ctx, nil, "config", kv[0], kv[1]); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// WorkTree is the directory the repository snapshots.
+func (r *Repo) WorkTree() string { return r.workTree }
+
+// git runs one git command on the shadow repository and returns its standard output.
+func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = r.workTree
+	cmd.Env = append(os.Environ(),
+		"GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.workTree,
+		"GIT_INDEX_FILE="+filepath.Join(r.gitDir, "index"),
+		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C",
+		// The person's own repository must never be touched, even if git looked for one.
+		"GIT_CEILING_DIRECTORIES="+filepath.Dir(r.workTree))
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("git %s: %w", args[0], ctx.Err())
+		}
+		return nil, fmt.Errorf("git %s in the checkpoint repository %s: %w: %s", args[0], r.gitDir, err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}
+
+// Snapshot records the working tree as it is now and returns its id. Files that .gitignore
+// excludes are not recorded. Only files that changed since the last snapshot are read.
+func (r *Repo) Snapshot(ctx context.Context) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.snapshot(ctx)
+}
+
+func (r *Repo) snapshot(ctx context.Context) (string, error) {
+	if _, err := r.git(ctx, nil, "add", "--all", "--ignore-errors", "."); err != nil {
+		return "", err
+	}
+	out, err := r.git(ctx, nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Changes lists the files that differ from snapshot from to snapshot to, in path order.
+func (r *Repo) Changes(ctx context.Context, from, to string) ([]Change, error) {
+	if from == to {
+		return nil, nil
+	}
+	out, err := r.git(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to)
+	if err != nil {
+		return nil, err
+	}
+	fields := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	var changes []Change
+	for i := 0; i+1 < len(fields); i += 2 {
+		st := Modified
+		switch fields[i] {
+		case "A":
+			st = Added
+		case "D":
+			st = Deleted
+		}
+		changes = append(changes, Change{Path: fields[i+1], Status: st})
+	}
+	return changes, nil
+}
+
+// Diff is the unified diff that turns snapshot from into snapshot to, limited to paths (all
+// files when paths is empty).
+func (r *Repo) Diff(ctx context.Context, from, to string, paths []string) (string, error) {
+	args := []string{"diff-tree", "-p", "--no-renames", "--no-color", "--binary", from, to}
+	if len(paths) > 0 {
+		args = append(args, "--")
+		args = append(args, literal(paths)...)
+	}
+	out, err := r.git(ctx, nil, args...)
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// Restore makes the given files of the working tree what they were in snapshot tree: a file
+// the snapshot holds is written back, one it does not hold is removed. Other files are not
+// touched.
+func (r *Repo) Restore(ctx context.Context, tree string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out, err := r.git(ctx, nil, append([]string{"ls-tree", "-r", "-z", "--name-only", tree, "--"}, literal(paths)...)...)
+	if err != nil {
+		return err
+	}
+	inTree := map[string]bool{}
+	for _, p := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		if p != "" {
+			inTree[p] = true
+		}
+	}
+	var restore []string
+	for _, p := range paths {
+		if inTree[p] {
+			restore = append(restore, p)
+			continue
+		}
+		full := filepath.Join(r.workTree, filepath.FromSlash(p))
+		if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", full, err)
+		}
+		removeEmptyParents(r.workTree, filepath.Dir(full))
+	}
+	if len(restore) > 0 {
+		// checkout writes the snapshot's bytes and mode into the working tree (and the
+		// shadow index, which the next snapshot refreshes anyway).
+		if _, err := r.git(ctx, nil, append([]string{"checkout", tree, "--"}, literal(restore)...)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeEmptyParents removes directories left empty by a removed file, up to the root.
+func removeEmptyParents(root, dir string) {
+	for dir != root && strings.HasPrefix(dir, root+string(filepath.Separator)) {
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// literal marks paths as literal pathspecs, so that a file named "*.go" or ":x" is itself.
+func literal(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = ":(literal)" + p
+	}
+	return out
+}
+
+// Paths returns the paths of changes.
+func Paths(changes []Change) []string {
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.Path
+	}
+	return out
+}
