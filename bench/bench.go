@@ -45,6 +45,9 @@ type measurement struct {
 	target float64
 	note   string
 	run    func(ctx context.Context, o Options) ([]float64, error)
+	// runNoted is used instead of run by measurements whose note holds measured figures
+	// (disk, memory); it is appended to note.
+	runNoted func(ctx context.Context, o Options) ([]float64, string, error)
 }
 
 // Run takes every measurement and returns the rows in a fixed order.
@@ -54,9 +57,18 @@ func Run(ctx context.Context, o Options) []Row {
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "measuring %s…\n", m.name)
 		}
-		samples, err := m.run(ctx, o)
+		var samples []float64
+		var err error
+		note := m.note
+		if m.runNoted != nil {
+			var measured string
+			samples, measured, err = m.runNoted(ctx, o)
+			note = strings.TrimPrefix(note+"; "+measured, "; ")
+		} else {
+			samples, err = m.run(ctx, o)
+		}
 		row := summarise(m.name, m.unit, m.target, samples)
-		row.Note = m.note
+		row.Note = note
 		if err != nil {
 			row.Err = err.Error()
 			row.Met = false

@@ -47,6 +47,8 @@ func measurements() []measurement {
 		{name: "load a 10,000-message conversation", unit: "ms", target: 50, run: loadLarge},
 		{name: "time to first delta (local fake server)", unit: "ms", target: 20,
 			note: "Send pressed → message committed → request sent → first streamed text published", run: firstDelta},
+		{name: "checkpoint, 5,000-file tree, one file changed", unit: "ms", target: 50,
+			note: "the snapshot taken before a patch or an Unrestricted bash call, after the conversation's first", runNoted: checkpointSnapshot},
 	}
 }
 

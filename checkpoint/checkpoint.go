@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 )
 
 // ErrUnavailable is returned when the git binary cannot be found.
@@ -44,8 +46,17 @@ const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 // Repo is the shadow repository of one working tree. It is safe for concurrent use.
 type Repo struct {
 	gitDir, workTree string
-	mu               sync.Mutex
+	// mu serialises the commands that use the shadow index (Snapshot, Restore).
+	mu sync.Mutex
+	// peakKiB is the largest resident set of a git command run so far, for the bench.
+	peakKiB atomic.Int64
 }
+
+// PeakRSSKiB is the largest resident set size, in KiB, of the git commands run so far.
+func (r *Repo) PeakRSSKiB() int64 { return r.peakKiB.Load() }
+
+// GitDir is where the shadow repository lives.
+func (r *Repo) GitDir() string { return r.gitDir }
 
 // Open opens (creating it on first use) the shadow repository in gitDir for workTree.
 func Open(ctx context.Context, gitDir, workTree string) (*Repo, error) {
@@ -94,7 +105,18 @@ func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			for {
+				old := r.peakKiB.Load()
+				if ru.Maxrss <= old || r.peakKiB.CompareAndSwap(old, ru.Maxrss) {
+					break
+				}
+			}
+		}
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("git %s: %w", args[0], ctx.Err())
 		}

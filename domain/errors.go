@@ -26,6 +26,11 @@ var (
 	// ErrNoSubAgentContinuation rejects a manual wrap-up of a sub-agent: sub-agents never run
 	// the continuation flow, they fail when their context fills (REQ-BED-024).
 	ErrNoSubAgentContinuation = errors.New("sub-agents do not wrap up: they fail when their context fills")
+	// ErrSubAgentReadOnly rejects a person's change to a sub-agent (a model switch, a file
+	// restore): it follows its parent.
+	ErrSubAgentReadOnly = errors.New("a sub-agent cannot be changed: it follows its parent conversation")
+	// ErrEmptyModel rejects a model switch without a model name.
+	ErrEmptyModel = errors.New("no model is named")
 )
 
 // ErrorKind classifies a failure for display and for the retry decision (REQ-BED-006).

@@ -111,6 +111,10 @@ func Transition(c Conversation, ev Event) (Conversation, []Effect, error) {
 		t.subAgentDeadline(e)
 	case RestoreAfterRestart:
 		t.restore(e)
+	case UserChangeModel:
+		err = t.changeModel(e)
+	case UserRestoredFiles:
+		err = t.restoredFiles(e)
 	default:
 		err = fmt.Errorf("unknown event %T", ev)
 	}
