@@ -95,6 +95,7 @@ type Runtime struct {
 	llm     atomic.Pointer[llmHolder]
 	stopped atomic.Bool
 	stopMu  sync.Mutex
+	ckpts   checkpointRepos
 }
 
 type llmHolder struct{ client LLMClient }

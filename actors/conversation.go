@@ -418,7 +418,7 @@ func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
 	env, err := a.toolEnv(e.Mode)
 	toolCtx, cancel := context.WithCancel(context.Background())
 	a.toolExec, a.toolCancel = e.Exec, cancel
-	a.toolPID = ctx.Spawn(toolRunProps(a.rt, e.Exec, toolCtx, cancel, env, e.Call, err))
+	a.toolPID = ctx.Spawn(toolRunProps(a.rt, e.Exec, toolCtx, cancel, env, e.Call, err, a.checkpointTaskFor(e)))
 }
 
 func (a *conversationActor) spawnSubAgents(ctx actor.Context, e domain.SpawnSubAgents) {

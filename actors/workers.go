@@ -75,12 +75,14 @@ type toolRunActor struct {
 	env    tools.Env
 	call   domain.ToolCall
 	envErr error
+	// ckpt snapshots the working tree around a call that can change files; nil otherwise.
+	ckpt *checkpointTask
 }
 
 func toolRunProps(rt *Runtime, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc,
-	env tools.Env, call domain.ToolCall, envErr error) *actor.Props {
+	env tools.Env, call domain.ToolCall, envErr error, ckpt *checkpointTask) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &toolRunActor{rt: rt, exec: exec, ctx: ctx, cancel: cancel, env: env, call: call, envErr: envErr}
+		return &toolRunActor{rt: rt, exec: exec, ctx: ctx, cancel: cancel, env: env, call: call, envErr: envErr, ckpt: ckpt}
 	})
 }
 
@@ -109,6 +111,11 @@ func (w *toolRunActor) run() (res domain.ToolResult) {
 	if w.envErr != nil {
 		return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
 			Content: "The tool could not start: " + w.envErr.Error()}
+	}
+	if w.ckpt != nil {
+		if cp, ok := w.ckpt.before(w.ctx, w.exec, w.call); ok {
+			defer w.ckpt.after(cp)
+		}
 	}
 	out := w.rt.cfg.Tools.Run(w.ctx, w.env, w.call)
 	for _, img := range out.Images {
