@@ -72,8 +72,11 @@ func workerSupervisor() actor.SupervisorStrategy {
 
 func (a *conversationActor) Receive(ctx actor.Context) {
 	if a.stopping {
-		if _, isCmd := ctx.Message().(cmdEvent); isCmd {
+		switch ctx.Message().(type) {
+		case cmdEvent:
 			ctx.Respond(reply{Err: ErrStopped})
+		case cmdQueue:
+			ctx.Respond(replyQueue{Err: ErrStopped})
 		}
 		return
 	}
@@ -109,6 +112,9 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 		}
 	case cmdArchive:
 		ctx.Respond(reply{Err: a.archive(msg.Archived)})
+	case cmdQueue:
+		q, err := a.onQueue(ctx, msg.Op)
+		ctx.Respond(replyQueue{Queue: q, Err: err})
 	case startTask:
 		if err := a.apply(ctx, domain.UserMessage{Text: msg.Task}); err != nil {
 			// Stopping makes the parent report this sub-agent as failed (onChildStopped)
@@ -155,7 +161,7 @@ func (a *conversationActor) reportPanic(ctx actor.Context) {
 		"conversation", a.id, "message", fmt.Sprintf("%T", ctx.Message()), "panic", p, "stack", string(debug.Stack()))
 	if _, answered := p.(answeredPanic); !answered {
 		switch ctx.Message().(type) {
-		case cmdEvent, cmdArchive:
+		case cmdEvent, cmdArchive, cmdQueue:
 			ctx.Respond(reply{Err: fmt.Errorf("internal error in conversation %s (%v); it was reloaded from disk, try again", a.id, p)})
 		}
 	}
@@ -304,6 +310,7 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 		return &commitError{fmt.Errorf("save conversation %s: %w", a.id, err)}
 	}
 	at := time.Now()
+	was := a.conv.State
 	a.conv = stamped
 	// startLLM hands workers a clipped slice, so appending here never writes into memory a
 	// worker reads.
@@ -318,6 +325,7 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 		a.run(ctx, eff)
 	}
 	a.stopStaleTimers()
+	a.afterTransition(ctx, ev, was)
 	return nil
 }
 
