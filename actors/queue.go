@@ -72,6 +72,8 @@ type queueOp struct {
 	to     int
 	clear  bool
 	resume bool
+	// release clears Held without sending now.
+	release bool
 }
 
 // cmdQueue asks a conversation actor to change its queue; the reply is replyQueue.
@@ -163,6 +165,12 @@ func (r *Runtime) ResumeQueue(ctx context.Context, id string) (Queue, error) {
 	return r.queueOp(ctx, id, queueOp{resume: true})
 }
 
+// ReleaseQueue releases a held queue without sending: its first message goes when the next
+// turn comes to rest.
+func (r *Runtime) ReleaseQueue(ctx context.Context, id string) (Queue, error) {
+	return r.queueOp(ctx, id, queueOp{release: true})
+}
+
 func (r *Runtime) queueOp(ctx context.Context, id string, op queueOp) (Queue, error) {
 	res, err := r.request(ctx, cmdQueue{ID: id, Op: op})
 	if err != nil {
@@ -223,13 +231,13 @@ func (a *conversationActor) onQueue(ctx actor.Context, op queueOp) (Queue, error
 		q.Items = slices.Insert(q.Items, max(0, min(op.to, len(q.Items))), item)
 	case op.clear:
 		q = Queue{}
-	case op.resume:
+	case op.resume, op.release:
 		q.Held = ""
 	}
 	if len(q.Items) == 0 {
 		q.Held = ""
 	}
-	if _, failed := a.conv.State.(domain.Error); failed && q.Held == "" && len(q.Items) > 0 && !op.resume {
+	if _, failed := a.conv.State.(domain.Error); failed && q.Held == "" && len(q.Items) > 0 && !op.resume && !op.release {
 		// No turn will end by itself: the queue waits for the person.
 		q.Held = heldAfterError
 	}
@@ -237,7 +245,7 @@ func (a *conversationActor) onQueue(ctx actor.Context, op queueOp) (Queue, error
 		return Queue{}, err
 	}
 	// Sent at once when nothing else will bring the conversation to rest.
-	if q.Held == "" && len(q.Items) > 0 {
+	if q.Held == "" && len(q.Items) > 0 && !op.release {
 		if _, idle := a.conv.State.(domain.Idle); idle || (op.resume && !domain.Busy(a.conv.State)) {
 			q = a.sendNext(ctx, q)
 		}

@@ -1,5 +1,5 @@
 // Command phoenix-desktop is the Phoenix Desktop app: the desktop GUI by default, and headless
-// sub-commands (chat, list, show, export, checkpoints, rewind, bench) that use the same actors, for scripts,
+// sub-commands (chat, list, show, export, checkpoints, rewind, queue, bench) that use the same actors, for scripts,
 // tests and benchmarks.
 package main
 
@@ -21,6 +21,7 @@ const usage = `Usage:
   phoenix-desktop export ID [--data-dir DIR]   print the conversation as Markdown
   phoenix-desktop checkpoints ID [--json]   list the working-tree checkpoints taken before file changes
   phoenix-desktop rewind ID CHECKPOINT [--force] [--dry-run]   restore the files as they were before it
+  phoenix-desktop queue ID [--json] [--clear] [--release]   messages queued while the agent worked
   phoenix-desktop bench [--json]            measure the headline numbers on this machine
 
 Run "phoenix-desktop COMMAND -h" for the flags of a command.
@@ -67,6 +68,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runCheckpoints(rest, stdout, stderr)
 	case "rewind":
 		err = runRewind(rest, stdout, stderr)
+	case "queue":
+		err = runQueue(rest, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0
