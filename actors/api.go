@@ -127,6 +127,7 @@ func Start(cfg Config) (*Runtime, error) {
 	for id, ferr := range report.Failed {
 		cfg.Logger.Error("restart recovery failed for a conversation; it stays as stored", "conversation", id, "error", ferr)
 	}
+	holdQueuesAfterRecovery(cfg.Store, report.Recovered, cfg.Logger)
 	r := &Runtime{cfg: cfg, log: cfg.Logger}
 	r.llm.Store(&llmHolder{client: cfg.LLM})
 	// protoactor's logger is routed to ours, one level quieter: its info lines are noise to

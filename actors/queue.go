@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -183,6 +184,27 @@ func (r *Runtime) queueOp(ctx context.Context, id string, op queueOp) (Queue, er
 		return Queue{}, rq.Err
 	}
 	return Queue{}, fmt.Errorf("internal error: unexpected reply %T", res)
+}
+
+// holdQueuesAfterRecovery holds the queues of the conversations that restart recovery
+// brought to rest: a crash is not a turn that came to rest, and the person should see where
+// things stand before more is sent. It runs before any actor, so it is the queue's only
+// writer.
+func holdQueuesAfterRecovery(s Store, recovered []string, log *slog.Logger) {
+	for _, id := range recovered {
+		q, err := loadQueue(s, id)
+		if err != nil || len(q.Items) == 0 || q.Held != "" {
+			continue
+		}
+		q.Held = heldAfterRestart
+		b, err := json.Marshal(q)
+		if err == nil {
+			err = s.PutAux(id, auxQueue, b)
+		}
+		if err != nil {
+			log.Warn("could not hold the queue of a recovered conversation", "conversation", id, "error", err)
+		}
+	}
 }
 
 // --- in the conversation actor -------------------------------------------------------------

@@ -51,6 +51,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		wrapUp     bool
 		timeout    time.Duration
 		images     stringList
+		queued     stringList
 	)
 	common.register(fs, true)
 	fs.StringVar(&cwd, "cwd", ".", "working directory of a new conversation")
@@ -63,6 +64,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&noInstr, "no-instructions", false, "start the new conversation without the project's AGENTS.md / CLAUDE.md")
 	fs.DurationVar(&timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
+	fs.Var(&queued, "queue", "a message to send after this turn, as if typed while the agent works (repeatable, in order)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -168,6 +170,11 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		}
 	} else if err := rt.Send(ctx, conv.ID, prompt, attachments); err != nil {
 		return fmt.Errorf("chat: %w", err)
+	}
+	for _, text := range queued {
+		if _, err := rt.Enqueue(ctx, conv.ID, text, nil); err != nil {
+			return fmt.Errorf("chat: queue %q: %w", text, err)
+		}
 	}
 
 	var deadline <-chan time.Time
