@@ -418,14 +418,15 @@ func restoreSummary(p RestorePlan) string {
 		b.WriteString("The person rewound the working directory to how it was before message " + strconv.FormatUint(p.Checkpoint.MsgSeq, 10) + ". These files changed:")
 	}
 	for _, f := range p.Files {
-		fmt.Fprintf(&b, "\n- %s (%s)", f.Path, restoreVerb(f.Status))
+		fmt.Fprintf(&b, "\n- %s (%s)", f.Path, RestoreVerb(f.Status))
 	}
 	b.WriteString("\nRead them again before relying on what you saw earlier.")
 	return b.String()
 }
 
-// restoreVerb says what a restore does to a file, given its change from now to the target.
-func restoreVerb(s checkpoint.Status) string {
+// RestoreVerb says what a restore does to a file ("restored", "removed", "reverted"), given
+// its change from the files as they are to the checkpoint.
+func RestoreVerb(s checkpoint.Status) string {
 	switch s {
 	case checkpoint.Added:
 		return "restored"

@@ -31,9 +31,9 @@ func ModelChangedText(from, to string) string {
 	return fmt.Sprintf("The person switched the model of this conversation from %s to %s.", from, to)
 }
 
-// atRest rejects events that need the conversation at rest: while the agent works
-// (REQ-BED-002), once its context is exhausted, or in a finished sub-agent.
-func (t *tx) atRest() error {
+// acceptsInput rejects input while the agent works (REQ-BED-002), once the context is
+// exhausted (REQ-BED-021), or in a finished sub-agent.
+func (t *tx) acceptsInput() error {
 	switch t.c.State.(type) {
 	case ContextExhausted:
 		return ErrContextExhausted
@@ -42,6 +42,15 @@ func (t *tx) atRest() error {
 	}
 	if Busy(t.c.State) {
 		return ErrAgentBusy
+	}
+	return nil
+}
+
+// atRest rejects the person's changes to a conversation where input is not accepted, and to
+// a sub-agent, which follows its parent.
+func (t *tx) atRest() error {
+	if err := t.acceptsInput(); err != nil {
+		return err
 	}
 	if t.c.IsSubAgent() {
 		return ErrSubAgentReadOnly

@@ -185,14 +185,8 @@ func (t *tx) fail(kind ErrorKind, message string) {
 // --- user input -------------------------------------------------------------------------
 
 func (t *tx) userMessage(e UserMessage) error {
-	switch t.c.State.(type) {
-	case ContextExhausted:
-		return ErrContextExhausted
-	case Completed, Failed:
-		return ErrFinished
-	}
-	if Busy(t.c.State) {
-		return ErrAgentBusy
+	if err := t.acceptsInput(); err != nil {
+		return err
 	}
 	if strings.TrimSpace(e.Text) == "" && len(e.Images) == 0 {
 		return ErrEmptyMessage

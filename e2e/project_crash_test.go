@@ -43,25 +43,7 @@ func TestQueueAndCheckpointsSurviveSIGKILL(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	// The CLI's own command line holds the marker too: wait for the tool's process, whose
-	// command line is the script itself.
-	running := func() bool {
-		for _, p := range processesMatching(marker) {
-			if _, cmdline, _ := strings.Cut(p, ": "); strings.HasPrefix(cmdline, marker) {
-				return true
-			}
-		}
-		return false
-	}
-	for !running() {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatal("the tool never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitToolProcess(t, cmd, marker, 60*time.Second)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

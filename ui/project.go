@@ -480,13 +480,7 @@ func (p *projectUI) showRestore(cs *convState, kind actors.RestoreKind, cp actor
 }
 
 func restoreLine(f actors.FileChange) string {
-	switch f.Status {
-	case "added":
-		return "  restore " + f.Path
-	case "deleted":
-		return "  remove  " + f.Path
-	}
-	return "  revert  " + f.Path
+	return fmt.Sprintf("  %-9s %s", actors.RestoreVerb(f.Status), f.Path)
 }
 
 func (p *projectUI) applyRestore(cs *convState, plan actors.RestorePlan) {

@@ -14,7 +14,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/phoenix-desktop/phoenix/actors"
-	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/sandbox"
@@ -47,6 +46,20 @@ func openFilesApp(flags commonFlags, log *slog.Logger) (*session, error) {
 	return a, nil
 }
 
+// openForConversation opens the model-less runtime for a command about one existing
+// conversation.
+func openForConversation(common commonFlags, stderr io.Writer, command, id string) (*session, error) {
+	a, err := openFilesApp(common, common.logger(stderr))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.store.Get(id); err != nil {
+		a.Close()
+		return nil, fmt.Errorf("%s: %w (see phoenix-desktop list for the ids)", command, err)
+	}
+	return a, nil
+}
+
 // parseIDArgs accepts positional arguments before or after the flags.
 func parseIDArgs(fs *flag.FlagSet, args []string, want int) ([]string, error) {
 	var pos []string
@@ -74,14 +87,11 @@ func runCheckpoints(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := openFilesApp(common, common.logger(stderr))
+	a, err := openForConversation(common, stderr, "checkpoints", pos[0])
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if _, err := a.store.Get(pos[0]); err != nil {
-		return fmt.Errorf("checkpoints: %w (see phoenix-desktop list for the ids)", err)
-	}
 	list, err := a.runtime.Checkpoints(context.Background(), pos[0])
 	if err != nil {
 		return err
@@ -136,7 +146,7 @@ func runRewind(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("rewind: checkpoint %q is not a number (see phoenix-desktop checkpoints %s)", pos[1], id)
 	}
-	a, err := openFilesApp(common, common.logger(stderr))
+	a, err := openForConversation(common, stderr, "rewind", id)
 	if err != nil {
 		return err
 	}
@@ -167,19 +177,7 @@ func runRewind(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Rewound the working directory to before checkpoint %d (%s call %s):\n", plan.Checkpoint.ID, plan.Checkpoint.Tool, plan.Checkpoint.CallID)
 	for _, c := range changed {
-		fmt.Fprintf(stdout, "  %-9s %s\n", restoreWord(c.Status), c.Path)
+		fmt.Fprintf(stdout, "  %-9s %s\n", actors.RestoreVerb(c.Status), c.Path)
 	}
 	return nil
-}
-
-// restoreWord says what a restore did to a file, given its change from the tree as it was to
-// the checkpoint.
-func restoreWord(s checkpoint.Status) string {
-	switch s {
-	case checkpoint.Added:
-		return "restored"
-	case checkpoint.Deleted:
-		return "removed"
-	}
-	return "reverted"
 }

@@ -26,16 +26,13 @@ func runQueue(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := openFilesApp(common, common.logger(stderr))
+	id := pos[0]
+	a, err := openForConversation(common, stderr, "queue", id)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	ctx := context.Background()
-	id := pos[0]
-	if _, err := a.store.Get(id); err != nil {
-		return fmt.Errorf("queue: %w (see phoenix-desktop list for the ids)", err)
-	}
 	q, err := a.runtime.Queue(ctx, id)
 	if err != nil {
 		return err
