@@ -17,6 +17,9 @@ func BenchmarkSnapshot5000OneChanged(b *testing.B) {
 	}
 	r := open(b, work)
 	snap(b, r)
+	r.MeasureMemory(true)
+	snap(b, r)
+	r.MeasureMemory(false)
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {

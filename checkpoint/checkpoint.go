@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
+	"time"
 )
 
 // ErrUnavailable is returned when the git binary cannot be found.
@@ -48,12 +48,80 @@ type Repo struct {
 	gitDir, workTree string
 	// mu serialises the commands that use the shadow index (Snapshot, Restore).
 	mu sync.Mutex
-	// peakKiB is the largest resident set of a git command run so far, for the bench.
+	// measure turns on the memory measurement of each git command (MeasureMemory); peakKiB
+	// is the largest resident set seen.
+	measure atomic.Bool
 	peakKiB atomic.Int64
 }
 
-// PeakRSSKiB is the largest resident set size, in KiB, of the git commands run so far.
+// MeasureMemory makes the repository record the peak resident set of its git commands
+// (PeakRSSKiB), for the bench. It costs a little CPU per command, so the app leaves it off.
+func (r *Repo) MeasureMemory(on bool) { r.measure.Store(on) }
+
+// PeakRSSKiB is the largest resident set size, in KiB, of the git commands run while
+// MeasureMemory was on.
 func (r *Repo) PeakRSSKiB() int64 { return r.peakKiB.Load() }
+
+// runMeasured runs cmd while sampling its VmHWM. The rusage of a child started by a Go
+// program cannot be used: the child is forked with the parent's address space (vfork), so
+// its ru_maxrss includes the parent's resident set before the exec. VmHWM read after the
+// exec is git's own high-water mark; the last sample is taken just before git exits.
+func (r *Repo) runMeasured(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		path := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+		t := time.NewTicker(200 * time.Microsecond)
+		defer t.Stop()
+		for {
+			if kib := vmHWM(path); kib > 0 && isGit(cmd.Process.Pid) {
+				for {
+					old := r.peakKiB.Load()
+					if kib <= old || r.peakKiB.CompareAndSwap(old, kib) {
+						break
+					}
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	<-sampled
+	return err
+}
+
+// isGit reports whether the process has executed git yet (before the exec it is still a
+// copy of this program, whose memory must not be counted).
+func isGit(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return err == nil && strings.TrimSpace(string(b)) == "git"
+}
+
+// vmHWM reads the VmHWM line of a /proc status file, in KiB; 0 when it cannot.
+func vmHWM(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kib int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d", &kib); err == nil {
+				return kib
+			}
+		}
+	}
+	return 0
+}
 
 // GitDir is where the shadow repository lives.
 func (r *Repo) GitDir() string { return r.gitDir }
@@ -105,16 +173,11 @@ func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			for {
-				old := r.peakKiB.Load()
-				if ru.Maxrss <= old || r.peakKiB.CompareAndSwap(old, ru.Maxrss) {
-					break
-				}
-			}
-		}
+	var err error
+	if r.measure.Load() {
+		err = r.runMeasured(cmd)
+	} else {
+		err = cmd.Run()
 	}
 	if err != nil {
 		if ctx.Err() != nil {
