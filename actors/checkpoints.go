@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -89,8 +90,12 @@ func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (*c
 	}
 	r.ckpts.mu.Lock()
 	defer r.ckpts.mu.Unlock()
+	// A repository removed meanwhile (its conversation was deleted and the id used again)
+	// is opened afresh.
 	if repo, ok := r.ckpts.repos[c.ID]; ok {
-		return repo, nil
+		if _, err := os.Stat(filepath.Join(repo.GitDir(), "HEAD")); err == nil {
+			return repo, nil
+		}
 	}
 	repo, err := checkpoint.Open(ctx, filepath.Join(dir, "shadow.git"), c.Cwd)
 	if err != nil {
