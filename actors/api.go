@@ -311,7 +311,7 @@ func (r *Runtime) Send(ctx context.Context, id, text string, images []Attachment
 		// REQ-BED-013: a model that cannot see images gets none; say so before anything
 		// is stored, so the person can remove them and send the text.
 		if !llm.SupportsVision(conv.Model) {
-			return fmt.Errorf("the model %s does not accept images: remove them, or start a conversation with a vision model", conv.Model)
+			return noVisionError(conv.Model)
 		}
 		for _, img := range images {
 			ref, err := r.storeImage(img, r.imageLimits(conv.Model))

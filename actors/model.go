@@ -46,3 +46,9 @@ func (r *Runtime) ChangeModel(ctx context.Context, id, model string) (ModelChang
 
 // SupportsVision reports whether a model accepts images (for the UI, which may not ask llm).
 func (r *Runtime) SupportsVision(model string) bool { return llm.SupportsVision(model) }
+
+// noVisionError refuses images for a model that cannot read them (REQ-BED-013), before
+// anything is stored.
+func noVisionError(model string) error {
+	return fmt.Errorf("the model %s does not accept images: remove them, or switch the conversation to a model with vision", model)
+}

@@ -125,7 +125,7 @@ func (r *Runtime) Enqueue(ctx context.Context, id, text string, images []Attachm
 			return Queue{}, fmt.Errorf("queue a message for %s: %w", id, err)
 		}
 		if !llm.SupportsVision(conv.Model) {
-			return Queue{}, fmt.Errorf("the model %s does not accept images: remove them, or switch to a vision model", conv.Model)
+			return Queue{}, noVisionError(conv.Model)
 		}
 		for _, img := range images {
 			ref, err := r.storeImage(img, r.imageLimits(conv.Model))
