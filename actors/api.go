@@ -17,6 +17,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/persistence"
+	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -218,7 +219,7 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 		model = r.cfg.DefaultModel
 	}
 	if model == "" {
-		return domain.Conversation{}, errors.New("create conversation: no model is chosen: pick one (or set PHOENIX_MODEL, or pass --model)")
+		return domain.Conversation{}, fmt.Errorf("create conversation: no model is chosen: pick one (or set %s, or pass --model)", providers.EnvModel)
 	}
 	conv, err := domain.NewConversation(domain.NewConversationParams{
 		ID: newID(), Title: p.Title, Cwd: p.Cwd, Model: model, ContextWindow: p.ContextWindow,

@@ -23,9 +23,12 @@ type Subscription struct {
 	exited chan struct{}
 	once   sync.Once
 
-	// mu guards queue; it is held only to append or to swap the slice, never while sending.
+	// mu guards queue and highWater; it is held only to append or to swap the slice, never
+	// while sending.
 	mu    sync.Mutex
 	queue []Event
+	// highWater is the longest the queue has been: how far the consumer fell behind.
+	highWater int
 }
 
 func newSubscription(stream *eventstream.EventStream) *Subscription {
@@ -53,6 +56,16 @@ func (s *Subscription) Close() {
 	})
 }
 
+// HighWater is the most events that have waited in the queue at once since the subscription
+// began, beyond the channel's own buffer of 64. The queue is unbounded so that nothing is
+// lost; this figure shows a consumer that falls behind (a slow UI) long before the backlog
+// costs memory. `phoenix-desktop bench` reports it for a streaming conversation.
+func (s *Subscription) HighWater() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.highWater
+}
+
 // handle runs on the publisher's goroutine and must never block.
 func (s *Subscription) handle(evt any) {
 	ev, ok := evt.(Event)
@@ -70,6 +83,7 @@ func (s *Subscription) handle(evt any) {
 		}
 	}
 	s.queue = append(s.queue, ev)
+	s.highWater = max(s.highWater, len(s.queue))
 	s.mu.Unlock()
 	select {
 	case s.signal <- struct{}{}:

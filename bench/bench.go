@@ -140,6 +140,8 @@ func format(v float64, unit string) string {
 		return fmt.Sprintf("%.1f ms", v)
 	case "MiB":
 		return fmt.Sprintf("%.1f MiB", v)
+	case "events":
+		return fmt.Sprintf("%.0f events", v)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%.2f %s", v, unit))
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/actors"
-	"github.com/phoenix-desktop/phoenix/actors/actorstest"
+	"github.com/phoenix-desktop/phoenix/actors/rig"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/persistence"
@@ -47,6 +47,9 @@ func measurements() []measurement {
 		{name: "load a 10,000-message conversation", unit: "ms", target: 50, run: loadLarge},
 		{name: "time to first delta (local fake server)", unit: "ms", target: 20,
 			note: "Send pressed → message committed → request sent → first streamed text published", run: firstDelta},
+		{name: "event queue high-water mark (streamed turns)", unit: "events", target: 64,
+			note: "the most events that waited at once in a subscription's queue (beyond its channel of 64) while a consumer read a turn's 200 streamed tokens as the window does; one sample per turn",
+			run:  eventBacklog},
 		{name: "checkpoint, 5,000-file tree, one file changed", unit: "ms", target: 50,
 			note: "the snapshot taken before a patch or an Unrestricted bash call, after the conversation's first", runNoted: checkpointSnapshot},
 	}
@@ -56,14 +59,14 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 
 // env is a complete runtime whose model client and tools are timed.
 type env struct {
-	*actorstest.Env
+	*rig.Env
 	client *timedClient
 	tools  *timedTools
 }
 
 func newEnv() (*env, error) {
 	e := &env{}
-	inner, err := actorstest.Start(actorstest.Options{Runtime: func(c *actors.Config) {
+	inner, err := rig.Start(rig.Options{Runtime: func(c *actors.Config) {
 		e.client = &timedClient{inner: c.LLM}
 		e.tools = &timedTools{inner: c.Tools}
 		c.LLM, c.Tools = e.client, e.tools
@@ -402,6 +405,34 @@ func firstDelta(ctx context.Context, o Options) ([]float64, error) {
 		}
 		out = append(out, ms(first))
 		if _, err := e.waitFor(ctx, conv.ID, func(c domain.Conversation) bool { return !domain.Busy(c.State) }); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// eventBacklog follows each streamed turn with a subscription of its own, read at once as the
+// window's event pump reads it, and reports the subscription's high-water mark.
+func eventBacklog(ctx context.Context, o Options) ([]float64, error) {
+	e, conv, err := newConversation(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+	var out []float64
+	for i := 0; i < samplesOf(o, 20, 3); i++ {
+		sub := e.Runtime.Subscribe()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for range sub.Events() {
+			}
+		}()
+		_, err := e.turn(ctx, conv.ID, "echo: "+strings.Repeat("token ", 200))
+		out = append(out, float64(sub.HighWater()))
+		sub.Close()
+		<-done
+		if err != nil {
 			return out, err
 		}
 	}

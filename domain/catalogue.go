@@ -1,11 +1,13 @@
 package domain
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"text/template"
 )
 
 // Tool names the model sees. They are part of the conversation history, so they never change.
@@ -20,11 +22,40 @@ const (
 	ToolRequestModeUpgrade = "request_mode_upgrade"
 )
 
-// Bash timeouts, stated in the schema so the model knows them.
+// Limits of the tools. The tools package enforces them, and the descriptions and schemas the
+// model reads are rendered from them, so what the model is told cannot drift from what
+// happens.
 const (
 	BashDefaultTimeoutSeconds = 30
 	BashMaxTimeoutSeconds     = 900
+	// ToolOutputLimit is about how much of a command's output the model gets, stdout and
+	// stderr together; the rest is cut from the middle.
+	ToolOutputLimit = 128 * 1024
+	// PatchMaxFileBytes is the largest file patch reads or writes.
+	PatchMaxFileBytes = 1 << 20
 )
+
+// FormatBytes writes a size for people and models: 900 bytes, 128 KB, 1 MB, 1.5 MB.
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 10<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// toolDocFacts are the numbers the tool descriptions (tooldocs/*.md, Go templates) may
+// state; a description writes {{.BashMaxTimeoutSeconds}} or {{bytes .ToolOutputLimit}},
+// never the number itself (TestToolDocsStateNoBareNumbers).
+var toolDocFacts = struct {
+	BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds int
+	ToolOutputLimit, PatchMaxFileBytes               int64
+	MaxSubAgents                                     int
+}{BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds, ToolOutputLimit, PatchMaxFileBytes, MaxSubAgents}
 
 // ToolSpec is what the model is told about one tool: its name, a description written for a
 // model, and the JSON schema of its arguments.
@@ -37,15 +68,33 @@ type ToolSpec struct {
 //go:embed tooldocs/*.md
 var toolDocs embed.FS
 
-func describe(name string) string {
-	b, err := toolDocs.ReadFile("tooldocs/" + name + ".md")
-	if err != nil {
-		// The docs are embedded at build time; a missing one is a programming error that
-		// the catalogue test catches.
-		panic(fmt.Sprintf("tool description for %s is missing: %v", name, err))
+// descriptions are the rendered tool descriptions by tool name, made once.
+var descriptions = renderToolDocs()
+
+func renderToolDocs() map[string]string {
+	out := map[string]string{}
+	for name := range schemas {
+		b, err := toolDocs.ReadFile("tooldocs/" + name + ".md")
+		if err != nil {
+			// The docs are embedded at build time; a missing one is a programming error
+			// that the catalogue test catches.
+			panic(fmt.Sprintf("tool description for %s is missing: %v", name, err))
+		}
+		t, err := template.New(name).Option("missingkey=error").
+			Funcs(template.FuncMap{"bytes": FormatBytes}).Parse(string(b))
+		if err != nil {
+			panic(fmt.Sprintf("tool description for %s is not a valid template: %v", name, err))
+		}
+		var buf bytes.Buffer
+		if err := t.Execute(&buf, toolDocFacts); err != nil {
+			panic(fmt.Sprintf("tool description for %s does not render: %v", name, err))
+		}
+		out[name] = strings.TrimSpace(buf.String())
 	}
-	return strings.TrimSpace(string(b))
+	return out
 }
+
+func describe(name string) string { return descriptions[name] }
 
 var schemas = map[string]string{
 	ToolBash: fmt.Sprintf(`{"type":"object","properties":{
@@ -71,9 +120,9 @@ var schemas = map[string]string{
 	ToolReadImage: `{"type":"object","properties":{
 		"path":{"type":"string","description":"Image path relative to the working directory."}},
 		"required":["path"],"additionalProperties":false}`,
-	ToolSpawnAgents: `{"type":"object","properties":{
-		"tasks":{"type":"array","minItems":1,"maxItems":10,"items":{"type":"string"},"description":"One self-contained task per sub-agent."}},
-		"required":["tasks"],"additionalProperties":false}`,
+	ToolSpawnAgents: fmt.Sprintf(`{"type":"object","properties":{
+		"tasks":{"type":"array","minItems":1,"maxItems":%d,"items":{"type":"string"},"description":"One self-contained task per sub-agent."}},
+		"required":["tasks"],"additionalProperties":false}`, MaxSubAgents),
 	ToolSubmitResult: `{"type":"object","properties":{
 		"result":{"type":"string","description":"Final result for the agent that started you."},
 		"success":{"type":"boolean","description":"Whether the task was completed (default true)."}},

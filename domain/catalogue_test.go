@@ -2,6 +2,8 @@ package domain
 
 import (
 	"bytes"
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -162,6 +164,59 @@ func TestCatalogue_BashTimeoutsInSchema(t *testing.T) {
 	for _, s := range ToolsFor(false) {
 		if s.Name == ToolBash && (!strings.Contains(string(s.Parameters), `"maximum":900`) || !strings.Contains(string(s.Parameters), "default 30")) {
 			t.Fatalf("bash schema does not state the timeouts: %s", s.Parameters)
+		}
+	}
+}
+
+// TestToolDocsStateNoBareNumbers: a limit a description states must come from its constant,
+// so the description templates may hold no digit outside a template action ({{...}}) or an
+// example in a code span (`| tail -50`).
+func TestToolDocsStateNoBareNumbers(t *testing.T) {
+	actions := regexp.MustCompile(`\{\{[^}]*\}\}|` + "`[^`]*`")
+	entries, err := toolDocs.ReadDir("tooldocs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		src, err := toolDocs.ReadFile("tooldocs/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if rest := actions.ReplaceAllString(line, ""); strings.ContainsAny(rest, "0123456789") {
+				t.Errorf("tooldocs/%s:%d states a number that is not a constant: %q", e.Name(), i+1, line)
+			}
+		}
+	}
+}
+
+// TestToolDocsRenderTheConstants checks the rendered descriptions and schemas say what the
+// constants say.
+func TestToolDocsRenderTheConstants(t *testing.T) {
+	specs := map[string]ToolSpec{}
+	for _, s := range append(ToolsFor(false), ToolsFor(true)...) {
+		specs[s.Name] = s
+	}
+	for name, want := range map[string][]string{
+		ToolBash: {fmt.Sprintf("(default %d, at most %d)", BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds),
+			"about " + FormatBytes(ToolOutputLimit) + " is shortened"},
+		ToolPatch: {"files over " + FormatBytes(PatchMaxFileBytes) + " are refused"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(specs[name].Description, w) {
+				t.Errorf("the %s description lacks %q:\n%s", name, w, specs[name].Description)
+			}
+		}
+	}
+	if !strings.Contains(string(specs[ToolSpawnAgents].Parameters), fmt.Sprintf(`"maxItems":%d`, MaxSubAgents)) {
+		t.Errorf("the spawn_agents schema does not cap tasks at MaxSubAgents: %s", specs[ToolSpawnAgents].Parameters)
+	}
+	if FormatBytes(128*1024) != "128 KB" || FormatBytes(1<<20) != "1 MB" || FormatBytes(3<<19) != "1.5 MB" || FormatBytes(900) != "900 bytes" {
+		t.Error("FormatBytes writes sizes wrongly")
+	}
+	for _, s := range specs {
+		if strings.Contains(s.Description, "{{") || strings.Contains(s.Description, "<no value>") {
+			t.Errorf("the %s description has an unrendered template: %s", s.Name, s.Description)
 		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/phoenix-desktop/phoenix/actors"
-	"github.com/phoenix-desktop/phoenix/actors/actorstest"
+	actorsrig "github.com/phoenix-desktop/phoenix/actors/rig"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
@@ -47,12 +47,12 @@ func (c cleanupM) Run() int {
 
 // --- a real runtime in the test process ---------------------------------------------------
 
-// rig is a real runtime (actorstest: real actors, a Badger store in a temporary directory,
+// rig is a real runtime (actors/rig: real actors, a Badger store in a temporary directory,
 // real tools through the sandbox helper, the fake OpenAI server over real HTTP), with the
 // short names the suites use.
 type rig struct {
 	t     testing.TB
-	env   *actorstest.Env
+	env   *actorsrig.Env
 	dir   string
 	cwd   string
 	srv   *fakellm.Server
@@ -82,7 +82,7 @@ func newRig(t testing.TB, o rigOptions) (*rig, error) {
 	if idle == 0 {
 		idle = 10 * time.Second
 	}
-	env, err := actorstest.Start(actorstest.Options{Logger: quietLogger(),
+	env, err := actorsrig.Start(actorsrig.Options{Logger: quietLogger(),
 		LLM: func(c *llm.Config) { c.IdleTimeout = idle }})
 	if err != nil {
 		return nil, err

@@ -120,6 +120,11 @@ func (l Limits) normalized() Limits {
 	return l
 }
 
+// MediaType is the media type of the supported format the bytes start like, or "" when they
+// start like none of them: it tells "not an image at all" from "a damaged image" after an
+// ErrNotImage. It reads the magic bytes only.
+func MediaType(data []byte) string { return sniff(data) }
+
 // sniff recognises a format from its magic bytes. The file name is never trusted: a text
 // file renamed to .png must be refused here, not by the provider.
 func sniff(data []byte) string {
@@ -246,6 +251,27 @@ func Prepare(data []byte, lim Limits) (Prepared, error) {
 		return Prepared{Data: data, MediaType: mt, Width: w, Height: h}, nil
 	}
 	return shrink(img, mt, lim)
+}
+
+// Thumbnail checks image bytes exactly as Prepare does (the format from the bytes, the
+// dimensions from the header, the pixel limit before a single pixel is decoded), then
+// decodes the image and scales it so that its longer side is at most side pixels, with the
+// same resampling as Prepare. It is what the window shows for a dropped or stored image, so
+// a decompression bomb dropped there is refused as cheaply as one sent to the model.
+func Thumbnail(data []byte, side int) (image.Image, error) {
+	mt, w, h, err := inspect(data, defaultMaxPixels)
+	if err != nil {
+		return nil, err
+	}
+	img, err := decode(mt, bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: the %s data is corrupt or truncated (%v)", ErrNotImage, mt, err)
+	}
+	if side <= 0 || max(w, h) <= side {
+		return img, nil
+	}
+	tw, th := scaleToFit(w, h, side)
+	return resize(img, tw, th), nil
 }
 
 // jpegQualities are tried in order at each size before the size is reduced further.

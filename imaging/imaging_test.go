@@ -2,6 +2,7 @@ package imaging
 
 import (
 	"bytes"
+	"compress/zlib"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -12,9 +13,11 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -388,5 +391,97 @@ func BenchmarkPrepareDownscale4K(b *testing.B) {
 		if _, err := Prepare(data, DefaultLimits()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BombFile is a complete, valid PNG of 30000×30000 one-bit pixels in 109 KB: decoded, it
+// would take 900 MB as 8-bit grey (3.6 GB as RGBA). The UI's tests drop it on the window.
+const BombFile = "testdata/bomb-30000x30000.png"
+
+// TestBombFileIsARealPNG proves the fixture is a real image and not a patched header: every
+// chunk's CRC is right and its pixel data inflates to exactly the rows the header claims.
+// It streams the inflation, so it costs no memory.
+func TestBombFileIsARealPNG(t *testing.T) {
+	data, err := os.ReadFile(BombFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 200<<10 {
+		t.Fatalf("the bomb is %d bytes; it should be small", len(data))
+	}
+	var w, h uint32
+	var idat bytes.Buffer
+	for rest := data[8:]; len(rest) > 0; {
+		n := binary.BigEndian.Uint32(rest)
+		typ, body := string(rest[4:8]), rest[8:8+n]
+		if crc32.ChecksumIEEE(rest[4:8+n]) != binary.BigEndian.Uint32(rest[8+n:]) {
+			t.Fatalf("chunk %s has a wrong CRC", typ)
+		}
+		switch typ {
+		case "IHDR":
+			w, h = binary.BigEndian.Uint32(body), binary.BigEndian.Uint32(body[4:])
+			if body[8] != 1 || body[9] != 0 {
+				t.Fatalf("depth %d colour type %d, want 1-bit grey", body[8], body[9])
+			}
+		case "IDAT":
+			idat.Write(body)
+		}
+		rest = rest[12+n:]
+	}
+	if w != 30000 || h != 30000 {
+		t.Fatalf("header claims %dx%d", w, h)
+	}
+	zr, err := zlib.NewReader(&idat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, zr)
+	if err != nil {
+		t.Fatalf("the pixel data does not inflate: %v", err)
+	}
+	if want := int64(h) * int64(1+(w+7)/8); n != want {
+		t.Fatalf("pixel data inflates to %d bytes, want %d", n, want)
+	}
+}
+
+func TestThumbnailRefusesBombWithoutDecoding(t *testing.T) {
+	data, err := os.ReadFile(BombFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = Thumbnail(data, 192)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "30000x30000") {
+		t.Fatalf("Thumbnail(bomb) = %v, want ErrTooLarge naming the size", err)
+	}
+	// Decoding would allocate 900 MB; the header check allocates almost nothing.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Fatalf("refusing the bomb allocated %d MB", alloc>>20)
+	}
+}
+
+func TestThumbnailScalesDownAndKeepsSmallImages(t *testing.T) {
+	img, err := Thumbnail(encodePNG(t, gradient(800, 400)), 192)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 192 || b.Dy() != 96 {
+		t.Fatalf("thumbnail is %v, want 192x96", b)
+	}
+	img, err = Thumbnail(encodePNG(t, gradient(40, 30)), 192)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 40 || b.Dy() != 30 {
+		t.Fatalf("a small image became %v", b)
+	}
+	if _, err := Thumbnail([]byte("not a picture"), 192); !errors.Is(err, ErrNotImage) {
+		t.Fatalf("text: %v", err)
+	}
+	good := encodePNG(t, gradient(64, 64))
+	if _, err := Thumbnail(good[:len(good)-30], 192); !errors.Is(err, ErrNotImage) {
+		t.Fatalf("truncated: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
+	"github.com/phoenix-desktop/phoenix/providers"
 )
 
 // BlobSource gives the bytes of stored images (the store's blob area).
@@ -79,7 +80,7 @@ func New(cfg Config, blobs BlobSource) (*Client, error) {
 // newClient lets tests and benchmarks replace the network transport.
 func newClient(cfg Config, blobs BlobSource, base http.RoundTripper) (*Client, error) {
 	if cfg.BaseURL == "" {
-		return nil, fmt.Errorf("create LLM client: no base URL is configured: set one in Settings or %s", EnvBaseURL)
+		return nil, fmt.Errorf("create LLM client: no base URL is configured: set one in Settings or %s", providers.EnvBaseURL)
 	}
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = DefaultConnectTimeout

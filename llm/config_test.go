@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/phoenix-desktop/phoenix/providers"
 )
 
 func TestResolveConfig(t *testing.T) {
@@ -33,19 +35,19 @@ func TestResolveConfig(t *testing.T) {
 		{
 			name:     "flags win over everything",
 			flags:    Config{BaseURL: "http://flag/v1", APIKey: "flagkey", Model: "flagmodel"},
-			env:      env(EnvBaseURL, "http://env/v1", EnvAPIKey, "envkey", EnvModel, "envmodel"),
+			env:      env(providers.EnvBaseURL, "http://env/v1", providers.EnvAPIKey, "envkey", providers.EnvModel, "envmodel"),
 			settings: Config{BaseURL: "http://set/v1", APIKey: "setkey", Model: "setmodel"},
 			want:     Config{BaseURL: "http://flag/v1", APIKey: "flagkey", Model: "flagmodel"},
 		},
 		{
 			name:     "PHOENIX_ env wins over OPENAI_ env and settings",
-			env:      env(EnvBaseURL, "http://phx/v1", EnvOpenAIBaseURL, "http://oai/v1", EnvAPIKey, "phxkey", EnvOpenAIAPIKey, "oaikey", EnvModel, "m1"),
+			env:      env(providers.EnvBaseURL, "http://phx/v1", providers.EnvOpenAIBaseURL, "http://oai/v1", providers.EnvAPIKey, "phxkey", providers.EnvOpenAIAPIKey, "oaikey", providers.EnvModel, "m1"),
 			settings: Config{BaseURL: "http://set/v1", APIKey: "setkey", Model: "setmodel"},
 			want:     Config{BaseURL: "http://phx/v1", APIKey: "phxkey", Model: "m1"},
 		},
 		{
 			name:     "OPENAI_ env wins over settings",
-			env:      env(EnvOpenAIBaseURL, "http://oai/v1", EnvOpenAIAPIKey, "oaikey"),
+			env:      env(providers.EnvOpenAIBaseURL, "http://oai/v1", providers.EnvOpenAIAPIKey, "oaikey"),
 			settings: Config{BaseURL: "http://set/v1", APIKey: "setkey", Model: "setmodel"},
 			want:     Config{BaseURL: "http://oai/v1", APIKey: "oaikey", Model: "setmodel"},
 		},
@@ -57,18 +59,36 @@ func TestResolveConfig(t *testing.T) {
 		},
 		{
 			name:     "preset from settings, model from env",
-			env:      env(EnvModel, "claude-opus-4-1", EnvPreset, ""),
+			env:      env(providers.EnvModel, "claude-opus-4-1", providers.EnvPreset, ""),
 			settings: Config{Preset: "Anthropic"},
 			want:     Config{Preset: "anthropic", BaseURL: "https://api.anthropic.com/v1", Model: "claude-opus-4-1"},
 		},
 		{
 			name: "preset guessed from a known host",
-			env:  env(EnvOpenAIBaseURL, "https://openrouter.ai/api/v1"),
+			env:  env(providers.EnvOpenAIBaseURL, "https://openrouter.ai/api/v1"),
 			want: Config{Preset: "openrouter", BaseURL: "https://openrouter.ai/api/v1", Model: "anthropic/claude-sonnet-4.5"},
 		},
 		{
+			name:     "the Settings dialog's Custom with a known host gets that host's preset",
+			env:      env(),
+			settings: Config{Preset: "custom", BaseURL: "http://localhost:11434/v1"},
+			want:     Config{Preset: "ollama", BaseURL: "http://localhost:11434/v1", Model: "qwen3"},
+		},
+		{
+			name:     "a preset label saved by an older build still works",
+			env:      env(),
+			settings: Config{Preset: "Anthropic (OpenAI-compatible)"},
+			want:     Config{Preset: "anthropic", BaseURL: "https://api.anthropic.com/v1", Model: "claude-sonnet-4-5"},
+		},
+		{
+			name:  "an unknown preset is kept for Validate to refuse",
+			flags: Config{Preset: "OpenIA"},
+			env:   env(),
+			want:  Config{Preset: "openia"},
+		},
+		{
 			name: "unknown host gets no default model",
-			env:  env(EnvBaseURL, "http://127.0.0.1:8080/v1"),
+			env:  env(providers.EnvBaseURL, "http://127.0.0.1:8080/v1"),
 			want: Config{BaseURL: "http://127.0.0.1:8080/v1"},
 		},
 		{
@@ -107,6 +127,7 @@ func TestConfigValidate(t *testing.T) {
 		{"bad url", Config{BaseURL: "localhost:1234", Model: "x"}, "not an http(s) URL"},
 		{"no model", Config{BaseURL: "http://x/v1"}, "no model"},
 		{"preset needs key", Config{Preset: "openai", BaseURL: "https://api.openai.com/v1", Model: "gpt-4o"}, "needs an API key"},
+		{"unknown preset", Config{Preset: "openia", BaseURL: "https://api.openai.com/v1", Model: "gpt-4o", APIKey: "k"}, `no provider preset "openia": use one of openai, openrouter`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/providers"
 )
 
 // Error is a failed model request, classified for the core (REQ-BED-006).
@@ -243,7 +244,7 @@ func classify(err error, info *respInfo, reqCtx context.Context, now time.Time, 
 	// (local servers accept anything) is no secret, and replacing it everywhere would garble
 	// the message, so it is left alone.
 	if len(key) >= minSecretKeyLength {
-		e.Message = strings.ReplaceAll(e.Message, key, maskKey(key))
+		e.Message = strings.ReplaceAll(e.Message, key, providers.MaskKey(key))
 	}
 	return e
 }

@@ -23,6 +23,21 @@
 //	aux/<id>/<name>         runtime records of a conversation: instructions, queue, checkpoints
 //	                        (aux.go); files/<id>/ in the directory holds its checkpoint files
 //
+// Schema changes. People's data directories outlive every build, so the layout above and
+// the JSON of every domain type stored in it are a contract. testdata/schema-N.json freezes
+// what schema version N wrote (every key and value, exported raw), and TestFixturesOpen
+// loads each fixture into a fresh database, opens it as the app does and decodes all of it;
+// for the current version every stored field must come back with its value. The rule:
+//
+//   - A new optional field with omitempty (or omitzero), or a new key prefix that the code
+//     treats as absent when missing, needs no migration: the old fixtures keep opening
+//     unchanged. Add the field to the next fixture only when the schema version moves.
+//   - A change that old data would not decode into with the same meaning (a renamed or
+//     removed JSON name, a changed type or encoding, a moved key) bumps the schema version:
+//     append a migration to schema.go's migrations, then write the new version's fixture
+//     with `go test ./persistence -run TestWriteFixture -write-fixture`. Old fixtures are
+//     never edited or deleted: they must keep opening through the migrations.
+//
 // Besides the keys, the directory holds Badger's files and phoenix.lock, which the store
 // flocks so that a second instance fails with ErrLocked. Durability is described at
 // Options.SyncWrites; the bad situations (locked, not writable, unreadable, corrupt values,

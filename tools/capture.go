@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/phoenix-desktop/phoenix/domain"
 )
 
 // OutputLimit is about how much of a command's output the model gets, stdout and stderr
-// together (the bash tool description promises "about 128 KB").
-const OutputLimit = 128 * 1024
+// together; the bash tool's description is rendered from the same constant.
+const OutputLimit = domain.ToolOutputLimit
 
 // capture keeps the first and the last bytes of a stream and counts the rest, so that a
 // command printing gigabytes costs a fixed amount of memory: head and tail hold at most
@@ -101,7 +103,7 @@ func (c *capture) render(budget int) (text string, truncated bool) {
 	dropped := c.total - int64(len(h)+len(t))
 	droppedLines := c.lines - int64(bytes.Count(h, []byte{'\n'})+bytes.Count(t, []byte{'\n'}))
 	note := fmt.Sprintf("\n[… %s omitted (about %d lines); the beginning and the end are shown …]\n",
-		byteSize(dropped), max(droppedLines, 0))
+		domain.FormatBytes(dropped), max(droppedLines, 0))
 	return strings.ToValidUTF8(string(h), "\uFFFD") + note + strings.ToValidUTF8(string(t), "\uFFFD"), true
 }
 
@@ -146,16 +148,4 @@ func splitBudget(a, b int64, limit int) (int, int) {
 		return limit - int(b), int(b)
 	}
 	return limit / 2, limit - limit/2
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 10<<10:
-		return fmt.Sprintf("%d KB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -53,7 +53,7 @@ func (r *ReadImage) Run(_ context.Context, env Env, raw json.RawMessage) Output 
 		return errorf("Cannot read the image %s: %v.%s", shown, err, hint)
 	}
 	ref := p.Ref(filepath.Base(path))
-	text := fmt.Sprintf("Image %s: %s, %d×%d pixels, %s.", shown, p.MediaType, p.Width, p.Height, byteSize(int64(len(p.Data))))
+	text := fmt.Sprintf("Image %s: %s, %d×%d pixels, %s.", shown, p.MediaType, p.Width, p.Height, domain.FormatBytes(int64(len(p.Data))))
 	return Output{
 		Outcome: domain.OutcomeSuccess,
 		Content: text,

@@ -17,8 +17,9 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 )
 
-// MaxPatchFileBytes is the largest file patch reads or writes.
-const MaxPatchFileBytes = 1 << 20
+// MaxPatchFileBytes is the largest file patch reads or writes; the patch tool's description is
+// rendered from the same constant.
+const MaxPatchFileBytes = domain.PatchMaxFileBytes
 
 // Patch operations, as named in the schema.
 const (
@@ -104,7 +105,7 @@ func (p *Patch) Run(_ context.Context, env Env, raw json.RawMessage) Output {
 		}
 	}
 	if len(content) > MaxPatchFileBytes {
-		return errorf("The result would be %s, more than the %s patch writes. Nothing was changed.", byteSize(int64(len(content))), byteSize(MaxPatchFileBytes))
+		return errorf("The result would be %s, more than the %s patch writes. Nothing was changed.", domain.FormatBytes(int64(len(content))), domain.FormatBytes(MaxPatchFileBytes))
 	}
 	if strings.IndexByte(content, 0) >= 0 {
 		return errorf("The new text contains a NUL byte; patch writes text files only. Nothing was changed.")
@@ -211,7 +212,7 @@ func readForPatch(path string) (target, text string, info fs.FileInfo, err error
 		return "", "", nil, fmt.Errorf("it is not a regular file (%s)", fi.Mode().Type())
 	}
 	if fi.Size() > MaxPatchFileBytes {
-		return "", "", nil, fmt.Errorf("the file has %s; patch edits files up to %s, use bash for bigger ones", byteSize(fi.Size()), byteSize(MaxPatchFileBytes))
+		return "", "", nil, fmt.Errorf("the file has %s; patch edits files up to %s, use bash for bigger ones", domain.FormatBytes(fi.Size()), domain.FormatBytes(MaxPatchFileBytes))
 	}
 	b, err := os.ReadFile(target)
 	if err != nil {

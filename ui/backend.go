@@ -8,6 +8,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/providers"
 )
 
 // Backend is the part of the actor runtime's command API the window uses. *actors.Runtime
@@ -39,7 +40,7 @@ type EventSource interface {
 // Settings is the provider configuration the Settings dialog edits. It is saved in the app's
 // preferences (SaveSettings) and handed to Deps.Apply.
 type Settings struct {
-	// Preset names a provider from Presets, or PresetCustom.
+	// Preset names a provider of providers.All, or providers.Custom.
 	Preset  string
 	BaseURL string
 	APIKey  string
@@ -49,9 +50,9 @@ type Settings struct {
 
 // Names of Settings fields, the keys of Deps.EnvOverrides.
 const (
-	FieldBaseURL = "base_url"
-	FieldAPIKey  = "api_key"
-	FieldModel   = "model"
+	FieldBaseURL = string(providers.FieldBaseURL)
+	FieldAPIKey  = string(providers.FieldAPIKey)
+	FieldModel   = string(providers.FieldModel)
 )
 
 // Deps are the services cmd/phoenix-desktop wires in beside the backend. Every field is

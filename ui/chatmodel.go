@@ -8,6 +8,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // rowKind says how a chat row is drawn.
@@ -67,7 +68,7 @@ func (r *row) touch() { r.ver++ }
 func (r *row) searchText() string {
 	switch r.kind {
 	case rowTool, rowAgents:
-		s := r.call.Name + " " + toolKeyArg(r.call)
+		s := r.call.Name + " " + transcript.ToolCallSummary(r.call)
 		if r.result != nil {
 			s += " " + r.result.Content
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // Limits on what a tool row shows of a result, so one huge output cannot slow the log down.
@@ -318,7 +319,7 @@ func (p *toolPart) bind(r *row) {
 	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNameForeground), 0x0d)
 	p.bg.Refresh()
 	p.name.SetText(r.call.Name)
-	setPlain(p.arg, toolKeyArg(r.call), monoStyle())
+	setPlain(p.arg, transcript.ToolCallSummary(r.call), monoStyle())
 	icon, sum := toolStatus(r)
 	p.icon.SetResource(icon)
 	setPlain(p.summary, sum, captionStyle())
@@ -360,7 +361,7 @@ func toolStatus(r *row) (fyne.Resource, string) {
 		sum = res.Display.Summary
 	}
 	if sum == "" {
-		sum = oneLine(firstLine(res.Content), 140)
+		sum = transcript.OneLine(firstLine(res.Content), 140)
 	}
 	switch res.Outcome {
 	case domain.OutcomeSuccess:
@@ -475,7 +476,7 @@ func (p *agentsPart) bind(r *row) {
 		outs = r.result.Display.SubAgents
 	}
 	if len(outs) == 0 {
-		for _, t := range spawnTasks(r.call) {
+		for _, t := range transcript.SpawnTasks(r.call) {
 			outs = append(outs, domain.SubAgentOutcome{Task: t, Status: domain.SubAgentPending})
 		}
 	}
@@ -497,14 +498,14 @@ func (p *agentsPart) bind(r *row) {
 		switch o.Status {
 		case domain.SubAgentSucceeded:
 			l.icon.SetResource(theme.ConfirmIcon())
-			setPlain(l.result, oneLine(o.Result, 300), captionStyle())
+			setPlain(l.result, transcript.OneLine(o.Result, 300), captionStyle())
 		case domain.SubAgentFailed:
 			l.icon.SetResource(theme.ErrorIcon())
 			msg := o.Error
 			if msg == "" {
 				msg = o.Kind.Describe()
 			}
-			setPlain(l.result, "failed: "+oneLine(msg, 300), captionStyle())
+			setPlain(l.result, "failed: "+transcript.OneLine(msg, 300), captionStyle())
 		default:
 			l.icon.SetResource(theme.MediaPlayIcon())
 			if r.result != nil {

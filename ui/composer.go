@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // saveDraft keeps the composer's text with the open conversation before switching away.
@@ -60,7 +61,7 @@ func (m *MainWindow) attachmentChip(a *attachment) fyne.CanvasObject {
 		m.refreshStrip()
 	})
 	remove.Importance = widget.LowImportance
-	name := widget.NewLabel(oneLine(a.name, 18))
+	name := widget.NewLabel(transcript.OneLine(a.name, 18))
 	name.SizeName = theme.SizeNameCaptionText
 	return container.NewVBox(container.NewStack(thumbImage(a.thumb, 64), container.NewHBox(layout.NewSpacer(), remove)), name)
 }

@@ -11,6 +11,8 @@ import (
 // convState is what the window knows of one conversation. It is owned by the UI goroutine.
 type convState struct {
 	id string
+	// now is the window's clock (Deps.Now), which stamps what the events do not carry.
+	now func() time.Time
 	// conv is the latest known record; until the first snapshot or state event only the
 	// fields of a Summary are filled and hasState is false.
 	conv     domain.Conversation
@@ -42,8 +44,8 @@ type draft struct {
 	atts []*attachment
 }
 
-func newConvState(id string) *convState {
-	return &convState{id: id, model: newChatModel()}
+func newConvState(id string, now func() time.Time) *convState {
+	return &convState{id: id, now: now, model: newChatModel()}
 }
 
 func summaryConv(s Summary) domain.Conversation {
@@ -133,7 +135,7 @@ func (cs *convState) applyEvent(ev actors.Event) bool {
 		}
 	case actors.Notice:
 		if cs.loaded {
-			cs.model.addNotice(e.Level, e.Text, time.Now())
+			cs.model.addNotice(e.Level, e.Text, cs.now())
 			return true
 		}
 	}

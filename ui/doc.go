@@ -3,8 +3,11 @@
 // meter and the dialogs for new conversations and settings.
 //
 // The package talks to the agent only through the actors' command API (the Backend interface
-// defined here, which *actors.Runtime satisfies) and its event stream (EventSource). It must
-// never import persistence, llm, tools or sandbox, and it must never touch a widget outside the
+// defined here, which *actors.Runtime satisfies) and its event stream (EventSource). Of this
+// module it imports only actors, domain and the pure leaves imaging (every image it shows goes
+// through imaging.Thumbnail), providers (the Settings dialog's presets) and transcript (the
+// words for states and tool calls, and the Markdown export, shared with the command line);
+// cmd/phoenix-desktop's TestImportRules enforces this. It must never touch a widget outside the
 // UI goroutine: every update that starts on another goroutine goes through fyne.Do (Deps.Do in
 // tests). The event handler never blocks the publishing actor; streamed text is coalesced into
 // a few repaints per second.

@@ -9,65 +9,8 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
-
-func TestStatusText(t *testing.T) {
-	since := testNow
-	cases := []struct {
-		name  string
-		state domain.State
-		now   time.Time
-		want  string
-	}{
-		{"idle", domain.Idle{}, since, "Ready"},
-		{"thinking", domain.LLMRequesting{Exec: 1, Attempt: 1}, since, "Thinking…"},
-		{"second attempt in flight", domain.LLMRequesting{Exec: 1, Attempt: 2}, since, "Thinking… (attempt 2 of 3)"},
-		{"retry countdown REQ_BED_006", domain.LLMRequesting{Exec: 1, Attempt: 2, RetryPending: true, RetryDelay: 4 * time.Second}, since, "Retrying (2 of 3) in 4 s"},
-		{"retry countdown later", domain.LLMRequesting{Exec: 1, Attempt: 2, RetryPending: true, RetryDelay: 4 * time.Second}, since.Add(1500 * time.Millisecond), "Retrying (2 of 3) in 3 s"},
-		{"retry overdue", domain.LLMRequesting{Exec: 1, Attempt: 3, RetryPending: true, RetryDelay: time.Second}, since.Add(5 * time.Second), "Retrying (3 of 3) in 0 s"},
-		{"bash with elapsed time", domain.ToolExecuting{Exec: 2, Current: bashCall("a", "go test ./...")}, since.Add(12 * time.Second), "Running bash: `go test ./...` 0:12"},
-		{"long bash command", domain.ToolExecuting{Exec: 2, Current: bashCall("a", strings.Repeat("x", 100))}, since.Add(61 * time.Second), "Running bash: `" + strings.Repeat("x", 79) + "…` 1:01"},
-		{"patch", domain.ToolExecuting{Exec: 2, Current: patchCall("a", "main.go")}, since, "Running patch: `main.go` 0:00"},
-		{"approval REQ_BED_015", domain.AwaitingModeApproval{Exec: 3}, since, "Waiting for your approval"},
-		{"sub-agents", domain.AwaitingSubAgents{Exec: 4, Outcomes: []domain.SubAgentOutcome{{Status: domain.SubAgentSucceeded}, {Status: domain.SubAgentPending}}}, since.Add(3 * time.Hour), "Waiting for sub-agents (1 of 2 done) 3:00:00"},
-		{"continuation", domain.AwaitingContinuation{Exec: 5, Attempt: 1}, since, "Writing the continuation summary…"},
-		{"exhausted REQ_BED_021", domain.ContextExhausted{Summary: "s"}, since, "Context exhausted"},
-		{"rate limited", domain.Error{Message: "rate limited.", ErrKind: domain.ErrorRateLimit}, since, "Error: rate limited — send a message to retry"},
-		{"auth", domain.Error{Message: "invalid API key", ErrKind: domain.ErrorAuth}, since, "Error: invalid API key — check the API key in Settings, then send a message to retry"},
-		{"sub-agent done", domain.Completed{Result: "r", Success: true}, since, "Finished"},
-		{"sub-agent failed", domain.Failed{Message: "deadline"}, since, "Failed: deadline"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := statusText(domain.Conversation{State: c.state}, since, c.now)
-			if got != c.want {
-				t.Errorf("got %q, want %q", got, c.want)
-			}
-		})
-	}
-}
-
-func TestToolKeyArg(t *testing.T) {
-	cases := []struct {
-		name string
-		call domain.ToolCall
-		want string
-	}{
-		{"bash shows the full command", bashCall("a", "cd sub && go test ./... -run 'TestX|TestY' -count=1"), "cd sub && go test ./... -run 'TestX|TestY' -count=1"},
-		{"patch shows the path", patchCall("a", "cmd/main.go"), "cmd/main.go"},
-		{"patch with several changes", domain.ToolCall{Name: domain.ToolPatch, Arguments: `{"path":"a.go","patches":[{},{}]}`}, "a.go (2 changes)"},
-		{"keyword search", domain.ToolCall{Name: domain.ToolKeywordSearch, Arguments: `{"query":"where is the parser","search_terms":["parse"]}`}, "where is the parser"},
-		{"spawn", spawnCall("a", "x", "y", "z"), "3 tasks"},
-		{"malformed", domain.ToolCall{Name: domain.ToolBash, Arguments: `{"command":`}, `{"command":`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := toolKeyArg(c.call); got != c.want {
-				t.Errorf("got %q, want %q", got, c.want)
-			}
-		})
-	}
-}
 
 func TestFormatting(t *testing.T) {
 	cases := []struct{ name, got, want string }{
@@ -81,15 +24,12 @@ func TestFormatting(t *testing.T) {
 		{"this week", listTime(testNow.AddDate(0, 0, -2), testNow), testNow.AddDate(0, 0, -2).Format("Mon")},
 		{"this year", listTime(time.Date(2025, 1, 2, 10, 0, 0, 0, time.Local), testNow), "2 Jan"},
 		{"older", listTime(time.Date(2023, 1, 2, 10, 0, 0, 0, time.Local), testNow), "2 Jan 2023"},
-		{"title", convTitle("  ", "/home/ada/src/parser"), "parser"},
-		{"untitled", convTitle("", ""), "New conversation"},
-		{"mask long key", maskKey("sk-proj-abcdefghijklmnop1234"), "sk-…1234"},
-		{"mask short key", maskKey("abc"), "••••••"},
+		{"title", transcript.Title("  ", "/home/ada/src/parser"), "parser"},
+		{"untitled", transcript.Title("", ""), "New conversation"},
 		{"file name", fileName("Fix: the parser / test?"), "Fix-the-parser-test"},
-		{"one line", oneLine("a\n  b\tc", 10), "a b c"},
-		{"cut", oneLine("abcdefghij", 5), "abcd…"},
+		{"one line", transcript.OneLine("a\n  b\tc", 10), "a b c"},
+		{"cut", transcript.OneLine("abcdefghij", 5), "abcd…"},
 		{"short path", shortPath("/home/ada/src/parser"), "…/src/parser"},
-		{"clock", clock(3*time.Minute + 7*time.Second), "3:07"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

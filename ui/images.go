@@ -1,25 +1,23 @@
 package ui
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"image"
-	_ "image/gif" // decoders for the formats the person may attach
-	_ "image/jpeg"
-	_ "image/png"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/storage"
-	xdraw "golang.org/x/image/draw"
-	_ "golang.org/x/image/webp"
+
+	"github.com/phoenix-desktop/phoenix/imaging"
 )
 
-// maxAttachmentBytes bounds what the composer reads from one file; the runtime downscales
-// what it accepts before storing and sending it (REQ-BED-013).
-const maxAttachmentBytes = 20 << 20
+// thumbSide is the longer side, in pixels, of the thumbnails kept in memory: enough for the
+// composer's strip and the chat rows on a HiDPI screen.
+const thumbSide = 192
 
 // attachment is an image in a draft: the bytes to send and a thumbnail to show.
 type attachment struct {
@@ -37,7 +35,8 @@ type attachError struct {
 func (e *attachError) Error() string { return e.name + " " + e.reason }
 
 // readAttachment reads one dropped or chosen file and checks that it is an image. It does I/O
-// and decoding, so it runs off the UI goroutine.
+// and decoding, so it runs off the UI goroutine. It reads at most imaging.MaxInputBytes (and
+// one byte more, to notice a larger file), the same cap the runtime applies.
 func readAttachment(u fyne.URI) (*attachment, error) {
 	name := u.Name()
 	if name == "" {
@@ -48,43 +47,36 @@ func readAttachment(u fyne.URI) (*attachment, error) {
 		return nil, &attachError{name, fmt.Sprintf("could not be opened: %v.", err)}
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, maxAttachmentBytes+1))
+	data, err := io.ReadAll(io.LimitReader(rc, imaging.MaxInputBytes+1))
 	if err != nil {
 		return nil, &attachError{name, fmt.Sprintf("could not be read: %v.", err)}
 	}
 	return newAttachment(name, data)
 }
 
-// newAttachment validates image bytes and makes the thumbnail.
+// newAttachment validates image bytes and makes the thumbnail through imaging, the one path
+// every image takes: the format comes from the bytes, the pixel count from the header, and a
+// decompression bomb is refused before a single pixel is decoded.
 func newAttachment(name string, data []byte) (*attachment, error) {
-	if len(data) > maxAttachmentBytes {
-		return nil, &attachError{name, fmt.Sprintf("is larger than %d MB: attach a smaller image.", maxAttachmentBytes>>20)}
+	thumb, err := imaging.Thumbnail(data, thumbSide)
+	switch {
+	case errors.Is(err, imaging.ErrTooLarge):
+		return nil, &attachError{name, fmt.Sprintf("is too large (%s): attach a smaller image.", detail(err, imaging.ErrTooLarge))}
+	case errors.Is(err, imaging.ErrNotImage) && imaging.MediaType(data) == "":
+		return nil, &attachError{name, "is not an image: attach PNG, JPEG, GIF or WebP files."}
+	case err != nil:
+		return nil, &attachError{name, fmt.Sprintf("is a damaged image (%s).", detail(err, imaging.ErrNotImage))}
 	}
-	img, _, err := image.Decode(bytes.NewReader(data))
-	if err != nil {
-		if _, _, cerr := image.DecodeConfig(bytes.NewReader(data)); cerr != nil {
-			return nil, &attachError{name, "is not an image: attach PNG, JPEG, GIF or WebP files."}
-		}
-		return nil, &attachError{name, fmt.Sprintf("is a damaged image: %v.", err)}
-	}
-	return &attachment{name: name, data: data, thumb: shrink(img, 192)}, nil
+	return &attachment{name: name, data: data, thumb: thumb}, nil
 }
 
-// shrink scales img down so that its longer side is at most side pixels.
-func shrink(img image.Image, side int) image.Image {
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if w <= side && h <= side {
-		return img
+// detail is what an imaging error adds to its sentinel, for a person.
+func detail(err, sentinel error) string {
+	s := err.Error()
+	if rest, ok := strings.CutPrefix(s, sentinel.Error()+": "); ok {
+		return rest
 	}
-	if w >= h {
-		h, w = max(1, h*side/w), side
-	} else {
-		w, h = max(1, w*side/h), side
-	}
-	dst := image.NewNRGBA(image.Rect(0, 0, w, h))
-	xdraw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
-	return dst
+	return s
 }
 
 // thumbImage is a canvas image that fits the picture, in its proportions, into a square of

@@ -17,6 +17,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // AppTitle is the main window's title; the Xvfb smoke test finds the window by it.
@@ -357,7 +358,7 @@ func (m *MainWindow) emptyState() fyne.CanvasObject {
 func (m *MainWindow) conv(id string) *convState {
 	cs := m.convs[id]
 	if cs == nil {
-		cs = newConvState(id)
+		cs = newConvState(id, m.now)
 		m.convs[id] = cs
 	}
 	return cs
@@ -486,7 +487,7 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 				cs.listed, sidebar = true, true
 			}
 		case actors.ApprovalRequested:
-			m.notify(convTitle(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+oneLine(e.Reason, 160))
+			m.notify(transcript.Title(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+transcript.OneLine(e.Reason, 160))
 		}
 		switch ev.(type) {
 		case actors.QueueChanged, actors.InstructionsChanged, actors.CheckpointSaved:
@@ -564,12 +565,12 @@ func (m *MainWindow) refreshHeader() {
 	}
 	c := cs.conv
 	m.header.Show()
-	m.win.SetTitle(AppTitle + " — " + convTitle(c.Title, c.Cwd))
-	m.title.SetText(convTitle(c.Title, c.Cwd))
+	m.win.SetTitle(AppTitle + " — " + transcript.Title(c.Title, c.Cwd))
+	m.title.SetText(transcript.Title(c.Title, c.Cwd))
 	sub := c.Cwd + " · " + m.b.ModelLabel(c.Model)
 	if c.ContinuedFrom != "" {
 		if from := m.convs[c.ContinuedFrom]; from != nil {
-			sub += " · continues “" + convTitle(from.conv.Title, from.conv.Cwd) + "”"
+			sub += " · continues “" + transcript.Title(from.conv.Title, from.conv.Cwd) + "”"
 		} else {
 			sub += " · continues an earlier conversation"
 		}
@@ -625,7 +626,7 @@ func (m *MainWindow) refreshStatus() {
 		}
 		return
 	}
-	m.statusLabel.SetText(statusText(cs.conv, cs.since, m.now()))
+	m.statusLabel.SetText(transcript.Status(cs.conv, cs.since, m.now()))
 	m.statusDotCircle.FillColor = theme.Color(stateColor(cs.conv.State.Kind()))
 	m.statusDotCircle.Refresh()
 	if cs.busy() {
@@ -871,70 +872,13 @@ func (m *MainWindow) notify(title, content string) {
 
 // notifyFinished says that a turn ended, and how.
 func (m *MainWindow) notifyFinished(cs *convState) {
-	title := convTitle(cs.conv.Title, cs.conv.Cwd)
+	title := transcript.Title(cs.conv.Title, cs.conv.Cwd)
 	switch st := cs.conv.State.(type) {
 	case domain.Error:
-		m.notify(title, "Stopped with an error: "+oneLine(st.Message, 140))
+		m.notify(title, "Stopped with an error: "+transcript.OneLine(st.Message, 140))
 	case domain.ContextExhausted:
 		m.notify(title, "The context window is full: continue in a new conversation.")
 	default:
 		m.notify(title, "The agent has finished.")
 	}
-}
-
-// geometry is the window's remembered size and, where the platform tells it, position. It is
-// kept in one preference so that saving it is one write: Fyne writes the preferences file at
-// once for the first change and defers the writes of changes that follow it closely, which
-// can be lost when the app exits right after.
-type geometry struct {
-	W, H   float32
-	X, Y   int
-	HasPos bool
-}
-
-func (g geometry) String() string {
-	if g.HasPos {
-		return fmt.Sprintf("%g %g %d %d", g.W, g.H, g.X, g.Y)
-	}
-	return fmt.Sprintf("%g %g", g.W, g.H)
-}
-
-func parseGeometry(s string) (geometry, bool) {
-	var g geometry
-	if n, _ := fmt.Sscanf(s, "%g %g %d %d", &g.W, &g.H, &g.X, &g.Y); n == 4 {
-		g.HasPos = true
-		return g, g.W > 0 && g.H > 0
-	}
-	if n, _ := fmt.Sscanf(s, "%g %g", &g.W, &g.H); n == 2 {
-		return g, g.W > 0 && g.H > 0
-	}
-	return geometry{}, false
-}
-
-// restoreWindow gives the window its remembered size. The position can only be set once the
-// window exists on the screen: restorePlace does that after it is shown.
-func (m *MainWindow) restoreWindow() {
-	size := fyne.NewSize(1180, 780)
-	if g, ok := parseGeometry(m.app.Preferences().String(prefGeometry)); ok {
-		size = fyne.NewSize(max(g.W, 640), max(g.H, 420))
-	}
-	m.win.Resize(size)
-}
-
-// restorePlace moves the shown window to its remembered position.
-func (m *MainWindow) restorePlace() {
-	if g, ok := parseGeometry(m.app.Preferences().String(prefGeometry)); ok && g.HasPos && g.X >= 0 && g.Y >= 0 {
-		restorePosition(m.win, g.X, g.Y)
-	}
-}
-
-// saveWindow remembers the window's size and position for the next start.
-func (m *MainWindow) saveWindow() {
-	s := m.win.Canvas().Size()
-	if s.Width <= 0 || s.Height <= 0 {
-		return
-	}
-	g := geometry{W: s.Width, H: s.Height}
-	g.X, g.Y, g.HasPos = windowPosition(m.win)
-	m.app.Preferences().SetString(prefGeometry, g.String())
 }

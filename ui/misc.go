@@ -10,6 +10,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // thumbnail returns a thumbnail of a stored image, loading it in the background the first
@@ -135,14 +137,24 @@ func (m *MainWindow) showHit() {
 	}
 }
 
+// exportDocument is the open conversation as the Markdown document Ctrl+E saves: exactly
+// what `phoenix-desktop export` prints, from the one exporter (transcript.Markdown).
+func (m *MainWindow) exportDocument() (string, bool) {
+	cs := m.current
+	if cs == nil || !cs.loaded {
+		return "", false
+	}
+	return transcript.Markdown(cs.conv, cs.msgs), true
+}
+
 // exportCurrent saves the open conversation as Markdown (Ctrl+E).
 func (m *MainWindow) exportCurrent() {
 	cs := m.current
-	if cs == nil || !cs.loaded {
+	md, ok := m.exportDocument()
+	if !ok {
 		m.showInline("Open a conversation to export it.")
 		return
 	}
-	md := exportMarkdown(cs.conv, cs.msgs)
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err == nil && w == nil {
 			return
@@ -157,7 +169,7 @@ func (m *MainWindow) exportCurrent() {
 			m.showInline(fmt.Sprintf("Could not export the conversation: %v.", err))
 		}
 	}, m.win)
-	d.SetFileName(fileName(convTitle(cs.conv.Title, cs.conv.Cwd)) + ".md")
+	d.SetFileName(fileName(transcript.Title(cs.conv.Title, cs.conv.Cwd)) + ".md")
 	d.Show()
 }
 
@@ -176,5 +188,5 @@ func fileName(title string) string {
 	if s == "" {
 		s = "conversation"
 	}
-	return oneLine(s, 60)
+	return transcript.OneLine(s, 60)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // ProjectBackend is the part of the command API for working on a project: instructions,
@@ -255,7 +256,7 @@ func (p *projectUI) refreshQueue(cs *convState, q actors.Queue) {
 		p.queueBox.Add(held)
 	}
 	for i, item := range q.Items {
-		text := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, oneLine(item.Text, 120)))
+		text := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, transcript.OneLine(item.Text, 120)))
 		text.Truncation = fyne.TextTruncateEllipsis
 		edit := widget.NewButtonWithIcon("", theme.DocumentCreateIcon(), func() { p.showEditDialog(cs, item) })
 		up := widget.NewButtonWithIcon("", theme.MoveUpIcon(), func() {

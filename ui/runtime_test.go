@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
-	"github.com/phoenix-desktop/phoenix/actors/actorstest"
+	"github.com/phoenix-desktop/phoenix/actors/rig"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 )
@@ -29,12 +29,12 @@ func TestMain(m *testing.M) {
 // OpenAI server over HTTP, whose predictable model reads each user message as a script
 // ("echo: …", "bash: …", "upgrade: …", "patch: …", "usage: N").
 
-func newRealHarness(t *testing.T) (*harness, *actorstest.Env) {
+func newRealHarness(t *testing.T) (*harness, *rig.Env) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("real runtime tests are not short")
 	}
-	env, err := actorstest.Start(actorstest.Options{})
+	env, err := rig.Start(rig.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,28 +13,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/providers"
 )
-
-// Preset is a provider the Settings dialog knows: choosing it fills in the base URL.
-type Preset struct {
-	Name    string
-	BaseURL string
-}
-
-// PresetCustom is the preset whose base URL the person types.
-const PresetCustom = "Custom"
-
-// Presets are the OpenAI-compatible providers offered in Settings.
-var Presets = []Preset{
-	{"OpenAI", "https://api.openai.com/v1"},
-	{"OpenRouter", "https://openrouter.ai/api/v1"},
-	{"Anthropic (OpenAI-compatible)", "https://api.anthropic.com/v1/"},
-	{"Ollama (local)", "http://localhost:11434/v1"},
-	{"llama.cpp server (local)", "http://localhost:8080/v1"},
-	{"vLLM (local)", "http://localhost:8000/v1"},
-	{"LM Studio (local)", "http://localhost:1234/v1"},
-	{PresetCustom, ""},
-}
 
 // Preference keys of the settings. The API key is kept in the app's preferences file, which
 // only the person can read (Fyne writes it under their configuration directory).
@@ -46,9 +26,11 @@ const (
 	prefModels  = "settings.models"
 )
 
-// LoadSettings reads the saved settings from the app's preferences.
+// LoadSettings reads the saved settings from the app's preferences. Builds before this one
+// saved the provider's label; providers.Canonical turns it into the name.
 func LoadSettings(p fyne.Preferences) Settings {
-	return Settings{Preset: p.String(prefPreset), BaseURL: p.String(prefBaseURL), APIKey: p.String(prefAPIKey), Model: p.String(prefModel)}
+	return Settings{Preset: providers.Canonical(p.String(prefPreset)), BaseURL: p.String(prefBaseURL),
+		APIKey: p.String(prefAPIKey), Model: p.String(prefModel)}
 }
 
 // SaveSettings writes the settings to the app's preferences.
@@ -57,18 +39,6 @@ func SaveSettings(p fyne.Preferences, s Settings) {
 	p.SetString(prefBaseURL, s.BaseURL)
 	p.SetString(prefAPIKey, s.APIKey)
 	p.SetString(prefModel, s.Model)
-}
-
-// maskKey shows enough of a key to recognise it and never the whole of it.
-func maskKey(k string) string {
-	k = strings.TrimSpace(k)
-	switch {
-	case k == "":
-		return ""
-	case len(k) < 12:
-		return "••••••"
-	}
-	return k[:3] + "…" + k[len(k)-4:]
 }
 
 // settingsForm is the Settings dialog's state; tests reach its widgets.
@@ -94,28 +64,22 @@ func (m *MainWindow) showSettings() {
 	if m.deps.EnvOverrides != nil {
 		f.env = m.deps.EnvOverrides()
 	}
-	names := make([]string, len(Presets))
-	for i, p := range Presets {
-		names[i] = p.Name
-	}
 	f.baseURL = widget.NewEntry()
 	f.baseURL.SetPlaceHolder("https://…/v1")
 	f.baseURL.SetText(f.saved.BaseURL)
-	f.preset = widget.NewSelect(names, func(name string) {
-		for _, p := range Presets {
-			if p.Name == name && p.BaseURL != "" && f.env[FieldBaseURL] == "" {
-				f.baseURL.SetText(p.BaseURL)
-			}
+	f.preset = widget.NewSelect(providers.Labels(), func(label string) {
+		if p, ok := providers.Lookup(label); ok && f.env[FieldBaseURL] == "" {
+			f.baseURL.SetText(p.BaseURL)
 		}
 	})
-	if f.saved.Preset != "" {
-		f.preset.SetSelected(f.saved.Preset)
+	if label := providers.Label(f.saved.Preset); label != "" {
+		f.preset.SetSelected(label)
 	} else {
 		f.preset.PlaceHolder = "Choose a provider"
 	}
 	f.apiKey = widget.NewPasswordEntry()
 	if f.saved.APIKey != "" {
-		f.apiKey.SetPlaceHolder("Saved key " + maskKey(f.saved.APIKey) + ": leave empty to keep it")
+		f.apiKey.SetPlaceHolder("Saved key " + providers.MaskKey(f.saved.APIKey) + ": leave empty to keep it")
 	} else {
 		f.apiKey.SetPlaceHolder("No key: new conversations use the Demo (offline) model")
 	}
@@ -164,7 +128,7 @@ func (m *MainWindow) showSettings() {
 
 // current is what the dialog holds now; an empty key field keeps the saved key.
 func (f *settingsForm) current() Settings {
-	s := Settings{Preset: f.preset.Selected, BaseURL: strings.TrimSpace(f.baseURL.Text), APIKey: strings.TrimSpace(f.apiKey.Text), Model: strings.TrimSpace(f.model.Text)}
+	s := Settings{Preset: providers.Canonical(f.preset.Selected), BaseURL: strings.TrimSpace(f.baseURL.Text), APIKey: strings.TrimSpace(f.apiKey.Text), Model: strings.TrimSpace(f.model.Text)}
 	if s.APIKey == "" && !f.forget.Checked {
 		s.APIKey = f.saved.APIKey
 	}

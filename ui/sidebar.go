@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // sideRow is one conversation in the sidebar: a state dot, the title, the time, a subtitle
@@ -51,9 +53,9 @@ func (r *sideRow) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimple
 func (r *sideRow) bind(cs *convState) {
 	r.cs = cs
 	c := cs.conv
-	r.title.SetText(convTitle(c.Title, c.Cwd))
+	r.title.SetText(transcript.Title(c.Title, c.Cwd))
 	kind := cs.stateKind(cs.listKind)
-	sub := stateWord(kind)
+	sub := transcript.StateWord(kind)
 	if c.Cwd != "" {
 		sub = shortPath(c.Cwd) + " · " + sub
 	}

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // subAgentWindow is a read-only view of a sub-agent's conversation, opened from the
@@ -30,7 +31,7 @@ func (m *MainWindow) openSubAgent(id, task string) {
 	cs := m.conv(id)
 	w := &subAgentWindow{m: m, cs: cs, status: widget.NewLabel(""), mode: widget.NewLabel("")}
 	w.status.Truncation = fyne.TextTruncateEllipsis
-	w.win = m.app.NewWindow("Sub-agent — " + oneLine(task, 60))
+	w.win = m.app.NewWindow("Sub-agent — " + transcript.OneLine(task, 60))
 	w.cv = newChatView(m, cs, true)
 	cs.views = append(cs.views, w.cv)
 	taskText := newWrapText()
@@ -62,7 +63,7 @@ func (w *subAgentWindow) refresh() {
 		w.status.SetText("Loading…")
 		return
 	}
-	w.status.SetText(statusText(w.cs.conv, w.cs.since, w.m.now()))
+	w.status.SetText(transcript.Status(w.cs.conv, w.cs.since, w.m.now()))
 	if w.cs.conv.Mode == domain.ModeRestricted {
 		w.mode.SetText("Restricted")
 	} else {

@@ -165,25 +165,6 @@ func stateColor(k domain.StateKind) fyne.ThemeColorName {
 	return theme.ColorNameSuccess
 }
 
-// stateWord names a state for the sidebar's accessibility text and tooltips.
-func stateWord(k domain.StateKind) string {
-	switch k {
-	case domain.StateLLMRequesting, domain.StateAwaitingContinuation:
-		return "thinking"
-	case domain.StateToolExecuting:
-		return "running a tool"
-	case domain.StateAwaitingSubAgents:
-		return "waiting for sub-agents"
-	case domain.StateAwaitingModeApproval:
-		return "waiting for approval"
-	case domain.StateError:
-		return "error"
-	case domain.StateContextExhausted:
-		return "context exhausted"
-	}
-	return "ready"
-}
-
 // badge is a short word on a tinted, rounded background: the mode of a conversation.
 type badge struct {
 	widget.BaseWidget

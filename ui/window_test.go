@@ -2,11 +2,14 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image/color"
+	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -225,6 +228,44 @@ func TestDropTwoImagesAndATextFile_REQ_BED_013(t *testing.T) {
 	}
 	if thumbs != 2 {
 		t.Errorf("the user row shows %d thumbnails, want 2", thumbs)
+	}
+}
+
+// TestDroppedBombIsRefusedCheaply_REQ_BED_013 drops a real 109 KB PNG of 30000×30000 pixels
+// on the window, then picks it in the Attach dialog: each time the composer refuses it with
+// the inline error, from its header alone. Decoding it would allocate 900 MB; the whole
+// refusal, window included, must stay far below that.
+func TestDroppedBombIsRefusedCheaply_REQ_BED_013(t *testing.T) {
+	h, _ := newOpenConversation(t, nil)
+	bomb, err := filepath.Abs("../imaging/testdata/bomb-30000x30000.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, handler := range []struct {
+		name   string
+		attach func(fyne.URI)
+	}{
+		{"drop", func(u fyne.URI) { h.m.onDropped(fyne.NewPos(10, 10), []fyne.URI{u}) }},
+		{"Attach dialog", func(u fyne.URI) { h.m.attachURIs([]fyne.URI{u}) }},
+	} {
+		h.m.clearInline()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		handler.attach(fileURI(bomb))
+		h.waitFor("the refusal ("+handler.name+")", func() bool { return h.m.inline.Text != "" })
+		runtime.ReadMemStats(&after)
+		msg := h.m.inline.Text
+		for _, want := range []string{"bomb-30000x30000.png is too large", "30000x30000 pixels", "Not attached"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: inline message %q lacks %q", handler.name, msg, want)
+			}
+		}
+		if n := len(h.m.current.draft.atts); n != 0 {
+			t.Errorf("%s: the bomb was attached (%d attachments)", handler.name, n)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+			t.Errorf("%s: refusing the bomb allocated %d MB; it was decoded", handler.name, alloc>>20)
+		}
 	}
 }
 
@@ -823,7 +864,8 @@ func TestSettingsDialog(t *testing.T) {
 	}
 	f.model.SetText("gpt-4o-mini")
 	f.dlg.Submit()
-	if len(applied) != 1 || applied[0].APIKey != "sk-secret-key-1234" || applied[0].Model != "gpt-4o-mini" {
+	// The preset is applied by its name, the one the client's configuration knows.
+	if len(applied) != 1 || applied[0].APIKey != "sk-secret-key-1234" || applied[0].Model != "gpt-4o-mini" || applied[0].Preset != "openai" {
 		t.Fatalf("applied %+v", applied)
 	}
 	if LoadSettings(h.app.Preferences()).APIKey != "sk-secret-key-1234" {
@@ -832,7 +874,7 @@ func TestSettingsDialog(t *testing.T) {
 	// Opened again, the key is never shown back in full.
 	h.m.showSettings()
 	f2 := h.m.settings
-	if f2.apiKey.Text != "" || !strings.Contains(f2.apiKey.PlaceHolder, "sk-…1234") || strings.Contains(f2.apiKey.PlaceHolder, "secret") {
+	if f2.apiKey.Text != "" || !strings.Contains(f2.apiKey.PlaceHolder, "****1234") || strings.Contains(f2.apiKey.PlaceHolder, "secret") {
 		t.Errorf("key field %q / %q", f2.apiKey.Text, f2.apiKey.PlaceHolder)
 	}
 	// Left empty, the saved key stays.
@@ -841,15 +883,38 @@ func TestSettingsDialog(t *testing.T) {
 	}
 }
 
-func TestExportMarkdownWrites(t *testing.T) {
-	var id string
-	h := newHarness(t, func(f *fakeBackend, _ *Deps) { id = richConversation(t, f) })
-	h.open(id)
-	md := exportMarkdown(h.m.current.conv, h.m.current.msgs)
-	for _, want := range []string{"# Fix the parser test", "## You", "**Tool call `bash`**", "go test ./parser/...", "```diff\n--- a/parse.go", "> **Error:** rate limited", "Done. The fix:"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("export lacks %q", want)
-		}
+// TestExportIsTheSharedDocument: Ctrl+E saves exactly the bytes of
+// transcript's golden export for the same conversation, which the command line's export test
+// compares with too: the window and `phoenix-desktop export` write one document.
+func TestExportIsTheSharedDocument(t *testing.T) {
+	raw, err := os.ReadFile("../transcript/testdata/conversation.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sample struct {
+		Conversation domain.Conversation `json:"conversation"`
+		Messages     []domain.Message    `json:"messages"`
+		Images       map[string][]byte   `json:"images"`
+	}
+	if err := json.Unmarshal(raw, &sample); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		maps.Copy(f.blobs, sample.Images)
+		f.convs[sample.Conversation.ID] = &fakeConv{conv: sample.Conversation, msgs: sample.Messages}
+		f.order = append(f.order, sample.Conversation.ID)
+	})
+	h.open(sample.Conversation.ID)
+	got, ok := h.m.exportDocument()
+	if !ok {
+		t.Fatal("the open conversation cannot be exported")
+	}
+	want, err := os.ReadFile("../transcript/testdata/export.golden.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Fatalf("Ctrl+E writes a different document than transcript's golden export:\n%s", got)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // Exit codes of chat, beyond 0 (at rest) and 1 (an error).
@@ -336,9 +337,9 @@ func (p *chatPrinter) print(ev actors.Event) {
 	}
 	switch e := ev.(type) {
 	case actors.MessageCommitted:
-		writeMessage(p.w, e.Message, false)
+		writeMessage(p.w, e.Message)
 	case actors.StateChanged:
-		if line := describeState(e.Conv); line != p.last && domain.Busy(e.Conv.State) {
+		if line := transcript.Status(e.Conv, time.Time{}, time.Time{}); line != p.last && domain.Busy(e.Conv.State) {
 			p.last = line
 			fmt.Fprintf(p.w, "· %s\n", line)
 		}
@@ -372,7 +373,7 @@ func runList(args []string, stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tSTATE\tMODE\tTITLE")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.State, s.Mode, s.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), transcript.StateWord(s.State), s.Mode, s.Title)
 	}
 	return tw.Flush()
 }
@@ -420,9 +421,9 @@ func runShow(args []string, stdout io.Writer) error {
 			Messages     []domain.Message    `json:"messages"`
 		}{conv, msgs})
 	}
-	fmt.Fprintf(stdout, "%s — %s\n%s · %s · %s mode · %s\n", conv.ID, conv.Title, conv.Cwd, conv.Model, conv.Mode, describeState(conv))
+	fmt.Fprintf(stdout, "%s — %s\n%s · %s · %s mode · %s\n", conv.ID, conv.Title, conv.Cwd, conv.Model, conv.Mode, transcript.Status(conv, time.Time{}, time.Time{}))
 	for _, m := range msgs {
-		writeMessage(stdout, m, false)
+		writeMessage(stdout, m)
 	}
 	return nil
 }
@@ -432,39 +433,8 @@ func runExport(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return ExportMarkdown(stdout, conv, msgs)
-}
-
-// ExportMarkdown writes a conversation as a Markdown document.
-func ExportMarkdown(w io.Writer, conv domain.Conversation, msgs []domain.Message) error {
-	fmt.Fprintf(w, "# %s\n\n- Working directory: `%s`\n- Model: %s\n- Mode: %s\n- State: %s\n- Created: %s\n",
-		conv.Title, conv.Cwd, conv.Model, conv.Mode, describeState(conv), conv.CreatedAt.Format(time.RFC3339))
-	for _, m := range msgs {
-		writeMessage(w, m, true)
-	}
-	return nil
-}
-
-// argument returns one argument of a tool call as text.
-func argument(raw, key string) (string, bool) {
-	if key == "" {
-		return "", false
-	}
-	var args map[string]any
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		return "", false
-	}
-	switch v := args[key].(type) {
-	case string:
-		return v, true
-	case []any:
-		parts := make([]string, 0, len(v))
-		for _, x := range v {
-			parts = append(parts, fmt.Sprint(x))
-		}
-		return strings.Join(parts, " | "), true
-	}
-	return "", false
+	_, err = io.WriteString(stdout, transcript.Markdown(conv, msgs))
+	return err
 }
 
 type stringList []string

@@ -38,7 +38,7 @@ func runGUI(args []string, stderr io.Writer) error {
 	a := app.NewWithID(assets.AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	saved := ui.LoadSettings(a.Preferences())
-	settings := llm.Config{BaseURL: saved.BaseURL, APIKey: saved.APIKey, Model: saved.Model}
+	settings := settingsConfig(saved)
 
 	opened, err := openApp(common, settings, log)
 	var cfgErr *configError
@@ -69,8 +69,8 @@ func runGUI(args []string, stderr io.Writer) error {
 	}()
 	deps := ui.Deps{
 		ListModels: func(ctx context.Context, s ui.Settings) ([]string, error) {
-			cfg := llm.ResolveConfig(llm.Config{BaseURL: common.baseURL, Model: common.model},
-				os.Getenv, llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model})
+			cfg := llm.ResolveConfig(llm.Config{BaseURL: common.baseURL, Model: common.model, Preset: common.preset},
+				os.Getenv, settingsConfig(s))
 			client, err := llm.New(cfg, nil)
 			if err != nil {
 				return nil, err
@@ -80,7 +80,7 @@ func runGUI(args []string, stderr io.Writer) error {
 		Apply: func(s ui.Settings) error {
 			mu.Lock()
 			defer mu.Unlock()
-			m, err := openModel(common, llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model}, opened.store)
+			m, err := openModel(common, settingsConfig(s), opened.store)
 			if err != nil {
 				return fmt.Errorf("apply the settings: %w", err)
 			}
@@ -94,26 +94,8 @@ func runGUI(args []string, stderr io.Writer) error {
 		},
 		EnvOverrides: func() map[string]string {
 			out := map[string]string{}
-			for field, names := range map[string][]string{
-				ui.FieldBaseURL: {"PHOENIX_BASE_URL", "OPENAI_BASE_URL"},
-				ui.FieldAPIKey:  {"PHOENIX_API_KEY", "OPENAI_API_KEY"},
-				ui.FieldModel:   {"PHOENIX_MODEL"},
-			} {
-				for _, n := range names {
-					if os.Getenv(n) != "" {
-						out[field] = n
-						break
-					}
-				}
-			}
-			if common.baseURL != "" {
-				out[ui.FieldBaseURL] = "--base-url"
-			}
-			if common.model != "" {
-				out[ui.FieldModel] = "--model"
-			}
-			if common.demo {
-				out[ui.FieldBaseURL] = "--demo"
+			for f, name := range common.overrides(os.Getenv) {
+				out[string(f)] = name
 			}
 			return out
 		},
@@ -128,6 +110,12 @@ func runGUI(args []string, stderr io.Writer) error {
 	}
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
 	return nil
+}
+
+// settingsConfig is what the Settings dialog saved, as the client's configuration: the
+// provider by its name, so that its defaults and key requirement apply.
+func settingsConfig(s ui.Settings) llm.Config {
+	return llm.Config{Preset: s.Preset, BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model}
 }
 
 // demoPace streams the demo model's answers word by word in the window, as a real model

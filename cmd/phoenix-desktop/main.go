@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 )
 
-const usage = `Usage:
+var usage = `Usage:
   phoenix-desktop [--data-dir DIR] [--demo] [--model M] [--base-url URL]   open the desktop app
   phoenix-desktop chat [flags] PROMPT…      run one user turn headless and print the transcript
   phoenix-desktop list [--data-dir DIR] [--json]
@@ -25,7 +27,7 @@ const usage = `Usage:
   phoenix-desktop bench [--json]            measure the headline numbers on this machine
 
 Run "phoenix-desktop COMMAND -h" for the flags of a command.
-Without an API key (PHOENIX_API_KEY or OPENAI_API_KEY) and base URL, the built-in offline
+Without an API key (` + strings.Join(providers.EnvVars(providers.FieldAPIKey), " or ") + `) and base URL, the built-in offline
 demo model is used.
 `
 

@@ -15,6 +15,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
 	"github.com/phoenix-desktop/phoenix/persistence"
+	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -33,11 +34,51 @@ func (c *commonFlags) register(fs *flag.FlagSet, withModel bool) {
 	fs.StringVar(&c.dataDir, "data-dir", "", "where conversations are stored (default $XDG_DATA_HOME/phoenix-desktop)")
 	fs.BoolVar(&c.verbose, "verbose", false, "log debugging details to standard error")
 	if withModel {
-		fs.StringVar(&c.model, "model", "", "model name (default from PHOENIX_MODEL or the provider preset)")
-		fs.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible endpoint (default from PHOENIX_BASE_URL / OPENAI_BASE_URL)")
-		fs.StringVar(&c.preset, "provider", "", "provider preset: openai, openrouter, ollama, anthropic")
-		fs.BoolVar(&c.demo, "demo", false, "use the built-in offline demo model")
+		fs.StringVar(&c.model, flagModel, "", "model name (default from "+envList(providers.FieldModel)+" or the provider preset)")
+		fs.StringVar(&c.baseURL, flagBaseURL, "", "OpenAI-compatible endpoint (default from "+envList(providers.FieldBaseURL)+")")
+		fs.StringVar(&c.preset, flagProvider, "", "provider preset: "+strings.Join(providers.Names(), ", ")+" (default from "+envList(providers.FieldPreset)+")")
+		fs.BoolVar(&c.demo, flagDemo, false, "use the built-in offline demo model")
 	}
+}
+
+// Names of the flags that set a model setting, as the Settings dialog names them when they win.
+const (
+	flagModel    = "model"
+	flagBaseURL  = "base-url"
+	flagProvider = "provider"
+	flagDemo     = "demo"
+)
+
+func envList(f providers.Field) string { return strings.Join(providers.EnvVars(f), " / ") }
+
+// overrides maps each setting that a flag or the environment sets (and that therefore wins
+// over the Settings dialog) to the flag or variable, by the same precedence as
+// llm.ResolveConfig (providers.Choose).
+func (c *commonFlags) overrides(getenv func(string) string) map[providers.Field]string {
+	out := map[providers.Field]string{}
+	for f, flagValue := range map[providers.Field]string{
+		providers.FieldBaseURL: c.baseURL, providers.FieldAPIKey: "", providers.FieldModel: c.model,
+	} {
+		if _, src := providers.Choose(f, flagValue, "--"+flagNameOf(f), getenv, ""); src.Overrides {
+			out[f] = src.Name
+		}
+	}
+	if c.demo {
+		out[providers.FieldBaseURL] = "--" + flagDemo
+	}
+	return out
+}
+
+func flagNameOf(f providers.Field) string {
+	switch f {
+	case providers.FieldBaseURL:
+		return flagBaseURL
+	case providers.FieldModel:
+		return flagModel
+	case providers.FieldPreset:
+		return flagProvider
+	}
+	return ""
 }
 
 func (c *commonFlags) logger(stderr io.Writer) *slog.Logger {
@@ -93,8 +134,11 @@ func openModel(flags commonFlags, settings llm.Config, blobs llm.BlobSource) (*m
 	cfg := llm.ResolveConfig(llm.Config{BaseURL: flags.baseURL, Model: flags.model, Preset: flags.preset},
 		os.Getenv, settings)
 	m := &model{}
-	if flags.demo || (strings.TrimSpace(cfg.APIKey) == "" && flags.baseURL == "" && flags.preset == "" &&
-		os.Getenv("PHOENIX_BASE_URL") == "" && os.Getenv("OPENAI_BASE_URL") == "" && settings.BaseURL == "") {
+	// Nothing names an endpoint when no flag, variable or saved setting sets a base URL or a
+	// provider: then the only URL would be the default preset's, which needs a key.
+	_, urlFrom := providers.Choose(providers.FieldBaseURL, flags.baseURL, "", os.Getenv, settings.BaseURL)
+	_, presetFrom := providers.Choose(providers.FieldPreset, flags.preset, "", os.Getenv, settings.Preset)
+	if flags.demo || (cfg.APIKey == "" && urlFrom.Name == "" && presetFrom.Name == "") {
 		srv, err := fakellm.StartDemo()
 		if err != nil {
 			return nil, fmt.Errorf("start the offline demo model: %w", err)

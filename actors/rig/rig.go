@@ -1,11 +1,4 @@
-// Package actorstest builds a complete runtime for the tests and benchmarks of other
-// packages, wired as cmd/phoenix-desktop wires it: real actors, a Badger store in a temporary
-// directory, real tools under the real sandbox, and the fake OpenAI server over HTTP whose
-// predictable model reads each user message as a script (see llm/fakellm).
-//
-// A binary that uses it runs bash through the sandbox helper, so its TestMain (or main) must
-// call sandbox.MaybeRunHelper first.
-package actorstest
+package rig
 
 import (
 	"context"

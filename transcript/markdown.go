@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"fmt"
@@ -7,14 +7,20 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 )
 
-// exportMarkdown writes a conversation as a Markdown document (Ctrl+E): every message in order,
-// tool calls with their full arguments and results, in fences long enough for any content.
-func exportMarkdown(c domain.Conversation, msgs []domain.Message) string {
+// Markdown writes a conversation as a Markdown document: a header with where and how it ran,
+// then every message in order, tool calls with their full arguments and results, in fences
+// longer than any backtick run inside them. It is the one exporter: the window's Ctrl+E and
+// `phoenix-desktop export` both write exactly these bytes. Times are written in UTC, so the
+// document does not depend on the machine that writes it.
+func Markdown(c domain.Conversation, msgs []domain.Message) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", convTitle(c.Title, c.Cwd))
+	fmt.Fprintf(&b, "# %s\n\n", Title(c.Title, c.Cwd))
 	fmt.Fprintf(&b, "- Working directory: `%s`\n- Model: %s\n- Mode: %s\n", c.Cwd, c.Model, c.Mode)
+	if c.State != nil {
+		fmt.Fprintf(&b, "- State: %s\n", StateWord(c.State.Kind()))
+	}
 	if !c.CreatedAt.IsZero() {
-		fmt.Fprintf(&b, "- Started: %s\n", c.CreatedAt.Format("2006-01-02 15:04"))
+		fmt.Fprintf(&b, "- Started: %s\n", c.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	}
 	if c.ContinuedFrom != "" {
 		fmt.Fprintf(&b, "- Continues: %s\n", c.ContinuedFrom)
@@ -24,15 +30,11 @@ func exportMarkdown(c domain.Conversation, msgs []domain.Message) string {
 		switch m.Kind {
 		case domain.KindUser:
 			b.WriteString("## You\n\n")
-			b.WriteString(m.Text)
-			b.WriteString("\n\n")
-			for _, img := range m.Images {
-				name := img.Name
-				if name == "" {
-					name = img.SHA256[:min(12, len(img.SHA256))]
-				}
-				fmt.Fprintf(&b, "*Image: %s (%d×%d, %s)*\n\n", name, img.Width, img.Height, img.MediaType)
+			if m.Text != "" {
+				b.WriteString(m.Text)
+				b.WriteString("\n\n")
 			}
+			writeImages(&b, m.Images)
 		case domain.KindAssistant:
 			b.WriteString("## Assistant\n\n")
 			if strings.TrimSpace(m.Text) != "" {
@@ -47,6 +49,7 @@ func exportMarkdown(c domain.Conversation, msgs []domain.Message) string {
 			r := m.ToolResult
 			fmt.Fprintf(&b, "**Result of `%s` (%s)**\n\n", r.Name, r.Outcome)
 			writeFence(&b, "", r.Content)
+			writeImages(&b, r.Images)
 			if r.Display != nil && r.Display.Diff != "" {
 				writeFence(&b, "diff", r.Display.Diff)
 			}
@@ -61,6 +64,16 @@ func exportMarkdown(c domain.Conversation, msgs []domain.Message) string {
 		}
 	}
 	return b.String()
+}
+
+func writeImages(b *strings.Builder, imgs []domain.ImageRef) {
+	for _, img := range imgs {
+		name := img.Name
+		if name == "" {
+			name = img.SHA256[:min(12, len(img.SHA256))]
+		}
+		fmt.Fprintf(b, "*Image: %s (%d×%d, %s)*\n\n", name, img.Width, img.Height, img.MediaType)
+	}
 }
 
 // writeFence writes s in a code fence longer than any backtick run inside it.
