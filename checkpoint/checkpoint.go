@@ -46,8 +46,11 @@ const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 // Repo is the shadow repository of one working tree. It is safe for concurrent use.
 type Repo struct {
 	gitDir, workTree string
-	// mu serialises the commands that use the shadow index (Snapshot, Restore).
-	mu sync.Mutex
+	// mu serialises the commands that use the shadow index (Snapshot, Restore), and guards
+	// refusal and refusedAt: the last ErrTooLarge of a first snapshot, and when.
+	mu        sync.Mutex
+	refusal   error
+	refusedAt time.Time
 	// measure turns on the memory measurement of each git command (MeasureMemory); peakKiB
 	// is the largest resident set seen.
 	measure atomic.Bool
@@ -197,6 +200,23 @@ func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 }
 
 func (r *Repo) snapshot(ctx context.Context) (string, error) {
+	if _, err := os.Stat(filepath.Join(r.gitDir, "index")); errors.Is(err, os.ErrNotExist) {
+		// The first snapshot copies the whole tree: refuse a tree that would fill the
+		// data directory (a conversation started in the home directory, a dataset that no
+		// .gitignore excludes).
+		// A refusal is remembered for a while: counting a huge tree again before every
+		// tool call would cost seconds each time.
+		if r.refusal != nil && time.Since(r.refusedAt) < refusalMemory {
+			return "", r.refusal
+		}
+		if err := r.checkSize(ctx); err != nil {
+			if errors.Is(err, ErrTooLarge) {
+				r.refusal, r.refusedAt = err, time.Now()
+			}
+			return "", err
+		}
+		r.refusal = nil
+	}
 	if _, err := r.git(ctx, nil, "add", "--all", "--ignore-errors", "."); err != nil {
 		return "", err
 	}
@@ -205,6 +225,43 @@ func (r *Repo) snapshot(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// Limits of the tree a first snapshot copies.
+var (
+	MaxFiles       = 20_000
+	MaxBytes int64 = 512 << 20
+)
+
+// refusalMemory is how long a tree found too large is not counted again.
+const refusalMemory = time.Minute
+
+// ErrTooLarge refuses a working tree beyond MaxFiles or MaxBytes.
+var ErrTooLarge = errors.New("the working directory is too large for checkpoints")
+
+// checkSize counts the files a first snapshot would copy (those .gitignore does not
+// exclude) without reading them.
+func (r *Repo) checkSize(ctx context.Context) error {
+	out, err := r.git(ctx, nil, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return err
+	}
+	var files int
+	var bytes int64
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p == "" {
+			continue
+		}
+		files++
+		if info, err := os.Lstat(filepath.Join(r.workTree, filepath.FromSlash(p))); err == nil {
+			bytes += info.Size()
+		}
+		if files > MaxFiles || bytes > MaxBytes {
+			return fmt.Errorf("%w: more than %d files or %d MB not excluded by .gitignore (checkpoints copy them into the data directory); add a .gitignore for large or generated files, or work in a smaller directory",
+				ErrTooLarge, MaxFiles, MaxBytes>>20)
+		}
+	}
+	return nil
 }
 
 // Changes lists the files that differ from snapshot from to snapshot to, in path order.

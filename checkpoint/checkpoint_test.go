@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,5 +177,37 @@ func TestReopenKeepsSnapshots(t *testing.T) {
 	}
 	if read(t, filepath.Join(work, "f")) != "one" {
 		t.Fatal("not restored from a reopened repository")
+	}
+}
+
+func TestFirstSnapshotRefusesAHugeTree(t *testing.T) {
+	work := t.TempDir()
+	for i := range 5 {
+		write(t, filepath.Join(work, "data", string(rune('a'+i))), "x")
+	}
+	write(t, filepath.Join(work, ".gitignore"), "ignored/\n")
+	for i := range 20 {
+		write(t, filepath.Join(work, "ignored", string(rune('a'+i))), "x")
+	}
+	defer func(f int) { MaxFiles = f }(MaxFiles)
+	MaxFiles = 4
+	r := open(t, work)
+	if _, err := r.Snapshot(context.Background()); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("a tree over the limit: %v", err)
+	}
+	// The refusal is remembered for a while; then ignored files do not count.
+	MaxFiles = 6
+	if _, err := r.Snapshot(context.Background()); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("the refusal was not remembered: %v", err)
+	}
+	r.refusedAt = r.refusedAt.Add(-2 * refusalMemory)
+	if _, err := r.Snapshot(context.Background()); err != nil {
+		t.Fatalf("a tree within the limit (ignored files aside): %v", err)
+	}
+	// Later snapshots are incremental and not limited.
+	write(t, filepath.Join(work, "data", "z"), "x")
+	MaxFiles = 1
+	if _, err := r.Snapshot(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -22,6 +22,11 @@
 // repository runs no automatic garbage collection (gc.auto=0); the whole repository belongs
 // to one conversation and is removed with it.
 //
+// The first snapshot copies the whole tree, so it refuses one beyond MaxFiles (20,000) or
+// MaxBytes (512 MB) of files that .gitignore does not exclude (ErrTooLarge): a conversation
+// started in the home directory must not copy it into the data directory. Later snapshots
+// only add what changed.
+//
 // The package knows nothing of conversations, actors or the store: it imports nothing of
 // ours. A Repo serialises its own git commands (one index).
 package checkpoint
