@@ -97,6 +97,11 @@ type Runtime struct {
 	stopped atomic.Bool
 	stopMu  sync.Mutex
 	ckpts   checkpointRepos
+	// bg counts background work that is no actor's (warming a checkpoint repository);
+	// Shutdown cancels bgCtx and waits for it.
+	bg     sync.WaitGroup
+	bgCtx  context.Context
+	bgStop context.CancelFunc
 }
 
 type llmHolder struct{ client LLMClient }
@@ -130,6 +135,7 @@ func Start(cfg Config) (*Runtime, error) {
 	}
 	holdQueuesAfterRecovery(cfg.Store, report.Recovered, cfg.Logger)
 	r := &Runtime{cfg: cfg, log: cfg.Logger}
+	r.bgCtx, r.bgStop = context.WithCancel(context.Background())
 	r.llm.Store(&llmHolder{client: cfg.LLM})
 	// protoactor's logger is routed to ours, one level quieter: its info lines are noise to
 	// a desktop user.
@@ -170,6 +176,8 @@ func (r *Runtime) Shutdown() {
 		r.log.Warn("stopping the manager took too long", "error", err)
 	}
 	r.system.Shutdown()
+	r.bgStop()
+	r.bg.Wait()
 }
 
 // Sandbox reports whether Restricted mode is enforced here (REQ-BED-014).
@@ -246,6 +254,7 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	if err := r.saveInstructions(rc.Conv.ID, set); err != nil {
 		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Project instructions will not be used: " + err.Error()})
 	}
+	r.warmCheckpoints(rc.Conv.ID)
 	return rc.Conv, nil
 }
 
@@ -351,7 +360,13 @@ func (r *Runtime) Cancel(ctx context.Context, id string) error {
 
 // DecideUpgrade answers a mode upgrade request (REQ-BED-015).
 func (r *Runtime) DecideUpgrade(ctx context.Context, id string, exec domain.ExecID, approve bool) error {
-	return r.event(ctx, id, domain.ModeDecision{Exec: exec, Approve: approve})
+	if err := r.event(ctx, id, domain.ModeDecision{Exec: exec, Approve: approve}); err != nil {
+		return err
+	}
+	if approve {
+		r.warmCheckpoints(id)
+	}
+	return nil
 }
 
 // Downgrade switches to Restricted mode at once (REQ-BED-016).

@@ -108,6 +108,34 @@ func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (*c
 	return repo, nil
 }
 
+// warmCheckpoints takes a conversation's first snapshot in the background when it can
+// change files (Unrestricted), so that its first patch or bash call does not wait while the
+// whole tree is copied; that call's own checkpoint then only adds what changed. Failures are
+// left for that call to report.
+func (r *Runtime) warmCheckpoints(id string) {
+	c, err := r.cfg.Store.Get(id)
+	if err != nil || c.Mode != domain.ModeUnrestricted || r.cfg.Store.FilesDir(id) == "" || checkpoint.Available() != nil {
+		return
+	}
+	// Under stopMu, so that no Add races with Shutdown's Wait.
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	if r.stopped.Load() {
+		return
+	}
+	r.bg.Add(1)
+	go func() {
+		defer r.bg.Done()
+		repo, err := r.checkpointRepo(r.bgCtx, c)
+		if err == nil {
+			_, err = repo.Snapshot(r.bgCtx)
+		}
+		if err != nil && r.bgCtx.Err() == nil {
+			r.log.Debug("warming the checkpoint repository failed; the first tool call will try again", "conversation", id, "error", err)
+		}
+	}()
+}
+
 func (r *Runtime) saveCheckpoint(convID string, cp Checkpoint) error {
 	b, err := json.Marshal(cp)
 	if err != nil {

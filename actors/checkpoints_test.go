@@ -162,6 +162,12 @@ func TestCheckpointsArePrunedWithTheirConversation(t *testing.T) {
 	needGit(t)
 	h := newHarness(t)
 	c := h.create(NewConversation{Unrestricted: true})
+	// An Unrestricted conversation's tree is copied in the background at once, so that its
+	// first patch only adds what changed.
+	h.rt.bg.Wait()
+	if _, err := os.Stat(filepath.Join(h.store.FilesDir(c.ID), "shadow.git", "index")); err != nil {
+		t.Fatalf("the checkpoint repository was not warmed: %v", err)
+	}
 	h.turn(c.ID, "patch: a.txt <<< x")
 	if cps, _ := h.rt.Checkpoints(context.Background(), c.ID); len(cps) != 1 {
 		t.Fatalf("%d checkpoints", len(cps))
