@@ -427,12 +427,11 @@ func (r *Runtime) ApplyRestore(ctx context.Context, id string, plan RestorePlan,
 	if err != nil {
 		return nil, err
 	}
-	if err := repo.Restore(ctx, fresh.target, checkpoint.Paths(fresh.Files)); err != nil {
+	tree, err := repo.Restore(ctx, fresh.target, checkpoint.Paths(fresh.Files))
+	if err != nil {
 		return nil, fmt.Errorf("restore files: %w", err)
 	}
-	if tree, err := repo.Snapshot(ctx); err == nil {
-		r.saveKnownTree(id, knownTree{Tree: tree, Since: fresh.lastID})
-	}
+	r.saveKnownTree(id, knownTree{Tree: tree, Since: fresh.lastID})
 	summary := restoreSummary(fresh)
 	if err := r.event(ctx, id, domain.UserRestoredFiles{Summary: summary}); err != nil {
 		// The files are restored; only the notice to the agent is missing.

@@ -305,13 +305,20 @@ func (r *Repo) Diff(ctx context.Context, from, to string, paths []string) (strin
 
 // Restore makes the given files of the working tree what they were in snapshot tree: a file
 // the snapshot holds is written back, one it does not hold is removed. Other files are not
-// touched.
-func (r *Repo) Restore(ctx context.Context, tree string, paths []string) error {
+// touched. It returns the snapshot of the tree right after, taken under the same lock.
+func (r *Repo) Restore(ctx context.Context, tree string, paths []string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.restore(ctx, tree, paths); err != nil {
+		return "", err
+	}
+	return r.snapshot(ctx)
+}
+
+func (r *Repo) restore(ctx context.Context, tree string, paths []string) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	out, err := r.git(ctx, nil, append([]string{"ls-tree", "-r", "-z", "--name-only", tree, "--"}, literal(paths)...)...)
 	if err != nil {
 		return err

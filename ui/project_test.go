@@ -106,7 +106,7 @@ func TestRealUndoShowsTheDiffAndRestores(t *testing.T) {
 	h.m.proj.restoreDlg.Confirm()
 	h.waitFor("a.txt restored", func() bool {
 		b, _ := os.ReadFile(path)
-		return string(b) == "one\n"
+		return string(b) == "one\n" && strings.HasPrefix(h.m.inline.Text, "Restored 1 file")
 	})
 
 	// Rewind to here on the user message restores the tree before that turn, and says which
@@ -183,7 +183,7 @@ func TestRealQueueEditRemoveAndSendOnIdle_REQ_BED_002(t *testing.T) {
 	})
 
 	// While a slow reply runs, a queued message goes by itself when the turn ends at Idle.
-	h.typeAndSend("delay: 300\necho: slow")
+	h.typeAndSend("delay: 2000\necho: slow")
 	h.waitFor("busy again", func() bool { return cs.busy() })
 	h.typeAndSend("echo: after idle")
 	h.waitFor("the queued message sent on Idle", func() bool {
