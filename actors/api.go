@@ -16,6 +16,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/sandbox"
@@ -45,7 +46,7 @@ type Store interface {
 
 // LLMClient streams one model request.
 type LLMClient interface {
-	Stream(ctx context.Context, req llm.Request, onDelta func(text string)) (llm.Response, error)
+	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error)
 }
 
 // ToolRunner runs one tool call.
@@ -85,6 +86,8 @@ type Config struct {
 	// RequestTimeout bounds a command's round trip through the actors when the caller's
 	// context has no deadline.
 	RequestTimeout time.Duration
+	// MCP holds the MCP servers conversations use; nil means none (--no-mcp).
+	MCP *mcp.Hub
 }
 
 // Runtime is the command API the UI and the CLI use, and the owner of the actor system.

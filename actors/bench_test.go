@@ -20,7 +20,7 @@ type stampedLLM struct {
 	starts, ends []time.Time
 }
 
-func (s *stampedLLM) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+func (s *stampedLLM) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error) {
 	s.mu.Lock()
 	s.starts = append(s.starts, time.Now())
 	s.mu.Unlock()

@@ -17,8 +17,8 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 )
 
-// Checkpoints: before each tool call that can change files (patch, and bash in Unrestricted
-// mode; in Restricted mode nothing can change, so none is taken) the tool's worker snapshots
+// Checkpoints: before each tool call that can change files (patch, bash and MCP tools in
+// Unrestricted mode; in Restricted mode nothing can change, so none is taken) the tool's worker snapshots
 // the working tree into the conversation's shadow repository (package checkpoint), and after
 // the call snapshots it again and records which files the call changed. The records live in
 // the store (aux "ckpt/<exec>"), written before the tool runs and completed after, so a
@@ -71,9 +71,11 @@ func checkpointName(id domain.ExecID) string {
 	return fmt.Sprintf("%s%020d", auxCheckpointPrefix, id)
 }
 
-// takesCheckpoint says whether a tool call can change files.
+// takesCheckpoint says whether a tool call can change files: patch, bash and MCP tools (whose
+// servers run under the conversation's sandbox policy), in Unrestricted mode only.
 func takesCheckpoint(e domain.ExecuteTool) bool {
-	return e.Mode == domain.ModeUnrestricted && (e.Call.Name == domain.ToolPatch || e.Call.Name == domain.ToolBash)
+	return e.Mode == domain.ModeUnrestricted &&
+		(e.Call.Name == domain.ToolPatch || e.Call.Name == domain.ToolBash || domain.IsMCPTool(e.Call.Name))
 }
 
 // checkpointRepos keeps one open shadow repository per conversation, so that its lock

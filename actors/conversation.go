@@ -13,6 +13,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -52,6 +53,11 @@ type conversationActor struct {
 	// tempDir is the private TMPDIR of this conversation's sandboxed commands, created on
 	// first use and removed when the actor stops.
 	tempDir string
+
+	// mcp is this conversation's MCP servers, made on the first request that offers tools
+	// (nil when MCP is off). Its servers die with the actor (cleanup): closing or passivating
+	// the conversation, or quitting, kills their process trees.
+	mcp *mcp.Set
 }
 
 func conversationProps(rt *Runtime, id string) *actor.Props {
@@ -253,6 +259,12 @@ func (a *conversationActor) cleanup() {
 		t.Stop()
 		delete(a.timers, exec)
 	}
+	if a.mcp != nil {
+		// Kills the servers' trees (the cancels above end any call or start first); before
+		// the temp dir goes, because a Restricted server runs in it.
+		a.mcp.Close()
+		a.mcp = nil
+	}
 	if a.tempDir != "" {
 		if err := os.RemoveAll(a.tempDir); err != nil {
 			a.rt.log.Warn("could not remove the conversation's temporary directory", "dir", a.tempDir, "error", err)
@@ -397,15 +409,28 @@ func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 	} else {
 		req.Tools = domain.ToolsFor(a.conv.IsSubAgent())
 	}
+	var servers *mcp.Set
+	var env tools.Env
+	if req.Tools != nil {
+		if servers = a.mcpServers(); servers != nil {
+			var err error
+			if env, err = a.toolEnv(a.conv.Mode); err != nil {
+				// Without its temp dir no server can start sandboxed; the request goes
+				// without MCP tools, and the person learns why.
+				a.rt.publish(Notice{ConvID: a.id, Level: NoticeWarning, Text: "MCP servers are not available: " + err.Error()})
+				servers = nil
+			}
+		}
+	}
 	reqCtx, cancel := context.WithCancel(context.Background())
 	a.llmExec, a.llmCancel = e.Exec, cancel
-	a.llmPID = ctx.Spawn(llmRequestProps(a.rt, a.id, e.Exec, reqCtx, cancel, req))
+	a.llmPID = ctx.Spawn(llmRequestProps(a.rt, a.id, e.Exec, reqCtx, cancel, req, servers, env))
 }
 
 func (a *conversationActor) onLLMDone(ctx actor.Context, msg llmDone) {
 	if msg.Err == nil {
 		a.applyInternal(ctx, domain.LLMResponse{Exec: msg.Exec, Text: msg.Resp.Text,
-			ToolCalls: msg.Resp.ToolCalls, Usage: msg.Resp.Usage})
+			ToolCalls: msg.Resp.ToolCalls, Usage: msg.Resp.Usage, Reasoning: msg.Resp.Reasoning})
 		return
 	}
 	// An aborted request reports context.Canceled too; the core's stale gate drops it, so
@@ -426,7 +451,20 @@ func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
 	env, err := a.toolEnv(e.Mode)
 	toolCtx, cancel := context.WithCancel(context.Background())
 	a.toolExec, a.toolCancel = e.Exec, cancel
-	a.toolPID = ctx.Spawn(toolRunProps(a.rt, e.Exec, toolCtx, cancel, env, e.Call, err, a.checkpointTaskFor(e)))
+	var servers *mcp.Set
+	if domain.IsMCPTool(e.Call.Name) {
+		servers = a.mcpServers()
+	}
+	a.toolPID = ctx.Spawn(toolRunProps(a.rt, a.id, e.Exec, toolCtx, cancel, env, e.Call, err, servers, a.checkpointTaskFor(e)))
+}
+
+// mcpServers returns the conversation's MCP servers, making the set (which starts nothing)
+// on first use; nil when MCP is off.
+func (a *conversationActor) mcpServers() *mcp.Set {
+	if a.mcp == nil && a.rt.cfg.MCP != nil {
+		a.mcp = a.rt.cfg.MCP.NewSet(a.conv.Cwd)
+	}
+	return a.mcp
 }
 
 func (a *conversationActor) spawnSubAgents(ctx actor.Context, e domain.SpawnSubAgents) {

@@ -4,6 +4,10 @@
 // then carries out the effects through child actors: one model request at a time, one tool
 // run at a time, and sub-agent conversations in parallel.
 //
+// A conversation's MCP servers (package mcp) belong to its actor: their tools are fixed for
+// each model request by the request's worker, their calls run on the tool worker like any
+// tool, and they are killed when the actor stops.
+//
 // The Runtime type is the command API the GUI and the CLI use; events.go is the event stream
 // contract they subscribe to. Working on a project adds four parts beside the core, each in
 // its own file and each keeping its state in the store (so a restarted or passivated actor

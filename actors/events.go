@@ -14,8 +14,9 @@ import (
 // MessageCommitted events (in sequence order) come before its StateChanged. TextDelta events
 // of a request arrive before the MessageCommitted of the reply they belong to.
 // Delivery: StateChanged, MessageCommitted, ConversationCreated, ApprovalRequested and Notice
-// are never dropped. TextDelta may be coalesced (consecutive deltas of the same request are
-// joined) when a subscriber falls behind; the committed reply is always complete.
+// are never dropped. TextDelta may be coalesced (consecutive deltas of the same request and
+// kind are joined) when a subscriber falls behind; the committed reply is always complete. A
+// ToolProgress may be replaced by the next one of the same call.
 
 // Event is implemented by every value published on the stream.
 type Event interface {
@@ -47,6 +48,10 @@ type TextDelta struct {
 	ConvID string
 	Exec   domain.ExecID
 	Text   string
+	// Reasoning marks a thinking model's reasoning, which comes before the answer and is
+	// committed apart from it (Message.Reasoning).
+	// It is left out of JSON when false, so text deltas encode as they always have.
+	Reasoning bool `json:",omitempty"`
 }
 
 // ApprovalRequested asks the person to approve or deny a mode upgrade (REQ-BED-015). Answer
@@ -74,6 +79,17 @@ type Notice struct {
 	Text   string
 }
 
+// ToolProgress is a progress notification of the running tool call (an MCP server's), not
+// persisted. Exec identifies the call; one whose Exec is not the state's current tool run is
+// stale. Total is 0 when the server does not know it.
+type ToolProgress struct {
+	ConvID          string
+	Exec            domain.ExecID
+	Progress, Total float64
+	Message         string
+}
+
+func (e ToolProgress) Conversation() string        { return e.ConvID }
 func (e ConversationCreated) Conversation() string { return e.Conv.ID }
 func (e StateChanged) Conversation() string        { return e.Conv.ID }
 func (e MessageCommitted) Conversation() string    { return e.ConvID }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -460,7 +461,7 @@ type panickyLLM struct {
 	panics atomic.Int32
 }
 
-func (p *panickyLLM) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+func (p *panickyLLM) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error) {
 	if p.panics.Add(1) == 1 {
 		panic("client exploded")
 	}
@@ -753,4 +754,61 @@ func failOnce(h *harness, fail func(domain.Message) bool, opts ...harnessOption)
 	f := &failingStore{fail: fail}
 	f.armed.Store(true)
 	h.open(append(opts, func(c *Config) { f.Store = c.Store; c.Store = f })...)
+}
+
+// A thinking model's reasoning streams as reasoning deltas, before the answer's text,
+// is committed with its reply in its own field, is still there after a restart, and goes
+// back to the model with the reply on the next request.
+func TestReasoningStreamedCommittedAndSentBack(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.create(NewConversation{})
+	h.send(c.ID, "reason: I list the files first.\nthink: listing\nreason: Now I answer.\necho: Listed.")
+	var reasoning, text strings.Builder
+	answerBeforeReasoning := false
+	for rest := false; !rest; {
+		select {
+		case ev := <-h.sub.Events():
+			switch e := ev.(type) {
+			case TextDelta:
+				if e.Reasoning {
+					reasoning.WriteString(e.Text)
+					answerBeforeReasoning = answerBeforeReasoning || text.Len() > 0
+				} else {
+					text.WriteString(e.Text)
+				}
+			case StateChanged:
+				rest = e.Conv.ID == c.ID && !domain.Busy(e.Conv.State)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the turn did not come to rest")
+		}
+	}
+	if reasoning.String() != "I list the files first.Now I answer." || text.String() != "Listed." || answerBeforeReasoning {
+		t.Fatalf("streamed reasoning %q and text %q", reasoning.String(), text.String())
+	}
+	h.restart()
+	msgs := h.history(c.ID)
+	var thoughts []string
+	for _, m := range msgs {
+		if m.Kind == domain.KindAssistant {
+			if m.Reasoning == nil {
+				t.Fatalf("reply %d lost its reasoning after the restart: %+v", m.Seq, m)
+			}
+			thoughts = append(thoughts, m.Reasoning.Text)
+		}
+	}
+	if !slices.Equal(thoughts, []string{"I list the files first.", "Now I answer."}) || lastOf(msgs, domain.KindAssistant).Text != "Listed." {
+		t.Fatalf("stored reasoning %q", thoughts)
+	}
+	last := h.srv.LastChat()
+	var sent []string
+	for _, m := range last.Messages {
+		if m.Role == "assistant" && m.ReasoningContent != nil {
+			sent = append(sent, *m.ReasoningContent)
+		}
+	}
+	if !slices.Equal(sent, []string{"I list the files first."}) {
+		t.Fatalf("the last request sent back reasoning %q, want the first reply's", sent)
+	}
 }

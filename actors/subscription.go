@@ -75,9 +75,18 @@ func (s *Subscription) handle(evt any) {
 	s.mu.Lock()
 	if d, isDelta := ev.(TextDelta); isDelta && len(s.queue) > 0 {
 		if last, lastIsDelta := s.queue[len(s.queue)-1].(TextDelta); lastIsDelta &&
-			last.ConvID == d.ConvID && last.Exec == d.Exec {
+			last.ConvID == d.ConvID && last.Exec == d.Exec && last.Reasoning == d.Reasoning {
 			last.Text += d.Text
 			s.queue[len(s.queue)-1] = last
+			s.mu.Unlock()
+			return
+		}
+	}
+	if p, isProgress := ev.(ToolProgress); isProgress && len(s.queue) > 0 {
+		// Only the latest progress of a call matters to a subscriber that fell behind.
+		if last, lastIsProgress := s.queue[len(s.queue)-1].(ToolProgress); lastIsProgress &&
+			last.ConvID == p.ConvID && last.Exec == p.Exec {
+			s.queue[len(s.queue)-1] = p
 			s.mu.Unlock()
 			return
 		}

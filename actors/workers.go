@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -26,12 +29,17 @@ type llmRequestActor struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	req    llm.Request
+	// servers adds the conversation's MCP tools to a request that offers tools; nil when
+	// MCP is off. env is the conversation's tool environment (the servers' policy).
+	servers *mcp.Set
+	env     tools.Env
 }
 
 func llmRequestProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context,
-	cancel context.CancelFunc, req llm.Request) *actor.Props {
+	cancel context.CancelFunc, req llm.Request, servers *mcp.Set, env tools.Env) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &llmRequestActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, req: req}
+		return &llmRequestActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, req: req,
+			servers: servers, env: env}
 	})
 }
 
@@ -40,11 +48,31 @@ func (w *llmRequestActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		parent, root, client := ctx.Parent(), w.rt.system.Root, w.rt.llmClient()
 		go func() {
+			w.addMCPTools()
 			resp, err := w.stream(client)
 			root.Send(parent, llmDone{Exec: w.exec, Resp: resp, Err: err})
 		}()
 	case *actor.Stopping:
 		w.cancel()
+	}
+}
+
+// addMCPTools starts the conversation's MCP servers if needed (off the mailbox, cancelled with
+// the request) and fixes their tools for this request; what the model should know of servers
+// it cannot use goes into the system prompt.
+func (w *llmRequestActor) addMCPTools() {
+	if w.servers == nil || w.req.Tools == nil {
+		return
+	}
+	specs, notes, notices := w.servers.Tools(w.ctx, w.env)
+	for _, n := range notices {
+		w.rt.publish(Notice{ConvID: w.convID, Level: NoticeWarning, Text: n})
+	}
+	if len(specs) > 0 {
+		w.req.Tools = append(slices.Clip(w.req.Tools), specs...)
+	}
+	if len(notes) > 0 {
+		w.req.System += "\n\n# MCP servers\n\n" + strings.Join(notes, "\n")
 	}
 }
 
@@ -58,9 +86,9 @@ func (w *llmRequestActor) stream(client LLMClient) (resp llm.Response, err error
 				Message: fmt.Sprintf("internal error while reading the model's answer (%v); retrying", p)}
 		}
 	}()
-	onDelta := func(text string) {
+	onDelta := func(d llm.Delta) {
 		if w.ctx.Err() == nil {
-			w.rt.publish(TextDelta{ConvID: w.convID, Exec: w.exec, Text: text})
+			w.rt.publish(TextDelta{ConvID: w.convID, Exec: w.exec, Text: d.Text, Reasoning: d.Kind == llm.DeltaReasoning})
 		}
 	}
 	return client.Stream(w.ctx, w.req, onDelta)
@@ -68,21 +96,24 @@ func (w *llmRequestActor) stream(client LLMClient) (resp llm.Response, err error
 
 // toolRunActor runs one tool call (one at a time per conversation).
 type toolRunActor struct {
-	rt     *Runtime
-	exec   domain.ExecID
-	ctx    context.Context
-	cancel context.CancelFunc
-	env    tools.Env
-	call   domain.ToolCall
-	envErr error
+	rt      *Runtime
+	convID  string
+	exec    domain.ExecID
+	ctx     context.Context
+	cancel  context.CancelFunc
+	env     tools.Env
+	call    domain.ToolCall
+	envErr  error
+	servers *mcp.Set // runs mcp__ calls; nil when MCP is off
 	// ckpt snapshots the working tree around a call that can change files; nil otherwise.
 	ckpt *checkpointTask
 }
 
-func toolRunProps(rt *Runtime, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc,
-	env tools.Env, call domain.ToolCall, envErr error, ckpt *checkpointTask) *actor.Props {
+func toolRunProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc,
+	env tools.Env, call domain.ToolCall, envErr error, servers *mcp.Set, ckpt *checkpointTask) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &toolRunActor{rt: rt, exec: exec, ctx: ctx, cancel: cancel, env: env, call: call, envErr: envErr, ckpt: ckpt}
+		return &toolRunActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, env: env, call: call,
+			envErr: envErr, servers: servers, ckpt: ckpt}
 	})
 }
 
@@ -117,7 +148,18 @@ func (w *toolRunActor) run() (res domain.ToolResult) {
 			defer w.ckpt.after(cp)
 		}
 	}
-	out := w.rt.cfg.Tools.Run(w.ctx, w.env, w.call)
+	var out tools.Output
+	switch {
+	case domain.IsMCPTool(w.call.Name) && w.servers != nil:
+		out = w.servers.Call(w.ctx, w.env, w.call, func(p mcp.Progress) {
+			w.rt.publish(ToolProgress{ConvID: w.convID, Exec: w.exec, Progress: p.Progress, Total: p.Total, Message: p.Message})
+		})
+	case domain.IsMCPTool(w.call.Name):
+		return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
+			Content: "MCP servers are switched off in this session (--no-mcp), so " + w.call.Name + " cannot run."}
+	default:
+		out = w.rt.cfg.Tools.Run(w.ctx, w.env, w.call)
+	}
 	for _, img := range out.Images {
 		if _, err := w.rt.cfg.Store.PutBlob(img.Data); err != nil {
 			return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,

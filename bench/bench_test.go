@@ -13,6 +13,7 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
+	MaybeRunEchoServer()
 	os.Exit(m.Run())
 }
 

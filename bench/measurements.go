@@ -17,6 +17,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/actors/rig"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
@@ -50,6 +51,12 @@ func measurements() []measurement {
 		{name: "event queue high-water mark (streamed turns)", unit: "events", target: 64,
 			note: "the most events that waited at once in a subscription's queue (beyond its channel of 64) while a consumer read a turn's 200 streamed tokens as the window does; one sample per turn",
 			run:  eventBacklog},
+		{name: "MCP tool round (stdio echo server)", unit: "ms", target: 3,
+			note: "model reply received → MCP call sent over stdio to a running server (sandboxed where Landlock works) → answer → result committed → tools fixed for the next request → request sent; the server's echo does no work of its own",
+			run:  mcpRound},
+		{name: "MCP server start (stdio echo server)", unit: "ms",
+			note: "a conversation's first need → the app binary started as the server through the sandbox supervisor → MCP handshake → tools listed and checked",
+			run:  mcpStart},
 		{name: "checkpoint, 5,000-file tree, one file changed", unit: "ms", target: 50,
 			note: "the snapshot taken before a patch or an Unrestricted bash call, after the conversation's first", runNoted: checkpointSnapshot},
 	}
@@ -111,7 +118,7 @@ type timedClient struct {
 	ends   []time.Time
 }
 
-func (c *timedClient) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+func (c *timedClient) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error) {
 	c.mu.Lock()
 	c.starts = append(c.starts, time.Now())
 	c.mu.Unlock()
@@ -472,4 +479,88 @@ func statusField(name string) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no %s in /proc/self/status", name)
+}
+
+// benchMCPServer is the echo server (this binary started again) as a conversation sees it.
+func benchMCPServer() (mcp.Config, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return mcp.Config{}, err
+	}
+	return mcp.Config{Servers: map[string]mcp.ServerConfig{"bench": {Command: exe, Args: []string{EchoServerArg}}}}, nil
+}
+
+// mcpRound measures rounds of MCP calls through the whole runtime, as toolRound does for bash:
+// the gap between a model answer and the next request holds the call and everything around it.
+func mcpRound(ctx context.Context, o Options) ([]float64, error) {
+	cfg, err := benchMCPServer()
+	if err != nil {
+		return nil, err
+	}
+	e := &env{}
+	inner, err := rig.Start(rig.Options{Runtime: func(c *actors.Config) {
+		e.client = &timedClient{inner: c.LLM}
+		c.LLM = e.client
+		c.MCP = mcp.FixedHub(cfg, mcp.Options{})
+	}})
+	if err != nil {
+		return nil, err
+	}
+	e.Env = inner
+	defer e.close()
+	conv, err := e.Runtime.Create(ctx, actors.NewConversation{Cwd: e.Cwd, Unrestricted: !sandbox.Probe().Available})
+	if err != nil {
+		return nil, err
+	}
+	rounds := samplesOf(o, 60, 8)
+	if _, err := e.turn(ctx, conv.ID, strings.Repeat(`mcp: bench echo {"text":"x"}`+"\n", rounds)); err != nil {
+		return nil, err
+	}
+	_, msgs, err := e.Store.Load(conv.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range msgs {
+		if m.Kind == domain.KindToolResult && m.ToolResult.Outcome != domain.OutcomeSuccess {
+			return nil, fmt.Errorf("an MCP call failed: %s", m.ToolResult.Content)
+		}
+	}
+	e.client.mu.Lock()
+	defer e.client.mu.Unlock()
+	var out []float64
+	for i := 1; i < len(e.client.starts) && i-1 < len(e.client.ends); i++ {
+		out = append(out, ms(e.client.starts[i].Sub(e.client.ends[i-1])))
+	}
+	return out, nil
+}
+
+// mcpStart measures starting the echo server for a conversation until its tools are listed.
+func mcpStart(ctx context.Context, o Options) ([]float64, error) {
+	cfg, err := benchMCPServer()
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := os.MkdirTemp("", "phoenix-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(cwd)
+	mode := domain.ModeRestricted
+	if !sandbox.Probe().Available {
+		mode = domain.ModeUnrestricted
+	}
+	hub := mcp.FixedHub(cfg, mcp.Options{})
+	var out []float64
+	for i := 0; i < samplesOf(o, 20, 3); i++ {
+		set := hub.NewSet(cwd)
+		start := time.Now()
+		specs, notes, _ := set.Tools(ctx, tools.Env{Cwd: cwd, Mode: mode, TempDir: cwd})
+		took := time.Since(start)
+		set.Close()
+		if len(specs) != 1 {
+			return out, fmt.Errorf("the echo server did not start: %v", notes)
+		}
+		out = append(out, ms(took))
+	}
+	return out, nil
 }

@@ -22,6 +22,16 @@ const (
 	ToolRequestModeUpgrade = "request_mode_upgrade"
 )
 
+// MCPToolPrefix starts the name of every tool an MCP server provides (mcp__SERVER__TOOL).
+// The core offers such calls to the runtime, which knows the servers; it answers a name that
+// no server of the conversation has.
+const MCPToolPrefix = "mcp__"
+
+// IsMCPTool reports whether a tool name belongs to an MCP server.
+func IsMCPTool(name string) bool {
+	return strings.HasPrefix(name, MCPToolPrefix) && len(name) > len(MCPToolPrefix)
+}
+
 // Limits of the tools. The tools package enforces them, and the descriptions and schemas the
 // model reads are rendered from them, so what the model is told cannot drift from what
 // happens.
@@ -167,9 +177,10 @@ func ToolsFor(subAgent bool) []ToolSpec {
 	return out
 }
 
-// Offers reports whether a tool is in the set offered to this kind of conversation.
+// Offers reports whether a tool is in the set offered to this kind of conversation. MCP tools
+// are offered to every conversation; which exist is the runtime's to say.
 func Offers(subAgent bool, name string) bool {
-	return slices.Contains(toolNames(subAgent), name)
+	return IsMCPTool(name) || slices.Contains(toolNames(subAgent), name)
 }
 
 // toolNames lists the names ToolsFor offers, without building the specs (which parses every

@@ -125,45 +125,26 @@ func TestCatalogue_REQ_BED_009_018_ToolSets(t *testing.T) {
 			t.Errorf("Offers(%s, %s) = %v; want %v", tt.who, tt.name, !tt.want, tt.want)
 		}
 	}
-	if Offers(false, "rm_rf") || Offers(true, "") {
+	if Offers(false, "rm_rf") || Offers(true, "") || Offers(false, MCPToolPrefix) {
 		t.Errorf("Offers accepts unknown tools")
 	}
-}
-
-// REQ-BED-017: tool descriptions never depend on the mode. The catalogue takes no mode at all,
-// and the specs are byte-for-byte stable across calls, so a request never sees them change.
-func TestCatalogue_REQ_BED_017_DescriptionsIndependentOfMode(t *testing.T) {
-	for _, sub := range []bool{false, true} {
-		a, b := ToolsFor(sub), ToolsFor(sub)
-		for i := range a {
-			if a[i].Name != b[i].Name || a[i].Description != b[i].Description || !bytes.Equal(a[i].Parameters, b[i].Parameters) {
-				t.Fatalf("tool %s differs between calls", a[i].Name)
-			}
-		}
-	}
-	// The same tool is described identically to parents and sub-agents.
-	subSpecs := map[string]ToolSpec{}
-	for _, s := range ToolsFor(true) {
-		subSpecs[s.Name] = s
-	}
-	for _, p := range ToolsFor(false) {
-		if s, ok := subSpecs[p.Name]; ok && (s.Description != p.Description || !bytes.Equal(s.Parameters, p.Parameters)) {
-			t.Errorf("%s is described differently to sub-agents", p.Name)
-		}
-	}
-	// Mode-specific wording would be a sign of descriptions written per mode.
-	for _, s := range ToolsFor(false) {
-		if strings.Contains(s.Description, "You are in Restricted mode") || strings.Contains(s.Description, "You are in Unrestricted mode") {
-			t.Errorf("%s's description states the current mode", s.Name)
-		}
+	// MCP tools go to the runtime, which knows the conversation's servers, in every mode and
+	// for sub-agents too.
+	if !Offers(false, "mcp__fs__read_file") || !Offers(true, "mcp__fs__read_file") {
+		t.Errorf("Offers refuses an MCP tool")
 	}
 }
 
-// The schemas tell the model the bash timeout the tools package enforces.
-func TestCatalogue_BashTimeoutsInSchema(t *testing.T) {
-	for _, s := range ToolsFor(false) {
-		if s.Name == ToolBash && (!strings.Contains(string(s.Parameters), `"maximum":900`) || !strings.Contains(string(s.Parameters), "default 30")) {
-			t.Fatalf("bash schema does not state the timeouts: %s", s.Parameters)
+// An MCP call runs as a tool like bash: in the conversation's mode, in Restricted mode too
+// (the sandbox, not the core, decides what it may do).
+func TestMCPCallExecutes(t *testing.T) {
+	for name, opts := range map[string][]convOption{"restricted": nil, "unrestricted": {unrestricted}} {
+		c := requesting(t, opts...)
+		mcpCall := call("c1", "mcp__fs__write_file", `{"path":"x"}`)
+		_, effects := respond(t, c, "", mcpCall)
+		e := only[ExecuteTool](t, effects)
+		if e.Call.Name != mcpCall.Name || e.Mode != c.Mode {
+			t.Errorf("%s: %s", name, describeEffects(effects))
 		}
 	}
 }

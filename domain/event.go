@@ -21,6 +21,8 @@ type LLMResponse struct {
 	Text      string
 	ToolCalls []ToolCall
 	Usage     Usage
+	// Reasoning is what a thinking model thought before this answer, or nil.
+	Reasoning *Reasoning
 }
 
 // LLMError is a failed model request, classified by the client.

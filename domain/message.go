@@ -99,10 +99,28 @@ type ToolResult struct {
 type Usage struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
+	// ReasoningTokens is the part of OutputTokens the model spent thinking, when the
+	// provider reports it (completion_tokens_details.reasoning_tokens). It is already in
+	// OutputTokens, so Total counts it once.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
 
 // Total is the context consumed by the request and its answer (REQ-BED-019).
 func (u Usage) Total() int { return u.InputTokens + u.OutputTokens }
+
+// Reasoning is a thinking model's reasoning for one reply.
+type Reasoning struct {
+	// Text is the readable reasoning (or the provider's summary of it), shown to the person.
+	Text string `json:"text,omitempty"`
+	// Details are the provider's structured reasoning entries (OpenRouter's
+	// reasoning_details: text with a signature, summaries, encrypted blobs), merged from the
+	// stream and kept verbatim as a JSON array, because some providers need them back
+	// unchanged on the next request. The core never looks inside.
+	Details json.RawMessage `json:"details,omitempty"`
+}
+
+// Empty reports whether there is nothing to keep.
+func (r *Reasoning) Empty() bool { return r == nil || (r.Text == "" && len(r.Details) == 0) }
 
 // Message is one entry of a conversation's history. Seq is assigned by Transition and is
 // gap-free per conversation; the store checks it.
@@ -116,6 +134,9 @@ type Message struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolResult belongs to tool-result messages.
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
+	// Reasoning belongs to assistant messages of thinking models: what the model thought
+	// before it answered, kept apart from Text so that it is never mistaken for the answer.
+	Reasoning *Reasoning `json:"reasoning,omitempty"`
 	// Usage belongs to assistant messages.
 	Usage *Usage `json:"usage,omitempty"`
 	// ErrorKind belongs to error messages.
@@ -127,6 +148,14 @@ type Message struct {
 // Validate checks that a message has the fields its kind needs and no others that matter, so
 // that a corrupt record is caught where it is read rather than where it is sent.
 func (m Message) Validate() error {
+	if m.Reasoning != nil {
+		if m.Kind != KindAssistant {
+			return fmt.Errorf("message %d: a %s message carries reasoning, which belongs to assistant messages", m.Seq, m.Kind)
+		}
+		if d := m.Reasoning.Details; len(d) > 0 && (d[0] != '[' || !json.Valid(d)) {
+			return fmt.Errorf("message %d: the reasoning details are not a JSON array", m.Seq)
+		}
+	}
 	switch m.Kind {
 	case KindUser:
 		if m.Text == "" && len(m.Images) == 0 {

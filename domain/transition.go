@@ -434,7 +434,11 @@ func (t *tx) reply(e LLMResponse) {
 	if usage.Total() > 0 {
 		t.c.Usage = usage
 	}
-	t.add(Message{Kind: KindAssistant, Text: e.Text, ToolCalls: calls, Usage: &usage})
+	var reasoning *Reasoning
+	if !e.Reasoning.Empty() {
+		reasoning = e.Reasoning
+	}
+	t.add(Message{Kind: KindAssistant, Text: e.Text, ToolCalls: calls, Reasoning: reasoning, Usage: &usage})
 
 	// A sub-agent's lone submit_result runs nothing, so it is accepted even at the
 	// threshold: its result is what the parent needs.

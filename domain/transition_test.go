@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
@@ -1446,5 +1447,63 @@ func TestTransition_REQ_BED_019_MessageLongerThanTheWindowIsRefused(t *testing.T
 	ok := strings.Repeat("x", 4*(c.Window()*ContinuationThresholdPercent/100-1)-3)
 	if _, _, err := Transition(c, UserMessage{Text: ok}); err != nil {
 		t.Fatalf("a message below the threshold was refused: %v", err)
+	}
+}
+
+// A thinking model's reply keeps its reasoning in its own field, apart from the text, and
+// its reasoning tokens count in the context the next request starts from; an empty
+// reasoning is not stored.
+func TestTransitionReplyKeepsReasoning(t *testing.T) {
+	c := requesting(t)
+	r := &Reasoning{Text: "The user greets me.", Details: json.RawMessage(`[{"type":"reasoning.encrypted","data":"x","index":0}]`)}
+	usage := Usage{InputTokens: 100, OutputTokens: 340, ReasoningTokens: 313}
+	next, effects := step(t, c, LLMResponse{Exec: mustExec(t, c), Text: "Hello.", Reasoning: r, Usage: usage})
+	msgs := persisted(t, effects)
+	wantKinds(t, msgs, KindAssistant)
+	if msgs[0].Text != "Hello." || msgs[0].Reasoning != r || *msgs[0].Usage != usage {
+		t.Fatalf("reply = %+v; want the text and the reasoning apart", msgs[0])
+	}
+	if next.Usage.Total() != 440 {
+		t.Fatalf("context %d tokens; want the reasoning counted (440)", next.Usage.Total())
+	}
+	c = requesting(t)
+	_, effects = step(t, c, LLMResponse{Exec: mustExec(t, c), Text: "Hi.", Reasoning: &Reasoning{}})
+	if m := persisted(t, effects)[0]; m.Reasoning != nil {
+		t.Fatalf("an empty reasoning was stored: %+v", m.Reasoning)
+	}
+}
+
+// The continuation summary is stored as a continuation message, which carries no
+// reasoning, even when a thinking model wrote it; its usage still counts the reasoning.
+func TestTransition_REQ_BED_020_ContinuationFromThinkingModel(t *testing.T) {
+	c, _ := step(t, newConv(t), UserTriggerContinuation{})
+	usage := Usage{InputTokens: 9_100, OutputTokens: 500, ReasoningTokens: 200}
+	next, effects := step(t, c, LLMResponse{Exec: mustExec(t, c), Text: "Summary.", Reasoning: &Reasoning{Text: "What mattered?"}, Usage: usage})
+	msgs := persisted(t, effects)
+	wantKinds(t, msgs, KindContinuation)
+	if msgs[0].Reasoning != nil || msgs[0].Text != "Summary." || next.Usage != usage {
+		t.Fatalf("continuation message %+v, usage %+v", msgs[0], next.Usage)
+	}
+	if err := msgs[0].Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Reasoning belongs to assistant messages; a record with it elsewhere, or with details that
+// are not a JSON array, is caught where it is read.
+func TestValidateReasoning(t *testing.T) {
+	bad := []Message{
+		{Seq: 1, Kind: KindUser, Text: "x", Reasoning: &Reasoning{Text: "no"}},
+		{Seq: 2, Kind: KindAssistant, Text: "x", Reasoning: &Reasoning{Details: json.RawMessage(`{"type":"x"}`)}},
+		{Seq: 3, Kind: KindAssistant, Text: "x", Reasoning: &Reasoning{Details: json.RawMessage(`[{`)}},
+	}
+	for _, m := range bad {
+		if err := m.Validate(); err == nil {
+			t.Errorf("message %+v passed validation", m)
+		}
+	}
+	ok := Message{Seq: 4, Kind: KindAssistant, Text: "x", Reasoning: &Reasoning{Text: "fine", Details: json.RawMessage(`[]`)}}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
 	}
 }

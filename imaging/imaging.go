@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/gif"
@@ -242,6 +244,15 @@ func Prepare(data []byte, lim Limits) (Prepared, error) {
 		return Prepared{}, err
 	}
 	img, err := decode(mt, bytes.NewReader(data))
+	if err != nil && mt == MediaPNG {
+		// Decoders that browsers use skip a damaged ancillary chunk (a colour profile,
+		// metadata); Go's does not. Without those chunks the image is valid and looks the same.
+		if repaired, ok := dropDamagedAncillaryChunks(data); ok {
+			if img, err = decode(mt, bytes.NewReader(repaired)); err == nil {
+				data = repaired
+			}
+		}
+	}
 	if err != nil {
 		return Prepared{}, fmt.Errorf("%w: the %s data is corrupt or truncated (%v)", ErrNotImage, mt, err)
 	}
@@ -415,4 +426,32 @@ func PrepareFile(path string, lim Limits) (Prepared, error) {
 		return Prepared{}, fmt.Errorf("image %s: %w", path, err)
 	}
 	return p, nil
+}
+
+// dropDamagedAncillaryChunks removes the PNG chunks that are ancillary (their type starts with
+// a lower-case letter) and whose CRC is wrong. ok is false when there were none, or when the
+// chunk structure itself is broken.
+func dropDamagedAncillaryChunks(data []byte) ([]byte, bool) {
+	const sigLen = 8
+	out := append([]byte(nil), data[:sigLen]...)
+	dropped := false
+	for i := sigLen; i < len(data); {
+		if len(data)-i < 12 {
+			return nil, false
+		}
+		n := int(binary.BigEndian.Uint32(data[i:]))
+		end := i + 12 + n
+		if n < 0 || end > len(data) || end < i {
+			return nil, false
+		}
+		typ, body := data[i+4:i+8], data[i+8:i+8+n]
+		sum := binary.BigEndian.Uint32(data[i+8+n:])
+		if crc32.ChecksumIEEE(append(append([]byte(nil), typ...), body...)) != sum && typ[0]&0x20 != 0 {
+			dropped = true
+		} else {
+			out = append(out, data[i:end]...)
+		}
+		i = end
+	}
+	return out, dropped
 }

@@ -394,6 +394,32 @@ func BenchmarkPrepareDownscale4K(b *testing.B) {
 	}
 }
 
+// A PNG whose ancillary chunk (here a text chunk) has a wrong CRC — the reference MCP
+// "everything" server sends such an image — is prepared without that chunk; a damaged
+// critical chunk is still refused.
+func TestPrepareDropsDamagedAncillaryChunk(t *testing.T) {
+	good := encodePNG(t, gradient(20, 20))
+	chunk := func(typ, body string, crc uint32) []byte {
+		b := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
+		b = append(append(b, typ...), body...)
+		return binary.BigEndian.AppendUint32(b, crc)
+	}
+	// After the signature (8 bytes) and IHDR (25 bytes).
+	withBad := append(append(append([]byte{}, good[:33]...), chunk("tEXt", "Comment\x00hi", 12345)...), good[33:]...)
+	p, err := Prepare(withBad, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(p.Data, good) || p.Width != 20 {
+		t.Errorf("prepared %d bytes %dx%d; want the image without the damaged chunk", len(p.Data), p.Width, p.Height)
+	}
+	badIDAT := append([]byte{}, good...)
+	badIDAT[len(badIDAT)-13] ^= 0xff // the last byte of the IDAT chunk's CRC
+	if _, err := Prepare(badIDAT, DefaultLimits()); !errors.Is(err, ErrNotImage) {
+		t.Errorf("a damaged IDAT was accepted: %v", err)
+	}
+}
+
 // BombFile is a complete, valid PNG of 30000×30000 one-bit pixels in 109 KB: decoded, it
 // would take 900 MB as 8-bit grey (3.6 GB as RGBA). The UI's tests drop it on the window.
 const BombFile = "testdata/bomb-30000x30000.png"

@@ -29,7 +29,7 @@ func BenchmarkStreamResponse(b *testing.B) {
 		s.Enqueue(reply)
 		start := time.Now()
 		got := false
-		_, err := c.Stream(context.Background(), req, func(string) {
+		_, err := c.Stream(context.Background(), req, func(Delta) {
 			if !got {
 				got = true
 				first += time.Since(start)
@@ -100,7 +100,37 @@ func sseBody() []byte {
 // BenchmarkSSEParse reports the throughput of go-openai's SSE reader plus our assembly, in
 // MB/s of stream and chunks/s.
 func BenchmarkSSEParse(b *testing.B) {
-	body := sseBody()
+	benchSSE(b, sseBody(), func(resp Response) bool {
+		return len(resp.ToolCalls) == 1 && len(resp.ToolCalls[0].Arguments) == 800
+	})
+}
+
+// sseReasoningBody is sseBody with each text chunk carrying reasoning instead, in the
+// heaviest form a provider sends: OpenRouter's reasoning and reasoning_details together.
+func sseReasoningBody() []byte {
+	text := []byte(`"delta":{"content":"tok`)
+	var b bytes.Buffer
+	for _, line := range bytes.SplitAfter(sseBody(), []byte("\n\n")) {
+		if i := bytes.Index(line, text); i >= 0 {
+			n := line[i+len(text) : i+len(text)+bytes.IndexByte(line[i+len(text):], ' ')]
+			fmt.Fprintf(&b, `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"","reasoning":"tok%s ","reasoning_details":[{"type":"reasoning.text","text":"tok%s ","format":"anthropic-claude-v1","index":0}]},"finish_reason":null}]}`+"\n\n", n, n)
+			continue
+		}
+		b.Write(line)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkSSEParseReasoning is BenchmarkSSEParse with the 1000 text chunks replaced by
+// reasoning chunks: compare the two to see the cost of reading reasoning.
+func BenchmarkSSEParseReasoning(b *testing.B) {
+	benchSSE(b, sseReasoningBody(), func(resp Response) bool {
+		return resp.Reasoning != nil && strings.HasPrefix(resp.Reasoning.Text, "tok0 tok1 ") && len(resp.ToolCalls) == 1
+	})
+}
+
+// benchSSE streams a canned body of sseBody's 1204 chunks and checks the assembly with ok.
+func benchSSE(b *testing.B, body []byte, ok func(Response) bool) {
 	const chunks = 1 + 1000 + 1 + 200 + 2
 	c, err := newClient(Config{BaseURL: "http://canned/v1", Model: "gpt-4o"}, nil, cannedTransport{body: body})
 	if err != nil {
@@ -113,8 +143,8 @@ func BenchmarkSSEParse(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(resp.ToolCalls) != 1 || len(resp.ToolCalls[0].Arguments) != 800 {
-			b.Fatalf("bad assembly: %+v", resp.ToolCalls)
+		if !ok(resp) {
+			b.Fatalf("bad assembly: %+v", resp)
 		}
 	}
 	b.ReportMetric(float64(chunks*b.N)/b.Elapsed().Seconds(), "chunks/s")
@@ -131,7 +161,7 @@ func BenchmarkCancelLatency(b *testing.B) {
 		s.Enqueue(fakellm.Reply{Text: strings.Repeat("x", 100), Chunks: 100, ChunkDelay: 2 * time.Millisecond})
 		ctx, cancel := context.WithCancel(context.Background())
 		var at time.Time
-		_, err := c.Stream(ctx, req, func(string) {
+		_, err := c.Stream(ctx, req, func(Delta) {
 			if at.IsZero() {
 				at = time.Now()
 				cancel()

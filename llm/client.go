@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,10 +39,29 @@ type Request struct {
 	ExtraUserText string
 }
 
+// DeltaKind says what a streamed piece is.
+type DeltaKind int
+
+const (
+	// DeltaText is a piece of the answer.
+	DeltaText DeltaKind = iota
+	// DeltaReasoning is a piece of a thinking model's reasoning, which comes before the
+	// answer and is not part of it.
+	DeltaReasoning
+)
+
+// Delta is one streamed piece.
+type Delta struct {
+	Kind DeltaKind
+	Text string
+}
+
 // Response is a complete answer.
 type Response struct {
 	Text      string
 	ToolCalls []domain.ToolCall
+	// Reasoning is what a thinking model thought before answering, or nil.
+	Reasoning *domain.Reasoning
 	Usage     domain.Usage
 	// UsageEstimated is true when the provider sent no usage and Usage was estimated from
 	// the characters sent and received (about four per token).
@@ -118,10 +138,10 @@ func newClient(cfg Config, blobs BlobSource, base http.RoundTripper) (*Client, e
 	}, nil
 }
 
-// Stream sends the request and calls onDelta with each piece of text as it arrives, on the
-// calling goroutine. It returns the complete response, an *Error, or ctx's error when ctx
-// was cancelled; never a partial response with a nil error.
-func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
+// Stream sends the request and calls onDelta with each piece of text or reasoning as it
+// arrives, on the calling goroutine. It returns the complete response, an *Error, or ctx's
+// error when ctx was cancelled; never a partial response with a nil error.
+func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
 	if err := ctx.Err(); err != nil {
 		return Response{}, err
 	}
@@ -141,7 +161,8 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text stri
 	if !vision {
 		load = nil
 	}
-	msgs, _, err := convertHistory(req.System, req.History, req.ExtraUserText, load)
+	msgs, extras, _, err := convertHistory(req.System, req.History, req.ExtraUserText, load,
+		reasoningReturnFor(c.cfg.BaseURL, model))
 	if err != nil {
 		return Response{}, newError(domain.ErrorInvalidRequest, 0,
 			fmt.Sprintf("the conversation could not be prepared: %v", err), err)
@@ -164,7 +185,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text stri
 	defer cancel(nil)
 	idle := time.AfterFunc(c.cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
 	defer idle.Stop()
-	info := &respInfo{onRead: func() { idle.Reset(c.cfg.IdleTimeout) }}
+	info := &respInfo{onRead: func() { idle.Reset(c.cfg.IdleTimeout) }, messageFields: extras}
 	reqCtx = context.WithValue(reqCtx, respInfoKey{}, info)
 
 	fail := func(err error) (Response, error) {
@@ -182,16 +203,27 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(text stri
 
 	asm := newAssembler(req.History)
 	for {
-		chunk, err := stream.Recv()
+		// The raw chunk is read so that the reasoning fields go-openai does not know
+		// (reasoning, reasoning_details) are not lost.
+		raw, err := stream.RecvRaw()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return fail(err)
 		}
-		if text := asm.add(chunk); text != "" && onDelta != nil {
-			onDelta(text)
+		var chunk openai.ChatCompletionStreamResponse
+		if err := json.Unmarshal(raw, &chunk); err != nil {
+			return fail(err)
 		}
+		var extra *reasoningDelta
+		if mayCarryReasoning(raw) {
+			extra = &reasoningDelta{}
+			if err := json.Unmarshal(raw, extra); err != nil {
+				return fail(err)
+			}
+		}
+		asm.add(chunk, extra, onDelta)
 	}
 	if err := ctx.Err(); err != nil {
 		return Response{}, err
@@ -271,6 +303,7 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 // assembler accumulates stream chunks into one response.
 type assembler struct {
 	text         strings.Builder
+	reasoning    reasoningAssembler
 	calls        []*callBuilder
 	byIdx        map[int]*callBuilder
 	finishReason string
@@ -297,23 +330,37 @@ func newAssembler(history []domain.Message) *assembler {
 	return a
 }
 
-// add folds one chunk in and returns the text it carried.
-func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) string {
+// add folds one chunk in and passes the pieces it carried to emit (when not nil):
+// reasoning, then text. extra is the chunk's reasoning fields that go-openai does not
+// decode, or nil when it has none.
+func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, extra *reasoningDelta, emit func(Delta)) {
 	if chunk.Usage != nil {
 		a.usage = chunk.Usage
 	}
-	var out strings.Builder
-	for _, ch := range chunk.Choices {
+	if emit == nil {
+		emit = func(Delta) {}
+	}
+	for i, ch := range chunk.Choices {
 		// Only the first choice is ever requested (n is unset).
 		if ch.Index != 0 {
 			continue
 		}
 		d := ch.Delta
+		var plain *string
+		var details []map[string]any
+		if extra != nil && i < len(extra.Choices) {
+			plain, details = extra.Choices[i].Delta.Reasoning, extra.Choices[i].Delta.ReasoningDetails
+		}
+		if d.ReasoningContent != "" || plain != nil || details != nil {
+			if r := a.reasoning.add(d.ReasoningContent, plain, details); r != "" {
+				emit(Delta{Kind: DeltaReasoning, Text: r})
+			}
+		}
 		// A refusal is the model's answer in another field; the person must see it.
 		for _, s := range []string{d.Content, d.Refusal} {
 			if s != "" {
 				a.text.WriteString(s)
-				out.WriteString(s)
+				emit(Delta{Kind: DeltaText, Text: s})
 			}
 		}
 		for _, tc := range d.ToolCalls {
@@ -323,7 +370,6 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) string {
 			a.finishReason = string(ch.FinishReason)
 		}
 	}
-	return out.String()
 }
 
 // addCall assembles tool calls by their index, the only field OpenAI promises on every
@@ -365,7 +411,7 @@ func (a *assembler) result() (Response, error) {
 		return Response{}, newError(domain.ErrorIncompleteResponse, 0,
 			fmt.Sprintf("the answer was empty (finish reason %q)", a.finishReason), nil)
 	}
-	resp := Response{Text: a.text.String(), FinishReason: a.finishReason}
+	resp := Response{Text: a.text.String(), Reasoning: a.reasoning.result(), FinishReason: a.finishReason}
 	next := a.prior
 	seen := map[string]bool{}
 	for i, b := range a.calls {
@@ -391,10 +437,15 @@ func (a *assembler) result() (Response, error) {
 		// result that tells the model what was wrong.
 		resp.ToolCalls = append(resp.ToolCalls, domain.ToolCall{ID: id, Name: b.name, Arguments: b.args.String()})
 	}
-	if a.usage != nil {
-		resp.Usage = domain.Usage{InputTokens: a.usage.PromptTokens, OutputTokens: a.usage.CompletionTokens}
-		if resp.Usage.Total() == 0 && a.usage.TotalTokens > 0 {
-			resp.Usage.InputTokens = a.usage.TotalTokens
+	if u := a.usage; u != nil {
+		reasoning := 0
+		if u.CompletionTokensDetails != nil {
+			reasoning = u.CompletionTokensDetails.ReasoningTokens
+		}
+		out := outputTokens(u.PromptTokens, u.CompletionTokens, u.TotalTokens, reasoning)
+		resp.Usage = domain.Usage{InputTokens: u.PromptTokens, OutputTokens: out, ReasoningTokens: min(reasoning, out)}
+		if resp.Usage.Total() == 0 && u.TotalTokens > 0 {
+			resp.Usage.InputTokens = u.TotalTokens
 		}
 	}
 	return resp, nil
@@ -409,6 +460,7 @@ func estimateUsage(msgs []openai.ChatCompletionMessage, tools []domain.ToolSpec,
 	images := 0
 	for _, m := range msgs {
 		text.WriteString(m.Content)
+		text.WriteString(m.ReasoningContent)
 		for _, p := range m.MultiContent {
 			if p.ImageURL != nil {
 				images++
@@ -432,6 +484,10 @@ func estimateUsage(msgs []openai.ChatCompletionMessage, tools []domain.ToolSpec,
 		out.WriteString(tc.Name)
 		out.WriteString(tc.Arguments)
 	}
+	reasoning := 0
+	if resp.Reasoning != nil {
+		reasoning = domain.EstimateTokens(resp.Reasoning.Text, 0)
+	}
 	return domain.Usage{InputTokens: max(1, domain.EstimateTokens(text.String(), images)),
-		OutputTokens: max(1, domain.EstimateTokens(out.String(), 0))}
+		OutputTokens: max(1, domain.EstimateTokens(out.String(), 0)+reasoning), ReasoningTokens: reasoning}
 }

@@ -299,7 +299,7 @@ func TestCancelMidStream_REQ_BED_005(t *testing.T) {
 	defer cancel()
 	var cancelledAt time.Time
 	deltas := 0
-	resp, err := c.Stream(ctx, Request{History: []domain.Message{userMsg(1, "go")}}, func(string) {
+	resp, err := c.Stream(ctx, Request{History: []domain.Message{userMsg(1, "go")}}, func(Delta) {
 		deltas++
 		if deltas == 3 {
 			cancelledAt = time.Now()

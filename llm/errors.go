@@ -78,6 +78,9 @@ type respInfo struct {
 	// onRead, when set before the request, is called whenever body bytes arrive; Stream
 	// uses it to push back the idle timeout.
 	onRead func()
+	// messageFields, when set before the request, are added to the request body's messages
+	// by index: the reasoning fields go-openai's message type cannot carry.
+	messageFields map[int]map[string]json.RawMessage
 }
 
 // activityBody reports every read that brought bytes. Counting bytes rather than parsed
@@ -123,6 +126,13 @@ type respInfoKey struct{}
 type captureTransport struct{ base http.RoundTripper }
 
 func (t captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if info, ok := req.Context().Value(respInfoKey{}).(*respInfo); ok && len(info.messageFields) > 0 && req.Body != nil {
+		patched, err := withMessageFields(req, info.messageFields)
+		if err != nil {
+			return nil, err
+		}
+		req = patched
+	}
 	resp, err := t.base.RoundTrip(req)
 	if resp != nil {
 		if info, ok := req.Context().Value(respInfoKey{}).(*respInfo); ok {

@@ -118,10 +118,14 @@ func decodeDataURL(t *testing.T, url string) (string, int, int) {
 	return mt, w, h
 }
 
-// collect streams a request and returns the deltas and the outcome.
+// collect streams a request and returns the text deltas and the outcome.
 func collect(ctx context.Context, c *Client, req Request) ([]string, Response, error) {
 	var deltas []string
-	resp, err := c.Stream(ctx, req, func(s string) { deltas = append(deltas, s) })
+	resp, err := c.Stream(ctx, req, func(d Delta) {
+		if d.Kind == DeltaText {
+			deltas = append(deltas, d.Text)
+		}
+	})
 	return deltas, resp, err
 }
 

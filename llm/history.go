@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -46,6 +47,10 @@ func ImagePlaceholder(ref domain.ImageRef) string {
 type converter struct {
 	load imageLoader
 	out  []openai.ChatCompletionMessage
+	// send is what of stored reasoning goes back; fields collects what the message type
+	// cannot carry, by index in out.
+	send   reasoningReturn
+	fields map[int]map[string]json.RawMessage
 
 	inGroup  bool
 	open     []domain.ToolCall
@@ -55,24 +60,25 @@ type converter struct {
 }
 
 // convertHistory returns the messages of a request: the system prompt, the history repaired
-// for the API, and extra as a final user message when it is not empty. It also returns how
-// many images those messages carry (dropped results' images not counted), for the vision
-// check.
-func convertHistory(system string, history []domain.Message, extra string, load imageLoader) ([]openai.ChatCompletionMessage, int, error) {
-	c := &converter{load: load}
+// for the API, and extra as a final user message when it is not empty. Stored reasoning
+// goes back as send says: in the messages, or among the fields to add to them by index. It
+// also returns how many images those messages carry (dropped results' images not counted),
+// for the vision check.
+func convertHistory(system string, history []domain.Message, extra string, load imageLoader, send reasoningReturn) ([]openai.ChatCompletionMessage, map[int]map[string]json.RawMessage, int, error) {
+	c := &converter{load: load, send: send}
 	if system != "" {
 		c.out = append(c.out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	}
 	for _, m := range history {
 		if err := c.add(m); err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 	}
 	c.closeGroup()
 	if extra != "" {
 		c.out = append(c.out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: extra})
 	}
-	return c.out, c.images, nil
+	return c.out, c.fields, c.images, nil
 }
 
 func (c *converter) add(m domain.Message) error {
@@ -86,7 +92,7 @@ func (c *converter) add(m domain.Message) error {
 		c.out = append(c.out, msg)
 	case domain.KindAssistant:
 		c.closeGroup()
-		c.out = append(c.out, assistantMessage(m))
+		c.addAssistant(m)
 		if len(m.ToolCalls) > 0 {
 			c.inGroup = true
 			c.open = m.ToolCalls
@@ -185,6 +191,24 @@ func (c *converter) userMessage(text string, images []domain.ImageRef) (openai.C
 		c.images++
 	}
 	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: parts}, nil
+}
+
+// addAssistant adds an assistant message with its reasoning as the provider wants it back.
+func (c *converter) addAssistant(m domain.Message) {
+	msg := assistantMessage(m)
+	if !m.Reasoning.Empty() {
+		switch c.send {
+		case returnContent:
+			// go-openai's message type has this field; nothing needs patching in.
+			msg.ReasoningContent = m.Reasoning.Text
+		case returnDetails:
+			if c.fields == nil {
+				c.fields = map[int]map[string]json.RawMessage{}
+			}
+			c.fields[len(c.out)] = gatewayFields(m.Reasoning)
+		}
+	}
+	c.out = append(c.out, msg)
 }
 
 func assistantMessage(m domain.Message) openai.ChatCompletionMessage {

@@ -133,7 +133,7 @@ func TestConvertHistory(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			msgs, images, err := convertHistory("SYS", tc.history, tc.extra, fakeLoad)
+			msgs, _, images, err := convertHistory("SYS", tc.history, tc.extra, fakeLoad, returnNothing)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func assertValidChain(t *testing.T, msgs []openai.ChatCompletionMessage) {
 
 func TestConvertHistoryImageLoadError(t *testing.T) {
 	load := func(domain.ImageRef) (string, error) { return "", errors.New("blob gone") }
-	_, _, err := convertHistory("", []domain.Message{userMsg(7, "x", domain.ImageRef{SHA256: "abc"})}, "", load)
+	_, _, _, err := convertHistory("", []domain.Message{userMsg(7, "x", domain.ImageRef{SHA256: "abc"})}, "", load, returnNothing)
 	if err == nil || !strings.Contains(err.Error(), "message 7") || !strings.Contains(err.Error(), "blob gone") {
 		t.Fatalf("got %v", err)
 	}

@@ -31,7 +31,7 @@ func TestPredictableModelOffline(t *testing.T) {
 
 	var deltas strings.Builder
 	resp, err := c.Stream(t.Context(), Request{System: "You are a coding agent.", History: history, Tools: tools},
-		func(d string) { deltas.WriteString(d) })
+		func(d Delta) { deltas.WriteString(d.Text) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestPredictableModelOffline(t *testing.T) {
 			CallID: call.ID, Name: call.Name, Outcome: domain.OutcomeSuccess, Content: "file1.txt\nfile2.txt\n"}})
 	deltas.Reset()
 	resp, err = c.Stream(t.Context(), Request{System: "You are a coding agent.", History: history, Tools: tools},
-		func(d string) { deltas.WriteString(d) })
+		func(d Delta) { deltas.WriteString(d.Text) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,11 @@
 package persistence
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -52,6 +54,24 @@ func genRound(t *rapid.T) domain.Round {
 
 func genErrKind() *rapid.Generator[domain.ErrorKind] {
 	return rapid.SampledFrom([]domain.ErrorKind{"", domain.ErrorAuth, domain.ErrorServer, domain.ErrorInterrupted, domain.ErrorContextExhausted})
+}
+
+// genReasoning draws reasoning in the shapes providers send: plain text, and the merged
+// reasoning_details entries (signed text, summaries, encrypted blobs) kept verbatim.
+func genReasoning(t *rapid.T) *domain.Reasoning {
+	r := &domain.Reasoning{Text: genText().Draw(t, "reasoning-text")}
+	if rapid.Bool().Draw(t, "has-details") {
+		entries := rapid.SliceOfN(rapid.SampledFrom([]string{
+			`{"type":"reasoning.text","text":"I should list the files.","signature":"EqoDCkYIC+/=","format":"anthropic-claude-v1","index":0}`,
+			`{"type":"reasoning.summary","summary":"**Planning**\n\nList first.","format":"openai-responses-v1","index":0}`,
+			`{"type":"reasoning.encrypted","data":"gAAAAABpsx4R==","id":"rs_01","format":"openai-responses-v1","index":0}`,
+		}), 1, 3).Draw(t, "details")
+		r.Details = json.RawMessage("[" + strings.Join(entries, ",") + "]")
+	}
+	if r.Empty() {
+		r.Text = "thinking"
+	}
+	return r
 }
 
 func genUsage(t *rapid.T, label string) domain.Usage {
@@ -145,7 +165,11 @@ func genMessage(images []domain.ImageRef) *rapid.Generator[domain.Message] {
 			m.ToolCalls = genCalls().Draw(t, "calls")
 			if rapid.Bool().Draw(t, "has-usage") {
 				u := genUsage(t, "usage")
+				u.ReasoningTokens = rapid.IntRange(0, u.OutputTokens).Draw(t, "reasoning-tokens")
 				m.Usage = &u
+			}
+			if rapid.Bool().Draw(t, "has-reasoning") {
+				m.Reasoning = genReasoning(t)
 			}
 		case domain.KindToolResult:
 			r := &domain.ToolResult{CallID: genCall().Draw(t, "for").ID, Name: domain.ToolBash,

@@ -1,6 +1,7 @@
 package persistence
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -615,5 +616,44 @@ func TestBadgerLogRouted(t *testing.T) {
 	}
 	if strings.Contains(got, "compaction") || strings.Contains(got, "flushed") {
 		t.Errorf("Badger's chatter was logged: %q", got)
+	}
+}
+
+// A thinking model's reasoning, readable and signed, is stored with its reply in its own
+// field and is there, byte for byte, after the store is closed and opened again; a reply
+// without reasoning is stored exactly as before the field existed.
+func TestReasoningKeptAcrossRestart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	s := openDir(t, dir, Options{})
+	c := newConv(t, s, "a")
+	c = step(t, s, c, domain.UserMessage{Text: "list the files"})
+	details := json.RawMessage(`[{"type":"reasoning.text","text":"I should run ls.","signature":"EqoDCkYIC+/=","format":"anthropic-claude-v1","index":0}]`)
+	c = step(t, s, c, domain.LLMResponse{Exec: execOf(t, c), ToolCalls: []domain.ToolCall{bash("t1")},
+		Reasoning: &domain.Reasoning{Text: "I should run ls.", Details: details},
+		Usage:     domain.Usage{InputTokens: 100, OutputTokens: 40, ReasoningTokens: 25}})
+	c = step(t, s, c, domain.ToolComplete{Exec: execOf(t, c), Result: okResult("a.go")})
+	c = step(t, s, c, domain.LLMResponse{Exec: execOf(t, c), Text: "One file."})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openDir(t, dir, Options{})
+	defer s.Close()
+	got, msgs, err := s.Load("a")
+	if err != nil || !sameJSON(t, got, c) {
+		t.Fatalf("after reopening: %+v %v", got, err)
+	}
+	r := msgs[1].Reasoning
+	if r == nil || r.Text != "I should run ls." || string(r.Details) != string(details) || msgs[1].Text != "" {
+		t.Fatalf("reasoning after reopening = %+v (text %q), want it apart from the text, details verbatim", r, msgs[1].Text)
+	}
+	if u := msgs[1].Usage; u == nil || u.ReasoningTokens != 25 || u.Total() != 140 {
+		t.Fatalf("usage after reopening = %+v", u)
+	}
+	plain, err := json.Marshal(msgs[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(plain), "reasoning") {
+		t.Fatalf("a reply without reasoning is stored with a reasoning field: %s", plain)
 	}
 }

@@ -38,3 +38,25 @@ if ! go version | grep -Eq 'go1\.(2[6-9]|[3-9][0-9])'; then
   export GOTOOLCHAIN=go1.26.8
 fi
 go version
+
+# Real MCP servers for the mcp package's tests: the reference file-system and "everything"
+# servers from the npm registry. Node comes from Debian's packages where it is missing.
+if ! command -v node >/dev/null 2>&1; then
+  echo "setup: installing nodejs"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq nodejs >/dev/null
+fi
+if ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing npm"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq npm >/dev/null
+fi
+mcp_missing=()
+for s in server-filesystem server-everything; do
+  command -v "mcp-$s" >/dev/null 2>&1 || mcp_missing+=("@modelcontextprotocol/$s")
+done
+if [ ${#mcp_missing[@]} -gt 0 ]; then
+  echo "setup: installing ${mcp_missing[*]}"
+  npm install -g --no-fund --no-audit "${mcp_missing[@]}" >/dev/null
+fi

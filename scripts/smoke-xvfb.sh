@@ -2,10 +2,12 @@
 # Real-window smoke test of the desktop app (issue 7).
 #
 # Builds ./cmd/phoenix-desktop, starts it under Xvfb with the offline demo model and a fresh
-# data directory, creates a conversation with Ctrl+N and Enter, types a message with xdotool,
-# waits for the conversation to take the message's title, saves a screenshot to
+# data directory, creates a conversation with Ctrl+N and Enter, types a two-line message with
+# xdotool (the demo model thinks its first line, as a thinking model does, and answers the
+# second), waits for the conversation to take the message's title, saves a screenshot to
 # .ci/artifacts/, moves and resizes the window, quits with Ctrl+Q, and then checks through
-# the CLI (list, show --json) that the demo model's reply is in the data directory. Finally
+# the CLI (list, show --json) that the demo model's reply, with its reasoning apart from its
+# text, is in the data directory. Finally
 # it starts the app again and checks that the window comes back at the same place and size
 # with the last conversation open. Every wait is bounded; the whole run stays well under two
 # minutes. Exits non-zero with a message saying what failed.
@@ -19,6 +21,8 @@ if ! locale -a 2>/dev/null | grep -qiE '^en_US\.utf-?8$'; then unset LC_ALL; exp
 
 ART=.ci/artifacts
 BIN=./bin/phoenix-desktop
+THOUGHT="weighing how to answer under xvfb"
+FIRST="reason: $THOUGHT"
 MESSAGE="echo: hello from xvfb"
 REPLY="hello from xvfb"
 mkdir -p "$ART" bin
@@ -144,11 +148,13 @@ done
 [ -n "$opened" ] || fail "Ctrl+N and Enter did not open a new conversation"
 say "conversation open: $(xdotool getwindowname "$WID")"
 
+xdotool type --delay 20 -- "$FIRST"
+xdotool key --clearmodifiers shift+Return
 xdotool type --delay 20 -- "$MESSAGE"
 xdotool key --clearmodifiers Return
-# The runtime titles a conversation after its first message, so the title proves the message
-# was committed.
-wait_until 20 "the message to be sent (window title naming it)" title_has "$MESSAGE"
+# The runtime titles a conversation after the first line of its first message, so the title
+# proves the message was committed.
+wait_until 20 "the message to be sent (window title naming it)" title_has "$FIRST"
 say "message sent: $(xdotool getwindowname "$WID")"
 # The demo model answers at once; give the reply a moment to be drawn before the screenshot.
 sleep 2
@@ -164,7 +170,8 @@ ID=$(printf '%s' "$LIST" | python3 -c 'import json,sys; l=json.load(sys.stdin) o
   fail "could not read the conversation list: $LIST"
 [ -n "$ID" ] || fail "the data directory holds no conversation"
 SHOW=$("$BIN" show "$ID" --json --data-dir "$DATA") || fail "phoenix-desktop show $ID failed"
-printf '%s' "$SHOW" | REPLY="$REPLY" MESSAGE="$MESSAGE" python3 -c '
+printf '%s' "$SHOW" | REPLY="$REPLY" MESSAGE="$FIRST
+$MESSAGE" THOUGHT="$THOUGHT" python3 -c '
 import json, os, sys
 d = json.load(sys.stdin)
 msgs = d["messages"]
@@ -174,13 +181,15 @@ if not user or user[0].get("text") != os.environ["MESSAGE"]:
     sys.exit("the user message is not stored: %r" % [m.get("text") for m in user])
 if not reply:
     sys.exit("no assistant reply containing %r; messages: %r" % (os.environ["REPLY"], [(m.get("kind"), m.get("text")) for m in msgs]))
+if (reply[0].get("reasoning") or {}).get("text") != os.environ["THOUGHT"] or os.environ["THOUGHT"] in reply[0]["text"]:
+    sys.exit("the reply does not keep its reasoning apart from its text: %r" % reply[0])
 ' || fail "the reply is not in the data directory"
-say "the reply is stored in conversation $ID"
+say "the reply and its reasoning are stored in conversation $ID"
 
 start_app
-wait_until 15 "the last conversation to open again" title_has "$MESSAGE"
+wait_until 15 "the last conversation to open again" title_has "$FIRST"
 AGAIN=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
 [ "$AGAIN" = "$GEOMETRY" ] || fail "the window came back as \"$AGAIN\", not as it was left: \"$GEOMETRY\""
 shot reopened
 quit_app
-say "OK: the window appeared, \"$MESSAGE\" was typed, its reply is stored, and the window came back at $GEOMETRY with the conversation open"
+say "OK: the window appeared, \"$FIRST\" and \"$MESSAGE\" were typed, the reply and its reasoning are stored, and the window came back at $GEOMETRY with the conversation open"

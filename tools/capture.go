@@ -149,3 +149,11 @@ func splitBudget(a, b int64, limit int) (int, int) {
 	}
 	return limit / 2, limit - limit/2
 }
+
+// CapOutput cuts text that is not a command's output (an MCP tool's result) to the same
+// limit as bash output, keeping the beginning and the end with the same note.
+func CapOutput(text string) (string, bool) {
+	var c capture
+	_, _ = c.Write([]byte(text))
+	return c.render(OutputLimit)
+}

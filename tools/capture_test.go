@@ -100,8 +100,8 @@ func TestIsSecret(t *testing.T) {
 		"MY_SERVICE_API_KEY": true, "GITHUB_TOKEN": true, "aws_secret_access_key": true, "DB_PASSWORD": true,
 		"CLIENT_SECRET_ID": true, "HOME": false, "PATH": false, "TOKENIZERS_PARALLELISM": false, "GOPATH": false,
 	} {
-		if got := isSecret(name); got != want {
-			t.Errorf("isSecret(%s) = %v, want %v", name, got, want)
+		if got := IsSecret(name); got != want {
+			t.Errorf("IsSecret(%s) = %v, want %v", name, got, want)
 		}
 	}
 }

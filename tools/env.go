@@ -14,9 +14,10 @@ var secretNames = map[string]bool{
 	"OPENAI_API_KEY": true, "PHOENIX_API_KEY": true, "ANTHROPIC_API_KEY": true, "OPENROUTER_API_KEY": true,
 }
 
-// isSecret reports whether an environment variable name looks like a credential: the named
-// keys, and any *_API_KEY, *_TOKEN, *SECRET*, *PASSWORD* or *PASSWD* variable.
-func isSecret(name string) bool {
+// IsSecret reports whether an environment variable name looks like a credential: the named
+// keys, and any *_API_KEY, *_TOKEN, *SECRET*, *PASSWORD* or *PASSWD* variable. MCP servers
+// are started without them too.
+func IsSecret(name string) bool {
 	n := strings.ToUpper(name)
 	return secretNames[n] ||
 		strings.HasSuffix(n, "API_KEY") || strings.HasSuffix(n, "_TOKEN") || n == "TOKEN" ||
@@ -41,7 +42,7 @@ func commandEnv(base []string, restricted bool, tempDir string) []string {
 	out := make([]string, 0, len(base)+len(set))
 	for _, kv := range base {
 		name, _, ok := strings.Cut(kv, "=")
-		if !ok || isSecret(name) {
+		if !ok || IsSecret(name) {
 			continue
 		}
 		if _, replaced := set[name]; replaced {

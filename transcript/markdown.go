@@ -37,6 +37,14 @@ func Markdown(c domain.Conversation, msgs []domain.Message) string {
 			writeImages(&b, m.Images)
 		case domain.KindAssistant:
 			b.WriteString("## Assistant\n\n")
+			if r := m.Reasoning; r != nil && strings.TrimSpace(r.Text) != "" {
+				// Quoted, so that the reasoning reads as an aside and never as the answer.
+				size := ""
+				if m.Usage != nil && m.Usage.ReasoningTokens > 0 {
+					size = " (" + Tokens(m.Usage.ReasoningTokens) + " tokens)"
+				}
+				fmt.Fprintf(&b, "> *Thinking%s*\n>\n> %s\n\n", size, quote(r.Text))
+			}
 			if strings.TrimSpace(m.Text) != "" {
 				b.WriteString(m.Text)
 				b.WriteString("\n\n")

@@ -150,3 +150,21 @@ func Title(title, cwd string) string {
 	}
 	return "New conversation"
 }
+
+// Progress is a tool's progress report (an MCP server's) as the status line appends it: " · 3 of 120",
+// " · 40%" or " · 3" when the total is unknown, then the server's message.
+func Progress(progress, total float64, message string) string {
+	var s string
+	switch {
+	case total > 0 && total <= 1:
+		s = fmt.Sprintf(" · %.0f%%", 100*progress/total)
+	case total > 0:
+		s = fmt.Sprintf(" · %g of %g", progress, total)
+	default:
+		s = fmt.Sprintf(" · %g", progress)
+	}
+	if m := OneLine(message, 60); m != "" {
+		s += ": " + m
+	}
+	return s
+}

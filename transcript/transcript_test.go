@@ -166,3 +166,18 @@ func TestKeyArgumentsExistInTheSchemas(t *testing.T) {
 		}
 	}
 }
+
+func TestProgressText(t *testing.T) {
+	for _, tt := range []struct {
+		progress, total float64
+		message, want   string
+	}{
+		{3, 120, "", " · 3 of 120"},
+		{0.4, 1, "", " · 40%"},
+		{7, 0, "indexing src/", " · 7: indexing src/"},
+	} {
+		if got := Progress(tt.progress, tt.total, tt.message); got != tt.want {
+			t.Errorf("Progress(%v, %v, %q) = %q, want %q", tt.progress, tt.total, tt.message, got, tt.want)
+		}
+	}
+}

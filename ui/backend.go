@@ -73,6 +73,9 @@ type Deps struct {
 	// Do runs a function on the UI goroutine without waiting; nil means fyne.Do. Tests pass a
 	// queue that they drain on the test goroutine, which keeps the race detector quiet.
 	Do func(func())
+	// MCP edits the MCP servers and shows their states (Settings → MCP servers…); nil when
+	// MCP is off (--no-mcp).
+	MCP MCPServers
 	// Notify shows a desktop notification; nil means App.SendNotification. The window calls it
 	// only while none of the app's windows has the focus.
 	Notify func(n *fyne.Notification)

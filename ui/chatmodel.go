@@ -25,6 +25,8 @@ const (
 	rowStreaming
 	rowApproval
 	rowNotice
+	// rowThinking is a thinking model's reasoning (thinking.go).
+	rowThinking
 )
 
 // toolPhase is where a tool call stands, for its row.
@@ -57,9 +59,11 @@ type row struct {
 	exec  domain.ExecID
 	level actors.NoticeLevel
 	at    time.Time
-	// expanded is the person's choice to see a tool's output; it lives in the model so that it
-	// survives the recycling of list items.
+	// expanded is the person's choice to see a tool's output or a reasoning; it lives in the
+	// model so that it survives the recycling of list items.
 	expanded bool
+	// answered marks a reasoning whose answer has started, which closed it once.
+	answered bool
 }
 
 func (r *row) touch() { r.ver++ }
@@ -73,7 +77,7 @@ func (r *row) searchText() string {
 			s += " " + r.result.Content
 		}
 		return s
-	case rowStreaming, rowApproval, rowNotice:
+	case rowStreaming, rowApproval, rowNotice, rowThinking:
 		return r.text
 	}
 	if r.msg != nil {
@@ -95,6 +99,7 @@ type chatModel struct {
 	// running is the row of the tool or sub-agent batch in progress, if any.
 	running *row
 	stream  *row
+	think   *row
 	approve *row
 	notices int
 }
@@ -127,6 +132,7 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 	case domain.KindUser:
 		m.rows = append(m.rows, &row{kind: rowUser, key: key, msg: p, at: msg.At})
 	case domain.KindAssistant:
+		m.addCommittedReasoning(p, key)
 		if strings.TrimSpace(msg.Text) != "" {
 			m.rows = append(m.rows, &row{kind: rowAssistant, key: key, msg: p, at: msg.At})
 		}
@@ -139,8 +145,9 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 			m.rows = append(m.rows, r)
 			m.byCall[c.ID] = r
 		}
-		// The reply has landed: the streamed text it replaces goes away.
+		// The reply has landed: the streamed text and reasoning it replaces go away.
 		m.dropTail(&m.stream)
+		m.dropTail(&m.think)
 	case domain.KindToolResult:
 		res := msg.ToolResult
 		if r, ok := m.byCall[res.CallID]; ok {
@@ -161,6 +168,7 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 	case domain.KindContinuation:
 		m.rows = append(m.rows, &row{kind: rowContinuation, key: key, msg: p, at: msg.At})
 		m.dropTail(&m.stream)
+		m.dropTail(&m.think)
 	default:
 		m.rows = append(m.rows, &row{kind: rowSystem, key: key, msg: p, at: msg.At})
 	}
@@ -210,6 +218,7 @@ func (m *chatModel) setState(st domain.State) {
 	case domain.LLMRequesting, domain.AwaitingContinuation:
 	default:
 		m.dropTail(&m.stream)
+		m.dropTail(&m.think)
 	}
 }
 
@@ -220,9 +229,15 @@ func (m *chatModel) addDelta(exec domain.ExecID, text string) {
 	}
 	if m.stream == nil {
 		m.stream = &row{kind: rowStreaming, key: "stream:" + strconv.FormatUint(uint64(exec), 10), exec: exec}
-		// Streamed text goes before the approval card, which is always last.
-		m.tail = append([]*row{m.stream}, m.tail...)
+		// Streamed text goes after the reasoning and before the approval card, which is
+		// always last.
+		at := 0
+		if m.think != nil && m.think.exec == exec {
+			at = 1
+		}
+		m.tail = slices.Insert(m.tail, at, m.stream)
 	}
+	m.answerStarted(exec)
 	m.stream.text += text
 	m.stream.touch()
 }

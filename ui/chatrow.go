@@ -114,6 +114,8 @@ func (v *rowView) newPart(k rowKind) part {
 		return newContinuationPart()
 	case rowApproval:
 		return newApprovalPart(v.cv)
+	case rowThinking:
+		return newThinkingPart(v.cv)
 	}
 	return newNotePart()
 }

@@ -6,11 +6,15 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // convState is what the window knows of one conversation. It is owned by the UI goroutine.
 type convState struct {
 	id string
+	// progress is the latest progress report of a tool call (an MCP server's); it counts
+	// only while its Exec is the running one.
+	progress actors.ToolProgress
 	// now is the window's clock (Deps.Now), which stamps what the events do not carry.
 	now func() time.Time
 	// conv is the latest known record; until the first snapshot or state event only the
@@ -130,8 +134,16 @@ func (cs *convState) applyEvent(ev actors.Event) bool {
 		}
 		// Only text of the request in flight is shown (a stopped request's late text is not).
 		if cur, ok := domain.CurrentExec(cs.conv.State); ok && cur == e.Exec && cs.hasState {
-			cs.model.addDelta(e.Exec, e.Text)
+			if e.Reasoning {
+				cs.model.addReasoning(e.Exec, e.Text)
+			} else {
+				cs.model.addDelta(e.Exec, e.Text)
+			}
 			return true
+		}
+	case actors.ToolProgress:
+		if cur, ok := domain.CurrentExec(cs.conv.State); ok && cur == e.Exec && cs.hasState {
+			cs.progress = e
 		}
 	case actors.Notice:
 		if cs.loaded {
@@ -162,4 +174,15 @@ func (cs *convState) applySnapshot(s Snapshot, at time.Time) {
 	for _, ev := range early {
 		cs.applyEvent(ev)
 	}
+}
+
+// progressNote is the running tool call's latest progress, for the status bar, or "".
+func (cs *convState) progressNote() string {
+	if cur, ok := domain.CurrentExec(cs.conv.State); !ok || cur != cs.progress.Exec || cs.progress.ConvID == "" {
+		return ""
+	}
+	if _, running := cs.conv.State.(domain.ToolExecuting); !running {
+		return ""
+	}
+	return transcript.Progress(cs.progress.Progress, cs.progress.Total, cs.progress.Message)
 }

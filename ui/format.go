@@ -3,31 +3,18 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // This file holds the pure text of the window: what the status bar says, how tools, times and
 // token counts are written. Keeping it free of widgets lets table tests pin every wording.
 
-// tokens writes a token count compactly: 950, 12.3k, 1.05M.
-func tokens(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d", n)
-	case n < 100_000:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
-	case n < 1_000_000:
-		return fmt.Sprintf("%dk", n/1000)
-	}
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", float64(n)/1e6), "0"), ".") + "M"
-}
-
 // meterText is the context meter's caption (REQ-BED-012).
 func meterText(u domain.Usage, window int) string {
-	return fmt.Sprintf("%s / %s tokens (%d%%)", tokens(u.Total()), tokens(window), domain.UsagePercent(u, window))
+	return fmt.Sprintf("%s / %s tokens (%d%%)", transcript.Tokens(u.Total()), transcript.Tokens(window), domain.UsagePercent(u, window))
 }
 
 // listTime writes a sidebar time: the clock today, the weekday this week, else the date.

@@ -14,11 +14,11 @@ import (
 
 func TestFormatting(t *testing.T) {
 	cases := []struct{ name, got, want string }{
-		{"tokens small", tokens(950), "950"},
-		{"tokens k", tokens(12_345), "12.3k"},
-		{"tokens round k", tokens(128_000), "128k"},
-		{"tokens M", tokens(1_047_576), "1.05M"},
-		{"tokens exact M", tokens(1_000_000), "1M"},
+		{"tokens small", transcript.Tokens(950), "950"},
+		{"tokens k", transcript.Tokens(12_345), "12.3k"},
+		{"tokens round k", transcript.Tokens(128_000), "128k"},
+		{"tokens M", transcript.Tokens(1_047_576), "1.05M"},
+		{"tokens exact M", transcript.Tokens(1_000_000), "1M"},
 		{"meter", meterText(domain.Usage{InputTokens: 80_000, OutputTokens: 5_000}, 100_000), "85k / 100k tokens (85%)"},
 		{"today", listTime(testNow.Add(-time.Hour), testNow), "14:09"},
 		{"this week", listTime(testNow.AddDate(0, 0, -2), testNow), testNow.AddDate(0, 0, -2).Format("Mon")},

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/theme"
+
+	"github.com/phoenix-desktop/phoenix/actors"
 )
 
 // TestLook writes every screen to $UI_LOOK_DIR, in both themes, for a person to look at; it
@@ -28,6 +30,23 @@ func TestLook(t *testing.T) {
 				d.EnvOverrides = func() map[string]string { return map[string]string{FieldAPIKey: "PHOENIX_API_KEY"} }
 			})
 			h.m.showSettings()
+			return h
+		}},
+		{"mcp-servers", func(t *testing.T) *harness {
+			servers, err := actors.OpenMCPServers(filepath.Join(t.TempDir(), "mcp.json"), actors.SandboxStatus{Available: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, c := range map[string]actors.MCPServerConfig{
+				"files":  {Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/ada/src"}},
+				"issues": {URL: "https://issues.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer …"}},
+			} {
+				if err := servers.SetServer(name, c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h := newHarness(t, func(_ *fakeBackend, d *Deps) { d.MCP = servers })
+			h.m.showMCPSettings()
 			return h
 		}},
 	}

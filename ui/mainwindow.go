@@ -71,6 +71,7 @@ type MainWindow struct {
 	listLoaded   bool
 	newForm      *newConvForm
 	settings     *settingsForm
+	mcpPanel     *mcpPanel
 	// proj holds the project controls: instructions, model switch, queue, Undo and Rewind.
 	proj *projectUI
 
@@ -470,6 +471,7 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 
 	rows := map[*convState]bool{}
 	states := map[*convState]bool{}
+	deltas := map[*convState]bool{}
 	sidebar := false
 	for _, ev := range evs {
 		cs := m.conv(ev.Conversation())
@@ -488,6 +490,8 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 			}
 		case actors.ApprovalRequested:
 			m.notify(transcript.Title(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+transcript.OneLine(e.Reason, 160))
+		case actors.ToolProgress:
+			states[cs] = true
 		}
 		switch ev.(type) {
 		case actors.QueueChanged, actors.InstructionsChanged, actors.CheckpointSaved:
@@ -500,6 +504,10 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 		wasBusy := cs.busy()
 		if cs.applyEvent(ev) {
 			rows[cs] = true
+		}
+		if _, ok := ev.(actors.TextDelta); ok {
+			// The status counts the reasoning while the model thinks (cs.status).
+			deltas[cs] = true
 		}
 		if _, ok := ev.(actors.StateChanged); ok {
 			states[cs] = true
@@ -518,6 +526,17 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 	}
 	for cs := range states {
 		m.refreshConv(cs)
+	}
+	for cs := range deltas {
+		if states[cs] {
+			continue // refreshed above
+		}
+		if cs == m.current {
+			m.refreshStatus()
+		}
+		if w := m.subWins[cs.id]; w != nil {
+			w.refresh()
+		}
 	}
 }
 
@@ -626,7 +645,7 @@ func (m *MainWindow) refreshStatus() {
 		}
 		return
 	}
-	m.statusLabel.SetText(transcript.Status(cs.conv, cs.since, m.now()))
+	m.statusLabel.SetText(cs.status(m.now()) + cs.progressNote())
 	m.statusDotCircle.FillColor = theme.Color(stateColor(cs.conv.State.Kind()))
 	m.statusDotCircle.Refresh()
 	if cs.busy() {

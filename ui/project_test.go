@@ -24,15 +24,15 @@ func (h *harness) rowButton(k rowKind, text string) *widget.Button {
 		if v.bound.kind != k {
 			continue
 		}
-		if b := findButton(v, text); b != nil && found == nil {
+		if b := findShownButton(v, text); b != nil && found == nil {
 			found = b
 		}
 	}
 	return found
 }
 
-// findButton finds a shown button with the given text under o.
-func findButton(o fyne.CanvasObject, text string) *widget.Button {
+// findShownButton finds a shown button with the given text under o.
+func findShownButton(o fyne.CanvasObject, text string) *widget.Button {
 	var found *widget.Button
 	walk(o, func(o fyne.CanvasObject) {
 		if b, ok := o.(*widget.Button); ok && b.Text == text && b.Visible() && found == nil {
@@ -172,7 +172,7 @@ func TestRealQueueEditRemoveAndSendOnIdle_REQ_BED_002(t *testing.T) {
 	h.m.stopAgent()
 	h.waitFor("the held queue", func() bool { return h.m.proj.of(cs.id).queue.Held != "" && !cs.busy() })
 	h.settle()
-	sendNext := findButton(h.m.proj.queueBox, "Send next")
+	sendNext := findShownButton(h.m.proj.queueBox, "Send next")
 	if sendNext == nil {
 		t.Fatal("a held queue offers no Send next")
 	}

@@ -48,7 +48,7 @@ func (p *pump) push(ev actors.Event) {
 	defer p.mu.Unlock()
 	if d, ok := ev.(actors.TextDelta); ok {
 		if n := len(p.batch); n > 0 {
-			if last, ok := p.batch[n-1].(actors.TextDelta); ok && last.ConvID == d.ConvID && last.Exec == d.Exec {
+			if last, ok := p.batch[n-1].(actors.TextDelta); ok && last.ConvID == d.ConvID && last.Exec == d.Exec && last.Reasoning == d.Reasoning {
 				last.Text += d.Text
 				p.batch[n-1] = last
 				return

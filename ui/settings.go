@@ -14,6 +14,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/providers"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // Preference keys of the settings. The API key is kept in the app's preferences file, which
@@ -115,13 +116,14 @@ func (m *MainWindow) showSettings() {
 		{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forget), HintText: envNote(FieldAPIKey, f.apiKey)},
 		{Text: "Default model", Widget: container.NewVBox(f.model, f.hint), HintText: envNote(FieldModel, f.model)},
 		widget.NewFormItem("", container.NewVBox(f.test, f.result)),
+		m.mcpSettingsItem(),
 	}
 	f.dlg = dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
 		if ok {
 			f.save()
 		}
 	}, m.win)
-	f.dlg.Resize(fyne.NewSize(620, 460))
+	f.dlg.Resize(fyne.NewSize(620, 500))
 	m.settings = f
 	f.dlg.Show()
 }
@@ -214,7 +216,7 @@ func (m *MainWindow) modelHint(model string) string {
 		return ""
 	}
 	label := m.b.ModelLabel(model)
-	window := fmt.Sprintf("context window %s tokens", tokens(domain.ContextWindowFor(model)))
+	window := fmt.Sprintf("context window %s tokens", transcript.Tokens(domain.ContextWindowFor(model)))
 	if label != "" && label != model {
 		return label + ", " + window
 	}

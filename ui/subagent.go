@@ -63,7 +63,7 @@ func (w *subAgentWindow) refresh() {
 		w.status.SetText("Loading…")
 		return
 	}
-	w.status.SetText(transcript.Status(w.cs.conv, w.cs.since, w.m.now()))
+	w.status.SetText(w.cs.status(w.m.now()))
 	if w.cs.conv.Mode == domain.ModeRestricted {
 		w.mode.SetText("Restricted")
 	} else {

@@ -24,7 +24,7 @@ import (
 // (checkpoints, rewind): they need no API key.
 type noModel struct{}
 
-func (noModel) Stream(context.Context, llm.Request, func(string)) (llm.Response, error) {
+func (noModel) Stream(context.Context, llm.Request, func(llm.Delta)) (llm.Response, error) {
 	return llm.Response{}, &llm.Error{Kind: domain.ErrorInvalidRequest, Message: "this command does not talk to a model"}
 }
 

@@ -47,6 +47,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		approve    bool
 		deny       bool
 		jsonOut    bool
+		reasoning  bool
 		continueID string
 		noInstr    bool
 		wrapUp     bool
@@ -60,6 +61,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&approve, "approve-upgrades", false, "approve every request_mode_upgrade")
 	fs.BoolVar(&deny, "deny-upgrades", false, "deny every request_mode_upgrade")
 	fs.BoolVar(&jsonOut, "json", false, "print events as JSON lines instead of a transcript")
+	fs.BoolVar(&reasoning, "show-reasoning", false, "print a thinking model's reasoning before each reply")
 	fs.StringVar(&continueID, "continue", "", "send the message to this existing conversation")
 	fs.BoolVar(&wrapUp, "wrap-up", false, "with --continue: wrap the conversation up (continuation summary) instead of sending a message")
 	fs.BoolVar(&noInstr, "no-instructions", false, "start the new conversation without the project's AGENTS.md / CLAUDE.md")
@@ -150,9 +152,11 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
+	noteProjectServers(rt, conv.Cwd, stderr)
+
 	sub := rt.Subscribe()
 	defer sub.Close()
-	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID}
+	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID, reasoning: reasoning}
 	if !jsonOut {
 		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, conv.Cwd,
 			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(rt.Sandbox()))
@@ -318,7 +322,12 @@ type chatPrinter struct {
 	w    io.Writer
 	json bool
 	conv string
-	last string // the last status line printed, to avoid repeats
+	// reasoning prints the reasoning of replies (--show-reasoning); it is left out otherwise.
+	reasoning bool
+	last      string // the last status line printed, to avoid repeats
+	// tenths is how far (in tenths) the running call's progress was last printed, so that a
+	// server reporting every step prints at most ten lines.
+	tenths int
 }
 
 func (p *chatPrinter) print(ev actors.Event) {
@@ -337,11 +346,22 @@ func (p *chatPrinter) print(ev actors.Event) {
 	}
 	switch e := ev.(type) {
 	case actors.MessageCommitted:
-		writeMessage(p.w, e.Message)
+		m := e.Message
+		if !p.reasoning {
+			m.Reasoning = nil
+		}
+		writeMessage(p.w, m)
 	case actors.StateChanged:
 		if line := transcript.Status(e.Conv, time.Time{}, time.Time{}); line != p.last && domain.Busy(e.Conv.State) {
-			p.last = line
+			p.last, p.tenths = line, 0
 			fmt.Fprintf(p.w, "· %s\n", line)
+		}
+	case actors.ToolProgress:
+		if e.Total > 0 {
+			if t := int(10 * e.Progress / e.Total); t > p.tenths {
+				p.tenths = t
+				fmt.Fprintf(p.w, "· progress: %s\n", strings.TrimPrefix(transcript.Progress(e.Progress, e.Total, e.Message), " · "))
+			}
 		}
 	case actors.Notice:
 		fmt.Fprintf(p.w, "! %s\n", e.Text)
@@ -457,4 +477,28 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("the file is %d MB; the limit is %d MB", info.Size()>>20, limit>>20)
 	}
 	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+// noteProjectServers tells the person which MCP servers the working directory's .mcp.json
+// offers that do not start: only a click in Settings (or --mcp-config) lets them.
+func noteProjectServers(rt *actors.Runtime, cwd string, stderr io.Writer) {
+	servers := rt.MCPServers()
+	if servers == nil || servers.ConfigPath() == "" {
+		return
+	}
+	offered, err := servers.ProjectServers(cwd)
+	if err != nil {
+		fmt.Fprintf(stderr, "! %v\n", err)
+		return
+	}
+	var waiting []string
+	for _, p := range offered {
+		if !p.Allowed && !p.Shadowed {
+			waiting = append(waiting, p.Name)
+		}
+	}
+	if len(waiting) > 0 {
+		fmt.Fprintf(stderr, "! %s/.mcp.json offers the MCP servers %s; they do not start until you allow them in the app's Settings, or pass --mcp-config %s/.mcp.json\n",
+			cwd, strings.Join(waiting, ", "), cwd)
+	}
 }

@@ -108,6 +108,9 @@ func runGUI(args []string, stderr io.Writer) error {
 			return opened.model.config.Model
 		},
 	}
+	if servers := opened.runtime.MCPServers(); servers != nil {
+		deps.MCP = servers
+	}
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
 	return nil
 }

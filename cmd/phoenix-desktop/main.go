@@ -1,5 +1,5 @@
 // Command phoenix-desktop is the Phoenix Desktop app: the desktop GUI by default, and headless
-// sub-commands (chat, list, show, export, checkpoints, rewind, queue, bench) that use the same actors, for scripts,
+// sub-commands (chat, list, show, export, checkpoints, rewind, queue, bench, mcp list) that use the same actors, for scripts,
 // tests and benchmarks.
 package main
 
@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/phoenix-desktop/phoenix/bench"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 )
@@ -25,6 +26,7 @@ var usage = `Usage:
   phoenix-desktop rewind ID CHECKPOINT [--force] [--dry-run]   restore the files as they were before it
   phoenix-desktop queue ID [--json] [--clear] [--release]   messages queued while the agent worked
   phoenix-desktop bench [--json]            measure the headline numbers on this machine
+  phoenix-desktop mcp list [--cwd DIR] [--json]   start the MCP servers, show their states and tools
 
 Run "phoenix-desktop COMMAND -h" for the flags of a command.
 Without an API key (` + strings.Join(providers.EnvVars(providers.FieldAPIKey), " or ") + `) and base URL, the built-in offline
@@ -35,6 +37,8 @@ func main() {
 	// The sandbox helper must run before anything else: when this process is the restricted
 	// re-execution of bash, it must not start the app (it never returns in that case).
 	sandbox.MaybeRunHelper()
+	// Likewise the MCP server that `bench` measures against is this binary started again.
+	bench.MaybeRunEchoServer()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -72,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runRewind(rest, stdout, stderr)
 	case "queue":
 		err = runQueue(rest, stdout, stderr)
+	case "mcp":
+		err = runMCP(rest, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -21,7 +21,15 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
-	os.Exit(m.Run())
+	// The tests never read the developer's own settings (their MCP servers, for one).
+	config, err := os.MkdirTemp("", "phoenix-test-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", config)
+	code := m.Run()
+	os.RemoveAll(config)
+	os.Exit(code)
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -218,5 +226,59 @@ func TestChatWithoutTerminalDeniesUpgrades_REQ_BED_015(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &v); err != nil {
 			t.Fatalf("not a JSON line: %q", line)
 		}
+	}
+}
+
+// A thinking model's reasoning is stored with its reply: chat prints it only with
+// --show-reasoning, and show and export, which read the store afresh, include it apart from
+// the answer.
+func TestChatShowExportReasoning(t *testing.T) {
+	data, cwd := t.TempDir(), t.TempDir()
+	prompt := "reason: The person wants the listing, so I run ls first.\nbash: ls\nreason: The listing came back; I report it.\n"
+	code, out, errs := cli(t, "chat", "--demo", "--data-dir", data, "--cwd", cwd, prompt)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if strings.Contains(out, "┆") {
+		t.Fatalf("chat printed the reasoning without --show-reasoning:\n%s", out)
+	}
+	code, out, errs = cli(t, "chat", "--demo", "--show-reasoning", "--data-dir", data, "--cwd", cwd, prompt)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"  ┆ Thinking (", "  ┆ The person wants the listing, so I run ls first.", "  ┆ The listing came back; I report it.", "Done."} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("chat --show-reasoning lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, _ = cli(t, "list", "--data-dir", data, "--json")
+	var list []struct{ ID string }
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 2 {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	id := list[0].ID
+	code, out, _ = cli(t, "show", id, "--data-dir", data)
+	if code != 0 || !strings.Contains(out, "  ┆ The person wants the listing, so I run ls first.") {
+		t.Fatalf("show lacks the reasoning: %d\n%s", code, out)
+	}
+	code, out, _ = cli(t, "show", id, "--data-dir", data, "--json")
+	var shown struct {
+		Messages []domain.Message `json:"messages"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil || len(shown.Messages) != 4 {
+		t.Fatalf("show --json: %d %s", code, out)
+	}
+	first := shown.Messages[1]
+	if first.Reasoning == nil || first.Reasoning.Text != "The person wants the listing, so I run ls first." || first.Text != "" {
+		t.Fatalf("stored reply %+v; want the reasoning in its own field", first)
+	}
+	if u := first.Usage; u == nil || u.ReasoningTokens == 0 || u.ReasoningTokens > u.OutputTokens {
+		t.Fatalf("usage %+v", first.Usage)
+	}
+	code, out, _ = cli(t, "export", id, "--data-dir", data)
+	if code != 0 || !strings.Contains(out, " tokens)*\n>\n> The person wants the listing, so I run ls first.\n") ||
+		!strings.Contains(out, "> The listing came back; I report it.") {
+		t.Fatalf("export lacks the quoted reasoning: %d\n%s", code, out)
 	}
 }

@@ -29,6 +29,7 @@ func writeMessage(w io.Writer, m domain.Message) {
 		}
 	case domain.KindAssistant:
 		heading("Agent")
+		writeReasoning(w, m)
 		if m.Text != "" {
 			fmt.Fprintln(w, m.Text)
 		}
@@ -51,5 +52,21 @@ func writeMessage(w io.Writer, m domain.Message) {
 	case domain.KindContinuation:
 		heading("Continuation summary")
 		fmt.Fprintln(w, m.Text)
+	}
+}
+
+// writeReasoning prints a reply's reasoning before its text, under a dotted bar that marks it
+// apart from the answer.
+func writeReasoning(w io.Writer, m domain.Message) {
+	if m.Reasoning == nil || strings.TrimSpace(m.Reasoning.Text) == "" {
+		return
+	}
+	size := ""
+	if m.Usage != nil && m.Usage.ReasoningTokens > 0 {
+		size = " (" + transcript.Tokens(m.Usage.ReasoningTokens) + " tokens)"
+	}
+	fmt.Fprintf(w, "  ┆ Thinking%s\n", size)
+	for _, l := range strings.Split(strings.TrimSpace(m.Reasoning.Text), "\n") {
+		fmt.Fprintf(w, "  ┆ %s\n", l)
 	}
 }

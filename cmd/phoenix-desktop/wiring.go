@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/instructions"
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
+	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/sandbox"
@@ -28,6 +30,9 @@ type commonFlags struct {
 	preset  string
 	demo    bool
 	verbose bool
+	// mcpConfig replaces the person's MCP servers with a file's; noMCP switches MCP off.
+	mcpConfig string
+	noMCP     bool
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet, withModel bool) {
@@ -38,7 +43,41 @@ func (c *commonFlags) register(fs *flag.FlagSet, withModel bool) {
 		fs.StringVar(&c.baseURL, flagBaseURL, "", "OpenAI-compatible endpoint (default from "+envList(providers.FieldBaseURL)+")")
 		fs.StringVar(&c.preset, flagProvider, "", "provider preset: "+strings.Join(providers.Names(), ", ")+" (default from "+envList(providers.FieldPreset)+")")
 		fs.BoolVar(&c.demo, flagDemo, false, "use the built-in offline demo model")
+		c.registerMCP(fs)
 	}
+}
+
+func (c *commonFlags) registerMCP(fs *flag.FlagSet) {
+	fs.StringVar(&c.mcpConfig, "mcp-config", "", `use the MCP servers of this file ({"mcpServers": …}) instead of the configured ones`)
+	fs.BoolVar(&c.noMCP, "no-mcp", false, "use no MCP servers")
+}
+
+// openMCP returns the MCP servers conversations use: none with --no-mcp, a file's with
+// --mcp-config (which must be valid), else the person's mcp.json. A broken mcp.json does not
+// stop the app: the hub has no servers, and the error is returned for the caller to show.
+func (c *commonFlags) openMCP() (*mcp.Hub, error) {
+	switch {
+	case c.noMCP && c.mcpConfig != "":
+		return nil, errors.New("--mcp-config and --no-mcp exclude each other")
+	case c.noMCP:
+		return nil, nil
+	case c.mcpConfig != "":
+		cfg, err := mcp.LoadConfig(c.mcpConfig)
+		if err == nil && len(cfg.Servers) == 0 {
+			if _, statErr := os.Stat(c.mcpConfig); statErr != nil {
+				err = fmt.Errorf("--mcp-config: %w", statErr)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return mcp.FixedHub(cfg, mcp.Options{}), nil
+	}
+	path, err := mcp.DefaultConfigPath()
+	if err != nil {
+		return nil, err
+	}
+	return mcp.OpenHub(path, mcp.Options{})
 }
 
 // Names of the flags that set a model setting, as the Settings dialog names them when they win.
@@ -187,9 +226,17 @@ func (a *session) Close() {
 	}
 }
 
-// openApp opens the store, the model and the actor runtime.
+// openApp opens the store, the model and the actor runtime. A broken mcp.json is logged and
+// leaves MCP without servers (the window's Settings says why); a bad --mcp-config fails.
 func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session, error) {
 	a := &session{}
+	hub, err := flags.openMCP()
+	if err != nil {
+		if hub == nil {
+			return nil, fmt.Errorf("MCP servers: %w (or pass --no-mcp)", err)
+		}
+		log.Error("the MCP configuration cannot be used; no MCP server will start until it is fixed", "error", err)
+	}
 	store, err := flags.openStore(log)
 	if err != nil {
 		return nil, err
@@ -212,6 +259,7 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		InstructionsDir: instructions.ConfigDir(),
 		// Inside the locked data directory, so that a start can sweep what a crash left.
 		TempRoot: filepath.Join(store.Dir(), "sandbox-tmp"),
+		MCP:      hub,
 	})
 	if err != nil {
 		a.Close()

@@ -7,7 +7,9 @@
 // # Scripted replies (tests)
 //
 // Enqueue(replies...) queues Reply values; each chat request takes the first one left. A
-// Reply streams text in N chunks and tool calls in fragments, reports usage, or misbehaves:
+// Reply streams text in N chunks and tool calls in fragments, reports usage, thinks first
+// (Thinking: reasoning in each field real providers use, signed and encrypted entries
+// included, and a DeepSeek-like refusal of reasoning sent back), or misbehaves:
 // an error status with an OpenAI-style body (429 with Retry-After, 401, 400, a context-length
 // 400, 500), a stall after N chunks (until the client disconnects), a connection cut
 // mid-stream, an error event mid-stream, a missing finish reason, an empty reply, malformed
@@ -37,6 +39,7 @@
 //	image: PATH                  call read_image {"path": PATH}
 //	upgrade: REASON              call request_mode_upgrade {"reason": REASON}
 //	agents: TASK | TASK ...      call spawn_agents {"tasks": [TASK, TASK]}
+//	mcp: SERVER TOOL {JSON}      call the MCP tool mcp__SERVER__TOOL with the JSON arguments
 //
 // Several steps on one line separated by " ;; " make one answer with several tool calls
 // (and the text of any echo: among them), e.g. "bash: ls ;; think: then what".
@@ -52,6 +55,8 @@
 //	usage: N           report N total tokens on this answer and every later one, also after
 //	                   later user messages (to reach the 80% and 90% thresholds of
 //	                   domain.DemoModel's 100000-token window)
+//	reason: TEXT       think TEXT before answering: streamed word by word as
+//	                   reasoning_content, as thinking models do
 //
 // When every step is done:
 //

@@ -50,6 +50,8 @@ type step struct {
 	delay   time.Duration
 	fail    *failSpec
 	usage   int
+	// reason is the reasoning streamed before the step's answer.
+	reason string
 }
 
 // program is a parsed user message: its steps, and the modifiers written after the last one,
@@ -116,8 +118,22 @@ func parseAction(key, arg string) (action, bool) {
 		return action{tool: domain.ToolSpawnAgents, args: map[string]any{"tasks": tasks}}, true
 	case "patch":
 		return parsePatch(arg), true
+	case "mcp":
+		return parseMCP(arg), true
 	}
 	return action{}, false
+}
+
+// parseMCP reads SERVER TOOL JSON-ARGUMENTS into a call of mcp__SERVER__TOOL; arguments that
+// are missing or not a JSON object are sent as {}.
+func parseMCP(arg string) action {
+	fields := strings.SplitN(strings.TrimSpace(arg), " ", 3)
+	name := domain.MCPToolPrefix + strings.Join(fields[:min(2, len(fields))], "__")
+	args := map[string]any{}
+	if len(fields) == 3 {
+		_ = json.Unmarshal([]byte(fields[2]), &args)
+	}
+	return action{tool: name, args: args}
 }
 
 // parsePatch reads the three patch forms: PATH <<< TEXT (overwrite), PATH >>> TEXT (append)
@@ -190,6 +206,9 @@ func parseProgram(text string) program {
 			if n, err := strconv.Atoi(strings.ReplaceAll(arg, "_", "")); err == nil && n > 0 {
 				pending.usage = n
 			}
+			continue
+		case "reason":
+			pending.reason = unescape(arg)
 			continue
 		}
 		var acts []action
@@ -271,6 +290,12 @@ func (s *Server) predict(chat *ChatRequest, raw []byte, pace time.Duration) Repl
 		reply = s.conclude(chat, u, prog, assistants+1, pace)
 	}
 	reply.FirstByteDelay = st.delay
+	if st.reason != "" {
+		// Streamed word by word like the text, so that the demo shows it grow.
+		reply.Thinking = &Thinking{Text: st.reason, Chunks: len(strings.Fields(st.reason)), Content: true,
+			Tokens: domain.EstimateTokens(st.reason, 0)}
+		reply.ChunkDelay = pace
+	}
 	if f := st.fail; f != nil && s.shouldFail(raw, f) {
 		return failReply(f, reply.FirstByteDelay)
 	}
@@ -441,7 +466,7 @@ func (s *Server) conclude(chat *ChatRequest, u int, prog program, replyNo int, p
 func helpText(userText string) string {
 	return fmt.Sprintf("I am the offline demo model, so I follow simple scripts rather than reason. "+
 		"Write one step per line: echo: TEXT, bash: COMMAND, patch: PATH <<< TEXT, think: TEXT, "+
-		"search: WORDS, image: PATH, upgrade: REASON, agents: TASK | TASK; and delay: MS, fail: STATUS "+
+		"search: WORDS, image: PATH, upgrade: REASON, agents: TASK | TASK, mcp: SERVER TOOL {JSON}; and delay: MS, fail: STATUS "+
 		"or usage: TOKENS before a step to change it. You wrote: %q.", firstLine(userText))
 }
 

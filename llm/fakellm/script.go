@@ -28,12 +28,48 @@ type Usage struct {
 	CompletionTokens int
 }
 
+// Thinking scripts a thinking model's reasoning, streamed before the reply's text in the
+// fields real providers use. Several fields may carry the same piece, as they do on the
+// wire: Kimi behind some hosts sends reasoning_content and reasoning_details together,
+// OpenRouter sends reasoning and reasoning_details.
+type Thinking struct {
+	// Text is streamed in Chunks pieces (at least one).
+	Text   string
+	Chunks int
+	// Content sends each piece as delta.reasoning_content (DeepSeek, xAI, GLM, llama.cpp).
+	Content bool
+	// Plain sends each piece as delta.reasoning (OpenRouter, Vercel's gateway, Ollama).
+	Plain bool
+	// Details sends each piece as a reasoning_details entry of type "reasoning.text", or
+	// "reasoning.summary" when Summary is set (OpenAI and xAI models behind a gateway),
+	// with Format as its format.
+	Details bool
+	Summary bool
+	Format  string
+	// Signature, when set, ends the text with an entry that carries only this signature,
+	// as Anthropic's models do behind OpenRouter.
+	Signature string
+	// Encrypted, when set, ends the reasoning with one "reasoning.encrypted" entry holding
+	// this data (and EncryptedID as its id), which is all Gemini sends of its thinking.
+	Encrypted, EncryptedID string
+	// Tokens is reported as completion_tokens_details.reasoning_tokens. They are part of
+	// completion_tokens, unless TokensBeside is set: then they are counted beside it, and
+	// total_tokens is the sum of prompt, completion and reasoning, as xAI reports them.
+	Tokens       int
+	TokensBeside bool
+}
+
 // Reply scripts one response. The zero value is an empty (but complete) reply: a role
 // chunk, a finish reason "stop", usage and [DONE].
 type Reply struct {
 	// Text is streamed in Chunks pieces of nearly equal length (at least one).
 	Text   string
 	Chunks int
+	// Thinking, when set, is streamed before the text.
+	Thinking *Thinking
+	// RejectReasoning answers 400 with DeepSeek's wording, instead of this reply, when a
+	// message of the request carries reasoning_content.
+	RejectReasoning bool
 	// ToolCalls are streamed one after the other, each as a first fragment with index, id,
 	// type and name, followed by its arguments in Fragments pieces. An empty ID is left
 	// out of the stream, as some providers do. Arguments are sent as given, so malformed

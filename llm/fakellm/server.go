@@ -256,6 +256,9 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, chat *ChatReq
 		s.noteDisconnect()
 		return
 	}
+	if reply.RejectReasoning && carriesReasoningContent(chat) {
+		reply = Failure(http.StatusBadRequest, rejectReasoningMessage)
+	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {
 		if reply.RetryAfter != "" {
 			w.Header().Set("Retry-After", reply.RetryAfter)
@@ -352,6 +355,9 @@ func streamEvents(chat *ChatRequest, reply Reply, id string) [][]byte {
 	}
 	empty := ""
 	add([]streamChoice{{Delta: deltaJSON{Role: "assistant", Content: &empty}}}, nil)
+	for _, d := range thinkingDeltas(reply.Thinking) {
+		add([]streamChoice{{Delta: d}}, nil)
+	}
 	for _, piece := range split(reply.Text, reply.Chunks) {
 		add([]streamChoice{{Delta: deltaJSON{Content: &piece}}}, nil)
 	}
@@ -398,6 +404,9 @@ func (s *Server) complete(w http.ResponseWriter, ctx context.Context, chat *Chat
 	if reply.Text != "" || len(reply.ToolCalls) == 0 {
 		msg.Content = &reply.Text
 	}
+	if th := reply.Thinking; th != nil && th.Text != "" {
+		msg.ReasoningContent = &th.Text
+	}
 	for _, c := range reply.ToolCalls {
 		msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: c.ID, Type: "function", Function: c.Function})
 	}
@@ -427,8 +436,15 @@ func usageOf(r Reply) *usageJSON {
 	if r.Usage == nil {
 		return &usageJSON{}
 	}
-	return &usageJSON{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens,
+	u := &usageJSON{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens,
 		TotalTokens: r.Usage.PromptTokens + r.Usage.CompletionTokens}
+	if th := r.Thinking; th != nil && th.Tokens > 0 {
+		u.CompletionTokensDetails = &completionDetailsJSON{ReasoningTokens: th.Tokens}
+		if th.TokensBeside {
+			u.TotalTokens += th.Tokens
+		}
+	}
+	return u
 }
 
 // split cuts s into n pieces of nearly equal length, on rune boundaries; an empty s gives
@@ -458,6 +474,9 @@ func estimateUsage(chat *ChatRequest, raw []byte, reply Reply) Usage {
 		}
 	}
 	out := reply.Text
+	if reply.Thinking != nil {
+		out += reply.Thinking.Text
+	}
 	for _, c := range reply.ToolCalls {
 		out += c.Function.Name + c.Function.Arguments
 	}

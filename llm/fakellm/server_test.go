@@ -569,3 +569,72 @@ func TestChatsRecordModelAndSystemPrompt(t *testing.T) {
 		t.Fatalf("a request without a system message has system prompt %q", chats[2].SystemPrompt())
 	}
 }
+
+// Scripted reasoning goes over the wire in the shapes real providers use: each piece in
+// every field asked for, a signature-only entry, an encrypted entry, and reasoning tokens
+// counted inside or beside completion_tokens.
+func TestStreamThinkingWireFormat(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	s.Enqueue(Reply{Text: "ok", Thinking: &Thinking{Text: "abcd", Chunks: 2, Plain: true, Details: true, Format: "anthropic-claude-v1",
+		Signature: "sig", Encrypted: "blob", EncryptedID: "rs_1", Tokens: 7, TokensBeside: true},
+		Usage: &Usage{PromptTokens: 10, CompletionTokens: 5}})
+	events := sse(t, s, "/v1/chat/completions", ChatRequest{Model: "m", Stream: true, StreamOptions: &StreamOptions{IncludeUsage: true},
+		Messages: []Message{user("x")}})
+	want := []string{
+		`"delta":{"role":"assistant","content":""}`,
+		`"delta":{"reasoning":"ab","reasoning_details":[{"type":"reasoning.text","text":"ab","format":"anthropic-claude-v1","index":0}]}`,
+		`"delta":{"reasoning":"cd","reasoning_details":[{"type":"reasoning.text","text":"cd","format":"anthropic-claude-v1","index":0}]}`,
+		`"delta":{"reasoning_details":[{"type":"reasoning.text","signature":"sig","format":"anthropic-claude-v1","index":0}]}`,
+		`"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"blob","id":"rs_1","format":"anthropic-claude-v1","index":0}]}`,
+		`"delta":{"content":"ok"}`,
+		`"finish_reason":"stop"`,
+		`"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":22,"completion_tokens_details":{"reasoning_tokens":7}}`,
+		`[DONE]`,
+	}
+	if len(events) != len(want) {
+		t.Fatalf("%d events, want %d:\n%s", len(events), len(want), strings.Join(events, "\n"))
+	}
+	for i, w := range want {
+		if !strings.Contains(events[i], w) {
+			t.Fatalf("event %d is %s, want it to contain %s", i, events[i], w)
+		}
+	}
+}
+
+// A reply scripted to reject reasoning answers 400 only when a message carries
+// reasoning_content, as DeepSeek does.
+func TestRejectReasoning(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	s.Enqueue(Reply{Text: "fine", RejectReasoning: true}, Reply{Text: "fine", RejectReasoning: true})
+	thought := "hmm"
+	with := Message{Role: "assistant", Content: Content{Text: "hi"}, ReasoningFields: ReasoningFields{ReasoningContent: &thought}}
+	if status, _, _ := post(t, s, ChatRequest{Model: "m", Messages: []Message{user("a"), with, user("b")}}); status != http.StatusBadRequest {
+		t.Fatalf("status %d with reasoning_content, want 400", status)
+	}
+	if status, _, _ := post(t, s, ChatRequest{Model: "m", Messages: []Message{user("a"), {Role: "assistant", Content: Content{Text: "hi"}}, user("b")}}); status != http.StatusOK {
+		t.Fatalf("status %d without reasoning_content, want 200", status)
+	}
+}
+
+// "reason:" makes the predictable model think before the step, word by word.
+func TestPredictableReasoning(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	events := sse(t, s, "/v1/chat/completions", ChatRequest{Model: "m", Stream: true, Tools: tools(parentTools...),
+		Messages: []Message{user("reason: First list them.\nbash: ls")}})
+	var thought strings.Builder
+	for _, e := range events {
+		var c streamChunk
+		if json.Unmarshal([]byte(e), &c) == nil && len(c.Choices) > 0 && c.Choices[0].Delta.ReasoningContent != nil {
+			thought.WriteString(*c.Choices[0].Delta.ReasoningContent)
+		}
+	}
+	if thought.String() != "First list them." {
+		t.Fatalf("reasoning %q, want the reason: text", thought.String())
+	}
+	if !strings.Contains(strings.Join(events, "\n"), `"name":"bash"`) {
+		t.Fatalf("the step after the reasoning is missing:\n%s", strings.Join(events, "\n"))
+	}
+}

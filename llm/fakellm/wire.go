@@ -38,6 +38,28 @@ type Message struct {
 	Content    Content    `json:"content"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// ReasoningFields are the reasoning a client sent back with an assistant message.
+	ReasoningFields
+}
+
+// ReasoningFields are the three fields reasoning travels in, in a stream's deltas and in a
+// request's assistant messages.
+type ReasoningFields struct {
+	ReasoningContent *string          `json:"reasoning_content,omitempty"`
+	Reasoning        *string          `json:"reasoning,omitempty"`
+	ReasoningDetails []ReasoningEntry `json:"reasoning_details,omitempty"`
+}
+
+// ReasoningEntry is one reasoning_details entry, streamed or sent back.
+type ReasoningEntry struct {
+	Type      string `json:"type"`
+	Text      string `json:"text,omitempty"`
+	Summary   string `json:"summary,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Format    string `json:"format,omitempty"`
+	Index     int    `json:"index"`
 }
 
 // Content is a message's content: a plain string, or a list of text and image parts.
@@ -143,14 +165,20 @@ func (r *ChatRequest) offers(name string) bool {
 // wire shapes of responses
 
 type usageJSON struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens            int                    `json:"prompt_tokens"`
+	CompletionTokens        int                    `json:"completion_tokens"`
+	TotalTokens             int                    `json:"total_tokens"`
+	CompletionTokensDetails *completionDetailsJSON `json:"completion_tokens_details,omitempty"`
+}
+
+type completionDetailsJSON struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 type deltaJSON struct {
-	Role      string     `json:"role,omitempty"`
-	Content   *string    `json:"content,omitempty"`
+	Role    string  `json:"role,omitempty"`
+	Content *string `json:"content,omitempty"`
+	ReasoningFields
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 }
 
@@ -170,9 +198,10 @@ type streamChunk struct {
 }
 
 type messageJSON struct {
-	Role      string     `json:"role"`
-	Content   *string    `json:"content"`
-	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Role             string     `json:"role"`
+	Content          *string    `json:"content"`
+	ReasoningContent *string    `json:"reasoning_content,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 }
 
 type completionChoice struct {

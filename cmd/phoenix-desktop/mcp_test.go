@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/phoenix-desktop/phoenix/mcp"
+	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
+	"github.com/phoenix-desktop/phoenix/sandbox"
+)
+
+func writeMCPConfig(t *testing.T, path string, servers map[string]mcp.ServerConfig) {
+	t.Helper()
+	if err := mcp.SaveConfig(path, mcp.Config{Servers: servers}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// `mcp list` starts each server as a new conversation would and shows its state and tools; a
+// URL server is plainly unreachable in Restricted mode.
+func TestMCPListShowsStatesAndTools(t *testing.T) {
+	bin := mcptest.Server(t, mcptest.Filesystem)
+	if !sandbox.Probe().Available {
+		mcptest.Missing(t, "Landlock is unavailable")
+	}
+	cwd := t.TempDir()
+	file := filepath.Join(t.TempDir(), "servers.json")
+	writeMCPConfig(t, file, map[string]mcp.ServerConfig{
+		"fs":  {Command: bin, Args: []string{cwd}},
+		"web": {URL: "http://127.0.0.1:9/mcp"},
+	})
+	code, out, errs := cli(t, "mcp", "list", "--mcp-config", file, "--cwd", cwd)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"a Restricted conversation", "fs ", " ok ", "mcp__fs__read_text_file", "web ", "unreachable in Restricted mode"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errs := cli(t, "mcp", "list", "--mcp-config", file, "--no-mcp"); code == 0 || !strings.Contains(errs, "exclude each other") {
+		t.Errorf("--mcp-config with --no-mcp: exit %d, %s", code, errs)
+	}
+	if code, _, errs := cli(t, "mcp", "list", "--mcp-config", filepath.Join(cwd, "missing.json")); code == 0 || !strings.Contains(errs, "missing.json") {
+		t.Errorf("a missing --mcp-config: exit %d, %s", code, errs)
+	}
+}
+
+// chat uses the servers of the person's mcp.json; --no-mcp switches them off; a project's
+// .mcp.json is offered and never started without the person's consent.
+func TestChatUsesConfiguredMCPServers(t *testing.T) {
+	bin := mcptest.Server(t, mcptest.Filesystem)
+	if !sandbox.Probe().Available {
+		mcptest.Missing(t, "Landlock is unavailable")
+	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("notes for the agent\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path, err := mcp.DefaultConfigPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeMCPConfig(t, path, map[string]mcp.ServerConfig{"fs": {Command: bin, Args: []string{cwd}}})
+	// The project's server would leave a mark if it ever started.
+	mark := filepath.Join(t.TempDir(), "started")
+	writeMCPConfig(t, filepath.Join(cwd, ".mcp.json"), map[string]mcp.ServerConfig{
+		"proj": {Command: "bash", Args: []string{"-c", "touch " + mark}}})
+
+	prompt := `mcp: fs read_text_file {"path":"` + filepath.Join(cwd, "notes.txt") + `"}`
+	code, out, errs := cli(t, "chat", "--demo", "--data-dir", t.TempDir(), "--cwd", cwd, prompt)
+	if code != 0 || !strings.Contains(out, "notes for the agent") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, ".mcp.json offers the MCP servers proj") {
+		t.Errorf("the project's server was not offered:\n%s", errs)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("the project's server started without the person's consent")
+	}
+
+	code, out, errs = cli(t, "chat", "--demo", "--no-mcp", "--data-dir", t.TempDir(), "--cwd", cwd, prompt)
+	if code != 0 || !strings.Contains(out, "switched off") {
+		t.Fatalf("--no-mcp: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A long MCP call's progress reaches the transcript, at most a line per tenth.
+func TestChatPrintsMCPProgress(t *testing.T) {
+	bin := mcptest.Server(t, mcptest.Everything)
+	if !sandbox.Probe().Available {
+		mcptest.Missing(t, "Landlock is unavailable")
+	}
+	file := filepath.Join(t.TempDir(), "servers.json")
+	writeMCPConfig(t, file, map[string]mcp.ServerConfig{"every": {Command: bin}})
+	code, out, errs := cli(t, "chat", "--demo", "--mcp-config", file, "--data-dir", t.TempDir(), "--cwd", t.TempDir(),
+		`mcp: every trigger-long-running-operation {"duration":1,"steps":40}`)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	lines := strings.Count(out, "· progress: ")
+	if lines == 0 || lines > 10 || !strings.Contains(out, " of 40\n") {
+		t.Fatalf("%d progress lines:\n%s", lines, out)
+	}
+}

@@ -1,0 +1,253 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// This file is everything the client knows about thinking models: how their reasoning
+// arrives in a stream, and what of it each provider wants back on the next request.
+//
+// Reasoning arrives in three fields of a chunk's delta, often several at once:
+//   - reasoning_content: a string (DeepSeek, xAI, Z.ai's GLM, Kimi, llama.cpp, vLLM);
+//   - reasoning: a string (OpenRouter, Vercel's AI Gateway, Ollama);
+//   - reasoning_details: structured entries (OpenRouter, Vercel): "reasoning.text" with a
+//     text and, at the end, a signature (Anthropic); "reasoning.summary" pieces (OpenAI,
+//     xAI); one "reasoning.encrypted" blob (OpenAI, xAI, Gemini), which is all some models
+//     send. Entries arrive in pieces that share a type and an index.
+// Providers that send two of them send the same text twice, so the readable text is taken
+// from the first field present, in that order.
+
+// reasoningReturn is what of a stored reasoning goes back to the provider with the
+// assistant message it belongs to.
+type reasoningReturn int
+
+const (
+	// returnNothing sends no reasoning: the provider rejects it or has no use for it.
+	returnNothing reasoningReturn = iota
+	// returnContent sends the text as "reasoning_content".
+	returnContent
+	// returnDetails sends the merged reasoning_details entries verbatim (signatures and
+	// encrypted blobs included), or the text as "reasoning" when there are no entries.
+	returnDetails
+)
+
+func (r reasoningReturn) String() string {
+	switch r {
+	case returnContent:
+		return "reasoning_content"
+	case returnDetails:
+		return "reasoning_details"
+	}
+	return "nothing"
+}
+
+// reasoningRule says what one provider, known by the host of its base URL, gets back.
+type reasoningRule struct {
+	hosts []string
+	send  reasoningReturn
+	// why is the evidence, for the person who changes the rule.
+	why string
+}
+
+// reasoningRules is the one table of what goes back to whom. The evidence is the traffic
+// of a mature client (charmbracelet/fantasy's recorded provider tests): on the request
+// after a tool call it sent exactly this, and the provider answered 200.
+var reasoningRules = []reasoningRule{
+	{hosts: []string{"openrouter.ai", "ai-gateway.vercel.sh"}, send: returnDetails,
+		why: "OpenRouter and Vercel's gateway accept reasoning_details back as they were streamed: Anthropic's signed text, " +
+			"OpenAI's and xAI's summaries with their encrypted blob, Gemini's encrypted signature; without them the " +
+			"upstream model loses its thinking across tool calls (Anthropic requires the signed block)"},
+	{hosts: []string{"api.x.ai", "api.z.ai", "open.bigmodel.cn", "api.moonshot.ai", "api.moonshot.cn", "api.avian.io"},
+		send: returnContent,
+		why: "xAI (grok-3-mini), Z.ai (GLM 4.7) and Kimi K2.5 take reasoning_content on assistant messages; Kimi " +
+			"requires it on tool-call messages while thinking is on"},
+	{hosts: []string{"api.deepseek.com"}, send: returnNothing,
+		why: "DeepSeek answers 400 when an input message carries reasoning_content"},
+	{hosts: []string{"api.openai.com", "api.anthropic.com"}, send: returnNothing,
+		why: "their chat completions endpoints stream no reasoning and define no field to send it back"},
+}
+
+// defaultReturn applies to every other host: local and self-hosted servers (llama.cpp,
+// vLLM, Ollama, LM Studio) and proxies. llama.cpp renders reasoning_content into the
+// template of gpt-oss, which needs its reasoning across tool calls; the others ignore a
+// field they do not know.
+const defaultReturn = returnContent
+
+// rejectingModels name, in a model id, the models whose provider rejects reasoning in
+// input, for hosts the table does not know (a company proxy in front of DeepSeek's API).
+// Sending nothing costs such a model nothing elsewhere: DeepSeek's reasoning models drop
+// earlier reasoning from their context anyway.
+var rejectingModels = []string{"deepseek"}
+
+// reasoningReturnFor looks the base URL's host up in reasoningRules (a subdomain matches its
+// domain's rule); for any other host, a model that rejects reasoning gets nothing and every
+// other model the default.
+func reasoningReturnFor(baseURL, model string) reasoningReturn {
+	if u, err := url.Parse(baseURL); err == nil {
+		host := strings.ToLower(u.Hostname())
+		for _, r := range reasoningRules {
+			for _, h := range r.hosts {
+				if host == h || strings.HasSuffix(host, "."+h) {
+					return r.send
+				}
+			}
+		}
+	}
+	for _, m := range rejectingModels {
+		if strings.Contains(strings.ToLower(model), m) {
+			return returnNothing
+		}
+	}
+	return defaultReturn
+}
+
+// gatewayFields are what a gateway (returnDetails) gets with an assistant message: the
+// entries as they were streamed, or the text when there were none.
+func gatewayFields(r *domain.Reasoning) map[string]json.RawMessage {
+	if len(r.Details) > 0 {
+		return map[string]json.RawMessage{"reasoning_details": r.Details}
+	}
+	text, _ := json.Marshal(r.Text) // a string always encodes
+	return map[string]json.RawMessage{"reasoning": text}
+}
+
+// reasoningDelta is the part of a stream chunk that go-openai does not decode.
+type reasoningDelta struct {
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Reasoning        *string          `json:"reasoning"`
+			ReasoningDetails []map[string]any `json:"reasoning_details"`
+		} `json:"delta"`
+	} `json:"choices"`
+}
+
+// mayCarryReasoning is a cheap test that spares most chunks a second decoding.
+func mayCarryReasoning(raw []byte) bool { return bytes.Contains(raw, []byte(`"reasoning`)) }
+
+// reasoningAssembler accumulates the reasoning of one answer.
+type reasoningAssembler struct {
+	text strings.Builder
+	// entries are the merged reasoning_details, in order of first appearance; byKey finds
+	// an entry by type and index.
+	entries []map[string]any
+	byKey   map[string]map[string]any
+}
+
+// add folds one delta's reasoning in and returns the readable text it carried. content is
+// the delta's reasoning_content; plain and details its reasoning and reasoning_details.
+func (a *reasoningAssembler) add(content string, plain *string, details []map[string]any) string {
+	for _, d := range details {
+		a.merge(d)
+	}
+	text := content
+	if text == "" && plain != nil {
+		text = *plain
+	}
+	if text == "" {
+		for _, d := range details {
+			for _, k := range []string{"text", "summary"} {
+				if s, ok := d[k].(string); ok {
+					text += s
+				}
+			}
+		}
+	}
+	a.text.WriteString(text)
+	return text
+}
+
+// merge joins a reasoning_details piece to the entry of the same type and index: text and
+// summary pieces are concatenated; any other field (signature, data, id, format) keeps the
+// last value that is not empty.
+func (a *reasoningAssembler) merge(d map[string]any) {
+	typ, _ := d["type"].(string)
+	key := typ + "\x00" + fmt.Sprint(d["index"])
+	e, ok := a.byKey[key]
+	if !ok {
+		if a.byKey == nil {
+			a.byKey = map[string]map[string]any{}
+		}
+		e = map[string]any{}
+		a.byKey[key] = e
+		a.entries = append(a.entries, e)
+	}
+	for k, v := range d {
+		s, isString := v.(string)
+		switch {
+		case isString && (k == "text" || k == "summary"):
+			prev, _ := e[k].(string)
+			e[k] = prev + s
+		case isString && s == "":
+			if _, has := e[k]; !has {
+				e[k] = s
+			}
+		case v != nil:
+			e[k] = v
+		}
+	}
+}
+
+// result is the reasoning of the answer, or nil when there was none.
+func (a *reasoningAssembler) result() *domain.Reasoning {
+	r := &domain.Reasoning{Text: a.text.String()}
+	if len(a.entries) > 0 {
+		// Decoded JSON values always encode.
+		r.Details, _ = json.Marshal(a.entries)
+	}
+	if r.Empty() {
+		return nil
+	}
+	return r
+}
+
+// outputTokens is the completion's size including its reasoning. Most providers count the
+// reasoning tokens inside completion_tokens; xAI counts them beside it, which shows as a
+// total_tokens that is the sum of all three.
+func outputTokens(prompt, completion, total, reasoning int) int {
+	if reasoning > 0 && total >= prompt+completion+reasoning {
+		return completion + reasoning
+	}
+	return completion
+}
+
+// withMessageFields returns a copy of the chat request with fields added to the messages of
+// its body, by index. It closes the original body, as a transport must.
+func withMessageFields(req *http.Request, fields map[int]map[string]json.RawMessage) (*http.Request, error) {
+	body, err := io.ReadAll(req.Body)
+	_ = req.Body.Close() // fully read; closing cannot lose anything
+	if err != nil {
+		return nil, fmt.Errorf("read the request body to add the reasoning: %w", err)
+	}
+	var top map[string]json.RawMessage
+	var msgs []map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return nil, fmt.Errorf("add the reasoning to the request: %w", err)
+	}
+	if err := json.Unmarshal(top["messages"], &msgs); err != nil {
+		return nil, fmt.Errorf("add the reasoning to the request's messages: %w", err)
+	}
+	for i, f := range fields {
+		if i < 0 || i >= len(msgs) {
+			return nil, fmt.Errorf("add the reasoning to message %d of a request with %d", i, len(msgs))
+		}
+		maps.Copy(msgs[i], f)
+	}
+	// Maps of raw JSON always encode.
+	top["messages"], _ = json.Marshal(msgs)
+	body, _ = json.Marshal(top)
+	out := req.Clone(req.Context())
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	out.ContentLength = int64(len(body))
+	return out, nil
+}

@@ -1,0 +1,420 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// State is where a server is, as Settings and `mcp list` show it.
+type State string
+
+const (
+	StateIdle        State = "not started" // configured; starts when a conversation needs it
+	StateStarting    State = "starting"
+	StateRunning     State = "running"
+	StateFailed      State = "failed"
+	StateStopped     State = "stopped"
+	StateDisabled    State = "disabled"
+	StateUnreachable State = "unreachable in Restricted mode"
+	// StateChecked is a server that a check started, listed and stopped again.
+	StateChecked State = "ok"
+)
+
+// Status is what is known of one server: its configuration and the latest instance any
+// conversation (or a check) started.
+type Status struct {
+	Name    string
+	Config  ServerConfig
+	Enabled bool
+	// Project is set for a server from a working directory's .mcp.json.
+	Project bool
+	State   State
+	// Error says why the latest start or call failed.
+	Error string
+	// Restricted is the policy of the latest instance.
+	Restricted bool
+	// Running counts the conversations whose instance of it runs now.
+	Running int
+	Tools   []ToolInfo
+	// Stderr is the end of what the latest instance wrote on stderr.
+	Stderr  string
+	Updated time.Time
+
+	// stderr is the latest instance's live buffer, read into Stderr by Statuses.
+	stderr *tailBuffer
+}
+
+// Options tune the timeouts; the zero value takes the defaults.
+type Options struct {
+	// StartTimeout bounds starting a server and its handshake (default 60 s: a first `npx`
+	// run downloads the package).
+	StartTimeout time.Duration
+	// CallTimeout bounds one tool call (default 10 min); Stop ends a call at any time.
+	CallTimeout time.Duration
+	// HTTPClient reaches URL servers; nil is http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+const (
+	defaultStartTimeout = 60 * time.Second
+	defaultCallTimeout  = 10 * time.Minute
+)
+
+// ErrReadOnly is returned by the editing methods of a hub made from a fixed configuration
+// (`--mcp-config FILE`).
+var ErrReadOnly = errors.New("the MCP servers come from --mcp-config and cannot be edited here; edit that file")
+
+// Hub is the app's MCP configuration and the status of every server. It is safe for
+// concurrent use.
+type Hub struct {
+	opts          Options
+	path          string // the person's mcp.json; "" when the configuration is fixed
+	approvalsPath string
+	loadErr       error // set once, by OpenHub
+
+	mu        sync.Mutex
+	cfg       Config
+	approvals approvals
+	status    map[string]*Status
+	listeners map[int]func()
+	nextID    int
+}
+
+// OpenHub loads the person's configuration from path (a missing file is no servers) and the
+// project servers they allowed, kept beside it. A file that cannot be read or parsed gives a
+// usable hub without servers together with the error: the app still starts, says why, and
+// refuses to save over the file (which would lose what the person wrote) until it is fixed.
+func OpenHub(path string, opts Options) (*Hub, error) {
+	ap := filepath.Join(filepath.Dir(path), "mcp-allowed-projects.json")
+	h := newHub(Config{}, opts)
+	h.path, h.approvalsPath = path, ap
+	cfg, err := LoadConfig(path)
+	if err == nil {
+		h.approvals, err = loadApprovals(ap)
+	}
+	if err != nil {
+		h.loadErr = err
+		return h, err
+	}
+	h.cfg = cfg
+	return h, nil
+}
+
+// LoadError is why the configuration file could not be used, or nil.
+func (h *Hub) LoadError() error { return h.loadErr }
+
+// FixedHub uses a configuration as given (`--mcp-config FILE`, tests); it cannot be edited and
+// offers no project servers.
+func FixedHub(cfg Config, opts Options) *Hub { return newHub(cfg, opts) }
+
+func newHub(cfg Config, opts Options) *Hub {
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = defaultStartTimeout
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = defaultCallTimeout
+	}
+	if cfg.Servers == nil {
+		cfg.Servers = map[string]ServerConfig{}
+	}
+	return &Hub{opts: opts, cfg: cfg, approvals: approvals{}, status: map[string]*Status{}}
+}
+
+// Path is the configuration file Settings edits, or "" when it is fixed.
+func (h *Hub) Path() string { return h.path }
+
+// Config returns a copy of the person's configuration.
+func (h *Hub) Config() Config {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return Config{Servers: maps.Clone(h.cfg.Servers)}
+}
+
+// OnChange registers a function called (on the goroutine of the change; it must not block)
+// whenever the configuration or a status changes. The returned function unregisters it.
+func (h *Hub) OnChange(fn func()) (remove func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.listeners == nil {
+		h.listeners = map[int]func(){}
+	}
+	id := h.nextID
+	h.nextID++
+	h.listeners[id] = fn
+	return func() {
+		h.mu.Lock()
+		delete(h.listeners, id)
+		h.mu.Unlock()
+	}
+}
+
+func (h *Hub) changed() {
+	h.mu.Lock()
+	ls := slices.Collect(maps.Values(h.listeners))
+	h.mu.Unlock()
+	for _, fn := range ls {
+		fn()
+	}
+}
+
+// edit changes the configuration and saves it; on a failed save nothing changes.
+func (h *Hub) edit(change func(c *Config) error) error {
+	if h.path == "" {
+		return ErrReadOnly
+	}
+	if h.loadErr != nil {
+		return fmt.Errorf("%w; fix or remove the file first (nothing was changed)", h.loadErr)
+	}
+	h.mu.Lock()
+	next := Config{Servers: maps.Clone(h.cfg.Servers)}
+	if err := change(&next); err != nil {
+		h.mu.Unlock()
+		return err
+	}
+	if err := SaveConfig(h.path, next); err != nil {
+		h.mu.Unlock()
+		return err
+	}
+	h.cfg = next
+	h.mu.Unlock()
+	h.changed()
+	return nil
+}
+
+// SetServer adds a server or replaces one of the same name. Conversations pick the change up
+// at their next request.
+func (h *Hub) SetServer(name string, c ServerConfig) error {
+	if err := c.Validate(name); err != nil {
+		return err
+	}
+	return h.edit(func(cfg *Config) error {
+		cfg.Servers[name] = c
+		return nil
+	})
+}
+
+// RemoveServer deletes a server from the configuration.
+func (h *Hub) RemoveServer(name string) error {
+	err := h.edit(func(cfg *Config) error {
+		if _, ok := cfg.Servers[name]; !ok {
+			return fmt.Errorf("there is no MCP server named %s", name)
+		}
+		delete(cfg.Servers, name)
+		return nil
+	})
+	if err == nil {
+		h.mu.Lock()
+		delete(h.status, name)
+		h.mu.Unlock()
+	}
+	return err
+}
+
+// SetEnabled switches a server on or off without removing it.
+func (h *Hub) SetEnabled(name string, enabled bool) error {
+	return h.edit(func(cfg *Config) error {
+		c, ok := cfg.Servers[name]
+		if !ok {
+			return fmt.Errorf("there is no MCP server named %s", name)
+		}
+		c.Disabled = !enabled
+		cfg.Servers[name] = c
+		return nil
+	})
+}
+
+// ProjectServer is a server a working directory's .mcp.json offers.
+type ProjectServer struct {
+	Name    string
+	Config  ServerConfig
+	Allowed bool
+	// Shadowed is set when one of the person's own servers has the same name (theirs is used).
+	Shadowed bool
+}
+
+// ProjectServers lists what cwd/.mcp.json offers and whether the person allowed each.
+func (h *Hub) ProjectServers(cwd string) ([]ProjectServer, error) {
+	pc, err := projectConfig(cwd)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []ProjectServer
+	for _, name := range pc.Names() {
+		c := pc.Servers[name]
+		_, shadowed := h.cfg.Servers[name]
+		out = append(out, ProjectServer{Name: name, Config: c, Shadowed: shadowed,
+			Allowed: h.path != "" && h.approvals[cwd][name] == fingerprint(c)})
+	}
+	return out, nil
+}
+
+// AllowProjectServer records the person's click: the server of cwd/.mcp.json with this name,
+// exactly as it is configured now, may start for conversations in cwd.
+func (h *Hub) AllowProjectServer(cwd, name string) error {
+	if h.path == "" {
+		return ErrReadOnly
+	}
+	if h.loadErr != nil {
+		return fmt.Errorf("%w; fix or remove the file first (nothing was changed)", h.loadErr)
+	}
+	pc, err := projectConfig(cwd)
+	if err != nil {
+		return err
+	}
+	c, ok := pc.Servers[name]
+	if !ok {
+		return fmt.Errorf("%s has no MCP server named %s", filepath.Join(cwd, ProjectFileName), name)
+	}
+	h.mu.Lock()
+	next := approvals{}
+	for k, v := range h.approvals {
+		next[k] = maps.Clone(v)
+	}
+	if next[cwd] == nil {
+		next[cwd] = map[string]string{}
+	}
+	next[cwd][name] = fingerprint(c)
+	if err := saveApprovals(h.approvalsPath, next); err != nil {
+		h.mu.Unlock()
+		return err
+	}
+	h.approvals = next
+	h.mu.Unlock()
+	h.changed()
+	return nil
+}
+
+// serversFor is the enabled servers of a conversation in cwd: the person's own and the
+// project servers they allowed for cwd. offeredOnly names the project servers waiting for a
+// click.
+func (h *Hub) serversFor(cwd string) (servers map[string]ServerConfig, offeredOnly []string) {
+	h.mu.Lock()
+	servers = map[string]ServerConfig{}
+	for name, c := range h.cfg.Servers {
+		if !c.Disabled {
+			servers[name] = c
+		}
+	}
+	allowed := maps.Clone(h.approvals[cwd])
+	h.mu.Unlock()
+	if h.path == "" || cwd == "" {
+		return servers, nil
+	}
+	pc, err := projectConfig(cwd)
+	if err != nil {
+		return servers, nil
+	}
+	for _, name := range pc.Names() {
+		if _, own := h.cfg.Servers[name]; own {
+			continue
+		}
+		c := pc.Servers[name]
+		if allowed[name] == fingerprint(c) {
+			servers[name] = c
+		} else {
+			offeredOnly = append(offeredOnly, name)
+		}
+	}
+	return servers, offeredOnly
+}
+
+// HasServers reports whether a conversation in cwd would use any server, so that a
+// conversation without any pays nothing.
+func (h *Hub) HasServers(cwd string) bool {
+	s, _ := h.serversFor(cwd)
+	return len(s) > 0
+}
+
+// Statuses lists every configured server (and the allowed project servers of cwd, when cwd
+// is given) with what is known of it, sorted by name.
+func (h *Hub) Statuses(cwd string) []Status {
+	servers, _ := h.serversFor(cwd)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	names := map[string]bool{}
+	for n := range h.cfg.Servers {
+		names[n] = true
+	}
+	for n := range servers {
+		names[n] = true
+	}
+	var out []Status
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		st := Status{Name: n, State: StateIdle}
+		if p := h.status[n]; p != nil {
+			st = *p
+			st.Tools = slices.Clone(p.Tools)
+			if p.stderr != nil {
+				st.Stderr = p.stderr.String()
+			}
+			st.stderr = nil
+		}
+		st.Name = n
+		if c, own := h.cfg.Servers[n]; own {
+			st.Config, st.Enabled, st.Project = c, !c.Disabled, false
+		} else {
+			st.Config, st.Enabled, st.Project = servers[n], true, true
+		}
+		if !st.Enabled {
+			st.State = StateDisabled
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// report updates a server's status.
+func (h *Hub) report(name string, update func(st *Status)) {
+	h.mu.Lock()
+	st := h.status[name]
+	if st == nil {
+		st = &Status{Name: name, State: StateIdle}
+		h.status[name] = st
+	}
+	update(st)
+	st.Updated = time.Now()
+	h.mu.Unlock()
+	h.changed()
+}
+
+// Check starts one server under the given policy, lists its tools and stops it again, and
+// records what it found: Settings' "Check" and `phoenix-desktop mcp list`.
+func (h *Hub) Check(ctx context.Context, name string, env tools.Env) Status {
+	cwd := env.Cwd
+	servers, _ := h.serversFor(cwd)
+	c, ok := servers[name]
+	if !ok {
+		h.mu.Lock()
+		c, ok = h.cfg.Servers[name]
+		h.mu.Unlock()
+	}
+	if !ok {
+		return Status{Name: name, State: StateFailed, Error: "no such server"}
+	}
+	set := h.NewSet(cwd)
+	set.forceEnabled = map[string]ServerConfig{name: c}
+	set.Tools(ctx, env)
+	set.Close()
+	h.report(name, func(st *Status) {
+		if st.State == StateStopped && st.Error == "" {
+			st.State = StateChecked
+		}
+	})
+	for _, st := range h.Statuses(cwd) {
+		if st.Name == name {
+			return st
+		}
+	}
+	return Status{Name: name, State: StateFailed, Error: "no status was recorded"}
+}

@@ -1,0 +1,478 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+func mustJSON(s string) any {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func jsonUnmarshal(raw json.RawMessage, v any) error { return json.Unmarshal(raw, v) }
+
+func specNames(specs []domain.ToolSpec) []string {
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+func fixedSet(t *testing.T, servers map[string]ServerConfig, opts Options) *Set {
+	t.Helper()
+	set := FixedHub(Config{Servers: servers}, opts).NewSet(t.TempDir())
+	t.Cleanup(set.Close)
+	return set
+}
+
+// The reference file-system server, in a Restricted conversation, reads a file of the
+// directory it was given, and its write into that same directory — which its own allow-list
+// permits — is refused by the sandbox. After the upgrade the server restarts Unrestricted
+// and the same write succeeds.
+func TestFilesystemServerReadsButCannotWriteInRestricted_REQ_BED_014(t *testing.T) {
+	needSandbox(t)
+	bin := npmServer(t, mcptest.Filesystem)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello from the project\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := fixedSet(t, map[string]ServerConfig{"fs": {Command: bin, Args: []string{dir}}}, Options{})
+	ctx := context.Background()
+	env := testEnv(t, dir, domain.ModeRestricted)
+
+	specs, notes, notices := set.Tools(ctx, env)
+	if len(notes)+len(notices) > 0 {
+		t.Fatalf("notes %v, notices %v", notes, notices)
+	}
+	names := specNames(specs)
+	for _, want := range []string{"mcp__fs__read_text_file", "mcp__fs__write_file"} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("tools %v lack %s", names, want)
+		}
+	}
+	out := set.Call(ctx, env, call("mcp__fs__read_text_file", `{"path":"`+filepath.Join(dir, "notes.txt")+`"}`), nil)
+	if out.Outcome != domain.OutcomeSuccess || !strings.Contains(out.Content, "hello from the project") {
+		t.Fatalf("read: %s %q", out.Outcome, out.Content)
+	}
+	target := filepath.Join(dir, "written.txt")
+	write := call("mcp__fs__write_file", `{"path":"`+target+`","content":"changed"}`)
+	out = set.Call(ctx, env, write, nil)
+	if out.Outcome != domain.OutcomeError {
+		t.Fatalf("a write in Restricted mode was not refused: %s %q", out.Outcome, out.Content)
+	}
+	// The path is inside the server's allowed directory, so the refusal is the kernel's.
+	if !strings.Contains(strings.ToLower(out.Content), "permission denied") && !strings.Contains(out.Content, "EACCES") &&
+		!strings.Contains(out.Content, "EROFS") {
+		t.Errorf("the refusal does not come from the sandbox: %q", out.Content)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("the file was written in Restricted mode")
+	}
+
+	env.Mode = domain.ModeUnrestricted
+	out = set.Call(ctx, env, write, nil)
+	if out.Outcome != domain.OutcomeSuccess {
+		t.Fatalf("write after the upgrade: %s %q", out.Outcome, out.Content)
+	}
+	if data, err := os.ReadFile(target); err != nil || string(data) != "changed" {
+		t.Fatalf("after the upgrade the file holds %q (%v)", data, err)
+	}
+
+	// Switched back to Restricted, the server restarts sandboxed before the next call.
+	env.Mode = domain.ModeRestricted
+	other := filepath.Join(dir, "other.txt")
+	out = set.Call(ctx, env, call("mcp__fs__write_file", `{"path":"`+other+`","content":"no"}`), nil)
+	if out.Outcome != domain.OutcomeError || !strings.Contains(strings.ToLower(out.Content), "permission denied") {
+		t.Fatalf("a write after the downgrade: %s %q", out.Outcome, out.Content)
+	}
+	if _, err := os.Stat(other); err == nil {
+		t.Fatal("the file was written after the downgrade")
+	}
+}
+
+// The reference "everything" server: an image result is prepared like read_image's, a tool
+// error is an error result, progress is reported, and Stop cancels a long call and leaves
+// none of the server's processes.
+func TestEverythingServer(t *testing.T) {
+	needSandbox(t)
+	bin := npmServer(t, mcptest.Everything)
+	set := fixedSet(t, map[string]ServerConfig{"every": {Command: bin}}, Options{})
+	ctx := context.Background()
+	env := testEnv(t, t.TempDir(), domain.ModeRestricted)
+	if specs, notes, _ := set.Tools(ctx, env); len(specs) == 0 {
+		t.Fatalf("no tools; notes %v", notes)
+	}
+
+	t.Run("image", func(t *testing.T) {
+		out := set.Call(ctx, env, call("mcp__every__get-tiny-image", `{}`), nil)
+		if out.Outcome != domain.OutcomeSuccess || len(out.Images) != 1 {
+			t.Fatalf("%s %q, %d images", out.Outcome, out.Content, len(out.Images))
+		}
+		img := out.Images[0]
+		if img.Ref.MediaType != "image/png" || img.Ref.Width != 20 || len(img.Data) == 0 || img.Ref.SHA256 == "" {
+			t.Errorf("image %+v", img.Ref)
+		}
+		if !strings.Contains(out.Content, "[image 1: image/png, 20×20 pixels]") {
+			t.Errorf("the text does not place the image: %q", out.Content)
+		}
+	})
+
+	t.Run("tool error", func(t *testing.T) {
+		// The sandbox has no network, so the server's fetch fails and it reports an error.
+		out := set.Call(ctx, env, call("mcp__every__gzip-file-as-resource", `{"data":"http://127.0.0.1:9/nothing"}`), nil)
+		if out.Outcome != domain.OutcomeError || out.Content == "" {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
+		}
+	})
+
+	t.Run("schema refuses bad arguments", func(t *testing.T) {
+		out := set.Call(ctx, env, call("mcp__every__get-sum", `{"a":"one","b":2}`), nil)
+		if out.Outcome != domain.OutcomeError || !strings.Contains(out.Content, "do not match its input schema") {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
+		}
+	})
+
+	t.Run("progress and Stop", func(t *testing.T) {
+		srv := set.servers["every"]
+		tree := append(mcptest.Descendants(srv.cmd.Process.Pid), srv.cmd.Process.Pid)
+		callCtx, stop := context.WithCancel(ctx)
+		var mu sync.Mutex
+		var seen []Progress
+		first := make(chan struct{})
+		done := make(chan tools.Output, 1)
+		go func() {
+			done <- set.Call(callCtx, env, call("mcp__every__trigger-long-running-operation", `{"duration":60,"steps":120}`),
+				func(p Progress) {
+					mu.Lock()
+					seen = append(seen, p)
+					if len(seen) == 1 {
+						close(first)
+					}
+					mu.Unlock()
+				})
+		}()
+		select {
+		case <-first:
+		case <-time.After(30 * time.Second):
+			t.Fatal("no progress within 30 s")
+		}
+		stop()
+		out := <-done
+		if out.Outcome != domain.OutcomeCancelled {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
+		}
+		mu.Lock()
+		if p := seen[0]; p.Progress != 1 || p.Total != 120 {
+			t.Errorf("first progress %+v", p)
+		}
+		mu.Unlock()
+		for _, pid := range tree {
+			if processAlive(pid) {
+				t.Errorf("process %d of the server's tree outlived Stop", pid)
+			}
+		}
+		// The next call starts the server again.
+		if out := set.Call(ctx, env, call("mcp__every__echo", `{"message":"again"}`), nil); out.Outcome != domain.OutcomeSuccess {
+			t.Fatalf("after Stop: %s %q", out.Outcome, out.Content)
+		}
+	})
+}
+
+// The in-test server: a tool with a bad schema is skipped with a notice; a crash in the middle
+// of a call becomes an error result and the server starts again; a call that never answers
+// ends with Stop, and with the call timeout; a server that never answers its handshake fails
+// to start within the start timeout; a result is capped like bash output.
+func TestEdgeCasesOfTheInTestServer(t *testing.T) {
+	ctx := context.Background()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	set := fixedSet(t, map[string]ServerConfig{"go": selfServer(t, "serve")}, Options{CallTimeout: time.Minute})
+	specs, _, notices := set.Tools(ctx, env)
+	names := specNames(specs)
+	if slices.Contains(names, "mcp__go__bad_schema") || !slices.Contains(names, "mcp__go__echo") {
+		t.Fatalf("tools %v", names)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "bad_schema") || !strings.Contains(notices[0], "not valid JSON Schema") {
+		t.Fatalf("notices %q", notices)
+	}
+
+	t.Run("echo", func(t *testing.T) {
+		out := set.Call(ctx, env, call("mcp__go__echo", `{"text":"hi"}`), nil)
+		if out.Outcome != domain.OutcomeSuccess || out.Content != "hi" || out.Display.Summary != "go/echo: 1 line" {
+			t.Fatalf("%s %q %+v", out.Outcome, out.Content, out.Display)
+		}
+	})
+	t.Run("error result", func(t *testing.T) {
+		out := set.Call(ctx, env, call("mcp__go__fail", `{}`), nil)
+		if out.Outcome != domain.OutcomeError || out.Content != "it went wrong on purpose" {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
+		}
+	})
+	t.Run("unknown tool", func(t *testing.T) {
+		out := set.Call(ctx, env, call("mcp__go__nope", `{}`), nil)
+		if out.Outcome != domain.OutcomeError || !strings.Contains(out.Content, "mcp__go__echo") {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
+		}
+	})
+	t.Run("capped", func(t *testing.T) {
+		out := set.Call(ctx, env, call("mcp__go__big", `{}`), nil)
+		if len(out.Content) > tools.OutputLimit+200 || !strings.Contains(out.Content, "omitted") {
+			t.Fatalf("%d bytes", len(out.Content))
+		}
+	})
+	t.Run("tool list changes from the next request", func(t *testing.T) {
+		srv := set.servers["go"]
+		if out := set.Call(ctx, env, call("mcp__go__add_tool", `{}`), nil); out.Content != "added" {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
+		}
+		// The SDK's server sends the notification shortly after the change.
+		select {
+		case <-srv.listChangedSignal:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no tools/list_changed notification")
+		}
+		if out := set.Call(ctx, env, call("mcp__go__added", `{}`), nil); out.Outcome != domain.OutcomeError {
+			t.Fatalf("a tool not offered with the request ran: %s %q", out.Outcome, out.Content)
+		}
+		specs, _, _ := set.Tools(ctx, env)
+		if !slices.Contains(specNames(specs), "mcp__go__added") {
+			t.Fatalf("the next request's tools %v lack the new one", specNames(specs))
+		}
+		if out := set.Call(ctx, env, call("mcp__go__added", `{}`), nil); out.Content != "new" {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
+		}
+	})
+	t.Run("crash mid-call", func(t *testing.T) {
+		out := set.Call(ctx, env, call("mcp__go__crash", `{}`), nil)
+		if out.Outcome != domain.OutcomeError || !strings.Contains(out.Content, "stopped during the call") ||
+			!strings.Contains(out.Content, "crashing on purpose") {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
+		}
+		if out := set.Call(ctx, env, call("mcp__go__echo", `{"text":"back"}`), nil); out.Content != "back" {
+			t.Fatalf("after the crash: %s %q", out.Outcome, out.Content)
+		}
+	})
+	t.Run("never answers, Stop", func(t *testing.T) {
+		pidOut := set.Call(ctx, env, call("mcp__go__pid", `{}`), nil)
+		pid, err := strconv.Atoi(pidOut.Content)
+		if err != nil {
+			t.Fatal(pidOut.Content)
+		}
+		callCtx, stop := context.WithCancel(ctx)
+		done := make(chan tools.Output, 1)
+		go func() { done <- set.Call(callCtx, env, call("mcp__go__hang", `{}`), nil) }()
+		// Stop once the call is on its way; the server ignores the SDK's cancellation, so
+		// only killing its tree ends it.
+		stop()
+		if out := <-done; out.Outcome != domain.OutcomeCancelled {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
+		}
+		if processAlive(pid) {
+			t.Errorf("the server (pid %d) outlived Stop", pid)
+		}
+	})
+	t.Run("never answers, timeout", func(t *testing.T) {
+		short := fixedSet(t, map[string]ServerConfig{"go": selfServer(t, "serve")}, Options{CallTimeout: 300 * time.Millisecond})
+		short.Tools(ctx, env)
+		out := short.Call(ctx, env, call("mcp__go__hang", `{}`), nil)
+		if out.Outcome != domain.OutcomeError || !strings.Contains(out.Content, "did not answer") {
+			t.Fatalf("%s %q", out.Outcome, out.Content)
+		}
+	})
+	t.Run("writes garbage", func(t *testing.T) {
+		bad := fixedSet(t, map[string]ServerConfig{"junk": selfServer(t, "garbage")}, Options{StartTimeout: 5 * time.Second})
+		specs, notes, _ := bad.Tools(ctx, env)
+		if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "junk is not available") {
+			t.Fatalf("specs %v notes %q", specNames(specs), notes)
+		}
+	})
+	t.Run("never completes its start", func(t *testing.T) {
+		silent := fixedSet(t, map[string]ServerConfig{"mute": selfServer(t, "silent")}, Options{StartTimeout: 300 * time.Millisecond})
+		specs, notes, notices := silent.Tools(ctx, env)
+		if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "mute is not available") || len(notices) != 1 {
+			t.Fatalf("specs %v notes %q notices %q", specs, notes, notices)
+		}
+		// The failure is remembered: the next request does not wait again.
+		if _, notes, notices := silent.Tools(ctx, env); len(notes) != 1 || len(notices) != 0 {
+			t.Fatalf("second request: notes %q notices %q", notes, notices)
+		}
+	})
+}
+
+// Several servers start at once for a request; one that cannot start is reported with its
+// stderr (Settings shows it), the others' tools are offered, and the hub shows each state.
+func TestServersStartTogetherAndReportTheirState(t *testing.T) {
+	ctx := context.Background()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	hub := FixedHub(Config{Servers: map[string]ServerConfig{
+		"a": selfServer(t, "serve"), "b": selfServer(t, "serve"), "broken": selfServer(t, "broken")}}, Options{})
+	set := hub.NewSet(t.TempDir())
+	defer set.Close()
+	specs, notes, notices := set.Tools(ctx, env)
+	names := specNames(specs)
+	if !slices.Contains(names, "mcp__a__echo") || !slices.Contains(names, "mcp__b__echo") {
+		t.Fatalf("tools %v", names)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "broken is not available") || !strings.Contains(notes[0], "MY_SERVICE_TOKEN") {
+		t.Fatalf("notes %q", notes)
+	}
+	// Each of a and b skips its bad_schema tool; broken could not start.
+	if len(notices) != 3 || !strings.Contains(notices[2], "could not start") {
+		t.Fatalf("notices %q", notices)
+	}
+	states := map[string]Status{}
+	for _, st := range hub.Statuses("") {
+		states[st.Name] = st
+	}
+	if st := states["broken"]; st.State != StateFailed || !strings.Contains(st.Stderr, "MY_SERVICE_TOKEN") {
+		t.Errorf("broken: %+v", st)
+	}
+	if st := states["a"]; st.State != StateRunning || st.Running != 1 || len(st.Tools) == 0 {
+		t.Errorf("a: %+v", st)
+	}
+	set.Close()
+	if st := hub.Statuses("")[0]; st.Name != "a" || st.State != StateStopped || st.Running != 0 {
+		t.Errorf("after Close: %+v", st)
+	}
+}
+
+// A stdio server of a Restricted conversation runs inside the sandbox, with its private TMPDIR.
+func TestStdioServerRunsSandboxed_REQ_BED_014(t *testing.T) {
+	needSandbox(t)
+	ctx := context.Background()
+	env := testEnv(t, t.TempDir(), domain.ModeRestricted)
+	set := fixedSet(t, map[string]ServerConfig{"go": selfServer(t, "serve")}, Options{})
+	set.Tools(ctx, env)
+	out := set.Call(ctx, env, call("mcp__go__pid", `{}`), nil)
+	pid, err := strconv.Atoi(out.Content)
+	if err != nil {
+		t.Fatalf("%s %q", out.Outcome, out.Content)
+	}
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(status), "NoNewPrivs:\t1") || !strings.Contains(string(status), "Seccomp:\t2") {
+		t.Errorf("the server is not sandboxed:\n%s", status)
+	}
+	set.Close()
+	if processAlive(pid) {
+		t.Errorf("the server outlived Close")
+	}
+}
+
+// A URL server is reached over streamable HTTP from an Unrestricted conversation and is
+// unreachable, plainly, from a Restricted one.
+func TestURLServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotHeader string
+	var mu sync.Mutex
+	handler := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+		mu.Lock()
+		gotHeader = r.Header.Get("Authorization")
+		mu.Unlock()
+		return newTestServer()
+	}, nil)
+	srv := &http.Server{Handler: handler}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	cfg := map[string]ServerConfig{"web": {URL: "http://" + ln.Addr().String(), Headers: map[string]string{"Authorization": "Bearer t"}}}
+	ctx := context.Background()
+	set := fixedSet(t, cfg, Options{})
+	specs, notes, _ := set.Tools(ctx, testEnv(t, t.TempDir(), domain.ModeRestricted))
+	if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "not reachable in Restricted mode") {
+		t.Fatalf("Restricted: specs %v notes %q", specNames(specs), notes)
+	}
+	if out := set.Call(ctx, testEnv(t, t.TempDir(), domain.ModeRestricted), call("mcp__web__echo", `{"text":"x"}`), nil); out.Outcome != domain.OutcomeError {
+		t.Fatalf("%s %q", out.Outcome, out.Content)
+	}
+
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	if specs, notes, _ = set.Tools(ctx, env); !slices.Contains(specNames(specs), "mcp__web__echo") {
+		t.Fatalf("Unrestricted: specs %v notes %q", specNames(specs), notes)
+	}
+	if out := set.Call(ctx, env, call("mcp__web__echo", `{"text":"over http"}`), nil); out.Content != "over http" {
+		t.Fatalf("%s %q", out.Outcome, out.Content)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if gotHeader != "Bearer t" {
+		t.Errorf("the configured header was not sent: %q", gotHeader)
+	}
+}
+
+// A project's .mcp.json is offered and never started until the person allows it; the
+// permission covers that exact configuration, so an edit of the file needs a new click.
+func TestProjectServersStartOnlyWhenAllowed(t *testing.T) {
+	ctx := context.Background()
+	hub, err := OpenHub(filepath.Join(t.TempDir(), ConfigFileName), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	env := testEnv(t, cwd, domain.ModeUnrestricted)
+	project := func(c ServerConfig) {
+		t.Helper()
+		if err := SaveConfig(filepath.Join(cwd, ProjectFileName), Config{Servers: map[string]ServerConfig{"proj": c}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	project(selfServer(t, "serve"))
+	set := hub.NewSet(cwd)
+	defer set.Close()
+	specs, notes, notices := set.Tools(ctx, env)
+	if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "offers the MCP servers proj") ||
+		len(notices) != 1 || !strings.Contains(notices[0], "Settings") {
+		t.Fatalf("before the click: specs %v notes %q notices %q", specNames(specs), notes, notices)
+	}
+	if _, _, notices := set.Tools(ctx, env); len(notices) != 0 {
+		t.Errorf("the person is told again: %q", notices)
+	}
+	if len(mcptest.Descendants(os.Getpid())) != 0 {
+		t.Fatal("a project server started without the person's click")
+	}
+
+	if err := hub.AllowProjectServer(cwd, "proj"); err != nil {
+		t.Fatal(err)
+	}
+	if specs, _, _ := set.Tools(ctx, env); !slices.Contains(specNames(specs), "mcp__proj__echo") {
+		t.Fatalf("after the click: %v", specNames(specs))
+	}
+
+	// The project's file now runs something else: that needs a new click, and the old
+	// server stops.
+	changed := selfServer(t, "serve")
+	changed.Args = []string{"--other"}
+	project(changed)
+	specs, notes, _ = set.Tools(ctx, env)
+	if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "proj") {
+		t.Fatalf("after the edit: specs %v notes %q", specNames(specs), notes)
+	}
+	if st, _ := hub.ProjectServers(cwd); len(st) != 1 || st[0].Allowed {
+		t.Errorf("project servers %+v", st)
+	}
+}

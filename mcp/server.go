@@ -1,0 +1,338 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/phoenix-desktop/phoenix/sandbox"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// ErrUnreachable is why a URL server is not used by a Restricted conversation: its sandbox
+// has no network, and a server the app reached for it would be a way around that.
+var ErrUnreachable = errors.New("not reachable in Restricted mode (no network): approve write access (request_mode_upgrade) to use it")
+
+// Progress is one progress notification of a running call.
+type Progress struct {
+	Progress, Total float64
+	Message         string
+}
+
+// launch is what a server needs to start: where, under which policy.
+type launch struct {
+	cwd        string
+	tempDir    string
+	restricted bool
+}
+
+// server is one running server: its session and, for a stdio server, the supervised process
+// tree that kill ends.
+type server struct {
+	name       string
+	cfg        ServerConfig
+	restricted bool
+	session    *sdk.ClientSession
+	stderr     *tailBuffer
+	// kill ends a stdio server's whole process tree at once (the sandbox supervisor SIGKILLs
+	// everything below it); nil for a URL server.
+	kill context.CancelFunc
+	// cmd is the supervisor process of a stdio server, for its exit status.
+	cmd *exec.Cmd
+	// exited is closed when the session has ended (the server exited or was closed).
+	exited chan struct{}
+	// listChanged is set by the server's tools/list_changed notification; the next request's
+	// tool list asks again.
+	listChanged atomic.Bool
+	// listChangedSignal receives a value (without blocking) at each such notification, for
+	// whoever waits for one: the tests, since the SDK's server sends it a little later.
+	listChangedSignal chan struct{}
+	closeOnce         sync.Once
+
+	mu       sync.Mutex
+	progress map[string]func(Progress) // by progress token, while a call runs
+	calls    atomic.Int64
+}
+
+const clientName = "phoenix-desktop"
+
+// startServer starts (stdio) or connects to (URL) one server and completes the MCP
+// handshake, within ctx. When the handshake fails, the dead server is returned with the error,
+// for what it wrote on stderr.
+func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, httpClient *http.Client) (*server, error) {
+	if cfg.IsURL() && l.restricted {
+		return nil, ErrUnreachable
+	}
+	s := &server{name: name, cfg: cfg, restricted: l.restricted, stderr: newTailBuffer(stderrKeep),
+		exited: make(chan struct{}), progress: map[string]func(Progress){}, listChangedSignal: make(chan struct{}, 1)}
+	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, &sdk.ClientOptions{
+		// No roots, sampling or elicitation: the app offers none of them.
+		Capabilities: &sdk.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			s.listChanged.Store(true)
+			select {
+			case s.listChangedSignal <- struct{}{}:
+			default:
+			}
+		},
+		ProgressNotificationHandler: s.onProgress,
+	})
+	var transport sdk.Transport
+	if cfg.IsURL() {
+		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: withHeaders(httpClient, cfg.Headers)}
+	} else {
+		t, err := s.startStdio(l)
+		if err != nil {
+			return nil, err
+		}
+		transport = t
+	}
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		s.killTree()
+		// The server comes back with the error for its stderr, which says why.
+		return s, s.describe(fmt.Errorf("start MCP server %s: %w", name, err))
+	}
+	s.session = session
+	go func() {
+		_ = session.Wait()
+		close(s.exited)
+	}()
+	return s, nil
+}
+
+// startStdio is the one place a server's process is started: through the sandbox's
+// supervisor, under the conversation's policy, exactly like a bash command (`exec` replaces
+// bash with the server, so the server is bash's process, inside the sandbox and its process
+// group). Its stdin and stdout are the MCP connection.
+func (s *server) startStdio(l launch) (*sdk.CommandTransport, error) {
+	procCtx, kill := context.WithCancel(context.Background())
+	argv := append([]string{s.cfg.Command}, s.cfg.Args...)
+	cmd, err := sandbox.Command(procCtx, sandbox.Policy{TempDir: l.tempDir, Unrestricted: !l.restricted}, "exec "+shellQuote(argv))
+	if err != nil {
+		kill()
+		return nil, fmt.Errorf("start MCP server %s: %w", s.name, err)
+	}
+	cmd.Dir = l.cwd
+	cmd.Env = sandbox.HelperEnv(serverEnv(os.Environ(), s.cfg.Env, l.restricted))
+	cmd.Stderr = s.stderr
+	s.kill, s.cmd = kill, cmd
+	// The transport closes stdin and waits for the exit; kill has already ended the tree by
+	// then when the app closes the server, so a short grace period is plenty.
+	return &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil
+}
+
+// offlineEnv tells the package runners that fetch a server before starting it (npx, uvx) to
+// use only what they already have, in a Restricted sandbox that has no network: without it
+// npx retries the registry for a minute before it gives up; with it, it fails at once and
+// says why (ENOTCACHED).
+var offlineEnv = map[string]string{"npm_config_offline": "true", "UV_OFFLINE": "1"}
+
+// serverEnv is the app's environment without its credentials (as for bash), plus the
+// server's own variables from the configuration, which the person put there for it, and in
+// Restricted mode offlineEnv where the configuration does not say otherwise.
+func serverEnv(base []string, configured map[string]string, restricted bool) []string {
+	own := maps.Clone(configured)
+	if restricted {
+		for k, v := range offlineEnv {
+			if _, set := own[k]; !set {
+				if own == nil {
+					own = map[string]string{}
+				}
+				own[k] = v
+			}
+		}
+	}
+	out := make([]string, 0, len(base)+len(own))
+	for _, kv := range base {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || tools.IsSecret(name) {
+			continue
+		}
+		if _, replaced := own[name]; replaced {
+			continue
+		}
+		out = append(out, kv)
+	}
+	for k, v := range own {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func (s *server) onProgress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+	if req == nil || req.Params == nil {
+		return
+	}
+	s.mu.Lock()
+	fn := s.progress[fmt.Sprint(req.Params.ProgressToken)]
+	s.mu.Unlock()
+	if fn != nil {
+		fn(Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+	}
+}
+
+// listTools asks for every page of the server's tools.
+func (s *server) listTools(ctx context.Context) ([]*sdk.Tool, error) {
+	s.listChanged.Store(false)
+	var all []*sdk.Tool
+	params := &sdk.ListToolsParams{}
+	for range 100 {
+		res, err := s.session.ListTools(ctx, params)
+		if err != nil {
+			return nil, s.describe(fmt.Errorf("list the tools of MCP server %s: %w", s.name, err))
+		}
+		all = append(all, res.Tools...)
+		if res.NextCursor == "" {
+			return all, nil
+		}
+		params = &sdk.ListToolsParams{Cursor: res.NextCursor}
+	}
+	return nil, fmt.Errorf("MCP server %s lists more than 100 pages of tools", s.name)
+}
+
+// call runs one tool, reporting its progress notifications to onProgress.
+func (s *server) call(ctx context.Context, tool string, args json.RawMessage, onProgress func(Progress)) (*sdk.CallToolResult, error) {
+	params := &sdk.CallToolParams{Name: tool, Arguments: args}
+	if onProgress != nil {
+		token := fmt.Sprintf("phoenix-%d", s.calls.Add(1))
+		params.SetProgressToken(token)
+		s.mu.Lock()
+		s.progress[token] = onProgress
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			delete(s.progress, token)
+			s.mu.Unlock()
+		}()
+	}
+	return s.session.CallTool(ctx, params)
+}
+
+// alive reports whether the session still runs.
+func (s *server) alive() bool {
+	select {
+	case <-s.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// killTree ends a stdio server's process tree at once; it does not wait.
+func (s *server) killTree() {
+	if s.kill != nil {
+		s.kill()
+	}
+}
+
+// close ends the server: the process tree is killed first (a server that ignores its closed
+// stdin must not linger), then the session is closed, which reaps the supervisor. A URL
+// server's session is closed in the background: its goodbye is an HTTP request, and an
+// unresponsive server must not hold up the conversation that stops.
+func (s *server) close() {
+	s.closeOnce.Do(func() {
+		s.killTree()
+		switch {
+		case s.session != nil && s.cfg.IsURL():
+			go s.session.Close()
+		case s.session != nil:
+			_ = s.session.Close()
+		case s.cmd != nil && s.cmd.Process != nil:
+			_ = s.cmd.Wait()
+		}
+	})
+}
+
+// describe adds what the server wrote on stderr and how it exited to an error, so that a
+// server that cannot start says why.
+func (s *server) describe(err error) error {
+	var parts []string
+	if s.cmd != nil && s.cmd.ProcessState != nil {
+		parts = append(parts, "it exited with "+s.cmd.ProcessState.String())
+	}
+	if tail := strings.TrimSpace(s.stderr.String()); tail != "" {
+		parts = append(parts, "its stderr ends with:\n"+lastLines(tail, 10))
+	}
+	if len(parts) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; %s", err, strings.Join(parts, "; "))
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// withHeaders returns an HTTP client that adds the configured headers to every request.
+func withHeaders(base *http.Client, headers map[string]string) *http.Client {
+	if base == nil {
+		base = http.DefaultClient
+	}
+	if len(headers) == 0 {
+		return base
+	}
+	c := *base
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	c.Transport = headerTransport{base: rt, headers: headers}
+	return &c
+}
+
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.headers {
+		r.Header.Set(k, v)
+	}
+	return t.base.RoundTrip(r)
+}
+
+// stderrKeep is how much of a server's stderr is kept, for Settings and error messages.
+const stderrKeep = 16 * 1024
+
+// tailBuffer keeps the last bytes written to it. os/exec's copier writes; Settings reads.
+type tailBuffer struct {
+	mu   sync.Mutex
+	keep int
+	buf  []byte
+}
+
+func newTailBuffer(keep int) *tailBuffer { return &tailBuffer{keep: keep} }
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.keep; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.ToValidUTF8(string(b.buf), "\uFFFD")
+}

@@ -1,0 +1,151 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// MaxToolNameLen is the longest function name the OpenAI API accepts.
+const MaxToolNameLen = 64
+
+// maxDescription bounds a server's tool description: it goes into every request.
+const maxDescription = 4096
+
+var toolNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// ToolName is the name the model sees for a server's tool: mcp__SERVER__TOOL, with any
+// character the API does not accept replaced by '_'.
+func ToolName(server, tool string) string {
+	return domain.MCPToolPrefix + server + "__" + toolNameChars.ReplaceAllString(tool, "_")
+}
+
+// offered is one tool as it was offered to the model.
+type offered struct {
+	server string
+	tool   string // the server's own name for it
+	schema *jsonschema.Schema
+	spec   domain.ToolSpec
+}
+
+// ToolInfo is one of a server's tools, as Settings and `mcp list` show it.
+type ToolInfo struct {
+	// Name is what the model calls it (mcp__SERVER__TOOL).
+	Name        string
+	ServerTool  string
+	Description string
+	// Skipped says why the tool is not offered (a bad schema, a clashing name); empty when it is.
+	Skipped string
+}
+
+// convert checks a server's tools and turns the good ones into tool specs. A tool whose input
+// schema does not compile as JSON Schema (or is not an object schema), whose name is too long
+// or clashes with another, is skipped, and the returned infos say why.
+func convert(server string, list []*sdk.Tool) ([]offered, []ToolInfo) {
+	var out []offered
+	var infos []ToolInfo
+	seen := map[string]bool{}
+	for _, t := range list {
+		name := ToolName(server, t.Name)
+		info := ToolInfo{Name: name, ServerTool: t.Name, Description: firstLine(t.Description)}
+		schema, raw, err := compileInputSchema(t.InputSchema)
+		switch {
+		case t.Name == "":
+			info.Skipped = "the server gave it no name"
+		case len(name) > MaxToolNameLen:
+			info.Skipped = fmt.Sprintf("its name %s is longer than the %d characters models accept", name, MaxToolNameLen)
+		case seen[name]:
+			info.Skipped = "another of the server's tools has the same name once made safe for the model"
+		case err != nil:
+			info.Skipped = "its input schema is not valid JSON Schema: " + err.Error()
+		}
+		infos = append(infos, info)
+		if info.Skipped != "" {
+			continue
+		}
+		seen[name] = true
+		desc := strings.TrimSpace(t.Description)
+		if desc == "" {
+			desc = t.Title
+		}
+		if len(desc) > maxDescription {
+			desc = strings.ToValidUTF8(desc[:maxDescription], "") + "…"
+		}
+		desc = fmt.Sprintf("%s\n\n(Tool %q of the MCP server %q.)", desc, t.Name, server)
+		out = append(out, offered{server: server, tool: t.Name, schema: schema,
+			spec: domain.ToolSpec{Name: name, Description: strings.TrimSpace(desc), Parameters: raw}})
+	}
+	return out, infos
+}
+
+// compileInputSchema compiles a tool's input schema without loading anything from outside
+// (a $ref to a URL or a file is an error, never a request), and returns it compacted.
+func compileInputSchema(in any) (*jsonschema.Schema, json.RawMessage, error) {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok || obj["type"] != "object" {
+		return nil, nil, errors.New(`the top level must be {"type": "object", …}`)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	const loc = "mem:///input-schema.json"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, nil, err
+	}
+	schema, err := c.Compile(loc)
+	if err != nil {
+		return nil, nil, errors.New(oneLine(err.Error()))
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		return nil, nil, err
+	}
+	return schema, compact.Bytes(), nil
+}
+
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schemas may not refer to %s: nothing is loaded from outside", url)
+}
+
+// checkArgs validates a call's arguments against the tool's schema before the server sees
+// them, so that the model gets one clear answer.
+func (o offered) checkArgs(args string) error {
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
+	if err != nil {
+		return fmt.Errorf("the arguments are not JSON: %w", err)
+	}
+	if err := o.schema.Validate(inst); err != nil {
+		return errors.New(oneLine(err.Error()))
+	}
+	return nil
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > 160 {
+		return string(r[:159]) + "…"
+	}
+	return s
+}

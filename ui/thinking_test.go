@@ -1,0 +1,189 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
+)
+
+// thinkingView returns the part that draws the first visible Thinking block.
+func (h *harness) thinkingView() *thinkingPart {
+	h.t.Helper()
+	for _, v := range h.visibleRowViews() {
+		if v.bound.kind == rowThinking {
+			return v.parts[rowThinking].(*thinkingPart)
+		}
+	}
+	h.t.Fatal("no visible row shows a Thinking block")
+	return nil
+}
+
+// think plays a thinking model: it streams thought word by word as reasoning of the
+// current request, waits until the live block shows all of it, and returns the request.
+func (h *harness) think(id, thought string) domain.ExecID {
+	h.t.Helper()
+	exec := h.f.exec(id)
+	for _, w := range strings.SplitAfter(thought, " ") {
+		h.f.publish(actors.TextDelta{ConvID: id, Exec: exec, Text: w, Reasoning: true})
+	}
+	h.waitFor("the live Thinking block", func() bool {
+		r := h.lastRow()
+		return r != nil && r.kind == rowThinking && r.text == thought
+	})
+	h.settle()
+	return exec
+}
+
+func kindsOf(rows []*row) []rowKind {
+	var out []rowKind
+	for _, r := range rows {
+		out = append(out, r.kind)
+	}
+	return out
+}
+
+// A thinking model's reasoning shows live in an open Thinking block above the answer, with
+// its size in the status bar; the block closes when the answer starts, a click opens it
+// again, and the committed reply keeps a closed block of its own that opens on a click.
+func TestThinkingBlockLiveAndCollapsed(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	h.typeAndSend("hi")
+	h.waitFor("Thinking… in the status bar", func() bool { return h.status() == "Thinking…" })
+	thought := "The person greets me.\n\nI should greet them back, briefly."
+	exec := h.think(id, thought)
+	want := transcript.Thinking(domain.EstimateTokens(thought, 0))
+	if h.status() != want {
+		t.Errorf("status %q while the model thinks, want %q", h.status(), want)
+	}
+	p := h.thinkingView()
+	if p.body.Hidden || !strings.HasPrefix(p.toggle.Text, "Thinking…") {
+		t.Fatalf("live block: body hidden %v, header %q; want it open, saying Thinking…", p.body.Hidden, p.toggle.Text)
+	}
+	if got := p.done.String() + "\n\n" + strings.TrimSuffix(p.tail.String(), " ▍"); got != thought {
+		t.Errorf("the block shows %q, want %q", got, thought)
+	}
+
+	// The answer starts: the block closes and sits above the streamed text.
+	h.f.publish(actors.TextDelta{ConvID: id, Exec: exec, Text: "Hello"})
+	h.waitFor("the streamed answer", func() bool { r := h.lastRow(); return r != nil && r.kind == rowStreaming })
+	h.settle()
+	if got := kindsOf(h.rows()); !slices.Equal(got, []rowKind{rowUser, rowThinking, rowStreaming}) {
+		t.Fatalf("rows %v, want the user message, the reasoning, then the answer", got)
+	}
+	p = h.thinkingView()
+	if !p.body.Hidden || h.rows()[1].expanded {
+		t.Fatal("the Thinking block stays open after the answer started")
+	}
+	if h.status() != "Thinking…" {
+		t.Errorf("status %q once the answer streams, want Thinking…", h.status())
+	}
+	test.Tap(p.toggle)
+	h.settle()
+	if p = h.thinkingView(); p.body.Hidden {
+		t.Fatal("a click does not open the closed block")
+	}
+	// More answer text leaves the block as the person set it.
+	h.f.publish(actors.TextDelta{ConvID: id, Exec: exec, Text: " there"})
+	h.waitFor("more answer", func() bool { r := h.lastRow(); return r != nil && r.text == "Hello there" })
+	if !h.rows()[1].expanded {
+		t.Fatal("further text closed the block the person opened")
+	}
+
+	// The reply is committed with its reasoning: a closed block above the answer.
+	if _, err := h.f.apply(id, domain.LLMResponse{Exec: exec, Text: "Hello there.", Reasoning: &domain.Reasoning{Text: thought},
+		Usage: domain.Usage{InputTokens: 900, OutputTokens: 1240, ReasoningTokens: 1200}}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the committed reply", func() bool { r := h.lastRow(); return r != nil && r.kind == rowAssistant })
+	h.settle()
+	if got := kindsOf(h.rows()); !slices.Equal(got, []rowKind{rowUser, rowThinking, rowAssistant}) {
+		t.Fatalf("rows %v after the commit, want user, reasoning, answer", got)
+	}
+	p = h.thinkingView()
+	if !p.body.Hidden || p.toggle.Text != "Thought (1.2k tokens)" {
+		t.Fatalf("committed block: body hidden %v, header %q; want closed, Thought (1.2k tokens)", p.body.Hidden, p.toggle.Text)
+	}
+	test.Tap(p.toggle)
+	h.settle()
+	if p = h.thinkingView(); p.body.Hidden || !strings.Contains(p.done.String()+p.tail.String(), "greet them back") {
+		t.Fatal("a click does not open the committed block on its reasoning")
+	}
+	if h.status() != "Ready" {
+		t.Errorf("status %q after the reply, want Ready", h.status())
+	}
+	if got := h.m.meterLabel.Text; !strings.Contains(got, "2.1k / 128k tokens") {
+		t.Errorf("meter says %q; want the reasoning counted (2140 tokens)", got)
+	}
+}
+
+// A conversation opened from the store shows each reply's reasoning closed above it, and
+// find-in-conversation reaches into the reasoning.
+func TestThinkingBlockFromHistory(t *testing.T) {
+	h, _ := newOpenConversation(t, func(f *fakeBackend, d *Deps) {
+		f.add(domain.NewConversationParams{Title: "Old", Cwd: "/tmp", Model: "gpt-4o"},
+			domain.Message{Seq: 1, Kind: domain.KindUser, Text: "why?"},
+			domain.Message{Seq: 2, Kind: domain.KindAssistant, Text: "Because.", Reasoning: &domain.Reasoning{Text: "Consider the cause carefully."}},
+			domain.Message{Seq: 3, Kind: domain.KindUser, Text: "and?"},
+			domain.Message{Seq: 4, Kind: domain.KindAssistant, Text: "That is all.",
+				Reasoning: &domain.Reasoning{Details: []byte(`[{"type":"reasoning.encrypted","data":"x","index":0}]`)}})
+	})
+	var id string
+	for _, cs := range h.m.side {
+		if cs.conv.Title == "Old" {
+			id = cs.id
+		}
+	}
+	h.open(id)
+	if got := kindsOf(h.rows()); !slices.Equal(got, []rowKind{rowUser, rowThinking, rowAssistant, rowUser, rowAssistant}) {
+		t.Fatalf("rows %v; want a closed block for the readable reasoning only", got)
+	}
+	if h.rows()[1].expanded {
+		t.Error("a stored reasoning opens expanded")
+	}
+	if hits := h.m.current.model.find("cause carefully"); !slices.Equal(hits, []int{1}) {
+		t.Errorf("find in the reasoning = %v, want row 1", hits)
+	}
+}
+
+// Reasoning is Markdown (summaries start with a bold title): it is rendered, every piece in
+// the quiet style, bold kept.
+func TestQuietMarkdown(t *testing.T) {
+	test.NewTempApp(t)
+	rt := newWrapText()
+	setQuietMarkdown(rt, "**Planning the fix**\n\n- read `parse.go`\n- run the tests")
+	if got := rt.String(); strings.Contains(got, "**") || !strings.Contains(got, "Planning the fix") {
+		t.Fatalf("rendered %q; want the Markdown rendered", got)
+	}
+	var texts, bold int
+	var walk func([]widget.RichTextSegment)
+	walk = func(segs []widget.RichTextSegment) {
+		for _, s := range segs {
+			switch x := s.(type) {
+			case *widget.TextSegment:
+				texts++
+				if x.Style.ColorName != theme.ColorNamePlaceHolder || x.Style.SizeName != theme.SizeNameCaptionText {
+					t.Errorf("segment %q is not quiet: %+v", x.Text, x.Style)
+				}
+				if x.Style.TextStyle.Bold {
+					bold++
+				}
+			case *widget.ListSegment:
+				walk(x.Items)
+			case *widget.ParagraphSegment:
+				walk(x.Texts)
+			}
+		}
+	}
+	walk(rt.Segments)
+	if texts < 4 || bold != 1 {
+		t.Fatalf("%d text segments, %d bold; want the title bold and the list items", texts, bold)
+	}
+}
