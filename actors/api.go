@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/eventstream"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
@@ -20,6 +21,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/sandbox"
+	"github.com/phoenix-desktop/phoenix/search"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -34,6 +36,10 @@ type Store interface {
 	PutBlob(data []byte) (string, error)
 	Blob(sha string) ([]byte, error)
 	SetArchived(id string, archived bool) error
+	// Delete removes a conversation with everything that belongs to it (persistence.Store's
+	// single delete path: messages, sub-agents, unshared images and whatever else is kept
+	// per conversation).
+	Delete(id string) error
 	Recover() (persistence.RecoveryReport, error)
 	// Auxiliary records and files of a conversation (instructions, queue, checkpoints),
 	// removed with it by the store's Delete.
@@ -43,6 +49,22 @@ type Store interface {
 	DeleteAux(id, name string) error
 	FilesDir(id string) string
 }
+
+// Searcher is the search index (package search) as the runtime uses it: told of every commit
+// after it happened, never on its path.
+type Searcher interface {
+	// Notify must return at once: it is called on the committing actor's goroutine.
+	Notify(convID string)
+	Remove(convID string) error
+	Search(q search.Query) (search.Result, error)
+}
+
+// Search types, for the UI and the CLI.
+type (
+	SearchQuery  = search.Query
+	SearchResult = search.Result
+	SearchHit    = search.Hit
+)
 
 // LLMClient streams one model request.
 type LLMClient interface {
@@ -86,6 +108,13 @@ type Config struct {
 	// RequestTimeout bounds a command's round trip through the actors when the caller's
 	// context has no deadline.
 	RequestTimeout time.Duration
+	// Search is the search index, told of every committed message; nil means no search.
+	Search Searcher
+	// Passivation bounds the conversation actors kept in memory; the zero value is
+	// DefaultPassivation.
+	Passivation Passivation
+	// passivated, when set (by this package's tests), is called with each passivated id.
+	passivated func(id string)
 	// MCP holds the MCP servers conversations use; nil means none (--no-mcp).
 	MCP *mcp.Hub
 }
@@ -105,6 +134,8 @@ type Runtime struct {
 	bg     sync.WaitGroup
 	bgCtx  context.Context
 	bgStop context.CancelFunc
+	// indexSub feeds the search index; nil without one.
+	indexSub *eventstream.Subscription
 }
 
 type llmHolder struct{ client LLMClient }
@@ -150,8 +181,18 @@ func Start(cfg Config) (*Runtime, error) {
 		// already moved on). protoactor throttles their logging with a timer goroutine per
 		// period; a short period lets that goroutine end promptly after shutdown.
 		actor.WithDeadLetterThrottleInterval(10*time.Millisecond))
+	if cfg.Search != nil {
+		// The index learns of a commit after it happened, on the committing actor's
+		// goroutine; Notify only marks the conversation, so it never delays the commit.
+		r.indexSub = r.system.EventStream.Subscribe(func(ev any) {
+			if mc, ok := ev.(MessageCommitted); ok {
+				cfg.Search.Notify(mc.ConvID)
+			}
+		})
+	}
+	r.cfg.Passivation = cfg.Passivation.withDefaults()
 	r.manager = r.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
-		return &managerActor{rt: r, convs: map[string]*actor.PID{}}
+		return newManager(r)
 	}, actor.WithSupervisor(conversationSupervisor())))
 	return r, nil
 }
@@ -177,6 +218,9 @@ func (r *Runtime) Shutdown() {
 	}
 	if err := r.system.Root.StopFuture(r.manager).Wait(); err != nil {
 		r.log.Warn("stopping the manager took too long", "error", err)
+	}
+	if r.indexSub != nil {
+		r.system.EventStream.Unsubscribe(r.indexSub)
 	}
 	r.system.Shutdown()
 	r.bgStop()
@@ -417,6 +461,41 @@ func (r *Runtime) SetArchived(ctx context.Context, id string, archived bool) err
 		return err
 	}
 	return res.(reply).Err
+}
+
+// ErrNoSearch says this runtime was started without a search index.
+var ErrNoSearch = errors.New("search is not available: the search index did not open (see the log)")
+
+// Search finds messages across every conversation (package search).
+func (r *Runtime) Search(ctx context.Context, q SearchQuery) (SearchResult, error) {
+	if err := ctx.Err(); err != nil {
+		return SearchResult{}, err
+	}
+	if r.cfg.Search == nil {
+		return SearchResult{}, ErrNoSearch
+	}
+	return r.cfg.Search.Search(q)
+}
+
+// Delete removes a conversation the person started, for good: a running one is stopped first
+// (its model request aborted, its tool killed, its sub-agents stopped), then its messages,
+// sub-agents, images no other conversation uses and search entries go. A ConversationDeleted
+// event follows.
+func (r *Runtime) Delete(ctx context.Context, id string) error {
+	res, err := r.request(ctx, cmdDelete{ID: id})
+	if err != nil {
+		return err
+	}
+	return res.(reply).Err
+}
+
+// Resident counts the conversation actors in memory (see Passivation).
+func (r *Runtime) Resident(ctx context.Context) (int, error) {
+	res, err := r.request(ctx, cmdResident{})
+	if err != nil {
+		return 0, err
+	}
+	return res.(int), nil
 }
 
 // Blob returns stored image bytes, for thumbnails.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
-	"github.com/phoenix-desktop/phoenix/persistence"
 )
 
 func readFile(t *testing.T, path string) string {
@@ -158,9 +157,10 @@ func TestRestrictedModeTakesNoCheckpoints(t *testing.T) {
 	}
 }
 
-func TestCheckpointsArePrunedWithTheirConversation(t *testing.T) {
+func TestCheckpointsAndQueueArePrunedWithTheirConversation(t *testing.T) {
 	needGit(t)
 	h := newHarness(t)
+	ctx := context.Background()
 	c := h.create(NewConversation{Unrestricted: true})
 	// An Unrestricted conversation's tree is copied in the background at once, so that its
 	// first patch only adds what changed.
@@ -169,29 +169,21 @@ func TestCheckpointsArePrunedWithTheirConversation(t *testing.T) {
 		t.Fatalf("the checkpoint repository was not warmed: %v", err)
 	}
 	h.turn(c.ID, "patch: a.txt <<< x")
-	if cps, _ := h.rt.Checkpoints(context.Background(), c.ID); len(cps) != 1 {
+	if cps, _ := h.rt.Checkpoints(ctx, c.ID); len(cps) != 1 {
 		t.Fatalf("%d checkpoints", len(cps))
 	}
-	files := h.store.FilesDir(c.ID)
-	if _, err := os.Stat(filepath.Join(files, "shadow.git")); err != nil {
+	if _, err := h.rt.Enqueue(ctx, c.ID, "echo: waits", nil); err != nil {
 		t.Fatal(err)
 	}
-	h.close()
-	if err := reopenAndDelete(h, c.ID); err != nil {
+	files := h.store.FilesDir(c.ID)
+	// The app's Delete goes through the store's single delete path.
+	if err := h.rt.Delete(ctx, c.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(files); !os.IsNotExist(err) {
 		t.Fatalf("the shadow repository outlived its conversation: %v", err)
 	}
-}
-
-// reopenAndDelete deletes a conversation through the store's single delete path, as the
-// app's Delete does once the conversation's actor has stopped.
-func reopenAndDelete(h *harness, id string) error {
-	store, err := persistence.Open(h.dir, persistence.Options{Logger: quietLogger()})
-	if err != nil {
-		return err
+	if items, err := h.store.AuxList(c.ID, ""); err != nil || len(items) != 0 {
+		t.Fatalf("the queue, instructions or checkpoint records outlived their conversation: %+v %v", items, err)
 	}
-	defer store.Close()
-	return store.Delete(id)
 }

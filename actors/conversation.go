@@ -121,6 +121,8 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 	case cmdQueue:
 		q, err := a.onQueue(ctx, msg.Op)
 		ctx.Respond(replyQueue{Queue: q, Err: err})
+	case passivateQuery:
+		ctx.Respond(passivateAnswer{ID: a.id, PID: ctx.Self(), Forwards: msg.Forwards, AtRest: a.atRest()})
 	case startTask:
 		if err := a.apply(ctx, domain.UserMessage{Text: msg.Task}); err != nil {
 			// Stopping makes the parent report this sub-agent as failed (onChildStopped)

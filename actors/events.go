@@ -29,6 +29,11 @@ type ConversationCreated struct {
 	Conv domain.Conversation
 }
 
+// ConversationDeleted says a conversation and everything that belonged to it are gone.
+type ConversationDeleted struct {
+	ConvID string
+}
+
 // StateChanged carries the state after a committed transition, with everything a status
 // bar needs. At is when the runtime committed it (for "Retrying in 4 s" and elapsed times).
 type StateChanged struct {
@@ -92,6 +97,7 @@ type ToolProgress struct {
 func (e ToolProgress) Conversation() string        { return e.ConvID }
 func (e ConversationCreated) Conversation() string { return e.Conv.ID }
 func (e StateChanged) Conversation() string        { return e.Conv.ID }
+func (e ConversationDeleted) Conversation() string { return e.ConvID }
 func (e MessageCommitted) Conversation() string    { return e.ConvID }
 func (e TextDelta) Conversation() string           { return e.ConvID }
 func (e ApprovalRequested) Conversation() string   { return e.ConvID }

@@ -19,8 +19,23 @@ import (
 // notice.
 type managerActor struct {
 	rt *Runtime
-	// convs maps a user conversation's id to its actor. Only this actor touches it.
+	// convs maps a user conversation's id to its actor. Only this actor touches it (as every
+	// field below).
 	convs map[string]*actor.PID
+	// deleting holds the conversations being deleted: no command reaches them, and none
+	// brings their actor back.
+	deleting map[string]bool
+	// lastUsed and forwards are when a command was last routed to a conversation and how
+	// many were, for passivation (passivation.go).
+	lastUsed map[string]time.Time
+	forwards map[string]uint64
+	// stopTicker ends the passivation ticker when the manager stops.
+	stopTicker chan struct{}
+}
+
+func newManager(rt *Runtime) *managerActor {
+	return &managerActor{rt: rt, convs: map[string]*actor.PID{}, deleting: map[string]bool{},
+		lastUsed: map[string]time.Time{}, forwards: map[string]uint64{}}
 }
 
 // conversationSupervisor restarts a failed conversation actor a few times; an actor that
@@ -33,6 +48,23 @@ func conversationSupervisor() actor.SupervisorStrategy {
 
 func (m *managerActor) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		m.startTicker(ctx)
+	case *actor.Stopping:
+		if m.stopTicker != nil {
+			close(m.stopTicker)
+			m.stopTicker = nil
+		}
+	case cmdDelete:
+		m.delete(ctx, msg.ID)
+	case deleteDone:
+		delete(m.deleting, msg.ID)
+	case cmdResident:
+		ctx.Respond(len(m.convs))
+	case passivateTick:
+		m.passivateIdle(ctx)
+	case passivateAnswer:
+		m.onPassivateAnswer(ctx, msg)
 	case cmdCreate:
 		m.create(ctx, msg)
 	case cmdEvent:
@@ -44,7 +76,7 @@ func (m *managerActor) Receive(ctx actor.Context) {
 	case *actor.Terminated:
 		for id, pid := range m.convs {
 			if pid.Equal(msg.Who) {
-				delete(m.convs, id)
+				m.forget(id)
 			}
 		}
 	case cmdStopAll:
@@ -52,7 +84,7 @@ func (m *managerActor) Receive(ctx actor.Context) {
 			if err := ctx.StopFuture(pid).Wait(); err != nil {
 				m.rt.log.Warn("conversation did not stop in time", "conversation", id, "error", err)
 			}
-			delete(m.convs, id)
+			m.forget(id)
 		}
 		ctx.Respond(reply{})
 	}
@@ -65,7 +97,65 @@ func (m *managerActor) forward(ctx actor.Context, id string) {
 		ctx.Respond(reply{Err: err})
 		return
 	}
+	m.touch(ctx, id)
 	ctx.Forward(pid)
+}
+
+// forget drops what the manager holds of a conversation whose actor is gone.
+func (m *managerActor) forget(id string) {
+	delete(m.convs, id)
+	delete(m.lastUsed, id)
+	delete(m.forwards, id)
+}
+
+// delete stops a conversation's actor, if it runs, and then deletes it from the store and the
+// search index, off the manager's goroutine; the caller's reply is sent when it is gone.
+func (m *managerActor) delete(ctx actor.Context, id string) {
+	if m.deleting[id] {
+		ctx.Respond(reply{Err: fmt.Errorf("conversation %s is already being deleted", id)})
+		return
+	}
+	conv, err := m.rt.cfg.Store.Get(id)
+	if err != nil && !errors.Is(err, persistence.ErrCorrupt) {
+		if errors.Is(err, persistence.ErrNotFound) {
+			err = fmt.Errorf("conversation %s does not exist (see phoenix-desktop list): %w", id, err)
+		}
+		ctx.Respond(reply{Err: fmt.Errorf("delete conversation %s: %w", id, err)})
+		return
+	}
+	if err == nil && conv.IsSubAgent() {
+		ctx.Respond(reply{Err: fmt.Errorf("conversation %s is a sub-agent: it is deleted with the conversation that started it (%s)", id, conv.ParentID)})
+		return
+	}
+	m.deleting[id] = true
+	pid := m.convs[id]
+	m.forget(id)
+	rt, self, caller := m.rt, ctx.Self(), ctx.Sender()
+	go func() {
+		if pid != nil {
+			// Stopping the actor aborts its model request, kills its tool's process group
+			// and stops its sub-agents (its children) before anything is deleted.
+			if err := rt.system.Root.StopFuture(pid).Wait(); err != nil {
+				rt.log.Warn("the conversation did not stop in time; deleting it anyway", "conversation", id, "error", err)
+			}
+		}
+		err := rt.cfg.Store.Delete(id)
+		if err == nil && rt.cfg.Search != nil {
+			if serr := rt.cfg.Search.Remove(id); serr != nil {
+				// The index drops it on its next catch-up with the store anyway.
+				rt.log.Warn("could not remove a deleted conversation from the search index", "conversation", id, "error", serr)
+			}
+		}
+		rt.system.Root.Send(self, deleteDone{ID: id})
+		if err != nil {
+			err = fmt.Errorf("delete conversation %s: %w", id, err)
+		} else {
+			rt.publish(ConversationDeleted{ConvID: id})
+		}
+		if caller != nil {
+			rt.system.Root.Send(caller, reply{Err: err})
+		}
+	}()
 }
 
 func (m *managerActor) create(ctx actor.Context, msg cmdCreate) {
@@ -85,6 +175,9 @@ func (m *managerActor) actorFor(ctx actor.Context, id string) (*actor.PID, error
 	if pid, ok := m.convs[id]; ok {
 		return pid, nil
 	}
+	if m.deleting[id] {
+		return nil, fmt.Errorf("conversation %s is being deleted", id)
+	}
 	conv, err := m.rt.cfg.Store.Get(id)
 	if err != nil {
 		if errors.Is(err, persistence.ErrNotFound) {
@@ -102,6 +195,7 @@ func (m *managerActor) spawn(ctx actor.Context, id string) *actor.PID {
 	pid := ctx.Spawn(conversationProps(m.rt, id))
 	ctx.Watch(pid)
 	m.convs[id] = pid
+	m.touch(ctx, id)
 	return pid
 }
 

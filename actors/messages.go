@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
 )
@@ -33,6 +35,23 @@ type (
 	}
 	// cmdStopAll stops every conversation actor before the system shuts down.
 	cmdStopAll struct{}
+	// cmdDelete deletes a conversation; the reply is reply, sent once it is gone.
+	cmdDelete struct{ ID string }
+	// deleteDone tells the manager a deletion has ended, so the id may be routed again.
+	deleteDone struct{ ID string }
+	// cmdResident asks the manager how many conversation actors run; the reply is an int.
+	cmdResident struct{}
+	// passivateTick makes the manager look for conversations idle long enough to passivate.
+	passivateTick struct{}
+	// passivateQuery asks a conversation actor whether it is at rest; it answers with
+	// passivateAnswer. Forwards is the manager's count of commands routed to it so far.
+	passivateQuery  struct{ Forwards uint64 }
+	passivateAnswer struct {
+		ID       string
+		PID      *actor.PID
+		Forwards uint64
+		AtRest   bool
+	}
 )
 
 // Results that child actors send to their conversation, each with the execution id it was

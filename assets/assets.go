@@ -10,3 +10,6 @@ var Icon []byte
 
 // AppID is the application id, the same as in FyneApp.toml; Fyne keys preferences on it.
 const AppID = "dev.phoenixdesktop.app"
+
+// Version is the release, the same as in FyneApp.toml (a test checks they agree).
+const Version = "0.1.0"

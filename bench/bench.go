@@ -26,9 +26,11 @@ type Row struct {
 	// Target is the bound for the median (or the single value), in Unit; 0 means none.
 	Target float64 `json:"target,omitempty"`
 	// Met is whether the median is within the target.
-	Met  bool   `json:"met"`
-	Note string `json:"note,omitempty"`
-	Err  string `json:"error,omitempty"`
+	Met bool `json:"met"`
+	// Signed says the samples are differences, which noise can make negative.
+	Signed bool   `json:"signed,omitempty"`
+	Note   string `json:"note,omitempty"`
+	Err    string `json:"error,omitempty"`
 }
 
 // Options tune a run.
@@ -45,9 +47,18 @@ type measurement struct {
 	target float64
 	note   string
 	run    func(ctx context.Context, o Options) ([]float64, error)
-	// runNoted is used instead of run by measurements whose note holds measured figures
-	// (disk, memory); it is appended to note.
-	runNoted func(ctx context.Context, o Options) ([]float64, string, error)
+	// rows, instead of run, takes several rows from one set-up (a large store built once);
+	// count is how many it returns.
+	rows  func(ctx context.Context, o Options) ([]Row, error)
+	count int
+}
+
+// rowCount is how many rows a measurement produces.
+func (m measurement) rowCount() int {
+	if m.rows != nil {
+		return m.count
+	}
+	return 1
 }
 
 // Run takes every measurement and returns the rows in a fixed order.
@@ -57,18 +68,21 @@ func Run(ctx context.Context, o Options) []Row {
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "measuring %s…\n", m.name)
 		}
-		var samples []float64
-		var err error
-		note := m.note
-		if m.runNoted != nil {
-			var measured string
-			samples, measured, err = m.runNoted(ctx, o)
-			note = strings.TrimPrefix(note+"; "+measured, "; ")
-		} else {
-			samples, err = m.run(ctx, o)
+		if m.rows != nil {
+			got, err := m.rows(ctx, o)
+			if err == nil && len(got) != m.count {
+				err = fmt.Errorf("internal error: %d rows, want %d", len(got), m.count)
+			}
+			if err != nil {
+				rows = append(rows, Row{Name: m.name, Unit: m.unit, Err: err.Error()})
+				continue
+			}
+			rows = append(rows, got...)
+			continue
 		}
+		samples, err := m.run(ctx, o)
 		row := summarise(m.name, m.unit, m.target, samples)
-		row.Note = note
+		row.Note = m.note
 		if err != nil {
 			row.Err = err.Error()
 			row.Met = false

@@ -51,14 +51,16 @@ func measurements() []measurement {
 		{name: "event queue high-water mark (streamed turns)", unit: "events", target: 64,
 			note: "the most events that waited at once in a subscription's queue (beyond its channel of 64) while a consumer read a turn's 200 streamed tokens as the window does; one sample per turn",
 			run:  eventBacklog},
+		{name: "search", unit: "ms", rows: searchRows, count: 3},
+		{name: "commit with and without search indexing", unit: "ms", rows: commitRows, count: 3},
+		{name: "heap after opening 1,000 conversations", unit: "×", rows: heapRows, count: 3},
 		{name: "MCP tool round (stdio echo server)", unit: "ms", target: 3,
 			note: "model reply received → MCP call sent over stdio to a running server (sandboxed where Landlock works) → answer → result committed → tools fixed for the next request → request sent; the server's echo does no work of its own",
 			run:  mcpRound},
 		{name: "MCP server start (stdio echo server)", unit: "ms",
 			note: "a conversation's first need → the app binary started as the server through the sandbox supervisor → MCP handshake → tools listed and checked",
 			run:  mcpStart},
-		{name: "checkpoint, 5,000-file tree, one file changed", unit: "ms", target: 50,
-			note: "the snapshot taken before a patch or an Unrestricted bash call, after the conversation's first", runNoted: checkpointSnapshot},
+		{name: checkpointRowName, unit: "ms", rows: checkpointSnapshot, count: 1},
 	}
 }
 

@@ -5,7 +5,8 @@ set -euo pipefail
 
 need_pkgs=(gcc pkg-config git ca-certificates
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
-  xvfb xdotool imagemagick ripgrep locales python3 curl)
+  xvfb xdotool imagemagick ripgrep locales python3 curl
+  gnome-keyring dbus-daemon libsecret-tools)
 missing=()
 for p in "${need_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: all packages with the race detector (GUI tests on Fyne's headless driver),
-# then the real-window smoke test of the built binary under Xvfb.
+# then the real-window smoke test of the built binary under Xvfb, then the .deb installed and
+# started (scripts/test-deb.sh; as root only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
@@ -9,3 +10,4 @@ go test -race -count=1 -timeout 45m ./...
 if [ -x scripts/smoke-xvfb.sh ]; then
   bash scripts/smoke-xvfb.sh
 fi
+bash scripts/test-deb.sh

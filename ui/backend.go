@@ -25,6 +25,10 @@ type Backend interface {
 	WrapUp(ctx context.Context, id string) error
 	ContinueInNew(ctx context.Context, id string) (domain.Conversation, string, error)
 	SetArchived(ctx context.Context, id string, archived bool) error
+	// Delete removes a conversation for good (stopping it first); ConversationDeleted follows.
+	Delete(ctx context.Context, id string) error
+	// Search finds messages in every conversation.
+	Search(ctx context.Context, q SearchQuery) (SearchResult, error)
 	Blob(sha256 string) ([]byte, error)
 	Sandbox() SandboxStatus
 	ModelLabel(model string) string
@@ -79,4 +83,6 @@ type Deps struct {
 	// Notify shows a desktop notification; nil means App.SendNotification. The window calls it
 	// only while none of the app's windows has the focus.
 	Notify func(n *fyne.Notification)
+	// Keys keeps the API key out of the preferences file; nil keeps it there.
+	Keys KeyStore
 }

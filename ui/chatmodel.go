@@ -45,6 +45,9 @@ type row struct {
 	kind rowKind
 	key  string
 	ver  int
+	// seq is the sequence of the message the row shows (for a tool row, of the call's
+	// message), and resultSeq that of its result: a search hit opens the conversation there.
+	seq, resultSeq uint64
 
 	// msg is the message a user, assistant, system, error or continuation row shows.
 	msg *domain.Message
@@ -130,18 +133,18 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 	key := "m" + strconv.FormatUint(msg.Seq, 10)
 	switch msg.Kind {
 	case domain.KindUser:
-		m.rows = append(m.rows, &row{kind: rowUser, key: key, msg: p, at: msg.At})
+		m.rows = append(m.rows, &row{kind: rowUser, key: key, msg: p, at: msg.At, seq: msg.Seq})
 	case domain.KindAssistant:
 		m.addCommittedReasoning(p, key)
 		if strings.TrimSpace(msg.Text) != "" {
-			m.rows = append(m.rows, &row{kind: rowAssistant, key: key, msg: p, at: msg.At})
+			m.rows = append(m.rows, &row{kind: rowAssistant, key: key, msg: p, at: msg.At, seq: msg.Seq})
 		}
 		for _, c := range msg.ToolCalls {
 			kind := rowTool
 			if c.Name == domain.ToolSpawnAgents {
 				kind = rowAgents
 			}
-			r := &row{kind: kind, key: "c" + key + ":" + c.ID, call: c, at: msg.At}
+			r := &row{kind: kind, key: "c" + key + ":" + c.ID, call: c, at: msg.At, seq: msg.Seq}
 			m.rows = append(m.rows, r)
 			m.byCall[c.ID] = r
 		}
@@ -151,7 +154,7 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 	case domain.KindToolResult:
 		res := msg.ToolResult
 		if r, ok := m.byCall[res.CallID]; ok {
-			r.result, r.phase = res, toolDone
+			r.result, r.phase, r.resultSeq = res, toolDone, msg.Seq
 			r.touch()
 			if m.running == r {
 				m.running = nil
@@ -160,17 +163,17 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 		}
 		// A result whose call is not in view (it cannot happen with a valid history) is still
 		// shown rather than lost.
-		m.rows = append(m.rows, &row{kind: rowTool, key: key, call: domain.ToolCall{ID: res.CallID, Name: res.Name}, result: res, phase: toolDone, at: msg.At})
+		m.rows = append(m.rows, &row{kind: rowTool, key: key, call: domain.ToolCall{ID: res.CallID, Name: res.Name}, result: res, phase: toolDone, at: msg.At, seq: msg.Seq, resultSeq: msg.Seq})
 	case domain.KindSystem:
-		m.rows = append(m.rows, &row{kind: rowSystem, key: key, msg: p, at: msg.At})
+		m.rows = append(m.rows, &row{kind: rowSystem, key: key, msg: p, at: msg.At, seq: msg.Seq})
 	case domain.KindError:
-		m.rows = append(m.rows, &row{kind: rowError, key: key, msg: p, at: msg.At})
+		m.rows = append(m.rows, &row{kind: rowError, key: key, msg: p, at: msg.At, seq: msg.Seq})
 	case domain.KindContinuation:
-		m.rows = append(m.rows, &row{kind: rowContinuation, key: key, msg: p, at: msg.At})
+		m.rows = append(m.rows, &row{kind: rowContinuation, key: key, msg: p, at: msg.At, seq: msg.Seq})
 		m.dropTail(&m.stream)
 		m.dropTail(&m.think)
 	default:
-		m.rows = append(m.rows, &row{kind: rowSystem, key: key, msg: p, at: msg.At})
+		m.rows = append(m.rows, &row{kind: rowSystem, key: key, msg: p, at: msg.At, seq: msg.Seq})
 	}
 	return true
 }
@@ -256,6 +259,25 @@ func (m *chatModel) dropTail(p **row) {
 		m.tail = slices.Delete(m.tail, i, i+1)
 	}
 	*p = nil
+}
+
+// rowOf returns the index of the row that shows message seq: its own row, the tool row that
+// holds it as a result, or else the last row before it (a message without a row of its own,
+// such as an assistant reply that only called tools).
+func (m *chatModel) rowOf(seq uint64) int {
+	best := -1
+	for i, r := range m.rows {
+		if r.kind == rowNotice {
+			continue
+		}
+		if r.seq == seq || (r.result != nil && r.resultSeq == seq) {
+			return i
+		}
+		if r.seq <= seq {
+			best = i
+		}
+	}
+	return best
 }
 
 // find returns the indices of the rows whose text contains q, case-insensitively.

@@ -38,6 +38,8 @@ type convState struct {
 	model           *chatModel
 
 	draft draft
+	// jumpTo is the message a search hit opened the conversation at, until it is in view.
+	jumpTo *uint64
 	// views are the chat views showing this conversation (the main window, a sub-agent window).
 	views []*chatView
 }

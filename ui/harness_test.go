@@ -98,6 +98,8 @@ type fakeBackend struct {
 	downgrades int
 	wrapUps    int
 	archived   map[string]bool
+	deleted    []string
+	searches   []SearchQuery
 	// effects are the latest effects per conversation, for the test to act on.
 	effects map[string][]domain.Effect
 	// sendErr, when set, rejects the next Send.
@@ -355,6 +357,43 @@ func (f *fakeBackend) SetArchived(_ context.Context, id string, archived bool) e
 	f.archived[id] = archived
 	f.convs[id].conv.Archived = archived
 	return nil
+}
+
+func (f *fakeBackend) Delete(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.convs[id]; !ok {
+		return fmt.Errorf("conversation %s: not found", id)
+	}
+	delete(f.convs, id)
+	f.order = slices.DeleteFunc(f.order, func(x string) bool { return x == id })
+	f.deleted = append(f.deleted, id)
+	f.publish(actors.ConversationDeleted{ConvID: id})
+	return nil
+}
+
+// Search finds the messages that contain the query's text, case-insensitively: the window's
+// side of search, not the index's (package search has its own tests).
+func (f *fakeBackend) Search(_ context.Context, q SearchQuery) (SearchResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.searches = append(f.searches, q)
+	want := strings.ToLower(strings.TrimSpace(q.Text))
+	var res SearchResult
+	for _, id := range f.order {
+		fc := f.convs[id]
+		if fc.conv.IsSubAgent() || (fc.conv.Archived && !q.IncludeArchived) {
+			continue
+		}
+		for _, m := range fc.msgs {
+			if strings.Contains(strings.ToLower(m.Text), want) {
+				res.Hits = append(res.Hits, SearchHit{ConvID: id, Title: fc.conv.Title, Archived: fc.conv.Archived,
+					Seq: m.Seq, Kind: m.Kind, Line: m.Text})
+			}
+		}
+	}
+	res.Matches = len(res.Hits)
+	return res, nil
 }
 
 func (f *fakeBackend) Blob(sha string) ([]byte, error) {

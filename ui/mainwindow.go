@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -71,6 +72,8 @@ type MainWindow struct {
 	listLoaded   bool
 	newForm      *newConvForm
 	settings     *settingsForm
+	search       *globalSearch
+	deleteDlg    *dialog.ConfirmDialog
 	mcpPanel     *mcpPanel
 	// proj holds the project controls: instructions, model switch, queue, Undo and Rewind.
 	proj *projectUI
@@ -214,6 +217,7 @@ func (m *MainWindow) shortcuts() []shortcut {
 		{ctrl(fyne.KeyN), m.showNewConversation},
 		{ctrl(fyne.KeyF), m.showFind},
 		{ctrl(fyne.KeyE), m.exportCurrent},
+		{&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, m.showGlobalSearch},
 	}
 }
 
@@ -243,6 +247,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 	)
 	conv := fyne.NewMenu("Conversation",
 		item("Find…", sc[1]),
+		item("Search all conversations…", sc[3]),
 		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
 		fyne.NewMenuItem("Wrap up now", m.wrapUp),
@@ -252,6 +257,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 				m.setArchived(m.current, !m.current.conv.Archived)
 			}
 		}),
+		fyne.NewMenuItem("Delete…", func() { m.askDelete(m.current) }),
 	)
 	return fyne.NewMainMenu(file, conv)
 }
@@ -266,8 +272,13 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	archived := widget.NewCheck("Show archived", func(on bool) {
 		m.showArchived = on
 		m.refreshSidebar()
+		if strings.TrimSpace(m.search.entry.Text) != "" {
+			m.scheduleSearch()
+		}
 	})
-	sidebar := container.NewBorder(container.NewBorder(nil, nil, nil, settingsBtn, newBtn), archived, nil, nil, m.sideList)
+	m.search = m.newGlobalSearch()
+	sidebar := container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, settingsBtn, newBtn), m.search.entry),
+		archived, nil, nil, container.NewStack(m.sideList, m.search.panel))
 
 	m.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	m.title.Truncation = fyne.TextTruncateEllipsis
@@ -423,6 +434,7 @@ func (m *MainWindow) open(id string) {
 	}
 	m.proj.load(cs)
 	m.refreshAll()
+	m.jumpIfPending(cs)
 	m.win.Canvas().Focus(m.entry)
 }
 
@@ -447,6 +459,7 @@ func (m *MainWindow) load(cs *convState) {
 				v.changed()
 			}
 			m.refreshConv(cs)
+			m.jumpIfPending(cs)
 		})
 	}()
 }
@@ -474,6 +487,10 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 	deltas := map[*convState]bool{}
 	sidebar := false
 	for _, ev := range evs {
+		if id, ok := isDeleted(ev); ok {
+			m.forgetConv(id)
+			continue
+		}
 		cs := m.conv(ev.Conversation())
 		switch e := ev.(type) {
 		case actors.ConversationCreated:

@@ -17,8 +17,8 @@ import (
 	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
-// Preference keys of the settings. The API key is kept in the app's preferences file, which
-// only the person can read (Fyne writes it under their configuration directory).
+// Preference keys of the settings. The API key is kept in the key store (keys.go) when the
+// app has one; prefAPIKey is where older versions kept it, and where it stays without one.
 const (
 	prefPreset  = "settings.preset"
 	prefBaseURL = "settings.base_url"
@@ -34,11 +34,16 @@ func LoadSettings(p fyne.Preferences) Settings {
 		APIKey: p.String(prefAPIKey), Model: p.String(prefModel)}
 }
 
-// SaveSettings writes the settings to the app's preferences.
+// SaveSettings writes the settings to the app's preferences. An empty key is removed from
+// the file rather than written as "" (see keys.go for where the key is kept).
 func SaveSettings(p fyne.Preferences, s Settings) {
 	p.SetString(prefPreset, s.Preset)
 	p.SetString(prefBaseURL, s.BaseURL)
-	p.SetString(prefAPIKey, s.APIKey)
+	if s.APIKey == "" {
+		p.RemoveValue(prefAPIKey)
+	} else {
+		p.SetString(prefAPIKey, s.APIKey)
+	}
 	p.SetString(prefModel, s.Model)
 }
 
@@ -56,12 +61,14 @@ type settingsForm struct {
 	test    *widget.Button
 	result  *widget.Label
 	dlg     *dialog.FormDialog
+	items   []*widget.FormItem
 	testing bool
 }
 
 // showSettings opens the Settings dialog.
 func (m *MainWindow) showSettings() {
-	f := &settingsForm{m: m, saved: LoadSettings(m.app.Preferences()), env: map[string]string{}}
+	saved, keyErr := m.loadSettings()
+	f := &settingsForm{m: m, saved: saved, env: map[string]string{}}
 	if m.deps.EnvOverrides != nil {
 		f.env = m.deps.EnvOverrides()
 	}
@@ -113,11 +120,12 @@ func (m *MainWindow) showSettings() {
 	items := []*widget.FormItem{
 		widget.NewFormItem("Provider", f.preset),
 		{Text: "Base URL", Widget: f.baseURL, HintText: envNote(FieldBaseURL, f.baseURL)},
-		{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forget), HintText: envNote(FieldAPIKey, f.apiKey)},
+		{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forget), HintText: keyNote(envNote(FieldAPIKey, f.apiKey), m.keyHint(), keyErr)},
 		{Text: "Default model", Widget: container.NewVBox(f.model, f.hint), HintText: envNote(FieldModel, f.model)},
 		widget.NewFormItem("", container.NewVBox(f.test, f.result)),
 		m.mcpSettingsItem(),
 	}
+	f.items = items
 	f.dlg = dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
 		if ok {
 			f.save()
@@ -169,12 +177,27 @@ func (f *settingsForm) testConnection() {
 
 func (f *settingsForm) save() {
 	s := f.current()
-	SaveSettings(f.m.app.Preferences(), s)
+	if err := f.m.saveSettings(s); err != nil {
+		dialog.ShowError(fmt.Errorf("the settings were not saved: %w", err), f.m.win)
+		return
+	}
 	if f.m.deps.Apply != nil {
 		if err := f.m.deps.Apply(s); err != nil {
 			dialog.ShowError(fmt.Errorf("the settings were saved but could not be applied: %w", err), f.m.win)
 		}
 	}
+}
+
+// keyNote is the API key field's hint: the environment's precedence, else where the key is
+// kept, and why it could not be read.
+func keyNote(env, where string, err error) string {
+	if env != "" {
+		return env
+	}
+	if err != nil {
+		return where + " It could not be read: " + err.Error()
+	}
+	return where
 }
 
 // modelOptions are the models offered in the dialogs: the default, the models the provider

@@ -16,6 +16,10 @@ type (
 	Attachment = actors.Attachment
 	// SandboxStatus says whether Landlock can enforce Restricted mode here.
 	SandboxStatus = actors.SandboxStatus
+	// SearchQuery, SearchResult and SearchHit are a search across every conversation.
+	SearchQuery  = actors.SearchQuery
+	SearchResult = actors.SearchResult
+	SearchHit    = actors.SearchHit
 )
 
 // The real runtime is a Backend and its subscription an EventSource.

@@ -27,6 +27,9 @@ type Options struct {
 	// Runtime adjusts the runtime's configuration (wrap the client or the tools, set a
 	// deadline) before it starts.
 	Runtime func(*actors.Config)
+	// DemoServer starts the fake server as the app's offline demo, which records no request,
+	// for measurements of memory over many turns.
+	DemoServer bool
 }
 
 // Env is a running runtime with everything it stands on.
@@ -60,7 +63,11 @@ func Start(o Options) (*Env, error) {
 		e.Close()
 		return nil, err
 	}
-	if e.Server, err = fakellm.Start(); err != nil {
+	start := fakellm.Start
+	if o.DemoServer {
+		start = fakellm.StartDemo
+	}
+	if e.Server, err = start(); err != nil {
 		e.Close()
 		return nil, err
 	}

@@ -37,7 +37,15 @@ func runGUI(args []string, stderr io.Writer) error {
 
 	a := app.NewWithID(assets.AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
+	keys := openKeys(a.Preferences(), log)
 	saved := ui.LoadSettings(a.Preferences())
+	if keys != nil {
+		key, err := keys.APIKey()
+		if err != nil {
+			log.Error("the saved API key could not be read; enter it again in Settings", "error", err)
+		}
+		saved.APIKey = key
+	}
 	settings := settingsConfig(saved)
 
 	opened, err := openApp(common, settings, log)
@@ -99,6 +107,7 @@ func runGUI(args []string, stderr io.Writer) error {
 			}
 			return out
 		},
+		Keys: keys,
 		DefaultModel: func() string {
 			mu.Lock()
 			defer mu.Unlock()

@@ -25,6 +25,9 @@ var usage = `Usage:
   phoenix-desktop checkpoints ID [--json]   list the working-tree checkpoints taken before file changes
   phoenix-desktop rewind ID CHECKPOINT [--force] [--dry-run]   restore the files as they were before it
   phoenix-desktop queue ID [--json] [--clear] [--release]   messages queued while the agent worked
+  phoenix-desktop search WORDS… [--archived] [--json]   find messages in every conversation
+  phoenix-desktop delete ID [--data-dir DIR]   delete a conversation for good
+  phoenix-desktop --version                 print the version and the source revision
   phoenix-desktop bench [--json]            measure the headline numbers on this machine
   phoenix-desktop mcp list [--cwd DIR] [--json]   start the MCP servers, show their states and tools
 
@@ -56,6 +59,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, rest = args[0], args[1:]
 	}
+	if cmd == "" && len(rest) > 0 && (rest[0] == "--version" || rest[0] == "-version") {
+		fmt.Fprintln(stdout, versionLine())
+		return 0
+	}
 	var err error
 	switch cmd {
 	case "":
@@ -68,6 +75,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runShow(rest, stdout)
 	case "export":
 		err = runExport(rest, stdout)
+	case "search":
+		err = runSearch(rest, stdout, stderr)
+	case "delete":
+		err = runDelete(rest, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, versionLine())
+		return 0
 	case "bench":
 		err = runBench(rest, stdout, stderr)
 	case "checkpoints":

@@ -8,15 +8,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/test"
 	"golang.org/x/term"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/sandbox"
+	"github.com/phoenix-desktop/phoenix/secrets"
+	"github.com/phoenix-desktop/phoenix/ui"
 )
 
 func TestMain(m *testing.M) {
@@ -226,6 +230,102 @@ func TestChatWithoutTerminalDeniesUpgrades_REQ_BED_015(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &v); err != nil {
 			t.Fatalf("not a JSON line: %q", line)
 		}
+	}
+}
+
+func TestVersionNamesTheRevision(t *testing.T) {
+	info := &debug.BuildInfo{GoVersion: "go1.26.8", Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.time", Value: "2026-11-23T22:00:00Z"},
+		{Key: "vcs.modified", Value: "true"}}}
+	got := formatVersion("1.2.3", info)
+	want := "Phoenix Desktop 1.2.3 (revision 0123456789ab with uncommitted changes of 2026-11-23T22:00:00Z, go1.26.8)"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	if got := formatVersion("1.2.3", &debug.BuildInfo{GoVersion: "go1.26.8"}); !strings.Contains(got, "revision unknown") {
+		t.Fatalf("without vcs info: %q", got)
+	}
+}
+
+func TestSearchAndDeleteHeadless(t *testing.T) {
+	data, cwd := t.TempDir(), t.TempDir()
+	for _, prompt := range []string{"echo: the pelican flew", "echo: a heron and a pelican"} {
+		if code, out, errs := cli(t, "chat", "--demo", "--data-dir", data, "--cwd", cwd, prompt); code != 0 {
+			t.Fatalf("chat: %d\n%s\n%s", code, out, errs)
+		}
+	}
+	search := func(args ...string) (int, []struct {
+		ConvID string `json:"conversation"`
+		Line   string `json:"line"`
+	}) {
+		t.Helper()
+		code, out, errs := cli(t, append([]string{"search", "--data-dir", data, "--json"}, args...)...)
+		var res struct {
+			Hits []struct {
+				ConvID string `json:"conversation"`
+				Line   string `json:"line"`
+			} `json:"hits"`
+		}
+		if code == 0 && json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("search output is not JSON: %s\n%s", out, errs)
+		}
+		return code, res.Hits
+	}
+	// Each conversation has the word in its user message and in the demo's echo.
+	if code, hits := search("pelican"); code != 0 || len(hits) != 4 {
+		t.Fatalf("pelican: %d, %+v", code, hits)
+	}
+	code, hits := search("heron")
+	if code != 0 || len(hits) != 2 || !strings.Contains(hits[0].Line, "heron") {
+		t.Fatalf("heron: %d, %+v", code, hits)
+	}
+	if code, _, errs := cli(t, "search", "--data-dir", data, "!"); code != 1 || !strings.Contains(errs, "word") {
+		t.Fatalf("bad query: %d %s", code, errs)
+	}
+
+	code, out, errs := cli(t, "delete", hits[0].ConvID, "--data-dir", data)
+	if code != 0 || !strings.Contains(out, "Deleted "+hits[0].ConvID) {
+		t.Fatalf("delete: %d\n%s\n%s", code, out, errs)
+	}
+	if code, hits := search("heron"); code != 0 || len(hits) != 0 {
+		t.Fatalf("deleted conversation still found: %+v", hits)
+	}
+	if code, hits := search("pelican"); code != 0 || len(hits) != 2 {
+		t.Fatalf("the other conversation: %+v", hits)
+	}
+	if code, _, errs := cli(t, "delete", hits[0].ConvID+"x", "--data-dir", data); code != 1 || !strings.Contains(errs, "not found") {
+		t.Fatalf("unknown id: %d %s", code, errs)
+	}
+}
+
+func TestKeyMovesOutOfThePreferences(t *testing.T) {
+	const key = "sk-legacy-key-in-prefs-4242"
+	app := test.NewTempApp(t)
+	ui.SaveSettings(app.Preferences(), ui.Settings{BaseURL: "https://api.openai.com/v1", APIKey: key, Model: "gpt-4o"})
+	store, err := secrets.OpenFile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	migrateKey(app.Preferences(), store, log)
+	if got := ui.LegacyAPIKey(app.Preferences()); got != "" {
+		t.Fatal("the key is still in the preferences")
+	}
+	if got, err := (apiKeyStore{store}).APIKey(); err != nil || got != key {
+		t.Fatalf("stored key %q, %v", got, err)
+	}
+	if s := ui.LoadSettings(app.Preferences()); s.BaseURL == "" || s.Model != "gpt-4o" {
+		t.Fatalf("the other settings were lost: %+v", s)
+	}
+	if strings.Contains(logs.String(), key) || !strings.Contains(logs.String(), "moved the API key") {
+		t.Fatalf("log: %s", logs.String())
+	}
+	// Nothing to move the second time.
+	logs.Reset()
+	migrateKey(app.Preferences(), store, log)
+	if logs.Len() != 0 {
+		t.Fatalf("second start logged: %s", logs.String())
 	}
 }
 

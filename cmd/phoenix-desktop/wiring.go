@@ -19,6 +19,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/sandbox"
+	"github.com/phoenix-desktop/phoenix/search"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -140,6 +141,15 @@ func (c *commonFlags) openStore(log *slog.Logger) (*persistence.Store, error) {
 	return persistence.Open(dir, persistence.Options{Logger: log})
 }
 
+// indexDirName is the search index's directory inside the data directory.
+const indexDirName = "search-index"
+
+// openIndex opens the search index beside the store; it catches up with the store in the
+// background.
+func openIndex(store *persistence.Store, log *slog.Logger) (*search.Index, error) {
+	return search.Open(filepath.Join(store.Dir(), indexDirName), store, search.Options{Logger: log})
+}
+
 // configError says the model settings are incomplete or wrong (not that something failed).
 type configError struct{ err error }
 
@@ -210,6 +220,7 @@ func openModel(flags commonFlags, settings llm.Config, blobs llm.BlobSource) (*m
 // session is everything a command that runs conversations needs, closed in reverse order.
 type session struct {
 	store   *persistence.Store
+	index   *search.Index
 	model   *model
 	runtime *actors.Runtime
 }
@@ -217,6 +228,9 @@ type session struct {
 func (a *session) Close() {
 	if a.runtime != nil {
 		a.runtime.Shutdown()
+	}
+	if a.index != nil {
+		_ = a.index.Close() // derived data: whatever it missed, it catches up on at the next start
 	}
 	if a.model != nil {
 		a.model.Close()
@@ -242,13 +256,23 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		return nil, err
 	}
 	a.store = store
+	// Search is derived data: without an index the app works, and says so where search is
+	// asked for.
+	if a.index, err = openIndex(store, log); err != nil {
+		log.Error("search is unavailable", "error", err)
+	}
 	m, err := openModel(flags, settings, store)
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
 	a.model = m
+	var searcher actors.Searcher
+	if a.index != nil {
+		searcher = a.index
+	}
 	rt, err := actors.Start(actors.Config{
+		Search:       searcher,
 		Store:        store,
 		LLM:          m.client,
 		Tools:        tools.NewRegistry(),

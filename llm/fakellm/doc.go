@@ -14,7 +14,7 @@
 // 400, 500), a stall after N chunks (until the client disconnects), a connection cut
 // mid-stream, an error event mid-stream, a missing finish reason, an empty reply, malformed
 // tool-call JSON, a slow first byte, slow chunks, SSE keep-alive comments before the first
-// chunk. Requests() records every request (decoded and raw); Disconnected() and
+// chunk. Requests() records every request (decoded and raw; the demo server of StartDemo records none); Disconnected() and
 // DisconnectCount() tell when a client abandoned a reply.
 //
 // # The predictable model (demo and end-to-end tests)

@@ -51,6 +51,9 @@ type Server struct {
 	discCh      chan struct{}
 	pace        time.Duration
 	seq         int
+	// unrecorded keeps requests out of Requests: the demo model serves a whole session, and
+	// keeping every request (each with its whole history) would grow without bound.
+	unrecorded bool
 }
 
 // Start listens on a free port of 127.0.0.1 and serves until Close.
@@ -76,7 +79,17 @@ func Start() (*Server, error) {
 
 // StartDemo starts the server for the offline demo model (domain.DemoModel). It is Start
 // under the name the app's wiring uses; see the package documentation for the model.
-func StartDemo() (*Server, error) { return Start() }
+// It does not record requests (Requests stays empty), so a long session does not grow it.
+func StartDemo() (*Server, error) {
+	s, err := Start()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.unrecorded = true
+	s.mu.Unlock()
+	return s, nil
+}
 
 // URL is the base URL for an OpenAI client, ending in /v1.
 func (s *Server) URL() string { return s.url }
@@ -219,7 +232,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, rec)
+	if !s.unrecorded {
+		s.requests = append(s.requests, rec)
+	}
 	s.seq++
 	seq := s.seq
 	s.mu.Unlock()

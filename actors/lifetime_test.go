@@ -1,0 +1,289 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/persistence"
+	"github.com/phoenix-desktop/phoenix/search"
+)
+
+func (h *harness) waitDeleted(id string) {
+	h.t.Helper()
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
+	for {
+		select {
+		case ev := <-h.sub.Events():
+			if d, ok := ev.(ConversationDeleted); ok && d.ConvID == id {
+				return
+			}
+		case <-timeout.C:
+			h.t.Fatalf("no ConversationDeleted for %s", id)
+		}
+	}
+}
+
+func TestDeleteRemovesEverythingAndKeepsSharedImages(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	a := h.create(NewConversation{})
+	b := h.create(NewConversation{})
+	shared := pngBytes(t, 40, 30)
+	for _, c := range []domain.Conversation{a, b} {
+		if err := h.rt.Send(ctx, c.ID, "look", []Attachment{{Name: "shot.png", Data: shared}}); err != nil {
+			t.Fatal(err)
+		}
+		h.waitRest(c.ID)
+	}
+	only := pngBytes(t, 20, 10)
+	if err := h.rt.Send(ctx, a.ID, "and this", []Attachment{{Name: "mine.png", Data: only}}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitRest(a.ID)
+	msgs := h.history(a.ID)
+	sharedSHA, onlySHA := msgs[0].Images[0].SHA256, lastOf(msgs, domain.KindUser).Images[0].SHA256
+
+	if err := h.rt.Delete(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.waitDeleted(a.ID)
+	if _, err := h.store.Get(a.ID); !isNotFound(err) {
+		t.Fatalf("conversation still stored: %v", err)
+	}
+	if _, err := h.store.Blob(onlySHA); !isNotFound(err) {
+		t.Fatalf("an image only the deleted conversation used is still stored: %v", err)
+	}
+	if _, err := h.store.Blob(sharedSHA); err != nil {
+		t.Fatalf("an image another conversation uses was deleted: %v", err)
+	}
+	list, err := h.rt.List(ctx, true)
+	if err != nil || len(list) != 1 || list[0].ID != b.ID {
+		t.Fatalf("list after delete = %+v, %v", list, err)
+	}
+	// Commands for it now say it does not exist, and a second delete too.
+	if err := h.rt.Send(ctx, a.ID, "hello?", nil); err == nil {
+		t.Fatal("a deleted conversation accepted a message")
+	}
+	if err := h.rt.Delete(ctx, a.ID); !isNotFound(err) {
+		t.Fatalf("second delete: %v", err)
+	}
+}
+
+func isNotFound(err error) bool { return err != nil && errors.Is(err, persistence.ErrNotFound) }
+
+func TestDeleteStopsARunningConversationAndItsSubAgents(t *testing.T) {
+	h := newHarness(t)
+	c := h.create(NewConversation{Unrestricted: true})
+	h.send(c.ID, "agents: bash: sleep 60 | bash: sleep 60")
+	// Wait until a sub-agent runs its command.
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
+	for running := false; !running; {
+		select {
+		case ev := <-h.sub.Events():
+			sc, ok := ev.(StateChanged)
+			running = ok && sc.Conv.ParentID == c.ID && sc.Conv.State.Kind() == domain.StateToolExecuting
+		case <-timeout.C:
+			t.Fatal("no sub-agent started its command")
+		}
+	}
+	subs, err := h.store.Children(c.ID)
+	if err != nil || len(subs) == 0 {
+		t.Fatalf("sub-agents = %v, %v", subs, err)
+	}
+	start := time.Now()
+	if err := h.rt.Delete(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.waitDeleted(c.ID)
+	if time.Since(start) > 20*time.Second {
+		t.Fatalf("delete waited for the running work instead of stopping it (%s)", time.Since(start))
+	}
+	for _, s := range append(subs, c) {
+		if _, err := h.store.Get(s.ID); !isNotFound(err) {
+			t.Fatalf("%s still stored: %v", s.ID, err)
+		}
+	}
+	if n, err := h.rt.Resident(context.Background()); err != nil || n != 0 {
+		t.Fatalf("resident actors after delete = %d, %v", n, err)
+	}
+}
+
+func TestDeleteRefusesSubAgentsAndUnknownIDs(t *testing.T) {
+	h := newHarness(t)
+	if err := h.rt.Delete(context.Background(), "no-such"); !isNotFound(err) {
+		t.Fatalf("unknown id: %v", err)
+	}
+	c := h.create(NewConversation{})
+	h.turn(c.ID, "agents: echo: hi")
+	subs, err := h.store.Children(c.ID)
+	if err != nil || len(subs) != 1 {
+		t.Fatalf("sub-agents = %v, %v", subs, err)
+	}
+	if err := h.rt.Delete(context.Background(), subs[0].ID); err == nil {
+		t.Fatal("a sub-agent was deleted on its own")
+	}
+}
+
+// A conversation passivated mid-session comes back identical: same record, same history,
+// and it takes the next message as if it had never gone.
+func TestPassivatedConversationComesBackIdentical(t *testing.T) {
+	var passivated <-chan string
+	h := newHarness(t, func(c *Config) {
+		c.Passivation = Passivation{IdleAfter: -1, MaxResident: 1}
+		passivated = passivations(c)
+	})
+	ctx := context.Background()
+	a := h.create(NewConversation{})
+	h.turn(a.ID, "echo: first")
+	before, beforeMsgs, err := h.store.Load(a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := h.create(NewConversation{})
+	h.turn(b.ID, "echo: other")
+	// Using b passivated a (the cap is one).
+	waitPassivated(t, passivated, a.ID)
+	if n := resident(t, h); n != 1 {
+		t.Fatalf("resident actors = %d, want 1", n)
+	}
+	snap, err := h.rt.Snapshot(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(snap.Conv, before) || !reflect.DeepEqual(snap.Messages, beforeMsgs) {
+		t.Fatalf("passivated conversation changed:\n%+v\n%+v", snap.Conv, before)
+	}
+	after := h.turn(a.ID, "echo: second")
+	if after.State.Kind() != domain.StateIdle || after.NextSeq != before.NextSeq+2 {
+		t.Fatalf("after coming back: %s, next seq %d (was %d)", after.State.Kind(), after.NextSeq, before.NextSeq)
+	}
+	mustContain(t, lastOf(h.history(a.ID), domain.KindAssistant).Text, "second")
+	waitPassivated(t, passivated, b.ID)
+}
+
+func TestPassivationSparesBusyConversations(t *testing.T) {
+	var passivated <-chan string
+	h := newHarness(t, func(c *Config) {
+		c.Passivation = Passivation{IdleAfter: time.Millisecond, MaxResident: -1}
+		passivated = passivations(c)
+	})
+	a := h.create(NewConversation{Unrestricted: true})
+	h.send(a.ID, "bash: sleep 60")
+	h.waitState(a.ID, domain.StateToolExecuting)
+	// Idle ticks keep coming while the tool runs: b, at rest, goes; a must stay to be
+	// cancelled.
+	b := h.create(NewConversation{})
+	h.turn(b.ID, "echo: x")
+	waitPassivated(t, passivated, b.ID)
+	if err := h.rt.Cancel(context.Background(), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if c := h.waitRest(a.ID); c.State.Kind() != domain.StateIdle {
+		t.Fatalf("after cancel: %s", c.State.Kind())
+	}
+	waitPassivated(t, passivated, a.ID)
+}
+
+// passivations reports every passivation on a channel (Config.passivated).
+func passivations(c *Config) <-chan string {
+	ch := make(chan string, 100)
+	c.passivated = func(id string) { ch <- id }
+	return ch
+}
+
+func waitPassivated(t *testing.T, ch <-chan string, id string) {
+	t.Helper()
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
+	for {
+		select {
+		case got := <-ch:
+			if got == id {
+				return
+			}
+		case <-timeout.C:
+			t.Fatalf("conversation %s was not passivated", id)
+		}
+	}
+}
+
+func resident(t *testing.T, h *harness) int {
+	t.Helper()
+	n, err := h.rt.Resident(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// recordingIndex is a search index that records what the runtime told it.
+type recordingIndex struct {
+	*search.Index
+	mu       sync.Mutex
+	notified map[string]int
+	removed  []string
+}
+
+func (r *recordingIndex) Notify(id string) {
+	r.mu.Lock()
+	r.notified[id]++
+	r.mu.Unlock()
+	r.Index.Notify(id)
+}
+
+func (r *recordingIndex) Remove(id string) error {
+	r.mu.Lock()
+	r.removed = append(r.removed, id)
+	r.mu.Unlock()
+	return r.Index.Remove(id)
+}
+
+func TestSearchFollowsCommitsAndDeletes(t *testing.T) {
+	var idx *recordingIndex
+	h := newHarness(t, func(c *Config) {
+		x, err := search.Open(filepath.Join(t.TempDir(), "idx"), c.Store.(*persistence.Store), search.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = x.Close() })
+		idx = &recordingIndex{Index: x, notified: map[string]int{}}
+		c.Search = idx
+	})
+	ctx := context.Background()
+	c := h.create(NewConversation{})
+	h.turn(c.ID, "echo: the flamingo report")
+	if err := idx.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.rt.Search(ctx, SearchQuery{Text: "flamingo"})
+	if err != nil || len(res.Hits) != 2 {
+		t.Fatalf("search = %+v, %v", res, err)
+	}
+	idx.mu.Lock()
+	n := idx.notified[c.ID]
+	idx.mu.Unlock()
+	if n == 0 {
+		t.Fatal("the index was not told of the commits")
+	}
+	if err := h.rt.Delete(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.waitDeleted(c.ID)
+	res, err = h.rt.Search(ctx, SearchQuery{Text: "flamingo"})
+	if err != nil || len(res.Hits) != 0 {
+		t.Fatalf("search after delete = %+v, %v", res, err)
+	}
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	if len(idx.removed) != 1 || idx.removed[0] != c.ID {
+		t.Fatalf("removed = %v", idx.removed)
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/phoenix-desktop/phoenix/secrets"
+	"github.com/phoenix-desktop/phoenix/ui"
+)
+
+// apiKeyName is the API key's name in the secrets store.
+const apiKeyName = "api-key"
+
+// apiKeyStore is the secrets store as the window's Settings use it (ui.KeyStore).
+type apiKeyStore struct{ s secrets.Store }
+
+func (k apiKeyStore) APIKey() (string, error) {
+	v, err := k.s.Get(apiKeyName)
+	if errors.Is(err, secrets.ErrNotFound) {
+		return "", nil
+	}
+	return v, err
+}
+
+func (k apiKeyStore) SetAPIKey(key string) error { return k.s.Set(apiKeyName, key) }
+func (k apiKeyStore) Where() string              { return k.s.Where() }
+func (k apiKeyStore) Secure() bool               { return k.s.Secure() }
+
+// secretsDir is where the file fallback lives: the app's own configuration directory.
+func secretsDir() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("find the configuration directory for the secrets file: %w", err)
+	}
+	return filepath.Join(dir, "phoenix-desktop"), nil
+}
+
+// openKeys opens the desktop's Secret Service (or the private file) and moves a key an older
+// version left in the preferences file there. Nil means neither works: the key then stays in
+// the preferences, as before, and the log says why.
+func openKeys(prefs fyne.Preferences, log *slog.Logger) ui.KeyStore {
+	dir, err := secretsDir()
+	var s secrets.Store
+	if err == nil {
+		s, err = secrets.Open(dir)
+	}
+	if err != nil {
+		log.Error("the API key cannot be kept in a keyring or a private file; it stays in the preferences", "error", err)
+		return nil
+	}
+	if !s.Secure() {
+		log.Warn("no desktop keyring answers; the API key is kept in a private file", "where", s.Where())
+	}
+	migrateKey(prefs, s, log)
+	return apiKeyStore{s}
+}
+
+// migrateKey moves the key out of the preferences file into the store.
+func migrateKey(prefs fyne.Preferences, s secrets.Store, log *slog.Logger) {
+	moved, err := secrets.Migrate(s, apiKeyName, ui.LegacyAPIKey(prefs), func() error {
+		ui.RemoveLegacyAPIKey(prefs)
+		return nil
+	})
+	if err != nil {
+		log.Error("the API key could not be moved out of the preferences file; it stays there", "error", err)
+		return
+	}
+	if moved {
+		log.Info("moved the API key out of the preferences file", "to", s.Where())
+	}
+}
