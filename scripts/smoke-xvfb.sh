@@ -5,9 +5,11 @@
 # data directory, creates a conversation with Ctrl+N and Enter, types a two-line message with
 # xdotool (the demo model thinks its first line, as a thinking model does, and answers the
 # second), waits for the conversation to take the message's title, saves a screenshot to
-# .ci/artifacts/, moves and resizes the window, quits with Ctrl+Q, and then checks through
-# the CLI (list, show --json) that the demo model's reply, with its reasoning apart from its
-# text, is in the data directory. Finally
+# .ci/artifacts/, sends a message whose reply is Markdown (the reply of issue 17), saves a
+# screenshot of it (smoke-xvfb-markdown.png), selects a line of it with the mouse and checks
+# that Ctrl+C put its words on the clipboard (xclip), moves and resizes the window, quits with
+# Ctrl+Q, and then checks through the CLI (list, show --json) that the demo model's reply,
+# with its reasoning apart from its text, is in the data directory. Finally
 # it starts the app again and checks that the window comes back at the same place and size
 # with the last conversation open. Every wait is bounded; the whole run stays well under two
 # minutes. Exits non-zero with a message saying what failed.
@@ -25,6 +27,14 @@ THOUGHT="weighing how to answer under xvfb"
 FIRST="reason: $THOUGHT"
 MESSAGE="echo: hello from xvfb"
 REPLY="hello from xvfb"
+# The reply of issue 17, which the chat's Markdown renderer must show as a developer expects
+# (identifiers whole, a highlighted code block with its language and Copy button, a table).
+# The demo model's echo: turns each \n into a line break.
+# A list and a last line follow, long enough for the chat to scroll: the last line then sits
+# just above the composer, where the test selects it with the mouse.
+MARKDOWN='echo: Rename `read_text_file` to `read_file_text` in foo_bar.go, and a_b_c.\n```go\nfunc snake_case(x int) error { return nil }\n```\n| col_a | col_b |\n|---|---|\n| x_1 | y_2 |\n\n1. one\n2. two\n3. three\n4. four\n5. five\n\nThen run go_vet on foo_bar.go and read_file_text.'
+MARKDOWN_REPLY='| x_1 | y_2 |'
+LASTLINE_Y=${LASTLINE_Y:-638}
 mkdir -p "$ART" bin
 
 TMP=$(mktemp -d)
@@ -75,8 +85,8 @@ wait_until() {
   done
 }
 
-for tool in Xvfb xdotool import python3; do
-  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb xdotool imagemagick python3)"
+for tool in Xvfb xdotool xclip import python3; do
+  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb xdotool xclip imagemagick python3)"
 done
 
 say "building ./cmd/phoenix-desktop"
@@ -160,6 +170,37 @@ say "message sent: $(xdotool getwindowname "$WID")"
 sleep 2
 shot window
 
+# A reply in Markdown, for a screenshot of how it renders.
+xdotool windowfocus --sync "$WID" type --delay 10 -- "$MARKDOWN"
+xdotool key --clearmodifiers Return
+# The demo streams its reply word by word; it is short.
+sleep 4
+shot markdown
+
+# Select the reply's last line with the mouse and copy it with Ctrl+C: the clipboard must hold
+# the rendered words (identifiers whole, no Markdown backticks). The chat follows the newest
+# row, so the line sits just above the composer: y LASTLINE_Y, from x 344, at the window's
+# default size (a fresh HOME). The drag starts on its first letter (a drag that starts beside
+# the text scrolls the list instead).
+xdotool mousemove --window "$WID" 346 "$LASTLINE_Y" mousedown 1
+sleep 0.2
+xdotool mousemove --window "$WID" 600 "$LASTLINE_Y"
+sleep 0.2
+xdotool mousemove --window "$WID" 1000 "$LASTLINE_Y"
+sleep 0.2
+xdotool mouseup 1
+sleep 0.3
+shot selected
+xdotool key --clearmodifiers ctrl+c
+sleep 0.5
+COPIED=$(xclip -o -selection clipboard 2>/dev/null || true)
+say "selected and copied: $COPIED"
+case "$COPIED" in
+  *'`'*) fail "Ctrl+C copied the Markdown source, not the selected text: $COPIED" ;;
+  "Then run go_vet on foo_bar.go and read_file_text.") ;;
+  *) fail "selecting the reply's last line and pressing Ctrl+C copied \"$COPIED\"" ;;
+esac
+
 # Move and resize the window; the next start must bring it back like this.
 xdotool windowmove --sync "$WID" 130 70 windowsize --sync "$WID" 1000 650 || fail "could not move the window"
 GEOMETRY=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
@@ -171,7 +212,7 @@ ID=$(printf '%s' "$LIST" | python3 -c 'import json,sys; l=json.load(sys.stdin) o
 [ -n "$ID" ] || fail "the data directory holds no conversation"
 SHOW=$("$BIN" show "$ID" --json --data-dir "$DATA") || fail "phoenix-desktop show $ID failed"
 printf '%s' "$SHOW" | REPLY="$REPLY" MESSAGE="$FIRST
-$MESSAGE" THOUGHT="$THOUGHT" python3 -c '
+$MESSAGE" THOUGHT="$THOUGHT" MARKDOWN_REPLY="$MARKDOWN_REPLY" python3 -c '
 import json, os, sys
 d = json.load(sys.stdin)
 msgs = d["messages"]
@@ -183,6 +224,9 @@ if not reply:
     sys.exit("no assistant reply containing %r; messages: %r" % (os.environ["REPLY"], [(m.get("kind"), m.get("text")) for m in msgs]))
 if (reply[0].get("reasoning") or {}).get("text") != os.environ["THOUGHT"] or os.environ["THOUGHT"] in reply[0]["text"]:
     sys.exit("the reply does not keep its reasoning apart from its text: %r" % reply[0])
+md = [m for m in msgs if m.get("kind") == "assistant" and os.environ["MARKDOWN_REPLY"] in (m.get("text") or "")]
+if not md:
+    sys.exit("no Markdown reply containing %r; messages: %r" % (os.environ["MARKDOWN_REPLY"], [(m.get("kind"), m.get("text")) for m in msgs]))
 ' || fail "the reply is not in the data directory"
 say "the reply and its reasoning are stored in conversation $ID"
 

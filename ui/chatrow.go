@@ -14,6 +14,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/markdown"
 )
 
 // Limits on what a tool row shows of a result, so one huge output cannot slow the log down.
@@ -45,7 +46,7 @@ type rowView struct {
 
 func newRowView(cv *chatView) *rowView {
 	// The root insets each row a little from its neighbours.
-	v := &rowView{cv: cv, root: container.New(&inset{pad: fyne.NewSize(2, theme.Padding()*0.75)}), parts: map[rowKind]part{}}
+	v := &rowView{cv: cv, root: container.New(insetBy(fyne.NewSize(2, theme.Padding()*0.75), 0)), parts: map[rowKind]part{}}
 	v.ExtendBaseWidget(v)
 	return v
 }
@@ -103,15 +104,15 @@ func (v *rowView) newPart(k rowKind) part {
 	case rowUser:
 		return newUserPart(v.cv)
 	case rowAssistant:
-		return newTextPart()
+		return newTextPart(v.cv)
 	case rowStreaming:
-		return newStreamPart()
+		return newStreamPart(v.cv)
 	case rowTool:
 		return newToolPart(v.cv)
 	case rowAgents:
 		return newAgentsPart(v.cv)
 	case rowContinuation:
-		return newContinuationPart()
+		return newContinuationPart(v.cv)
 	case rowApproval:
 		return newApprovalPart(v.cv)
 	case rowThinking:
@@ -160,7 +161,7 @@ func monoStyle() widget.RichTextStyle {
 func card(bg *canvas.Rectangle, content fyne.CanvasObject) *fyne.Container {
 	bg.CornerRadius = theme.SelectionRadiusSize() * 2
 	p := pad()
-	return container.New(&inset{pad: fyne.NewSize(p*2, p*1.5)}, bg, content)
+	return container.New(insetBy(fyne.NewSize(p*2, p*1.5), 0), bg, content)
 }
 
 // userPart: the person's message, with image thumbnails.
@@ -209,16 +210,16 @@ func (p *userPart) bind(r *row) {
 
 // textPart: assistant text as Markdown, with a button that copies its Markdown source.
 type textPart struct {
-	text   *widget.RichText
+	text   *markdown.View
 	source string
 	obj    fyne.CanvasObject
 }
 
-func newTextPart() *textPart {
-	p := &textPart{text: newWrapText()}
+func newTextPart(cv *chatView) *textPart {
+	p := &textPart{text: cv.newMarkdown()}
 	cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
 	cp.Importance = widget.LowImportance
-	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), 0)}, container.New(&hbar{gap: pad()}, none(), p.text, cp))
+	p.obj = container.New(insetBy(markdownInset(), 0), container.New(&hbar{gap: pad()}, none(), p.text, cp))
 	return p
 }
 
@@ -226,26 +227,42 @@ func (p *textPart) object() fyne.CanvasObject { return p.obj }
 
 func (p *textPart) bind(r *row) {
 	p.source = r.msg.Text
-	p.text.ParseMarkdown(r.msg.Text)
+	p.text.SetMarkdown(r.msg.Text)
 }
 
-// copyText puts text on the clipboard (chat text is not selectable in Fyne's RichText).
+// markdownInset keeps rendered Markdown where the text of the other rows starts.
+func markdownInset() fyne.Size {
+	return fyne.NewSize(theme.InnerPadding()+pad(), theme.InnerPadding()/2)
+}
+
+// newMarkdown is a Markdown view for a chat row: the mouse wheel over its code blocks and
+// tables still scrolls the chat, and a code block's Wrap toggle has its row measured again.
+func (cv *chatView) newMarkdown() *markdown.View {
+	return markdown.NewView(markdown.Options{
+		OnScroll: func(ev *fyne.ScrollEvent) {
+			cv.list.ScrollToOffset(cv.list.GetScrollOffset() - ev.Scrolled.DY)
+		},
+		OnHeightChange: cv.remeasure,
+		Do:             cv.m.do,
+	})
+}
+
+// copyText puts text on the clipboard (the copy buttons of whole messages).
 func copyText(s string) { fyne.CurrentApp().Clipboard().SetContent(s) }
 
-// streamPart shows streamed text as it grows. Wrapping a paragraph costs time that grows
-// faster than its length, so the finished paragraphs sit in one RichText that changes only
-// when a paragraph ends, and only the paragraph being written is parsed and wrapped again
-// on each repaint.
+// streamPart shows streamed text as it grows. The finished paragraphs sit in one view that
+// changes only when a paragraph ends (and then builds only the new blocks), and only the
+// paragraph being written is parsed and laid out again on each repaint.
 type streamPart struct {
-	done, tail *widget.RichText
+	done, tail *markdown.View
 	doneText   string
 	obj        fyne.CanvasObject
 }
 
-func newStreamPart() *streamPart {
-	p := &streamPart{done: newWrapText(), tail: newWrapText()}
+func newStreamPart(cv *chatView) *streamPart {
+	p := &streamPart{done: cv.newMarkdown(), tail: cv.newMarkdown()}
 	p.done.Hide()
-	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), 0)}, container.New(&column{}, p.done, p.tail))
+	p.obj = container.New(insetBy(markdownInset(), 0), container.New(&column{Gap: 2 * pad()}, p.done, p.tail))
 	return p
 }
 
@@ -255,10 +272,10 @@ func (p *streamPart) bind(r *row) {
 	done, tail := splitStream(r.text)
 	if done != p.doneText {
 		p.doneText = done
-		p.done.ParseMarkdown(done)
+		p.done.SetMarkdown(done)
 		p.done.Hidden = done == ""
 	}
-	p.tail.ParseMarkdown(tail + " ▍")
+	p.tail.SetMarkdown(tail + " ▍")
 }
 
 // splitStream splits streamed Markdown before its last paragraph, never inside a code fence.
@@ -287,15 +304,16 @@ type toolPart struct {
 	// undo restores the files this call changed, after showing the diff.
 	undo    *widget.Button
 	summary *widget.RichText
-	details *widget.RichText
-	obj     fyne.CanvasObject
+	details *markdown.View
+	// detailBox insets the details to where RichText put its text.
+	detailBox *fyne.Container
+	obj       fyne.CanvasObject
 }
 
 func newToolPart(cv *chatView) *toolPart {
 	p := &toolPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), icon: widget.NewIcon(nil),
 		name: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		arg:  newWrapText(), summary: widget.NewRichText(), details: newWrapText()}
-	p.details.Wrapping = fyne.TextWrapBreak
+		arg:  newWrapText(), summary: widget.NewRichText(), details: cv.newMarkdown()}
 	p.toggle = widget.NewButton("Show output", func() {
 		if p.bound != nil {
 			p.bound.expanded = !p.bound.expanded
@@ -310,7 +328,8 @@ func newToolPart(cv *chatView) *toolPart {
 		}
 	})
 	header := container.New(&hbar{gap: pad()}, container.NewHBox(p.icon, p.name), p.arg, container.NewHBox(p.undo, p.toggle))
-	p.obj = card(p.bg, container.New(&column{}, header, p.summary, p.details))
+	p.detailBox = container.New(insetBy(markdownInset(), 0), p.details)
+	p.obj = card(p.bg, container.New(&column{}, header, p.summary, p.detailBox))
 	return p
 }
 
@@ -340,9 +359,9 @@ func (p *toolPart) bind(r *row) {
 		p.toggle.SetText("Show output")
 	}
 	p.details.Hidden = !(hasDetails && r.expanded)
+	p.detailBox.Hidden = p.details.Hidden
 	if !p.details.Hidden {
-		p.details.Segments = detailSegments(res)
-		p.details.Refresh()
+		p.details.SetPreformatted(detailTexts(res)...)
 	}
 }
 
@@ -393,33 +412,17 @@ func firstLine(s string) string {
 	return s
 }
 
-// detailSegments shows a tool result: the diff coloured line by line for patch, then the text
+// detailTexts shows a tool result: the diff coloured line by line for patch, then the text
 // the model read, both cut to the display limits.
-func detailSegments(res *domain.ToolResult) []widget.RichTextSegment {
-	var segs []widget.RichTextSegment
+func detailTexts(res *domain.ToolResult) []markdown.Preformatted {
+	var out []markdown.Preformatted
 	if res.Display != nil && res.Display.Diff != "" {
-		for _, line := range strings.Split(clip(res.Display.Diff), "\n") {
-			st := monoStyle()
-			st.Inline = false
-			switch {
-			case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-				st.ColorName = theme.ColorNamePlaceHolder
-			case strings.HasPrefix(line, "+"):
-				st.ColorName = theme.ColorNameSuccess
-			case strings.HasPrefix(line, "-"):
-				st.ColorName = theme.ColorNameError
-			case strings.HasPrefix(line, "@@"):
-				st.ColorName = theme.ColorNamePrimary
-			}
-			segs = append(segs, &widget.TextSegment{Text: line, Style: st})
-		}
+		out = append(out, markdown.Preformatted{Text: clip(res.Display.Diff), Diff: true})
 		if res.Outcome == domain.OutcomeSuccess {
-			return segs
+			return out
 		}
 	}
-	st := monoStyle()
-	st.Inline = false
-	return append(segs, &widget.TextSegment{Text: clip(res.Content), Style: st})
+	return append(out, markdown.Preformatted{Text: clip(res.Content)})
 }
 
 // clip cuts long output to the display limits and says how much was left out.
@@ -463,7 +466,7 @@ type agentLine struct {
 func newAgentsPart(cv *chatView) *agentsPart {
 	p := &agentsPart{cv: cv, bg: canvas.NewRectangle(color.Transparent),
 		title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		list:  container.New(&column{gap: pad()})}
+		list:  container.New(&column{Gap: pad()})}
 	p.obj = card(p.bg, container.New(&column{}, p.title, p.list))
 	return p
 }
@@ -550,7 +553,7 @@ func newNotePart() *notePart {
 	p := &notePart{bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent),
 		icon: widget.NewIcon(nil), text: newWrapText()}
 	body := container.New(&hbar{gap: pad()}, p.icon, p.text, none())
-	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), pad()/2), stripe: 3}, p.bg, p.stripe, body)
+	p.obj = container.New(insetBy(fyne.NewSize(pad(), pad()/2), 3), p.bg, p.stripe, body)
 	return p
 }
 
@@ -599,17 +602,17 @@ func (p *notePart) bind(r *row) {
 // continuationPart: the continuation summary, shown prominently (REQ-BED-020, REQ-BED-021).
 type continuationPart struct {
 	bg, stripe *canvas.Rectangle
-	text       *widget.RichText
+	text       *markdown.View
 	source     string
 	obj        fyne.CanvasObject
 }
 
-func newContinuationPart() *continuationPart {
-	p := &continuationPart{bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: newWrapText()}
+func newContinuationPart(cv *chatView) *continuationPart {
+	p := &continuationPart{bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: cv.newMarkdown()}
 	cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
 	cp.Importance = widget.LowImportance
 	title := container.New(&hbar{}, none(), widget.NewLabelWithStyle("Continuation summary", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), cp)
-	p.obj = container.New(&inset{pad: fyne.NewSize(pad()*2, pad()), stripe: 4}, p.bg, p.stripe, container.New(&column{}, title, p.text))
+	p.obj = container.New(insetBy(fyne.NewSize(pad()*2, pad()), 4), p.bg, p.stripe, container.New(&column{}, title, container.New(insetBy(fyne.NewSize(theme.InnerPadding(), 0), 0), p.text)))
 	return p
 }
 
@@ -621,7 +624,7 @@ func (p *continuationPart) bind(r *row) {
 	p.stripe.Refresh()
 	p.bg.Refresh()
 	p.source = r.msg.Text
-	p.text.ParseMarkdown(r.msg.Text)
+	p.text.SetMarkdown(r.msg.Text)
 }
 
 // approvalPart: the mode-upgrade request with Approve and Deny (REQ-BED-015). Nothing
@@ -645,7 +648,7 @@ func newApprovalPart(cv *chatView) *approvalPart {
 	p.approve.Importance = widget.HighImportance
 	p.deny = widget.NewButtonWithIcon("Deny", theme.CancelIcon(), func() { p.decide(false) })
 	buttons := container.NewHBox(p.approve, p.deny)
-	p.obj = card(p.bg, container.New(&column{gap: pad() / 2}, title, p.reason, explain, buttons))
+	p.obj = card(p.bg, container.New(&column{Gap: pad() / 2}, title, p.reason, explain, buttons))
 	return p
 }
 

@@ -27,7 +27,7 @@ type chatView struct {
 	pending   map[int]float32
 	fixQueued bool
 	// measured caches each row's height at one width.
-	measured map[*row]measure
+	measured map[*row]rowMeasure
 	// follow keeps the newest row in view while the person has not scrolled up.
 	follow bool
 	// pinned makes the next change follow whatever the scroll position: the person has just
@@ -40,14 +40,14 @@ type chatView struct {
 	refreshQueued bool
 }
 
-type measure struct {
+type rowMeasure struct {
 	ver, gen int
 	width, h float32
 }
 
 func newChatView(m *MainWindow, cs *convState, readOnly bool) *chatView {
 	cv := &chatView{m: m, cs: cs, readOnly: readOnly, heights: map[int]float32{}, pending: map[int]float32{},
-		measured: map[*row]measure{}, follow: true}
+		measured: map[*row]rowMeasure{}, follow: true}
 	cv.list = widget.NewList(
 		func() int { return cv.cs.model.len() },
 		func() fyne.CanvasObject { return newRowView(cv) },
@@ -73,7 +73,7 @@ func (cv *chatView) updateItem(id widget.ListItemID, o fyne.CanvasObject) {
 	}
 	mc, ok := cv.measured[r]
 	if !ok || mc.ver != r.ver || mc.gen != cv.m.gen || mc.width != w {
-		mc = measure{ver: r.ver, gen: cv.m.gen, width: w, h: v.heightAt(w)}
+		mc = rowMeasure{ver: r.ver, gen: cv.m.gen, width: w, h: v.heightAt(w)}
 		cv.measured[r] = mc
 	}
 	if h, ok := cv.heights[id]; !ok || h != mc.h {
@@ -190,4 +190,11 @@ func (cv *chatView) rowChanged() {
 func (cv *chatView) scrollTo(id int) {
 	cv.follow = false
 	cv.list.ScrollTo(id)
+}
+
+// remeasure measures the rows again after one changed its height without changing its
+// content (a code block's Wrap toggle).
+func (cv *chatView) remeasure() {
+	cv.measured = map[*row]rowMeasure{}
+	cv.rowChanged()
 }

@@ -9,13 +9,11 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
-	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // saveDraft keeps the composer's text with the open conversation before switching away.
@@ -61,9 +59,40 @@ func (m *MainWindow) attachmentChip(a *attachment) fyne.CanvasObject {
 		m.refreshStrip()
 	})
 	remove.Importance = widget.LowImportance
-	name := widget.NewLabel(transcript.OneLine(a.name, 18))
+	name := widget.NewLabel(a.name)
 	name.SizeName = theme.SizeNameCaptionText
-	return container.NewVBox(container.NewStack(thumbImage(a.thumb, 64), container.NewHBox(layout.NewSpacer(), remove)), name)
+	name.Alignment = fyne.TextAlignCenter
+	name.Truncation = fyne.TextTruncateEllipsis
+	return container.New(&chipLayout{side: chipThumb}, thumbImage(a.thumb, chipThumb), remove, name)
+}
+
+// chipThumb is the side of an attachment's thumbnail in the composer's strip.
+const chipThumb = 64
+
+// chipLayout places an attachment chip: objs[0] the thumbnail in a square of side, objs[1]
+// the remove button beside its top right corner (never over the image), objs[2] the file
+// name centred under the thumbnail, cut with an ellipsis to the thumbnail's width.
+type chipLayout struct{ side float32 }
+
+func (l *chipLayout) Layout(objs []fyne.CanvasObject, _ fyne.Size) {
+	img, remove, name := objs[0], objs[1], objs[2]
+	is := img.MinSize()
+	img.Resize(is)
+	img.Move(fyne.NewPos((l.side-is.Width)/2, (l.side-is.Height)/2))
+	rs := remove.MinSize()
+	remove.Resize(rs)
+	remove.Move(fyne.NewPos(l.side, 0))
+	// A label pads its text by the inner padding on each side; the text itself spans the
+	// thumbnail.
+	ip := theme.InnerPadding()
+	nh := name.MinSize().Height
+	name.Resize(fyne.NewSize(l.side+2*ip, nh))
+	name.Move(fyne.NewPos(-ip, l.side+pad()/2-ip/2))
+}
+
+func (l *chipLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	ip := theme.InnerPadding()
+	return fyne.NewSize(l.side+objs[1].MinSize().Width, l.side+pad()/2+objs[2].MinSize().Height-ip)
 }
 
 // send sends the draft: text and images (REQ-BED-002, REQ-BED-013). The composer is cleared at
@@ -162,11 +191,24 @@ func (m *MainWindow) attachURIs(uris []fyne.URI) {
 			added = append(added, a)
 		}
 		m.do(func() {
-			cs.draft.atts = append(cs.draft.atts, added...)
+			// The same image dropped again (or twice at once) is attached once.
+			var dups []string
+			for _, a := range added {
+				if cs.draft.find(a.data) != nil {
+					dups = append(dups, a.name+" is attached already.")
+					continue
+				}
+				cs.draft.atts = append(cs.draft.atts, a)
+			}
 			if m.current == cs {
 				m.refreshStrip()
+				var msg []string
 				if len(probs) > 0 {
-					m.showInline(strings.Join(probs, " ") + " Not attached.")
+					msg = append(msg, strings.Join(probs, " ")+" Not attached.")
+				}
+				msg = append(msg, dups...)
+				if len(msg) > 0 {
+					m.showInline(strings.Join(msg, " "))
 				} else {
 					m.clearInline()
 				}

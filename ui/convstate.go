@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -48,6 +49,16 @@ type convState struct {
 type draft struct {
 	text string
 	atts []*attachment
+}
+
+// find is the attachment with these bytes, or nil.
+func (d *draft) find(data []byte) *attachment {
+	for _, a := range d.atts {
+		if bytes.Equal(a.data, data) {
+			return a
+		}
+	}
+	return nil
 }
 
 func newConvState(id string, now func() time.Time) *convState {

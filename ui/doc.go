@@ -2,6 +2,10 @@
 // conversations, the chat log, the composer, the status bar, the approval card, the context
 // meter and the dialogs for new conversations and settings.
 //
+// Assistant replies, streamed text, continuation summaries and tool output are drawn by
+// ui/markdown (GitHub-flavoured Markdown with highlighted code, selectable and copyable);
+// that package imports nothing of ours.
+//
 // The package talks to the agent only through the actors' command API (the Backend interface
 // defined here, which *actors.Runtime satisfies) and its event stream (EventSource). Of this
 // module it imports only actors, domain and the pure leaves imaging (every image it shows goes

@@ -2,131 +2,25 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
+
+	"github.com/phoenix-desktop/phoenix/ui/measure"
 )
 
 // Chat rows have different heights, and widget.List needs each one told (SetItemHeight). The
-// height of wrapped text depends on the width it gets, and Fyne's stock layouts ask a child
-// for its MinSize before they give it its width, so their answer is only right after a second
-// layout pass. The layouts in this file instead measure explicitly: heightAt(object, width)
-// gives wrapped text the width first and then reads its height, recursively. They remember the
-// width of their last Layout so that MinSize can answer the same way.
+// layouts in this file measure with an explicit width (package measure) and remember the width
+// of their last Layout so that MinSize can answer the same way.
 
-// measurer is a layout that can say how tall its objects are at a given width.
-type measurer interface {
-	heightAt(objects []fyne.CanvasObject, width float32) float32
-}
-
-// heightAt returns the height o needs at width w. Objects that are not containers with a
-// measuring layout are resized to the width first, which makes wrapped text re-wrap.
-func heightAt(o fyne.CanvasObject, w float32) float32 {
-	if o == nil || !o.Visible() {
-		return 0
-	}
-	if c, ok := o.(*fyne.Container); ok {
-		if m, ok := c.Layout.(measurer); ok {
-			return m.heightAt(c.Objects, w)
-		}
-	}
-	if s := o.Size(); s.Width != w {
-		o.Resize(fyne.NewSize(w, max(s.Height, 1)))
-	}
-	return o.MinSize().Height
-}
+// heightAt returns the height o needs at width w.
+func heightAt(o fyne.CanvasObject, w float32) float32 { return measure.HeightAt(o, w) }
 
 // column stacks its visible objects top to bottom, each at the full width.
-type column struct {
-	gap   float32
-	width float32
-}
+type column = measure.Column
 
-func (l *column) heightAt(objs []fyne.CanvasObject, w float32) float32 {
-	h, n := float32(0), 0
-	for _, o := range objs {
-		if o == nil || !o.Visible() {
-			continue
-		}
-		h += heightAt(o, w)
-		n++
-	}
-	if n > 1 {
-		h += l.gap * float32(n-1)
-	}
-	return h
-}
-
-func (l *column) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	l.width = size.Width
-	y := float32(0)
-	for _, o := range objs {
-		if o == nil || !o.Visible() {
-			continue
-		}
-		h := heightAt(o, size.Width)
-		o.Resize(fyne.NewSize(size.Width, h))
-		o.Move(fyne.NewPos(0, y))
-		y += h + l.gap
-	}
-}
-
-func (l *column) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	w := float32(0)
-	for _, o := range objs {
-		if o != nil && o.Visible() {
-			w = max(w, o.MinSize().Width)
-		}
-	}
-	if l.width <= 0 {
-		return fyne.NewSize(w, l.heightAt(objs, w))
-	}
-	return fyne.NewSize(w, l.heightAt(objs, l.width))
-}
-
-// inset pads its last object by pad on every side. Objects before the last (a background
-// rectangle, a stripe) fill the whole area, or, for a stripe, the left edge.
-type inset struct {
-	pad    fyne.Size // horizontal and vertical padding
-	stripe float32   // when > 0, objs[1] is a vertical stripe of this width on the left edge
-	width  float32
-}
-
-func (l *inset) content(objs []fyne.CanvasObject) fyne.CanvasObject {
-	if len(objs) == 0 {
-		return nil
-	}
-	return objs[len(objs)-1]
-}
-
-func (l *inset) heightAt(objs []fyne.CanvasObject, w float32) float32 {
-	return heightAt(l.content(objs), w-2*l.pad.Width-l.stripe) + 2*l.pad.Height
-}
-
-func (l *inset) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	l.width = size.Width
-	for i, o := range objs {
-		switch {
-		case i == len(objs)-1:
-			o.Move(fyne.NewPos(l.pad.Width+l.stripe, l.pad.Height))
-			o.Resize(fyne.NewSize(size.Width-2*l.pad.Width-l.stripe, size.Height-2*l.pad.Height))
-		case i == 1 && l.stripe > 0:
-			o.Move(fyne.NewPos(0, 0))
-			o.Resize(fyne.NewSize(l.stripe, size.Height))
-		default:
-			o.Move(fyne.NewPos(0, 0))
-			o.Resize(size)
-		}
-	}
-}
-
-func (l *inset) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	c := l.content(objs)
-	if c == nil {
-		return fyne.NewSize(0, 0)
-	}
-	w := c.MinSize().Width + 2*l.pad.Width + l.stripe
-	if l.width <= 0 {
-		return fyne.NewSize(w, c.MinSize().Height+2*l.pad.Height)
-	}
-	return fyne.NewSize(w, l.heightAt(objs, l.width))
+// insetBy pads its last object by pad on every side (horizontally pad.Width, vertically
+// pad.Height); objects before it fill the area, or with a stripe, objs[1] is a bar of that
+// width on the left edge (measure.Inset).
+func insetBy(pad fyne.Size, stripe float32) *measure.Inset {
+	return &measure.Inset{Left: pad.Width, Right: pad.Width, Top: pad.Height, Bottom: pad.Height, Stripe: stripe}
 }
 
 // hbar puts objs[0] on the left and objs[2] on the right at their minimum widths and gives
@@ -146,7 +40,7 @@ func (l *hbar) sides(objs []fyne.CanvasObject) (left, right float32) {
 	return left, right
 }
 
-func (l *hbar) heightAt(objs []fyne.CanvasObject, w float32) float32 {
+func (l *hbar) HeightFor(objs []fyne.CanvasObject, w float32) float32 {
 	left, right := l.sides(objs)
 	h := float32(0)
 	for i, o := range objs {
@@ -202,7 +96,7 @@ func (l *hbar) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	if width <= 0 {
 		width = w
 	}
-	return fyne.NewSize(w, l.heightAt(objs, width))
+	return fyne.NewSize(w, l.HeightFor(objs, width))
 }
 
 // flow places objects of fixed size left to right and wraps to a new line when the width
@@ -232,7 +126,7 @@ func (l *flow) place(objs []fyne.CanvasObject, w float32, apply bool) float32 {
 	return y + line
 }
 
-func (l *flow) heightAt(objs []fyne.CanvasObject, w float32) float32 { return l.place(objs, w, false) }
+func (l *flow) HeightFor(objs []fyne.CanvasObject, w float32) float32 { return l.place(objs, w, false) }
 
 func (l *flow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	l.width = size.Width

@@ -54,7 +54,7 @@ func (m *MainWindow) newGlobalSearch() *globalSearch {
 			line := widget.NewLabel("")
 			line.Truncation = fyne.TextTruncateEllipsis
 			line.SizeName = theme.SizeNameCaptionText
-			return container.New(&column{gap: -pad() * 2}, title, line)
+			return container.New(&column{Gap: -pad() * 2}, title, line)
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(g.hits) {

@@ -45,6 +45,8 @@ type MainWindow struct {
 	events EventSource
 	deps   Deps
 	do     func(func())
+	// modal is the dialog shown with showModal, until it closes.
+	modal  dialog.Dialog
 	now    func() time.Time
 	ctx    context.Context
 	stop   context.CancelFunc
@@ -136,6 +138,11 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 	m.win.SetOnDropped(m.onDropped)
 	m.win.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
 		if k.Name == fyne.KeyEscape {
+			// Escape closes an open dialog first; otherwise it stops the agent.
+			if m.modal != nil {
+				m.modal.Hide()
+				return
+			}
 			m.stopAgent()
 		}
 	})
@@ -289,7 +296,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.switchBtn = widget.NewButton("Switch to Restricted", m.downgrade)
 	m.switchBox = container.NewCenter(m.switchBtn)
 	m.header = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(m.mode), m.switchBox),
-		container.New(&column{gap: -pad() * 2}, m.title, m.subtitle))
+		container.New(&column{Gap: -pad() * 2}, m.title, m.subtitle))
 	m.landlockNote = widget.NewLabel("")
 	m.landlockNote.Wrapping = fyne.TextWrapWord
 	m.landlockNote.Importance = widget.WarningImportance
@@ -917,4 +924,15 @@ func (m *MainWindow) notifyFinished(cs *convState) {
 	default:
 		m.notify(title, "The agent has finished.")
 	}
+}
+
+// showModal shows a dialog that Escape closes (the window's key handler hides it).
+func (m *MainWindow) showModal(d dialog.Dialog) {
+	m.modal = d
+	d.SetOnClosed(func() {
+		if m.modal == d {
+			m.modal = nil
+		}
+	})
+	d.Show()
 }

@@ -24,11 +24,11 @@ const (
 // newConvForm is the New conversation dialog's state; tests reach its widgets.
 type newConvForm struct {
 	m     *MainWindow
-	cwd   *widget.Entry
-	model *widget.SelectEntry
+	cwd   *escEntry
+	model *escSelectEntry
 	hint  *widget.Label
 	mode  *widget.RadioGroup
-	title *widget.Entry
+	title *escEntry
 	dlg   *dialog.FormDialog
 }
 
@@ -36,7 +36,7 @@ type newConvForm struct {
 // last one used by default), model, and mode, Restricted by default (REQ-BED-014).
 func (m *MainWindow) showNewConversation() {
 	p := m.app.Preferences()
-	f := &newConvForm{m: m, cwd: widget.NewEntry(), title: widget.NewEntry(), hint: widget.NewLabel("")}
+	f := &newConvForm{m: m, cwd: newEscEntry(), title: newEscEntry(), hint: widget.NewLabel("")}
 	home, _ := os.UserHomeDir()
 	f.cwd.SetText(p.StringWithFallback(prefLastCwd, home))
 	f.cwd.Validator = validDir
@@ -52,7 +52,7 @@ func (m *MainWindow) showNewConversation() {
 		fd.Resize(fyne.NewSize(760, 520))
 		fd.Show()
 	})
-	f.model = widget.NewSelectEntry(m.modelOptions())
+	f.model = newEscSelectEntry(m.modelOptions())
 	f.model.SetText(p.StringWithFallback(prefLastModel, m.defaultModel()))
 	f.hint.Importance = widget.LowImportance
 	f.hint.SetText(m.modelHint(f.model.Text))
@@ -91,8 +91,10 @@ func (m *MainWindow) showNewConversation() {
 	// dialog works from the keyboard: Ctrl+N, (edit), Enter.
 	f.cwd.OnSubmitted = func(string) { f.dlg.Submit() }
 	f.title.OnSubmitted = func(string) { f.dlg.Submit() }
+	// Escape cancels, from any field or from the window.
+	f.cwd.onEscape, f.title.onEscape, f.model.onEscape = f.dlg.Hide, f.dlg.Hide, f.dlg.Hide
 	m.newForm = f
-	f.dlg.Show()
+	m.showModal(f.dlg)
 	m.win.Canvas().Focus(f.cwd)
 }
 

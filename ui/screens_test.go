@@ -24,6 +24,14 @@ var screens = []screen{
 			f.add(domain.NewConversationParams{Title: "Older conversation about the build", Cwd: "/home/ada/src/build", Model: "gpt-4o", CreatedAt: testNow.AddDate(0, 0, -3)})
 			id = richConversation(t, f)
 		})
+		// The first row's thumbnail would load in the background, and whether it came before
+		// the view followed the newest row changed the first row's height, and the scroll bar,
+		// from run to run: the image is ready before the conversation opens.
+		a, err := newAttachment("ci.png", h.f.blobs["d1b2"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.m.thumbs.put("d1b2", a.thumb)
 		h.open(id)
 		for _, r := range h.rows() {
 			if r.kind == rowTool && r.call.Name == domain.ToolPatch {

@@ -53,10 +53,10 @@ type settingsForm struct {
 	saved   Settings
 	env     map[string]string
 	preset  *widget.Select
-	baseURL *widget.Entry
-	apiKey  *widget.Entry
+	baseURL *escEntry
+	apiKey  *escEntry
 	forget  *widget.Check
-	model   *widget.SelectEntry
+	model   *escSelectEntry
 	hint    *widget.Label
 	test    *widget.Button
 	result  *widget.Label
@@ -72,7 +72,7 @@ func (m *MainWindow) showSettings() {
 	if m.deps.EnvOverrides != nil {
 		f.env = m.deps.EnvOverrides()
 	}
-	f.baseURL = widget.NewEntry()
+	f.baseURL = newEscEntry()
 	f.baseURL.SetPlaceHolder("https://…/v1")
 	f.baseURL.SetText(f.saved.BaseURL)
 	f.preset = widget.NewSelect(providers.Labels(), func(label string) {
@@ -85,7 +85,7 @@ func (m *MainWindow) showSettings() {
 	} else {
 		f.preset.PlaceHolder = "Choose a provider"
 	}
-	f.apiKey = widget.NewPasswordEntry()
+	f.apiKey = newEscPasswordEntry()
 	if f.saved.APIKey != "" {
 		f.apiKey.SetPlaceHolder("Saved key " + providers.MaskKey(f.saved.APIKey) + ": leave empty to keep it")
 	} else {
@@ -96,7 +96,7 @@ func (m *MainWindow) showSettings() {
 	}
 	f.forget = widget.NewCheck("Forget the saved key", nil)
 	f.forget.Hidden = f.saved.APIKey == "" || f.env[FieldAPIKey] != ""
-	f.model = widget.NewSelectEntry(m.modelOptions())
+	f.model = newEscSelectEntry(m.modelOptions())
 	f.model.SetText(f.saved.Model)
 	f.model.SetPlaceHolder("Model name, e.g. gpt-4o")
 	f.hint = widget.NewLabel("")
@@ -132,8 +132,10 @@ func (m *MainWindow) showSettings() {
 		}
 	}, m.win)
 	f.dlg.Resize(fyne.NewSize(620, 500))
+	// Escape cancels, from any field or from the window.
+	f.baseURL.onEscape, f.apiKey.onEscape, f.model.onEscape = f.dlg.Hide, f.dlg.Hide, f.dlg.Hide
 	m.settings = f
-	f.dlg.Show()
+	m.showModal(f.dlg)
 }
 
 // current is what the dialog holds now; an empty key field keeps the saved key.

@@ -45,7 +45,7 @@ func newSideRow(m *MainWindow) *sideRow {
 	r.archive.Importance = widget.LowImportance
 	r.remove = widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { m.askDelete(r.cs) })
 	r.remove.Importance = widget.LowImportance
-	text := container.New(&column{gap: -pad() * 2}, container.NewBorder(nil, nil, nil, r.when, r.title), r.sub)
+	text := container.New(&column{Gap: -pad() * 2}, container.NewBorder(nil, nil, nil, r.when, r.title), r.sub)
 	r.obj = container.NewBorder(nil, nil, dotObj, container.NewHBox(r.archive, r.remove), text)
 	r.ExtendBaseWidget(r)
 	return r

@@ -102,8 +102,8 @@ func newThinkingPart(cv *chatView) *thinkingPart {
 	p.toggle.Importance = widget.LowImportance
 	p.toggle.Alignment = widget.ButtonAlignLeading
 	// A thin bar on the left marks the reasoning as an aside of the reply below it.
-	p.body = container.New(&inset{pad: fyne.NewSize(pad()*2, 0), stripe: 2}, none(), p.stripe, container.New(&column{}, p.done, p.tail))
-	p.obj = container.New(&inset{pad: fyne.NewSize(pad(), 0)}, container.New(&column{}, p.toggle, p.body))
+	p.body = container.New(insetBy(fyne.NewSize(pad()*2, 0), 2), none(), p.stripe, container.New(&column{}, p.done, p.tail))
+	p.obj = container.New(insetBy(fyne.NewSize(pad(), 0), 0), container.New(&column{}, p.toggle, p.body))
 	return p
 }
 

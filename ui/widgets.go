@@ -223,3 +223,71 @@ func (r *badgeRenderer) Refresh() {
 
 func (r *badgeRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.bg, r.label} }
 func (r *badgeRenderer) Destroy()                     {}
+
+// Fyne's dialogs do not close on Escape, and a focused Entry swallows the key, so the fields
+// of our dialogs are these entries, which hand Escape to onEscape (the dialog's Cancel).
+
+// escEntry is a widget.Entry that calls onEscape on Escape.
+type escEntry struct {
+	widget.Entry
+	onEscape func()
+}
+
+func newEscEntry() *escEntry {
+	e := &escEntry{}
+	e.Wrapping = fyne.TextWrap(fyne.TextTruncateClip)
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// newEscPasswordEntry is a password field with a button that shows and hides the text, as
+// widget.NewPasswordEntry has.
+func newEscPasswordEntry() *escEntry {
+	e := newEscEntry()
+	e.Password = true
+	var reveal *widget.Button
+	reveal = widget.NewButtonWithIcon("", theme.VisibilityOffIcon(), func() {
+		e.Password = !e.Password
+		if e.Password {
+			reveal.SetIcon(theme.VisibilityOffIcon())
+		} else {
+			reveal.SetIcon(theme.VisibilityIcon())
+		}
+		e.Refresh()
+	})
+	reveal.Importance = widget.LowImportance
+	e.ActionItem = reveal
+	return e
+}
+
+// TypedKey calls onEscape on Escape.
+func (e *escEntry) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && e.onEscape != nil {
+		e.onEscape()
+		return
+	}
+	e.Entry.TypedKey(k)
+}
+
+// escSelectEntry is a widget.SelectEntry that calls onEscape on Escape.
+type escSelectEntry struct {
+	widget.SelectEntry
+	onEscape func()
+}
+
+func newEscSelectEntry(options []string) *escSelectEntry {
+	e := &escSelectEntry{}
+	e.Wrapping = fyne.TextWrap(fyne.TextTruncateClip)
+	e.ExtendBaseWidget(e)
+	e.SetOptions(options)
+	return e
+}
+
+// TypedKey calls onEscape on Escape.
+func (e *escSelectEntry) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && e.onEscape != nil {
+		e.onEscape()
+		return
+	}
+	e.SelectEntry.TypedKey(k)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"image/png"
 	"maps"
 	"os"
 	"path/filepath"
@@ -740,17 +741,12 @@ func TestToolRowExpandsToOutputAndDiff(t *testing.T) {
 	}
 	test.Tap(tp.toggle)
 	h.settle()
-	if !tp.details.Visible() || !strings.Contains(tp.details.String(), "+\treturn strconv.Atoi(s)") {
-		t.Fatalf("expanded row shows %q", tp.details.String())
+	if !tp.details.Visible() || !strings.Contains(tp.details.Text(), "+\treturn strconv.Atoi(s)") {
+		t.Fatalf("expanded row shows %q", tp.details.Text())
 	}
-	var plusColour fyne.ThemeColorName
-	for _, s := range tp.details.Segments {
-		if ts := s.(*widget.TextSegment); strings.HasPrefix(ts.Text, "+\t") {
-			plusColour = ts.Style.ColorName
-		}
-	}
-	if plusColour != "success" {
-		t.Errorf("added lines are coloured %q", plusColour)
+	// The diff's colours are the markdown package's (TestDiffBlockColours).
+	if got := detailTexts(&domain.ToolResult{Outcome: domain.OutcomeSuccess, Display: &domain.ToolDisplay{Diff: sampleDiff}}); len(got) != 1 || !got[0].Diff {
+		t.Errorf("a successful patch shows %+v, want its diff alone", got)
 	}
 }
 
@@ -1048,5 +1044,176 @@ func TestWindowSizeRemembered(t *testing.T) {
 		if ok != c.ok || (ok && g != c.g) {
 			t.Errorf("parseGeometry(%q) = %+v, %v", c.in, g, ok)
 		}
+	}
+}
+
+// TestEscapeClosesDialogs: Escape in any text field of the New conversation and Settings
+// dialogs cancels them, and so does Escape with no field focused; it does not reach the
+// agent's Stop while a dialog is open.
+func TestEscapeClosesDialogs(t *testing.T) {
+	h := newHarness(t, nil)
+	esc := &fyne.KeyEvent{Name: fyne.KeyEscape}
+	open := func() bool { return h.m.win.Canvas().Overlays().Top() != nil }
+
+	h.m.showNewConversation()
+	if !open() {
+		t.Fatal("the New conversation dialog did not open")
+	}
+	h.m.newForm.cwd.TypedKey(esc)
+	if open() || h.m.modal != nil {
+		t.Fatal("Escape in the directory field left the New conversation dialog open")
+	}
+	h.m.showNewConversation()
+	h.m.newForm.model.TypedKey(esc)
+	if open() {
+		t.Fatal("Escape in the model field left the dialog open")
+	}
+	n := len(h.f.convs)
+	h.m.showNewConversation()
+	h.m.win.Canvas().Unfocus()
+	h.m.win.Canvas().OnTypedKey()(esc)
+	if open() {
+		t.Fatal("Escape with no field focused left the dialog open")
+	}
+	if len(h.f.convs) != n {
+		t.Error("cancelling with Escape created a conversation")
+	}
+
+	h.m.showSettings()
+	if !open() {
+		t.Fatal("the Settings dialog did not open")
+	}
+	h.m.settings.apiKey.TypedKey(esc)
+	if open() {
+		t.Fatal("Escape in the API key field left Settings open")
+	}
+	h.m.showSettings()
+	h.m.settings.baseURL.TypedKey(esc)
+	if open() {
+		t.Fatal("Escape in the base URL field left Settings open")
+	}
+	// Other keys still edit the field.
+	h.m.showSettings()
+	test.Type(h.m.settings.baseURL, "x")
+	if !strings.HasSuffix(h.m.settings.baseURL.Text, "x") || !open() {
+		t.Errorf("typing in the base URL gave %q", h.m.settings.baseURL.Text)
+	}
+}
+
+// TestDropSameImageTwiceAttachesOnce: an image dropped again, or twice in one drop, is
+// attached once, and the person is told; the chip keeps the remove button off the image and
+// the name under it.
+func TestDropSameImageTwiceAttachesOnce(t *testing.T) {
+	h, _ := newOpenConversation(t, nil)
+	dir := t.TempDir()
+	a := pngFile(t, dir, "a_very_long_screenshot_name.png", 40, 30, color.NRGBA{R: 0xff, A: 0xff})
+	h.m.onDropped(fyne.Position{}, []fyne.URI{a, a})
+	h.waitFor("one thumbnail", func() bool { return len(h.m.strip.Objects) == 1 && h.m.inline.Text != "" })
+	h.m.clearInline()
+	h.m.onDropped(fyne.Position{}, []fyne.URI{a})
+	h.waitFor("the note", func() bool {
+		return strings.Count(h.m.inline.Text, "attached already") == 1 && !strings.Contains(h.m.inline.Text, "Not attached")
+	})
+	if n := len(h.m.current.draft.atts); n != 1 {
+		t.Fatalf("%d attachments of one image", n)
+	}
+	h.settle()
+	chip := h.m.strip.Objects[0].(*fyne.Container)
+	img, remove, name := chip.Objects[0], chip.Objects[1], chip.Objects[2]
+	if remove.Position().X < img.Position().X+img.Size().Width {
+		t.Errorf("the remove button (x %v) covers the image (right edge %v)", remove.Position().X, img.Position().X+img.Size().Width)
+	}
+	mid := func(o fyne.CanvasObject) float32 { return o.Position().X + o.Size().Width/2 }
+	// A label's text starts half its inner padding below its top.
+	if d := mid(name) - chipThumb/2; d > 0.5 || d < -0.5 || name.Position().Y+theme.InnerPadding()/2 < chipThumb {
+		t.Errorf("the name is not centred under the thumbnail: centre %v, top %v", mid(name), name.Position().Y)
+	}
+	if dir := os.Getenv("UI_LOOK_DIR"); dir != "" {
+		f, err := os.Create(filepath.Join(dir, "attachments.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := png.Encode(f, h.m.win.Canvas().Capture()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSelectAndCopyInChatRows: the text of a reply and of a tool's output can be selected
+// and copied with Ctrl+C in the chat.
+func TestSelectAndCopyInChatRows(t *testing.T) {
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) { id = richConversation(t, f) })
+	h.open(id)
+	h.m.cv.list.ScrollToBottom()
+	h.settle()
+	var reply *textPart
+	var tool *toolPart
+	for _, v := range h.visibleRowViews() {
+		switch {
+		case v.bound.kind == rowAssistant && strings.HasPrefix(v.bound.msg.Text, "Done."):
+			reply = v.parts[rowAssistant].(*textPart)
+		case v.bound.kind == rowTool && v.bound.call.Name == domain.ToolPatch:
+			tool = v.parts[rowTool].(*toolPart)
+		}
+	}
+	if reply == nil || tool == nil {
+		t.Fatal("the last reply or the patch row is not on screen")
+	}
+	reply.text.SelectAll()
+	reply.text.TypedShortcut(&fyne.ShortcutCopy{})
+	if got := h.app.Clipboard().Content(); got != "Done. The fix:\n\nparse no longer drops the first digit\nthe test passes:\n\nok  parser 0.004s" {
+		t.Errorf("copied %q", got)
+	}
+	test.Tap(tool.toggle)
+	h.settle()
+	tool.details.SelectAll()
+	tool.details.TypedShortcut(&fyne.ShortcutCopy{})
+	if got := h.app.Clipboard().Content(); !strings.Contains(got, "+\treturn strconv.Atoi(s)") {
+		t.Errorf("copied from the tool output %q", got)
+	}
+}
+
+// TestStreamingRowRendersMarkdown: while a reply streams, its finished blocks are rendered
+// once and kept, and only the paragraph being written is rendered again.
+func TestStreamingRowRendersMarkdown(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	h.typeAndSend("write something")
+	h.waitFor("thinking", func() bool { return h.m.current.busy() })
+	exec := h.f.exec(id)
+	streamView := func() *streamPart {
+		for _, v := range h.visibleRowViews() {
+			if v.bound.kind == rowStreaming {
+				return v.parts[rowStreaming].(*streamPart)
+			}
+		}
+		return nil
+	}
+	h.m.applyBatch([]actors.Event{actors.TextDelta{ConvID: id, Exec: exec, Text: "First `read_file` note.\n\n```go\nx := 1\n```\n\nSecond gro"}})
+	h.settle()
+	p := streamView()
+	if p == nil {
+		t.Fatal("no streaming row on screen")
+	}
+	if got := p.done.Text(); got != "First read_file note.\n\nx := 1" {
+		t.Errorf("finished part shows %q", got)
+	}
+	if got := p.tail.Text(); got != "Second gro ▍" {
+		t.Errorf("growing part shows %q", got)
+	}
+	// The blocks of the finished part (a paragraph, a code block) stay the same objects: it was
+	// not parsed or built again.
+	widgets := func() []fyne.CanvasObject {
+		return slices.Clone(test.WidgetRenderer(p.done).Objects()[0].(*fyne.Container).Objects)
+	}
+	before := widgets()
+	h.m.applyBatch([]actors.Event{actors.TextDelta{ConvID: id, Exec: exec, Text: "wing"}})
+	h.settle()
+	if got := p.tail.Text(); got != "Second growing ▍" {
+		t.Errorf("growing part shows %q", got)
+	}
+	if len(before) != 2 || !slices.Equal(before, widgets()) {
+		t.Errorf("the finished part was built again for a delta to the last paragraph (%d widgets before)", len(before))
 	}
 }

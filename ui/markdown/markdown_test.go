@@ -1,0 +1,329 @@
+package markdown
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+)
+
+// TestIdentifiersStayWhole is the issue's reply: underscores outside code are not emphasis
+// marks, inline code is one monospace run, the table is a table.
+func TestIdentifiersStayWhole(t *testing.T) {
+	bs := parse(issueReply)
+	if len(bs) != 3 || bs[0].kind != blockParagraph || bs[1].kind != blockCode || bs[2].kind != blockTable {
+		t.Fatalf("blocks %+v", bs)
+	}
+	if got := plainText(bs[0].spans); got != "Rename read_text_file to read_file_text in foo_bar.go, and a_b_c." {
+		t.Errorf("paragraph %q", got)
+	}
+	var code []string
+	for _, s := range bs[0].spans {
+		if s.kind == spanCode {
+			code = append(code, s.text)
+		}
+	}
+	if fmt.Sprint(code) != "[read_text_file read_file_text]" {
+		t.Errorf("inline code runs %q", code)
+	}
+	if bs[1].lang != "go" || bs[1].code != "func snake_case(x int) error { return nil }\n" {
+		t.Errorf("code block %q %q", bs[1].lang, bs[1].code)
+	}
+	tb := bs[2]
+	if plainText(tb.header[0]) != "col_a" || plainText(tb.header[1]) != "col_b" || len(tb.rows) != 1 ||
+		plainText(tb.rows[0][0]) != "x_1" || plainText(tb.rows[0][1]) != "y_2" {
+		t.Errorf("table %+v", tb)
+	}
+	v, _, _ := render(t, issueReply, 500, false)
+	want := "Rename read_text_file to read_file_text in foo_bar.go, and a_b_c.\n\nfunc snake_case(x int) error { return nil }\n\ncol_a\tcol_b\nx_1\ty_2"
+	if v.Text() != want {
+		t.Errorf("rendered text\n%q\nwant\n%q", v.Text(), want)
+	}
+}
+
+func TestListsKeepTheirNumbersAndNesting(t *testing.T) {
+	bs := parse("3. three\n4. four\n   - inner\n     1. deep\n- [x] done\n- [ ] open\n")
+	if len(bs) != 2 || !bs[0].ordered || bs[0].start != 3 || len(bs[0].items) != 2 {
+		t.Fatalf("ordered list %+v", bs[0])
+	}
+	inner := bs[0].items[1].content[1]
+	if inner.kind != blockList || inner.ordered || inner.items[0].content[1].start != 1 {
+		t.Errorf("nested lists %+v", inner)
+	}
+	if bs[1].items[0].task != taskDone || bs[1].items[1].task != taskOpen {
+		t.Errorf("task items %+v", bs[1].items)
+	}
+}
+
+// TestDiffBlockColours: a diff block is coloured like the patch rows.
+func TestDiffBlockColours(t *testing.T) {
+	code := "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n same"
+	want := []fyne.ThemeColorName{theme.ColorNamePlaceHolder, theme.ColorNamePlaceHolder, theme.ColorNamePrimary, theme.ColorNameError, theme.ColorNameSuccess, ""}
+	runs := highlight(code, "diff")
+	if len(runs) != len(want) {
+		t.Fatalf("%d runs", len(runs))
+	}
+	for i, r := range runs {
+		if r.color != want[i] {
+			t.Errorf("line %q coloured %q, want %q", code[r.a:r.b], r.color, want[i])
+		}
+	}
+}
+
+// TestHighlightKeepsTheCode: highlighted runs cover the code exactly, in every language.
+func TestHighlightKeepsTheCode(t *testing.T) {
+	for _, c := range []struct{ lang, code string }{
+		{"go", "func main() {\n\tfmt.Println(\"hi\")\n}"},
+		{"python", "def f(x):\n    return x_1 + 2"},
+		{"bash", "go test ./... -run 'TestX' | tee out.txt"},
+		{"nosuchlang", "plain"},
+		{"", "no language"},
+	} {
+		runs := highlight(c.code, c.lang)
+		var sb strings.Builder
+		at := 0
+		for _, r := range runs {
+			if r.a != at {
+				t.Fatalf("%s: gap before %d", c.lang, r.a)
+			}
+			sb.WriteString(c.code[r.a:r.b])
+			at = r.b
+		}
+		if sb.String() != c.code {
+			t.Errorf("%s: runs give %q", c.lang, sb.String())
+		}
+		if c.lang == "go" && len(runs) < 3 {
+			t.Errorf("go code is not highlighted: %d runs", len(runs))
+		}
+	}
+}
+
+func TestGoldenMarkdown(t *testing.T) {
+	for _, dark := range []bool{false, true} {
+		name := "markdown-light.png"
+		if dark {
+			name = "markdown-dark.png"
+		}
+		_, _, img := render(t, everything, 640, dark)
+		test.AssertImageMatches(t, name, img)
+	}
+}
+
+// TestCopyCodeBlockRoundTrip: the Copy button and selecting the whole block both give
+// exactly the code between the fences.
+func TestCopyCodeBlockRoundTrip(t *testing.T) {
+	code := "func snake_case(x int) error {\n\tif x > 0 {\n\t\treturn nil // a_b\n\t}\n\n  return errors.New(\"trailing  spaces  \")  \n}"
+	src := "Before.\n\n```go\n" + code + "\n```\n\nAfter."
+	v, w, _ := render(t, src, 420, false)
+	if len(v.codes) != 1 {
+		t.Fatalf("%d code blocks", len(v.codes))
+	}
+	test.Tap(v.codes[0].copyBtn)
+	if got := fyne.CurrentApp().Clipboard().Content(); got != code {
+		t.Errorf("Copy gave\n%q\nwant\n%q", got, code)
+	}
+	// Select the code block by dragging from its first character to past its end.
+	u := v.codes[0].text
+	start := pointOf(t, v, u, 0)
+	end := pointOf(t, v, u, len(u.text)).Add(fyne.NewPos(400, 0))
+	test.Drag(w.Canvas(), end, end.X-start.X, end.Y-start.Y)
+	v.TypedShortcut(&fyne.ShortcutCopy{})
+	if got := fyne.CurrentApp().Clipboard().Content(); got != code {
+		t.Errorf("selecting the block and Ctrl+C gave\n%q\nwant\n%q", got, code)
+	}
+}
+
+// TestSelectAcrossBlocks: dragging from inside one paragraph into the next copies the text
+// between, with the paragraph break.
+func TestSelectAcrossBlocks(t *testing.T) {
+	v, w, _ := render(t, "First paragraph with foo_bar.go inside.\n\nSecond *paragraph* here.", 500, false)
+	a := v.units[0]
+	b := v.units[1]
+	start := pointOf(t, v, a, strings.Index(a.text, "foo_bar"))
+	end := pointOf(t, v, b, strings.Index(b.text, " here"))
+	test.Drag(w.Canvas(), end, end.X-start.X, end.Y-start.Y)
+	if got, want := v.SelectedText(), "foo_bar.go inside.\n\nSecond paragraph"; got != want {
+		t.Errorf("selected %q, want %q", got, want)
+	}
+	w.Canvas().Focus(v)
+	v.TypedShortcut(&fyne.ShortcutCopy{})
+	if got := fyne.CurrentApp().Clipboard().Content(); got != "foo_bar.go inside.\n\nSecond paragraph" {
+		t.Errorf("Ctrl+C copied %q", got)
+	}
+	// A double click selects an identifier with its underscores and extension.
+	p := pointOf(t, v, a, strings.Index(a.text, "bar.go")+1)
+	v.DoubleTapped(&fyne.PointEvent{Position: p.Subtract(v.Position())})
+	if got := v.SelectedText(); got != "foo_bar.go" {
+		t.Errorf("double click selected %q", got)
+	}
+	v.SelectAll()
+	if v.SelectedText() != v.Text() {
+		t.Errorf("select all gave %q", v.SelectedText())
+	}
+	v.FocusLost()
+	if v.SelectedText() != "" {
+		t.Error("the selection stays after the focus went")
+	}
+}
+
+// pointOf is the window position of byte offset off of text block u, on its line's middle.
+func pointOf(t *testing.T, v *View, u *textBlock, off int) fyne.Position {
+	t.Helper()
+	at, ok := v.unitRects()[u]
+	if !ok {
+		t.Fatal("text block not found in the view")
+	}
+	l := u.layoutAt(u.Size().Width)
+	li := 0
+	for i, ln := range l.lines {
+		if off >= ln.a && off <= ln.b {
+			li = i
+			break
+		}
+	}
+	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject(v)
+	return abs.Add(at).Add(fyne.NewPos(u.xAt(l, li, off)+0.5, l.lines[li].y+l.lineH/2))
+}
+
+// TestStreamingReusesFinishedBlocks: a growing text keeps the objects of the blocks that
+// did not change, so a repaint builds only the growing one.
+func TestStreamingReusesFinishedBlocks(t *testing.T) {
+	v, _, _ := render(t, "# Title\n\nFirst paragraph.\n\n```go\nx := 1\n```\n\nGrowing", 500, false)
+	before := append([]fyne.CanvasObject(nil), v.content.Objects...)
+	v.SetMarkdown("# Title\n\nFirst paragraph.\n\n```go\nx := 1\n```\n\nGrowing text")
+	after := v.content.Objects
+	if len(after) != 4 {
+		t.Fatalf("%d blocks", len(after))
+	}
+	for i := 0; i < 3; i++ {
+		if after[i] != before[i] {
+			t.Errorf("block %d was built again", i)
+		}
+	}
+	if after[3] == before[3] {
+		t.Error("the growing block was not rebuilt")
+	}
+	if !strings.HasSuffix(v.Text(), "Growing text") {
+		t.Errorf("text %q", v.Text())
+	}
+}
+
+// TestLongCodeScrollsSidewaysAndWraps: a long line makes the block scroll sideways, not
+// wider than the view; the wheel's vertical motion goes to the chat; Wrap folds the line
+// under its indentation.
+func TestLongCodeScrollsSidewaysAndWraps(t *testing.T) {
+	long := "\tx := \"" + strings.Repeat("word_", 60) + "\""
+	var scrolled float32
+	test.NewTempApp(t)
+	q := newQueue()
+	v := NewView(Options{Do: q.do, OnScroll: func(ev *fyne.ScrollEvent) { scrolled += ev.Scrolled.DY }})
+	v.SetMarkdown("```go\nfunc f() {\n" + long + "\n}\n```")
+	w := test.NewWindow(v)
+	defer w.Close()
+	w.Resize(fyne.NewSize(400, 300))
+	q.settle(t, v)
+	c := v.codes[0]
+	if !c.scroll.overflows(c.scroll.Size().Width) {
+		t.Fatal("the long line does not overflow")
+	}
+	h0 := v.HeightAt(400)
+	c.scroll.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: -10}})
+	if scrolled != -10 || c.scroll.offset != 0 {
+		t.Errorf("vertical wheel: chat got %v, block offset %v", scrolled, c.scroll.offset)
+	}
+	c.scroll.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DX: -50}})
+	if c.scroll.offset != 50 {
+		t.Errorf("sideways wheel: offset %v", c.scroll.offset)
+	}
+	test.Tap(c.wrapBtn)
+	h1 := v.HeightAt(400)
+	if h1 <= h0 {
+		t.Errorf("wrapping did not make the block taller: %v then %v", h0, h1)
+	}
+	l := c.text.layoutAt(c.text.Size().Width)
+	if len(l.lines) < 5 {
+		t.Fatalf("wrapped into %d lines", len(l.lines))
+	}
+	// The continuation of the long line starts under its indentation, not at the margin.
+	if l.lines[2].indent < l.charW*tabCols {
+		t.Errorf("continuation line starts at %v", l.lines[2].indent)
+	}
+}
+
+// TestCommonMarkSpecExamples renders every example of the CommonMark specification that
+// goldmark's module ships (_test/spec.json): none may panic, and every word of the expected
+// HTML's text must be in the rendered text.
+func TestCommonMarkSpecExamples(t *testing.T) {
+	examples := specExamples(t)
+	if len(examples) < 600 {
+		t.Fatalf("only %d examples in the spec file", len(examples))
+	}
+	test.NewTempApp(t)
+	q := newQueue()
+	v := NewView(Options{Do: q.do})
+	w := test.NewWindow(v)
+	defer w.Close()
+	w.Resize(fyne.NewSize(420, 200))
+	tag := regexp.MustCompile(`<[^>]*>`)
+	failed := 0
+	for _, ex := range examples {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("example %d (%s) panics: %v\n%s", ex.Example, ex.Section, r, ex.Markdown)
+				}
+			}()
+			v.SetMarkdown(ex.Markdown)
+			v.Resize(fyne.NewSize(420, v.HeightAt(420)))
+			q.settle(t, v)
+			got := v.Text()
+			plain := html.UnescapeString(tag.ReplaceAllString(ex.HTML, " "))
+			for _, word := range strings.Fields(plain) {
+				if !strings.Contains(got, word) {
+					failed++
+					t.Errorf("example %d (%s): %q is missing\nmarkdown: %q\nrendered: %q", ex.Example, ex.Section, word, ex.Markdown, got)
+					break
+				}
+			}
+		}()
+	}
+	t.Logf("%d examples, %d with a missing word", len(examples), failed)
+}
+
+type specExample struct {
+	Markdown string `json:"markdown"`
+	HTML     string `json:"html"`
+	Example  int    `json:"example"`
+	Section  string `json:"section"`
+}
+
+// specExamples reads spec.json from goldmark's module directory, where the go command put it.
+func specExamples(t *testing.T) []specExample {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-json", "github.com/yuin/goldmark").Output()
+	if err != nil {
+		t.Fatalf("go list -m github.com/yuin/goldmark: %v (the go command must be on PATH)", err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("goldmark's module directory is unknown (%v): run go mod download github.com/yuin/goldmark", err)
+	}
+	b, err := os.ReadFile(filepath.Join(mod.Dir, "_test", "spec.json"))
+	if err != nil {
+		t.Fatalf("reading the CommonMark examples: %v", err)
+	}
+	var ex []specExample
+	if err := json.Unmarshal(b, &ex); err != nil {
+		t.Fatalf("spec.json: %v", err)
+	}
+	return ex
+}
