@@ -79,8 +79,12 @@ type ToolRunner interface {
 // Summary is one row of the conversation list.
 type Summary = persistence.Summary
 
-// SandboxStatus says whether Restricted mode can be enforced here.
-type SandboxStatus = sandbox.Status
+// SandboxStatus says whether Restricted mode can be enforced here, and which layers of the
+// sandbox this machine has (sandbox.Describe).
+type SandboxStatus = sandbox.Layers
+
+// SandboxLayer is one layer of the sandbox in a SandboxStatus.
+type SandboxLayer = sandbox.Layer
 
 // Config wires the runtime to its collaborators.
 type Config struct {

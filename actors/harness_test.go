@@ -82,7 +82,7 @@ func (h *harness) open(opts ...harnessOption) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	cfg := Config{Store: store, LLM: client, Tools: tools.NewRegistry(), Sandbox: sandbox.Probe(),
+	cfg := Config{Store: store, LLM: client, Tools: tools.NewRegistry(), Sandbox: sandbox.Describe(),
 		Logger: quietLogger(), DefaultModel: domain.DemoModel, TempRoot: filepath.Join(h.dir, "sandbox-tmp")}
 	for _, o := range opts {
 		o(&cfg)

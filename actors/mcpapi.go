@@ -25,7 +25,7 @@ type (
 // off its UI goroutine.
 type MCPServers struct {
 	hub     *mcp.Hub
-	sandbox sandbox.Status
+	sandbox SandboxStatus
 }
 
 // MCPServers returns the MCP part of the API, or nil when MCP is off (--no-mcp).
@@ -37,7 +37,7 @@ func (r *Runtime) MCPServers() *MCPServers {
 }
 
 // NewMCPServers wraps a hub without a runtime (the `mcp list` command).
-func NewMCPServers(hub *mcp.Hub, sb sandbox.Status) *MCPServers {
+func NewMCPServers(hub *mcp.Hub, sb SandboxStatus) *MCPServers {
 	return &MCPServers{hub: hub, sandbox: sb}
 }
 

@@ -154,6 +154,8 @@ func format(v float64, unit string) string {
 		return fmt.Sprintf("%.1f ms", v)
 	case "MiB":
 		return fmt.Sprintf("%.1f MiB", v)
+	case "×":
+		return fmt.Sprintf("%.2f×", v)
 	case "events":
 		return fmt.Sprintf("%.0f events", v)
 	}

@@ -30,20 +30,26 @@ func measurements() []measurement {
 		{name: "peak RSS after a 100-turn conversation", unit: "MiB", target: 200,
 			note: "VmHWM of the bench process: start-up, store, actors, fake server and 100 turns", run: peakRSS},
 		{name: "tool round, runtime overhead (bash true)", unit: "ms", target: 2,
-			note: "model reply received → tool started, and tool finished → result committed → next request sent; the tool's own run time is excluded (next row)",
-			run:  toolRound(false)},
-		{name: "tool round, total (bash true)", unit: "ms",
-			note: "the same rounds including the tool: starting the supervised bash that runs `true` (Unrestricted)",
-			run:  toolRound(true)},
+			note: "model reply received → tool started, and tool finished → result committed → next request sent; the tool's own run time is excluded (next rows)",
+			run:  toolRound(domain.ModeUnrestricted, false)},
+		{name: "tool round, total (bash true), Unrestricted", unit: "ms", target: 4,
+			note: "the same rounds including the tool: a warm supervisor runs bash `true`",
+			run:  toolRound(domain.ModeUnrestricted, true)},
+		{name: "tool round, total (bash true), Restricted", unit: "ms", target: 6,
+			note: "the same in a Restricted conversation: Landlock, seccomp and dropped capabilities on each command",
+			run:  toolRound(domain.ModeRestricted, true)},
 		{name: "cancel to idle (running process group)", unit: "ms", target: 100,
-			note: "Stop pressed → kill sent to the process group, cancelled and skipped results committed, state idle (tools' BenchmarkCancelToGroupGone measures the group's death)",
+			note: "Stop pressed → kill sent to the process group, cancelled and skipped results committed, state idle (sandbox's BenchmarkCancelToGroupGone measures the group's death)",
 			run:  cancelLatency},
 		{name: "bash -c true, plain (no supervisor)", unit: "ms", run: plainBashTrue},
-		{name: "bash tool true, Unrestricted (supervised)", unit: "ms", run: bashTrue(domain.ModeUnrestricted)},
-		{name: "bash tool true, Restricted (sandboxed)", unit: "ms", run: bashTrue(domain.ModeRestricted)},
-		{name: "sandbox overhead (sandboxed − plain)", unit: "ms", target: 10,
-			note: "each sample pairs a sandboxed run with a plain one; most of it is starting the app binary again as the supervisor (its package inits and dynamic libraries)",
-			run:  sandboxOverhead},
+		{name: "bash tool true, Unrestricted (warm supervisor)", unit: "ms", run: bashTrue(domain.ModeUnrestricted)},
+		{name: "bash tool true, Restricted (warm supervisor)", unit: "ms", run: bashTrue(domain.ModeRestricted)},
+		{name: "bash tool true, Restricted, first command (cold supervisor)", unit: "ms",
+			note: "no supervisor waiting: the app binary is started as one first (the app starts one ahead, so a person rarely meets this)",
+			run:  coldBashTrue},
+		{name: "Restricted command start ÷ plain bash -c true", unit: "×", target: 2.5,
+			note: "each sample pairs a Restricted bash tool run on a warm supervisor with a plain `bash -c true` run just before it, so that load changes hit both alike",
+			run:  sandboxRatio},
 		{name: "store open + list (1,000 conversations × 100 messages)", unit: "ms", target: 100, run: openAndList},
 		{name: "load a 10,000-message conversation", unit: "ms", target: 50, run: loadLarge},
 		{name: "time to first delta (local fake server)", unit: "ms", target: 20,
@@ -161,9 +167,12 @@ func samplesOf(o Options, full, quick int) int {
 	return full
 }
 
-func toolRound(includeTool bool) func(context.Context, Options) ([]float64, error) {
+func toolRound(mode domain.Mode, includeTool bool) func(context.Context, Options) ([]float64, error) {
 	return func(ctx context.Context, o Options) ([]float64, error) {
-		e, conv, err := newConversation(ctx, true)
+		if mode == domain.ModeRestricted && !sandbox.Probe().Available {
+			return nil, fmt.Errorf("the sandbox is unavailable: %s", sandbox.Probe().Reason)
+		}
+		e, conv, err := newConversation(ctx, mode == domain.ModeUnrestricted)
 		if err != nil {
 			return nil, err
 		}
@@ -216,69 +225,92 @@ func cancelLatency(ctx context.Context, o Options) ([]float64, error) {
 	return out, nil
 }
 
-func bashTrue(mode domain.Mode) func(context.Context, Options) ([]float64, error) {
-	return func(ctx context.Context, o Options) ([]float64, error) {
-		if mode == domain.ModeRestricted && !sandbox.Probe().Available {
-			return nil, fmt.Errorf("the sandbox is unavailable: %s", sandbox.Probe().Reason)
-		}
-		cwd, err := os.MkdirTemp("", "phoenix-bench-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(cwd)
-		tmp, err := os.MkdirTemp("", "phoenix-bench-tmp-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(tmp)
-		reg := tools.NewRegistry()
-		env := tools.Env{Cwd: cwd, Mode: mode, TempDir: tmp}
-		call := domain.ToolCall{ID: "b", Name: domain.ToolBash, Arguments: `{"command":"true"}`}
-		var out []float64
-		for i := 0; i < samplesOf(o, 40, 5); i++ {
-			start := time.Now()
-			res := reg.Run(ctx, env, call)
-			if res.Outcome != domain.OutcomeSuccess {
-				return out, fmt.Errorf("bash true failed: %s", res.Content)
-			}
-			out = append(out, ms(time.Since(start)))
-		}
-		return out, nil
+// bashTool runs the bash tool's `true` in a fresh working directory and temp dir, n times,
+// calling before ahead of each run, and returns each run's time.
+func bashTool(ctx context.Context, mode domain.Mode, n int, before func() error) ([]float64, error) {
+	if mode == domain.ModeRestricted && !sandbox.Probe().Available {
+		return nil, fmt.Errorf("the sandbox is unavailable: %s", sandbox.Probe().Reason)
 	}
-}
-
-// plainBashTrue runs `bash -c true` directly, the baseline of the sandbox's cost.
-func plainBashTrue(ctx context.Context, o Options) ([]float64, error) {
+	cwd, err := os.MkdirTemp("", "phoenix-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(cwd)
+	tmp, err := os.MkdirTemp("", "phoenix-bench-tmp-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	reg := tools.NewRegistry()
+	env := tools.Env{Cwd: cwd, Mode: mode, TempDir: tmp}
+	call := domain.ToolCall{ID: "b", Name: domain.ToolBash, Arguments: `{"command":"true"}`}
+	// One run first, so that a supervisor is waiting (the app starts one ahead).
+	if res := reg.Run(ctx, env, call); res.Outcome != domain.OutcomeSuccess {
+		return nil, fmt.Errorf("bash true failed: %s", res.Content)
+	}
 	var out []float64
-	for i := 0; i < samplesOf(o, 40, 5); i++ {
+	for range n {
+		if err := before(); err != nil {
+			return out, err
+		}
 		start := time.Now()
-		if err := exec.CommandContext(ctx, "bash", "-c", "true").Run(); err != nil {
-			return out, fmt.Errorf("bash -c true: %w", err)
+		res := reg.Run(ctx, env, call)
+		if res.Outcome != domain.OutcomeSuccess {
+			return out, fmt.Errorf("bash true failed: %s", res.Content)
 		}
 		out = append(out, ms(time.Since(start)))
 	}
 	return out, nil
 }
 
-// sandboxOverhead pairs sandboxed and plain runs, so that load changes hit both alike.
-func sandboxOverhead(ctx context.Context, o Options) ([]float64, error) {
-	quick := o
-	quick.Quick = true
+func bashTrue(mode domain.Mode) func(context.Context, Options) ([]float64, error) {
+	return func(ctx context.Context, o Options) ([]float64, error) {
+		return bashTool(ctx, mode, samplesOf(o, 40, 5), func() error { return nil })
+	}
+}
+
+// coldBashTrue ends every waiting supervisor before each run.
+func coldBashTrue(ctx context.Context, o Options) ([]float64, error) {
+	return bashTool(ctx, domain.ModeRestricted, samplesOf(o, 10, 2), func() error {
+		sandbox.Shutdown()
+		return nil
+	})
+}
+
+// plainBashTrue runs `bash -c true` directly, the baseline of the sandbox's cost.
+func plainBashTrue(ctx context.Context, o Options) ([]float64, error) {
 	var out []float64
-	for i := 0; i < samplesOf(o, 8, 1); i++ {
-		sandboxed, err := bashTrue(domain.ModeRestricted)(ctx, quick)
+	for i := 0; i < samplesOf(o, 40, 5); i++ {
+		d, err := plainOnce(ctx)
 		if err != nil {
 			return out, err
 		}
-		plain, err := plainBashTrue(ctx, quick)
-		if err != nil {
-			return out, err
-		}
-		for j := range min(len(sandboxed), len(plain)) {
-			out = append(out, sandboxed[j]-plain[j])
-		}
+		out = append(out, d)
 	}
 	return out, nil
+}
+
+func plainOnce(ctx context.Context) (float64, error) {
+	start := time.Now()
+	if err := exec.CommandContext(ctx, "bash", "-c", "true").Run(); err != nil {
+		return 0, fmt.Errorf("bash -c true: %w", err)
+	}
+	return ms(time.Since(start)), nil
+}
+
+// sandboxRatio pairs each Restricted run with a plain one taken just before it.
+func sandboxRatio(ctx context.Context, o Options) ([]float64, error) {
+	var plain []float64
+	sandboxed, err := bashTool(ctx, domain.ModeRestricted, samplesOf(o, 40, 5), func() error {
+		d, err := plainOnce(ctx)
+		plain = append(plain, d)
+		return err
+	})
+	var out []float64
+	for i := range min(len(sandboxed), len(plain)) {
+		out = append(out, sandboxed[i]/plain[i])
+	}
+	return out, err
 }
 
 // fillStore writes conversations of alternating user and assistant messages directly

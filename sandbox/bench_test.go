@@ -43,14 +43,33 @@ func BenchmarkTrue(b *testing.B) {
 		}
 		run(b, Policy{TempDir: b.TempDir()})
 	})
+	pooled := func(b *testing.B, p Policy) {
+		if _, err := Run(context.Background(), p, "true", RunOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if code, err := Run(context.Background(), p, "true", RunOptions{}); err != nil || code != 0 {
+				b.Fatal(code, err)
+			}
+		}
+	}
+	b.Run("long-lived supervisor, unrestricted", func(b *testing.B) { pooled(b, Policy{Unrestricted: true}) })
+	b.Run("long-lived supervisor, sandboxed", func(b *testing.B) {
+		if !Probe().Available {
+			b.Skip("Landlock unavailable")
+		}
+		pooled(b, Policy{TempDir: b.TempDir()})
+	})
 }
 
 // BenchmarkCancelToGroupGone measures from cancel to Wait returning with every process of
-// `sleep 100 & sleep 100; wait` (and a setsid escapee) gone; p50 and p99 are reported.
+// `sleep 100 & sleep 100; wait` (and a setsid escapee) gone; p50 and p99 are reported, through
+// Command ("supervised", "sandboxed") and through Run on a long-lived supervisor.
 func BenchmarkCancelToGroupGone(b *testing.B) {
-	for _, name := range []string{"supervised", "sandboxed"} {
+	for _, name := range []string{"supervised", "sandboxed", "long-lived supervised", "long-lived sandboxed"} {
 		b.Run(name, func(b *testing.B) {
-			p := Policy{TempDir: b.TempDir(), Unrestricted: name == "supervised"}
+			longLived := strings.HasPrefix(name, "long-lived")
+			p := Policy{TempDir: b.TempDir(), Unrestricted: strings.HasSuffix(name, "supervised")}
 			if !p.Unrestricted && !Probe().Available {
 				b.Skip("Landlock unavailable")
 			}
@@ -59,14 +78,27 @@ func BenchmarkCancelToGroupGone(b *testing.B) {
 			for b.Loop() {
 				_ = os.Remove(pidFile)
 				ctx, cancel := context.WithCancel(context.Background())
-				cmd, err := Command(ctx, p, `setsid sh -c 'echo $$ >> "$PIDS"; exec sleep 100' &
-sleep 100 & echo $! >> "$PIDS"; echo $$ >> "$PIDS"; sleep 100; wait`)
-				if err != nil {
-					b.Fatal(err)
-				}
-				cmd.Env = append(os.Environ(), "PIDS="+pidFile)
-				if err := cmd.Start(); err != nil {
-					b.Fatal(err)
+				script := `setsid sh -c 'echo $$ >> "$PIDS"; exec sleep 100' &
+sleep 100 & echo $! >> "$PIDS"; echo $$ >> "$PIDS"; sleep 100; wait`
+				env := append(os.Environ(), "PIDS="+pidFile)
+				var wait func() error
+				if longLived {
+					done := make(chan error, 1)
+					go func() {
+						_, err := Run(ctx, p, script, RunOptions{Env: env})
+						done <- err
+					}()
+					wait = func() error { return <-done }
+				} else {
+					cmd, err := Command(ctx, p, script)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cmd.Env = env
+					if err := cmd.Start(); err != nil {
+						b.Fatal(err)
+					}
+					wait = cmd.Wait
 				}
 				var pids []int
 				for len(pids) < 3 {
@@ -79,7 +111,7 @@ sleep 100 & echo $! >> "$PIDS"; echo $$ >> "$PIDS"; sleep 100; wait`)
 				}
 				start := time.Now()
 				cancel()
-				_ = cmd.Wait()
+				_ = wait()
 				lat = append(lat, time.Since(start))
 				// bash's pid comes last; survivors also looks for its group.
 				slices.Reverse(pids)

@@ -58,6 +58,12 @@ type helperConfig struct {
 	// restricted bash its parent-death signal (see startRestricted); empty when there is
 	// none.
 	Setpriv string `json:"setpriv,omitempty"`
+	// MaxABI caps the Landlock ABI the ruleset asks for; 0 means the kernel's.
+	MaxABI int `json:"max_abi,omitempty"`
+	// MountView says the supervisor runs in a mount view of its own where everything but
+	// the temp dir is read-only (see mountview.go). A long-lived supervisor sets it itself,
+	// from how it was started.
+	MountView bool `json:"mount_view,omitempty"`
 }
 
 var (
@@ -88,30 +94,16 @@ func pdeathsigSetpriv() string {
 //
 // A Restricted policy where Probe reports Landlock unavailable fails with ErrUnavailable.
 func Command(ctx context.Context, p Policy, script string) (*exec.Cmd, error) {
-	if len(os.Args) > 1 && os.Args[1] == HelperArg {
-		return nil, ErrHelperNotWired
-	}
-	if len(script) > MaxScriptBytes {
-		return nil, fmt.Errorf("the command is %d bytes, more than the %d the kernel accepts in one argument: write long content in parts or with the patch tool", len(script), MaxScriptBytes)
-	}
-	if strings.IndexByte(script, 0) >= 0 {
-		return nil, errors.New("the command contains a NUL byte, which cannot be passed to bash")
-	}
-	cfg := helperConfig{Restricted: !p.Unrestricted}
-	if cfg.Restricted {
-		if st := Probe(); !st.Available {
-			return nil, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
-		}
-		dir, err := checkTempDir(p.TempDir)
-		if err != nil {
-			return nil, err
-		}
-		cfg.TempDir = dir
-		cfg.Setpriv = pdeathsigSetpriv()
+	cfg, err := prepare(p, script)
+	if err != nil {
+		return nil, err
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find this program's own binary to run the sandbox helper: %w", err)
+	}
+	if cfg.Restricted {
+		cfg.MountView, _ = mountViewUsable()
 	}
 	arg, err := json.Marshal(cfg)
 	if err != nil {
@@ -126,6 +118,9 @@ func Command(ctx context.Context, p Policy, script string) (*exec.Cmd, error) {
 		// that started the helper exits; that happens only to threads a goroutine locked
 		// and never unlocked, which the tool runner does not do.
 		Pdeathsig: syscall.SIGTERM,
+	}
+	if cfg.MountView {
+		viewSysProcAttr(cmd.SysProcAttr)
 	}
 	cmd.Cancel = func() error {
 		// SIGTERM, not SIGKILL: the helper must live long enough to SIGKILL its descendants,

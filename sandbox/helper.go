@@ -37,6 +37,9 @@ func MaybeRunHelper() {
 
 // runHelper returns the exit status for syscall.Exit.
 func runHelper(args []string) int {
+	if len(args) == 1 && (args[0] == serveMode || args[0] == serveViewMode) {
+		return serve(args[0] == serveViewMode)
+	}
 	if len(args) != 2 {
 		return setupFailed(fmt.Errorf("expected a policy and a script, got %d arguments", len(args)))
 	}
@@ -50,60 +53,117 @@ func runHelper(args []string) int {
 	return supervise(cfg, args[1])
 }
 
-// supervise runs the command as its child and, whatever happens, leaves no process behind.
-func supervise(cfg helperConfig, script string) int {
-	// Catch the stop request first: a stop that arrives during set-up is then handled after
-	// the child has started, by the same sweep as any other.
+// becomeSupervisor prepares this process to supervise commands: it catches the stop signals
+// (a stop that arrives during set-up is then handled after the child has started, by the same
+// sweep as any other), becomes a child subreaper, so that orphaned descendants (a command's
+// children after it exits, and whatever left the process group with setsid) are reparented
+// to it instead of init and the sweep finds every one of them, and marks inherited files
+// close-on-exec.
+func becomeSupervisor() (<-chan os.Signal, error) {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-
-	// Orphaned descendants (a command's children after it exits, and whatever left the
-	// process group with setsid) are reparented to the helper instead of init, so the sweep
-	// below finds every one of them.
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return setupFailed(fmt.Errorf("become a child subreaper: %w", err))
+		return nil, fmt.Errorf("become a child subreaper: %w", err)
 	}
 	if err := closeInheritedFiles(); err != nil {
-		return setupFailed(err)
+		return nil, err
 	}
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		return setupFailed(fmt.Errorf("find bash: %w", err))
-	}
-	var pid int
-	if cfg.Restricted {
-		var release func() error
-		pid, release, err = startRestricted(cfg, bash, script)
-		if err == nil {
-			select {
-			case <-stop:
-				// Stopped during set-up: the command never runs.
-				sweep(pid)
-				return 128 + int(syscall.SIGKILL)
-			default:
-				err = release()
-			}
-		}
-		if err != nil {
-			if pid > 0 {
-				sweep(pid)
-			}
+	return stop, nil
+}
+
+// supervise runs one command as its child and, whatever happens, leaves no process behind.
+func supervise(cfg helperConfig, script string) int {
+	if cfg.MountView {
+		if err := setUpMountView(); err != nil {
 			return setupFailed(err)
 		}
-	} else {
-		pid, err = syscall.ForkExec(bash, []string{"bash", "-c", script}, &syscall.ProcAttr{
-			Env:   bashEnv(),
-			Files: []uintptr{0, 1, 2},
+		if _, err := bindWritable(cfg.TempDir); err != nil {
+			return setupFailed(err)
+		}
+	}
+	stop, err := becomeSupervisor()
+	if err != nil {
+		return setupFailed(err)
+	}
+	l := launch{files: [3]int{0, 1, 2}, env: bashEnv()}
+	pid, err := startCommand(cfg, script, l, func() bool {
+		select {
+		case <-stop:
+			return true
+		default:
+			return false
+		}
+	})
+	if err != nil {
+		return setupFailed(err)
+	}
+	if pid == 0 {
+		// Stopped during set-up: the command never ran.
+		return 128 + int(syscall.SIGKILL)
+	}
+	status, _ := waitOrStop(pid, func(exited <-chan unix.WaitStatus) (unix.WaitStatus, bool) {
+		select {
+		case ws := <-exited:
+			return ws, true
+		case <-stop:
+			return 0, false
+		}
+	})
+	return status
+}
+
+// launch is where a command's standard files, working directory and environment come from.
+type launch struct {
+	files [3]int
+	dir   string
+	env   []string
+}
+
+// startCommand starts `bash -c script` under cfg. stopped is asked once the command exists
+// but, if restricted, has not been let run: when it reports a stop, the command is swept
+// and pid 0 returned. On error nothing is left running.
+func startCommand(cfg helperConfig, script string, l launch, stopped func() bool) (int, error) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return 0, fmt.Errorf("find bash: %w", err)
+	}
+	if !cfg.Restricted {
+		pid, err := syscall.ForkExec(bash, []string{"bash", "-c", script}, &syscall.ProcAttr{
+			Dir:   l.dir,
+			Env:   l.env,
+			Files: []uintptr{uintptr(l.files[0]), uintptr(l.files[1]), uintptr(l.files[2])},
 			// A process group of its own, so one kill reaches bash and its ordinary
-			// children. Should the helper itself be killed (the app's WaitDelay ran out),
-			// bash goes too.
+			// children. Should the supervisor itself be killed, bash goes too.
 			Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 		})
 		if err != nil {
-			return setupFailed(fmt.Errorf("start bash: %w", err))
+			return 0, fmt.Errorf("start bash: %w", err)
 		}
+		return pid, nil
 	}
+	l.env = withTempDir(l.env, cfg.TempDir)
+	pid, release, err := startRestricted(cfg, bash, script, l)
+	if err == nil && stopped() {
+		sweep(pid)
+		return 0, nil
+	}
+	if err == nil {
+		err = release()
+	}
+	if err != nil {
+		if pid > 0 {
+			sweep(pid)
+		}
+		return 0, err
+	}
+	return pid, nil
+}
 
+// waitOrStop waits for bash (pid) through wait, which returns bash's status and true when it
+// exited, or false when the command is to be stopped; either way every process below the
+// supervisor is then killed and reaped: background jobs do not carry over between commands.
+// It returns the exit status to report and whether bash exited by itself.
+func waitOrStop(pid int, wait func(exited <-chan unix.WaitStatus) (unix.WaitStatus, bool)) (int, bool) {
 	exited := make(chan unix.WaitStatus, 1)
 	go func() {
 		var ws unix.WaitStatus
@@ -119,17 +179,13 @@ func supervise(cfg helperConfig, script string) int {
 			return
 		}
 	}()
-
 	status := 128 + int(syscall.SIGKILL)
-	select {
-	case ws := <-exited:
+	ws, ok := wait(exited)
+	if ok {
 		status = exitStatus(ws)
-	case <-stop:
 	}
-	// Whether bash finished or we were told to stop, nothing it started outlives it:
-	// background jobs do not carry over between tool calls.
 	sweep(pid)
-	return status
+	return status, ok
 }
 
 // gateScript is what the restricted command's process runs first: it waits for the
@@ -143,6 +199,42 @@ func supervise(cfg helperConfig, script string) int {
 const gateScript = `IFS= command read -r go <&3 || exit 125
 exec 3<&-
 exec "$@"`
+
+// shellGate is the same gate without a process of its own, for a command that needs no
+// parent-death signal (see startRestricted): bash sources it from descriptor 4 as its
+// $BASH_ENV, the startup file a non-interactive bash reads before its -c command, so it
+// costs no exec. It closes both of its descriptors and puts back the $BASH_ENV the command
+// was given, which bash would have read at this point.
+const shellGate = `IFS= command read -r _ <&3 || exit 125
+exec 3<&- 4<&-
+unset BASH_ENV
+if [ -n "${` + savedBashEnv + `+set}" ]; then
+	BASH_ENV=$` + savedBashEnv + `
+	unset ` + savedBashEnv + `
+	. "$BASH_ENV"
+fi
+`
+
+// savedBashEnv holds the command's own $BASH_ENV while the shell gate stands in for it.
+const savedBashEnv = "PHOENIX_SANDBOX_BASH_ENV"
+
+// withShellGate points $BASH_ENV at the shell gate on descriptor 4, keeping the command's
+// own value for the gate to restore.
+func withShellGate(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		switch name {
+		case savedBashEnv:
+			continue
+		case "BASH_ENV":
+			out = append(out, savedBashEnv+"="+value)
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "BASH_ENV=/dev/fd/4")
+}
 
 // threadExitTimeout bounds the wait for the restricting thread to end. It normally ends
 // within microseconds of starting the command; the bound only turns a runtime surprise into
@@ -166,11 +258,14 @@ const threadExitTimeout = 5 * time.Second
 //
 // A parent-death signal cannot be set when starting the gate, because it would fire when the
 // restricting thread ends (it follows the parent thread, not the process); setpriv(1), when
-// Command found one that can (cfg.Setpriv), sets it after the release instead.
+// Command found one that can (cfg.Setpriv), sets it after the release instead. That costs
+// two more program starts (the gate's bash and setpriv), so a command that needs no such
+// signal — one on a long-lived supervisor, which sweeps it when the app ends — is gated
+// inside its own bash instead (shellGate).
 //
 // On error the returned pid, if not zero, is a started gate the caller must sweep.
-func startRestricted(cfg helperConfig, bash, script string) (pid int, release func() error, err error) {
-	policy, err := prepareThreadPolicy(cfg.TempDir)
+func startRestricted(cfg helperConfig, bash, script string, l launch) (pid int, release func() error, err error) {
+	policy, err := prepareThreadPolicy(cfg)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -180,14 +275,31 @@ func startRestricted(cfg helperConfig, bash, script string) (pid int, release fu
 		return 0, nil, fmt.Errorf("create the start pipe: %w", err)
 	}
 	defer unix.Close(gate[0])
-	argv := []string{"bash", "--posix", "-c", gateScript, "phoenix-sandbox"}
+	files := []uintptr{uintptr(l.files[0]), uintptr(l.files[1]), uintptr(l.files[2]), uintptr(gate[0])}
+	argv := []string{"bash", "-c", script}
 	if cfg.Setpriv != "" {
-		argv = append(argv, cfg.Setpriv, "--pdeathsig", "KILL", "--")
+		argv = append([]string{"bash", "--posix", "-c", gateScript, "phoenix-sandbox", cfg.Setpriv, "--pdeathsig", "KILL", "--"}, argv...)
+	} else {
+		var text [2]int
+		if err := unix.Pipe2(text[:], unix.O_CLOEXEC); err != nil {
+			unix.Close(gate[1])
+			return 0, nil, fmt.Errorf("create the gate pipe: %w", err)
+		}
+		defer unix.Close(text[0])
+		// Far below a pipe's capacity, so this never blocks.
+		_, err := unix.Write(text[1], []byte(shellGate))
+		unix.Close(text[1])
+		if err != nil {
+			unix.Close(gate[1])
+			return 0, nil, fmt.Errorf("write the gate: %w", err)
+		}
+		files = append(files, uintptr(text[0]))
+		l.env = withShellGate(l.env)
 	}
-	argv = append(argv, "bash", "-c", script)
 	attr := &syscall.ProcAttr{
-		Env:   withTempDir(bashEnv(), cfg.TempDir),
-		Files: []uintptr{0, 1, 2, uintptr(gate[0])},
+		Dir:   l.dir,
+		Env:   l.env,
+		Files: files,
 		// A process group of its own, so one kill reaches bash and its ordinary children.
 		Sys: &syscall.SysProcAttr{Setpgid: true},
 	}

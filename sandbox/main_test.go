@@ -34,11 +34,14 @@ func TestMain(m *testing.M) {
 		// syscall.Exit: os.Exit pauses for a second in a race-detector build.
 		syscall.Exit(checkThreadOfItsOwn())
 	}
+	if len(os.Args) == 4 && os.Args[1] == appArg {
+		syscall.Exit(runAsApp(os.Args[2], os.Args[3]))
+	}
 	if len(os.Args) == 4 && os.Args[1] == landlockOnlyArg {
 		// Restrict this thread and exec from it: execve keeps the calling thread's
 		// credentials for the new program.
 		runtime.LockOSThread()
-		ruleset, err := landlockRuleset(os.Args[2])
+		ruleset, _, err := landlockRuleset(os.Args[2], 0)
 		if err == nil {
 			err = restrictThreadLandlock(ruleset)
 		}
@@ -84,4 +87,19 @@ func checkThreadOfItsOwn() int {
 	fmt.Printf("main=%d fn=%d gone=%v marked=%d main-comm-kept=%v held=%d\n", os.Getpid(), tid, gone,
 		marked, string(before) == string(after), mainThreadHeld.Load())
 	return 0
+}
+
+// forEachView runs check with the mount view (where this machine allows it) and without.
+func forEachView(t *testing.T, check func(t *testing.T, view bool)) {
+	t.Run("mount view", func(t *testing.T) {
+		if usable, reason := mountViewUsable(); !usable {
+			t.Skipf("no mount view here: %s", reason)
+		}
+		check(t, true)
+	})
+	t.Run("no mount view", func(t *testing.T) {
+		noMountViewForTests = true
+		t.Cleanup(func() { noMountViewForTests = false })
+		check(t, false)
+	})
 }

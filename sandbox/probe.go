@@ -18,10 +18,10 @@ import (
 // has Landlock.
 const ForceNoLandlockEnv = "PHOENIX_FORCE_NO_LANDLOCK"
 
-// MinABI is the oldest Landlock ABI the Restricted policy accepts. ABI 1 and 2 cannot deny
-// truncate(2), so `truncate -s 0 file` would destroy data in a "read-only" sandbox; ABI 3
-// (Linux 6.2) closes that.
-const MinABI = 3
+// MinABI is the oldest Landlock ABI the Restricted policy accepts: every Landlock kernel
+// (Linux 5.13 and later). What the older ABIs do not cover, other layers make up for, or
+// Describe says is missing (see landlockABIs).
+const MinABI = 1
 
 // Status says whether the Restricted policy can be enforced here, and if not, why. Reason is
 // written for a person and shown in the UI (REQ-BED-014).
@@ -60,13 +60,13 @@ func probeKernel() Status {
 	abi, err := ll.LandlockGetABIVersion()
 	switch {
 	case errors.Is(err, syscall.ENOSYS):
-		return Status{Reason: "this kernel has no Landlock support (Linux 6.2 or newer with CONFIG_SECURITY_LANDLOCK is needed)"}
+		return Status{Reason: "this kernel has no Landlock support (Linux 5.13 or newer with CONFIG_SECURITY_LANDLOCK is needed)"}
 	case errors.Is(err, syscall.EOPNOTSUPP):
 		return Status{Reason: "Landlock is built into this kernel but disabled at boot: add \"landlock\" to the lsm= kernel parameter"}
 	case err != nil:
 		return Status{Reason: fmt.Sprintf("asking the kernel for its Landlock version failed: %v", err)}
 	case abi < MinABI:
-		return Status{ABI: abi, Reason: fmt.Sprintf("this kernel has Landlock ABI %d, which cannot deny truncating files; ABI %d (Linux 6.2) or newer is needed", abi, MinABI)}
+		return Status{ABI: abi, Reason: fmt.Sprintf("this kernel reports Landlock ABI %d; %d or newer is needed", abi, MinABI)}
 	}
 	// The network half of the policy (UDP, Multipath TCP, raw and unix sockets) is a seccomp
 	// filter; without seccomp the sandbox would leak, so it is unavailable as a whole.

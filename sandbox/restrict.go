@@ -19,9 +19,9 @@ import (
 // among them: the helper runs in a session of its own, with no controlling terminal.
 var writableDevices = []string{"/dev/null", "/dev/zero", "/dev/full"}
 
-// landlockPresets maps a kernel ABI to the go-landlock configuration that handles every
-// access right of that ABI. The exact preset is used rather than BestEffort, because
-// BestEffort silently enforces nothing when a rule cannot be downgraded.
+// landlockPresets maps an ABI to the go-landlock configuration that handles every access
+// right of that ABI. The exact preset is used rather than BestEffort, because BestEffort
+// silently enforces nothing when a rule cannot be downgraded.
 var landlockPresets = []landlock.Config{
 	landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
 	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11,
@@ -36,6 +36,15 @@ func landlockConfig(abi int) (landlock.Config, error) {
 		abi = len(landlockPresets)
 	}
 	return landlockPresets[abi-1], nil
+}
+
+// effectiveABI is the ABI the ruleset asks for: the kernel's, capped by maxABI when that is
+// set (the tests run the battery at every ABI this way).
+func effectiveABI(kernel, maxABI int) int {
+	if maxABI > 0 && maxABI < kernel {
+		return maxABI
+	}
+	return kernel
 }
 
 // Access rights of the policy's rules, before they are cut down to what the kernel's ABI
@@ -69,19 +78,21 @@ type threadPolicy struct {
 	// lastCap is the highest capability number, or -1 when the process has no
 	// capabilities to drop.
 	lastCap int
+	// mountView says the thread is in the mount view, which changes the self-check.
+	mountView bool
 }
 
 // prepareThreadPolicy builds the Restricted policy: the whole file system read-only (read,
 // list and execute), the harmless devices and the private temp dir writable, TCP bind and
 // connect denied (ABI 4), signals and abstract unix sockets scoped to the sandbox (ABI 6),
 // and the seccomp filter.
-func prepareThreadPolicy(tempDir string) (*threadPolicy, error) {
-	ruleset, err := landlockRuleset(tempDir)
+func prepareThreadPolicy(cfg helperConfig) (*threadPolicy, error) {
+	ruleset, abi, err := landlockRuleset(cfg.TempDir, cfg.MaxABI)
 	if err != nil {
 		return nil, err
 	}
-	p := &threadPolicy{ruleset: ruleset, lastCap: -1}
-	if p.filter, err = seccompProgram(); err != nil {
+	p := &threadPolicy{ruleset: ruleset, lastCap: -1, mountView: cfg.MountView}
+	if p.filter, err = seccompProgram(abi, cfg.MountView); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -117,20 +128,22 @@ func (p *threadPolicy) applyToThread() error {
 	if err := loadSeccomp(p.filter); err != nil {
 		return err
 	}
-	return verifyRestricted()
+	return verifyRestricted(p.mountView)
 }
 
-// landlockRuleset creates the policy's Landlock ruleset for the kernel's ABI.
-func landlockRuleset(tempDir string) (int, error) {
+// landlockRuleset creates the policy's Landlock ruleset for the kernel's ABI, capped by
+// maxABI when that is set, and returns the ABI it asked for.
+func landlockRuleset(tempDir string, maxABI int) (int, int, error) {
 	// The kernel itself is asked, not Probe: the test override must not make the helper
 	// skip restrictions the app already decided on.
 	st := probeKernel()
 	if !st.Available {
-		return -1, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
+		return -1, 0, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
 	}
-	cfg, err := landlockConfig(st.ABI)
+	abi := effectiveABI(st.ABI, maxABI)
+	cfg, err := landlockConfig(abi)
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
 	handled := uint64(cfg.HandledAccessFS)
 	attr := ll.RulesetAttr{
@@ -142,7 +155,7 @@ func landlockRuleset(tempDir string) (int, error) {
 	}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
-		return -1, fmt.Errorf("landlock: create the ruleset: %w", err)
+		return -1, 0, fmt.Errorf("landlock: create the ruleset: %w", err)
 	}
 	rules := []struct {
 		path     string
@@ -162,10 +175,10 @@ func landlockRuleset(tempDir string) (int, error) {
 		}
 		if err != nil {
 			_ = unix.Close(fd)
-			return -1, fmt.Errorf("landlock: allow %s: %w", r.path, err)
+			return -1, 0, fmt.Errorf("landlock: allow %s: %w", r.path, err)
 		}
 	}
-	return fd, nil
+	return fd, abi, nil
 }
 
 // addPathRule allows access below path. Directory-only rights are left out for a file, which
@@ -201,7 +214,7 @@ func restrictThreadLandlock(ruleset int) error {
 // verifyRestricted checks, after the fact, that the restrictions took hold on the calling
 // thread, so that a library or kernel surprise fails closed instead of running bash
 // unrestricted.
-func verifyRestricted() error {
+func verifyRestricted(mountView bool) error {
 	nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
 	if err != nil || nnp != 1 {
 		return fmt.Errorf("self-check: no_new_privs is not set (%d, %v)", nnp, err)
@@ -219,14 +232,32 @@ func verifyRestricted() error {
 		return fmt.Errorf("self-check: capabilities are left: %+v", caps)
 	}
 	// The thread's own comm file is always writable by its owner; under Landlock opening it
-	// for writing must fail. Nothing is written either way.
+	// for writing must fail, and in the mount view the read-only mount refuses it first.
+	// Nothing is written either way.
 	fd, err := unix.Open("/proc/thread-self/comm", unix.O_WRONLY|unix.O_CLOEXEC, 0)
 	if err == nil {
 		_ = unix.Close(fd)
 		return errors.New("self-check: /proc/thread-self/comm is still writable, Landlock is not in force")
 	}
-	if !errors.Is(err, unix.EACCES) {
+	want := unix.EACCES
+	if mountView {
+		want = unix.EROFS
+	}
+	if !errors.Is(err, want) {
 		return fmt.Errorf("self-check: unexpected error opening /proc/thread-self/comm for writing: %w", err)
+	}
+	if mountView {
+		// Landlock then needs a check of its own, on a file the read-only mount does not
+		// protect: every user may write to /dev/urandom (it only mixes the bytes in), and
+		// the policy does not allow it.
+		fd, err := unix.Open("/dev/urandom", unix.O_WRONLY|unix.O_CLOEXEC, 0)
+		if err == nil {
+			_ = unix.Close(fd)
+			return errors.New("self-check: /dev/urandom is writable, Landlock is not in force")
+		}
+		if !errors.Is(err, unix.EACCES) {
+			return fmt.Errorf("self-check: unexpected error opening /dev/urandom for writing: %w", err)
+		}
 	}
 	fd, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
 	if err == nil {

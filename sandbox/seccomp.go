@@ -4,7 +4,10 @@ package sandbox
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
+	"sync"
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -35,19 +38,36 @@ var deniedSyscalls = []string{
 	"reboot", "swapon", "swapoff", "acct", "settimeofday", "clock_settime", "clock_adjtime",
 	"adjtimex", "sethostname", "setdomainname", "iopl", "ioperm", "syslog", "quotactl",
 	"open_by_handle_at", "fanotify_init",
-	// Metadata writes Landlock does not cover: permissions, ownership and extended
-	// attributes of any file the user owns. utime(2) and friends stay allowed on purpose:
-	// touch(1) sets the time of every file it creates, in the private temp dir too.
+}
+
+// deniedWithoutMountView are metadata writes Landlock does not cover: permissions, ownership
+// and extended attributes of any file the user owns. With the mount view the kernel refuses
+// them outside the temp dir (EROFS) and they work inside it, so they are denied only without
+// it. utime(2) and friends stay allowed even then: touch(1) sets the time of every file it
+// creates, in the private temp dir too.
+var deniedWithoutMountView = []string{
 	"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
 	"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+}
+
+// deniedNumbersWithoutMountView are the same for system calls newer than the go-seccomp-bpf
+// syscall table.
+var deniedNumbersWithoutMountView = []uint32{
+	unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT, unix.SYS_FILE_SETATTR,
+}
+
+// deniedBeforeABI are system calls denied only when the Landlock ABI in force is older than
+// the one that covers them: truncate(2) changes a file through its path without opening it,
+// and Landlock checks it only from ABI 3. ftruncate(2) needs a descriptor opened for
+// writing, which Landlock already refuses outside the temp dir at every ABI.
+var deniedBeforeABI = map[int][]string{
+	3: {"truncate", "truncate64"},
 }
 
 // deniedNumbers are denied system calls newer than the go-seccomp-bpf syscall table (Linux
 // 6.11). Since Linux 5.1 every architecture numbers new system calls alike, and x/sys/unix
 // gives the number for the architecture being built.
-var deniedNumbers = []uint32{
-	unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT, unix.SYS_OPEN_TREE_ATTR, unix.SYS_FILE_SETATTR,
-}
+var deniedNumbers = []uint32{unix.SYS_OPEN_TREE_ATTR}
 
 // retEPERM makes a denied system call fail with "Operation not permitted".
 const retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
@@ -57,7 +77,7 @@ const retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 // default action, which is "allow" for a deny list, so a 32-bit int 0x80 system call
 // (socketcall on i386) would pass. The guard in front returns EPERM for every system call
 // made with a foreign calling convention, and for the numbers the library does not know.
-func seccompFilter() ([]bpf.Instruction, error) {
+func seccompFilter(abi int, mountView bool) ([]bpf.Instruction, error) {
 	native, err := arch.GetInfo("")
 	if err != nil {
 		return nil, fmt.Errorf("seccomp: unknown native architecture: %w", err)
@@ -65,7 +85,18 @@ func seccompFilter() ([]bpf.Instruction, error) {
 	// Older calls such as chmod(2) do not exist on newer architectures (arm64 has only
 	// fchmodat); the library rejects unknown names, and such a call cannot be made anyway.
 	var names []string
-	for _, n := range deniedSyscalls {
+	denied := slices.Clone(deniedSyscalls)
+	numbers := slices.Clone(deniedNumbers)
+	if !mountView {
+		denied = append(denied, deniedWithoutMountView...)
+		numbers = append(numbers, deniedNumbersWithoutMountView...)
+	}
+	for _, minABI := range slices.Sorted(maps.Keys(deniedBeforeABI)) {
+		if abi < minABI {
+			denied = append(denied, deniedBeforeABI[minABI]...)
+		}
+	}
+	for _, n := range denied {
 		if _, ok := native.SyscallNames[n]; ok {
 			names = append(names, n)
 		}
@@ -86,8 +117,8 @@ func seccompFilter() ([]bpf.Instruction, error) {
 		bpf.RetConstant{Val: retEPERM},
 		bpf.LoadAbsolute{Off: 0, Size: 4}, // seccomp_data.nr
 	}
-	k := len(deniedNumbers)
-	for i, nr := range deniedNumbers {
+	k := len(numbers)
+	for i, nr := range numbers {
 		// Jump over the remaining comparisons and the "continue" jump to the EPERM return.
 		guard = append(guard, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipTrue: uint8(k - i)})
 	}
@@ -96,8 +127,38 @@ func seccompFilter() ([]bpf.Instruction, error) {
 }
 
 // seccompProgram is the filter in the form seccomp(2) takes.
-func seccompProgram() ([]unix.SockFilter, error) {
-	insts, err := seccompFilter()
+func seccompProgram(abi int, mountView bool) ([]unix.SockFilter, error) {
+	key := programKey{abi, mountView}
+	programs.Lock()
+	defer programs.Unlock()
+	if p, ok := programs.m[key]; ok {
+		return p, nil
+	}
+	p, err := assembleProgram(abi, mountView)
+	if err != nil {
+		return nil, err
+	}
+	if programs.m == nil {
+		programs.m = map[programKey][]unix.SockFilter{}
+	}
+	programs.m[key] = p
+	return p, nil
+}
+
+// programs caches the assembled filters: a long-lived supervisor loads the same one for each
+// command. The kernel copies a filter when loading it, so sharing the slice is safe.
+var programs struct {
+	sync.Mutex
+	m map[programKey][]unix.SockFilter
+}
+
+type programKey struct {
+	abi       int
+	mountView bool
+}
+
+func assembleProgram(abi int, mountView bool) ([]unix.SockFilter, error) {
+	insts, err := seccompFilter(abi, mountView)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 // interpreter loads words big-endian, so seccomp_data is laid out big-endian here.
 func runFilter(t *testing.T, nr, auditArch uint32) uint32 {
 	t.Helper()
-	insts, err := seccompFilter()
+	insts, err := seccompFilter(MinABI, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -14,9 +13,10 @@ import (
 	"github.com/phoenix-desktop/phoenix/sandbox"
 )
 
-// Bash runs `bash -c` in the conversation's working directory through the sandbox helper,
-// restricted or not according to the mode (REQ-BED-010, REQ-BED-014). The helper supervises
-// every run, so a cancel or a timeout ends the whole process tree (REQ-BED-005).
+// Bash runs `bash -c` in the conversation's working directory on a long-lived sandbox
+// supervisor (sandbox.Run), restricted or not according to the mode (REQ-BED-010,
+// REQ-BED-014). The supervisor sweeps every run, so a cancel or a timeout ends the whole
+// process tree (REQ-BED-005).
 type Bash struct{}
 
 // NewBash returns the bash tool.
@@ -50,42 +50,36 @@ func (b *Bash) Run(ctx context.Context, env Env, raw json.RawMessage) Output {
 	if fi, err := os.Stat(env.Cwd); err != nil || !fi.IsDir() {
 		return errorf("The working directory %q is not available: %v", env.Cwd, errOrNotDir(err))
 	}
-	// sandbox.Command refuses a Restricted policy without a private temp dir, and says so.
+	// sandbox.Run refuses a Restricted policy without a private temp dir, and says so.
 	policy := sandbox.Policy{TempDir: env.TempDir, Unrestricted: !env.restricted()}
 	runCtx, stop := context.WithTimeout(ctx, timeout)
 	defer stop()
-	cmd, err := sandbox.Command(runCtx, policy, args.Command)
-	if err != nil {
-		return errorf("The command could not be started: %v", err)
-	}
 	var stdout, stderr capture
-	cmd.Dir = env.Cwd
-	cmd.Env = sandbox.HelperEnv(commandEnv(os.Environ(), env.restricted(), env.TempDir))
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err = cmd.Run()
+	code, err := sandbox.Run(runCtx, policy, args.Command, sandbox.RunOptions{
+		Dir: env.Cwd, Env: commandEnv(os.Environ(), env.restricted(), env.TempDir),
+		Stdout: &stdout, Stderr: &stderr,
+	})
 	elapsed := time.Since(start)
 
 	var status string
 	outcome := domain.OutcomeSuccess
-	var exit *exec.ExitError
+	var setup *sandbox.SetupError
 	switch {
 	case ctx.Err() != nil:
 		outcome, status = domain.OutcomeCancelled, "cancelled by the user"
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
 		outcome, status = domain.OutcomeError, fmt.Sprintf("killed after the %s timeout", timeout)
-	case errors.As(err, &exit) && exit.ExitCode() == sandbox.ExitSetupFailed && strings.HasPrefix(stderrHead(&stderr), "phoenix sandbox:"):
-		return errorf("The sandbox could not start the command: %s", strings.TrimSpace(strings.TrimPrefix(stderrHead(&stderr), "phoenix sandbox:")))
-	case errors.As(err, &exit):
-		if code := exit.ExitCode(); code != 0 {
-			outcome, status = domain.OutcomeError, fmt.Sprintf("exit status %d", code)
-		}
-	case errors.Is(err, exec.ErrWaitDelay):
+	case errors.As(err, &setup):
+		return errorf("The sandbox could not start the command: %s", setup.Reason)
+	case err != nil && !errors.Is(err, sandbox.ErrOutputHeld):
+		return errorf("The command could not be run: %v", err)
+	case code != 0:
+		outcome, status = domain.OutcomeError, fmt.Sprintf("exit status %d", code)
+	case err != nil:
 		// The command exited but something kept its output open past the grace period; the
 		// output is complete up to that point.
-		status = "the output was closed after the command exited, because a process kept it open"
-	case err != nil:
-		return errorf("The command could not be run: %v", err)
+		status = err.Error()
 	}
 	content, truncated := formatOutput(&stdout, &stderr, status)
 	lines := stdout.lineCount() + stderr.lineCount()
@@ -98,12 +92,6 @@ func errOrNotDir(err error) error {
 		return err
 	}
 	return errors.New("not a directory")
-}
-
-// stderrHead is the start of stderr, where the sandbox helper writes its set-up error.
-func stderrHead(c *capture) string {
-	h, _ := c.kept()
-	return string(h)
 }
 
 // formatOutput labels the streams: stdout alone stays unlabelled (the common case), and when

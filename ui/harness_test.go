@@ -118,7 +118,7 @@ type sentMsg struct {
 
 func newFakeBackend() *fakeBackend {
 	return &fakeBackend{convs: map[string]*fakeConv{}, blobs: map[string][]byte{}, sub: &fakeSub{ch: make(chan actors.Event, 1<<16)},
-		now: testNow, sandbox: SandboxStatus{Available: true, ABI: 4}, archived: map[string]bool{}, effects: map[string][]domain.Effect{}}
+		now: testNow, sandbox: sandboxStatus(true, 4, ""), archived: map[string]bool{}, effects: map[string][]domain.Effect{}}
 }
 
 func (f *fakeBackend) publish(ev actors.Event) {
@@ -600,3 +600,12 @@ func (f fixedVariant) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Co
 }
 
 func themeVariant(v uint) fyne.ThemeVariant { return fyne.ThemeVariant(v) }
+
+// sandboxStatus is a sandbox report with the given availability, Landlock ABI and reason, and
+// one layer, so that the badge's details have something to show.
+func sandboxStatus(available bool, abi int, reason string) SandboxStatus {
+	var s SandboxStatus
+	s.Available, s.ABI, s.Reason = available, abi, reason
+	s.Layers = append(s.Layers, actors.SandboxLayer{Name: "Landlock", Active: available, Detail: fmt.Sprintf("ABI %d", abi)})
+	return s
+}

@@ -33,7 +33,7 @@ func TestLook(t *testing.T) {
 			return h
 		}},
 		{"mcp-servers", func(t *testing.T) *harness {
-			servers, err := actors.OpenMCPServers(filepath.Join(t.TempDir(), "mcp.json"), actors.SandboxStatus{Available: true})
+			servers, err := actors.OpenMCPServers(filepath.Join(t.TempDir(), "mcp.json"), sandboxStatus(true, 4, ""))
 			if err != nil {
 				t.Fatal(err)
 			}

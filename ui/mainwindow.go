@@ -293,6 +293,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.subtitle.Truncation = fyne.TextTruncateEllipsis
 	m.subtitle.SizeName = theme.SizeNameCaptionText
 	m.mode = newBadge()
+	m.mode.onTap = m.showSandboxDetails
 	m.switchBtn = widget.NewButton("Switch to Restricted", m.downgrade)
 	m.switchBox = container.NewCenter(m.switchBtn)
 	m.header = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(m.mode), m.switchBox),
@@ -924,6 +925,25 @@ func (m *MainWindow) notifyFinished(cs *convState) {
 	default:
 		m.notify(title, "The agent has finished.")
 	}
+}
+
+// sandboxDetails is what the mode badge's details say: the conversation's mode, then which
+// layers of the sandbox this machine has and why any is missing (the same report as
+// `phoenix-desktop doctor`).
+func (m *MainWindow) sandboxDetails() string {
+	head := "This conversation is Restricted: its commands can read your files but change nothing outside their private temp dir, and reach no network."
+	if m.current != nil && m.current.conv.Mode == domain.ModeUnrestricted {
+		head = "This conversation is Unrestricted: its commands run without the sandbox (a supervisor still ends every process they start)."
+	}
+	return head + "\n\n" + m.sandbox.String()
+}
+
+func (m *MainWindow) showSandboxDetails() {
+	text := widget.NewLabel(m.sandboxDetails())
+	text.Wrapping = fyne.TextWrapWord
+	scroll := container.NewVScroll(text)
+	scroll.SetMinSize(fyne.NewSize(560, 360))
+	m.showModal(dialog.NewCustom("Sandbox on this machine", "Close", scroll, m.win))
 }
 
 // showModal shows a dialog that Escape closes (the window's key handler hides it).

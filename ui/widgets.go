@@ -165,11 +165,29 @@ func stateColor(k domain.StateKind) fyne.ThemeColorName {
 	return theme.ColorNameSuccess
 }
 
-// badge is a short word on a tinted, rounded background: the mode of a conversation.
+// badge is a short word on a tinted, rounded background: the mode of a conversation. A tap
+// calls onTap, when set.
 type badge struct {
 	widget.BaseWidget
 	text  string
 	color fyne.ThemeColorName
+	onTap func()
+}
+
+// Tapped shows the badge's details.
+func (b *badge) Tapped(*fyne.PointEvent) {
+	if b.onTap != nil {
+		b.onTap()
+	}
+}
+
+// Cursor shows the pointing hand over a badge that has details, so that it reads as
+// clickable.
+func (b *badge) Cursor() desktop.Cursor {
+	if b.onTap != nil {
+		return desktop.PointerCursor
+	}
+	return desktop.DefaultCursor
 }
 
 func newBadge() *badge {

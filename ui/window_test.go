@@ -812,7 +812,7 @@ func TestNewConversationDialog_REQ_BED_014(t *testing.T) {
 
 func TestLandlockUnavailable_REQ_BED_014(t *testing.T) {
 	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
-		f.sandbox = SandboxStatus{Available: false, Reason: "kernel 5.4 has no Landlock"}
+		f.sandbox = sandboxStatus(false, 0, "kernel 5.4 has no Landlock")
 		f.add(domain.NewConversationParams{Title: "x", Cwd: "/x", Model: "gpt-4o"})
 	})
 	if !h.m.landlockNote.Visible() || !strings.Contains(h.m.landlockNote.Text, "kernel 5.4 has no Landlock") {
@@ -1044,6 +1044,27 @@ func TestWindowSizeRemembered(t *testing.T) {
 		if ok != c.ok || (ok && g != c.g) {
 			t.Errorf("parseGeometry(%q) = %+v, %v", c.in, g, ok)
 		}
+	}
+}
+
+// TestModeBadgeDetailsShowTheSandboxLayers_REQ_BED_014: tapping the mode badge opens the
+// sandbox report — the mode, then each layer this machine has or lacks, and why.
+func TestModeBadgeDetailsShowTheSandboxLayers_REQ_BED_014(t *testing.T) {
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		f.sandbox.Layers = append(f.sandbox.Layers, actors.SandboxLayer{Name: "mount view", Detail: "off: user namespaces are not allowed here"})
+		f.add(domain.NewConversationParams{Title: "x", Cwd: "/x", Model: "gpt-4o"})
+	})
+	h.open(h.m.side[0].id)
+	details := h.m.sandboxDetails()
+	for _, want := range []string{"This conversation is Restricted", "Restricted mode: available", "[on ] Landlock: ABI 4", "[off] mount view: off: user namespaces are not allowed here"} {
+		if !strings.Contains(details, want) {
+			t.Errorf("the details lack %q:\n%s", want, details)
+		}
+	}
+	before := len(h.m.win.Canvas().Overlays().List())
+	test.Tap(h.m.mode)
+	if len(h.m.win.Canvas().Overlays().List()) != before+1 {
+		t.Errorf("tapping the badge opened no dialog")
 	}
 }
 

@@ -79,7 +79,7 @@ func Start(o Options) (*Env, error) {
 		e.Close()
 		return nil, err
 	}
-	rc := actors.Config{Store: e.Store, LLM: e.Client, Tools: tools.NewRegistry(), Sandbox: sandbox.Probe(),
+	rc := actors.Config{Store: e.Store, LLM: e.Client, Tools: tools.NewRegistry(), Sandbox: sandbox.Describe(),
 		Logger: log, DefaultModel: domain.DemoModel, TempRoot: filepath.Join(e.DataDir, "sandbox-tmp")}
 	if o.Runtime != nil {
 		o.Runtime(&rc)

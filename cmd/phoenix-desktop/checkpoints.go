@@ -36,8 +36,15 @@ func openFilesApp(flags commonFlags, log *slog.Logger) (*session, error) {
 		return nil, err
 	}
 	a.store = store
-	rt, err := actors.Start(actors.Config{Store: store, LLM: noModel{}, Tools: tools.NewRegistry(),
-		Sandbox: sandbox.Probe(), Logger: log, TempRoot: filepath.Join(store.Dir(), "sandbox-tmp")})
+	// The notices a restore adds to the history are searchable like every message.
+	var searcher actors.Searcher
+	if a.index, err = openIndex(store, log); err != nil {
+		log.Error("search is unavailable", "error", err)
+	} else if a.index != nil {
+		searcher = a.index
+	}
+	rt, err := actors.Start(actors.Config{Store: store, LLM: noModel{}, Tools: tools.NewRegistry(), Search: searcher,
+		Sandbox: sandbox.Describe(), Logger: log, TempRoot: filepath.Join(store.Dir(), "sandbox-tmp")})
 	if err != nil {
 		a.Close()
 		return nil, err

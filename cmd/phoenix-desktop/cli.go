@@ -22,6 +22,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
@@ -111,6 +112,9 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	defer signal.Stop(signals)
 
 	log := common.logger(stderr)
+	// Start a sandbox supervisor while the conversation loads, so that the first bash call
+	// does not wait for one.
+	sandbox.Prewarm()
 	a, err := openApp(common, llm.Config{}, log)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/assets"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/ui"
 )
 
@@ -64,6 +65,9 @@ func runGUI(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer opened.Close()
+	// Conversations are about to be opened: start a sandbox supervisor now, so that the
+	// first bash call does not wait for one.
+	sandbox.Prewarm()
 	paceDemo(opened.model)
 
 	var mu sync.Mutex // guards opened.model and retired across Apply calls from the UI

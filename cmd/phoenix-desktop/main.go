@@ -29,6 +29,7 @@ var usage = `Usage:
   phoenix-desktop delete ID [--data-dir DIR]   delete a conversation for good
   phoenix-desktop --version                 print the version and the source revision
   phoenix-desktop bench [--json]            measure the headline numbers on this machine
+  phoenix-desktop doctor [--json]           which sandbox layers this machine enforces, and why any is missing
   phoenix-desktop mcp list [--cwd DIR] [--json]   start the MCP servers, show their states and tools
 
 Run "phoenix-desktop COMMAND -h" for the flags of a command.
@@ -90,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runRewind(rest, stdout, stderr)
 	case "queue":
 		err = runQueue(rest, stdout, stderr)
+	case "doctor":
+		err = runDoctor(rest, stdout, stderr)
 	case "mcp":
 		err = runMCP(rest, stdout, stderr)
 	case "help":

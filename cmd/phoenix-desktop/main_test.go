@@ -233,6 +233,29 @@ func TestChatWithoutTerminalDeniesUpgrades_REQ_BED_015(t *testing.T) {
 	}
 }
 
+// TestDoctorReportsTheSandboxLayers_REQ_BED_014: doctor prints the same report as
+// sandbox.Describe, as text and as JSON.
+func TestDoctorReportsTheSandboxLayers_REQ_BED_014(t *testing.T) {
+	want := sandbox.Describe()
+	code, out, errs := cli(t, "doctor")
+	if code != 0 || out != want.String() {
+		t.Fatalf("doctor: exit %d, stderr %q\n%s\nwant\n%s", code, errs, out, want.String())
+	}
+	for _, layer := range []string{"Landlock", "seccomp", "capabilities", "mount view", "supervisor", "parent-death signal"} {
+		if !strings.Contains(out, "] "+layer+": ") {
+			t.Errorf("doctor does not report the %s layer:\n%s", layer, out)
+		}
+	}
+	code, out, _ = cli(t, "doctor", "--json")
+	var got sandbox.Layers
+	if code != 0 || json.Unmarshal([]byte(out), &got) != nil || got.String() != want.String() {
+		t.Fatalf("doctor --json: exit %d\n%s", code, out)
+	}
+	if code, _, _ := cli(t, "doctor", "extra"); code == 0 {
+		t.Errorf("doctor accepted an argument")
+	}
+}
+
 func TestVersionNamesTheRevision(t *testing.T) {
 	info := &debug.BuildInfo{GoVersion: "go1.26.8", Settings: []debug.BuildSetting{
 		{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.time", Value: "2026-11-23T22:00:00Z"},

@@ -54,7 +54,7 @@ func runMCP(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("mcp list: %w", err)
 	}
-	servers := actors.NewMCPServers(hub, sandbox.Probe())
+	servers := actors.NewMCPServers(hub, sandbox.Describe())
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 

@@ -229,6 +229,8 @@ func (a *session) Close() {
 	if a.runtime != nil {
 		a.runtime.Shutdown()
 	}
+	// After the runtime: its commands have ended, so every supervisor is idle.
+	sandbox.Shutdown()
 	if a.index != nil {
 		_ = a.index.Close() // derived data: whatever it missed, it catches up on at the next start
 	}
@@ -276,7 +278,7 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		Store:        store,
 		LLM:          m.client,
 		Tools:        tools.NewRegistry(),
-		Sandbox:      sandbox.Probe(),
+		Sandbox:      sandbox.Describe(),
 		Logger:       log,
 		DefaultModel: m.config.Model,
 		// The person's own AGENTS.md, read with the project's.

@@ -1,0 +1,173 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// landlockABI is what one Landlock ABI adds to the kernel's file and network rules, and what
+// the sandbox does about it on kernels that lack it. It is the one table of these facts:
+// Describe and the tests derive from it.
+type landlockABI struct {
+	abi    int
+	kernel string
+	// adds is what the Restricted policy gains from this ABI.
+	adds string
+	// without says what happens on an older ABI: which other layer makes up for it, or,
+	// when hole is true, what stays open.
+	without string
+	// hole, when set, is what a Restricted command can do on an older ABI that it should
+	// not.
+	hole string
+	// scopesSignals marks the ABI from which a command cannot signal processes outside.
+	scopesSignals bool
+}
+
+var landlockABIs = []landlockABI{
+	{1, "5.13", "the file system read-only except the private temp dir and /dev/null, /dev/zero, /dev/full; no tracing of processes outside", "", "", false},
+	{2, "5.19", "moving and linking files between directories of the temp dir", "files move between directories of the temp dir by copying (mv does this by itself)", "", false},
+	{3, "6.2", "truncating files through their path", "the seccomp filter denies truncate(2) everywhere, the temp dir included", "", false},
+	{4, "6.7", "TCP bind and connect", "the seccomp filter denies creating any socket", "", false},
+	{5, "6.10", "ioctl on devices", "the only writable devices are /dev/null, /dev/zero and /dev/full, and there is no terminal", "", false},
+	{6, "6.12", "signals and abstract unix sockets limited to the sandbox", "abstract unix sockets: the seccomp filter denies creating any socket; signals: the command can signal your other processes, including its supervisor", "the command can signal your other processes (Landlock ABI 6, Linux 6.12, limits signals to the sandbox)", true},
+}
+
+// signalsScopedAt reports whether Landlock at this ABI keeps a command from signalling
+// processes outside the sandbox.
+func signalsScopedAt(abi int) bool {
+	for _, a := range landlockABIs {
+		if a.scopesSignals {
+			return abi >= a.abi
+		}
+	}
+	return false
+}
+
+// Layer is one part of the Restricted sandbox on this machine.
+type Layer struct {
+	Name   string `json:"name"`
+	Active bool   `json:"active"`
+	// Detail says what the layer does here, or why it is missing and what that means.
+	Detail string `json:"detail"`
+}
+
+// Layers is which parts of the Restricted sandbox this machine enforces and why any is
+// missing: the one source for `phoenix-desktop doctor`, the Restricted badge's details and
+// the settings.
+type Layers struct {
+	Status
+	Layers []Layer `json:"layers"`
+	// Holes lists, in words for a person, what a Restricted command can still do here that
+	// it should not.
+	Holes []string `json:"holes,omitempty"`
+}
+
+// Describe reports the layers of the Restricted sandbox on this machine.
+func Describe() Layers {
+	st := Probe()
+	view, reason := false, ""
+	if st.Available {
+		view, reason = mountViewUsable()
+	}
+	return describe(st, seccompAvailable(), pdeathsigSetpriv() != "", view, reason)
+}
+
+func seccompAvailable() error {
+	_, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
+	return err
+}
+
+func describe(st Status, seccompErr error, pdeathsig, view bool, viewReason string) Layers {
+	out := Layers{Status: st}
+	ll := Layer{Name: "Landlock", Active: st.Available}
+	switch {
+	case st.ABI == 0:
+		ll.Detail = st.Reason
+	case !st.Available:
+		ll.Detail = fmt.Sprintf("ABI %d, not in use: %s", st.ABI, st.Reason)
+	default:
+		var have, lack []string
+		for _, a := range landlockABIs {
+			if st.ABI >= a.abi {
+				have = append(have, a.adds)
+				continue
+			}
+			lack = append(lack, fmt.Sprintf("%s (ABI %d, Linux %s): %s", a.adds, a.abi, a.kernel, a.without))
+			if a.hole != "" {
+				out.Holes = append(out.Holes, a.hole)
+			}
+		}
+		ll.Detail = fmt.Sprintf("ABI %d: %s", st.ABI, strings.Join(have, "; "))
+		if len(lack) > 0 {
+			ll.Detail += ". Missing here: " + strings.Join(lack, "; ")
+		}
+	}
+	out.Layers = append(out.Layers, ll)
+
+	sc := Layer{Name: "seccomp", Active: seccompErr == nil}
+	if sc.Active {
+		sc.Detail = "denies every new socket (UDP, unix, raw, Multipath TCP), io_uring, ptrace, mounts, namespaces and kernel modules"
+		if !view {
+			sc.Detail += ", and chmod, chown and extended attributes everywhere (without the mount view they cannot be told apart by path)"
+		}
+	} else {
+		sc.Detail = fmt.Sprintf("not available (%v): Restricted mode is off, because sockets could not be closed", seccompErr)
+	}
+	out.Layers = append(out.Layers, sc)
+
+	out.Layers = append(out.Layers, Layer{Name: "capabilities", Active: true,
+		Detail: "all dropped, and no_new_privs set, so set-uid programs gain nothing"})
+
+	mv := Layer{Name: "mount view", Active: view}
+	switch {
+	case view:
+		mv.Detail = "commands run in a user and mount namespace where every mount is read-only and only the temp dir is writable, so the kernel refuses changes to timestamps, modes, ownership and extended attributes outside it, and chmod, git init and git clone work inside it"
+	case !st.Available:
+		mv.Detail = "not in use without Restricted mode"
+	default:
+		mv.Detail = "off: " + viewReason + ". Landlock and seccomp alone keep the file system read-only"
+		out.Holes = append(out.Holes,
+			"the command can change the timestamps of your files (utimensat stays open because touch needs it in the temp dir; the mount view closes this)",
+			"chmod is denied in the temp dir too, so `git init` and `git clone` there fail")
+	}
+	out.Layers = append(out.Layers, mv)
+
+	out.Layers = append(out.Layers, Layer{Name: "supervisor", Active: true,
+		Detail: "each command runs below a long-lived supervisor that is never restricted; it kills the whole tree, setsid escapees included, when the command ends or is stopped, and when the app ends"})
+	pd := Layer{Name: "parent-death signal", Active: pdeathsig}
+	if pdeathsig {
+		pd.Detail = "a long-running Restricted command started through sandbox.Command (MCP servers) dies even if its supervisor is killed outright (setpriv --pdeathsig)"
+	} else {
+		pd.Detail = "missing: no setpriv(1) with --pdeathsig (util-linux 2.33) was found, so a long-running Restricted command outlives a supervisor that is killed outright"
+	}
+	out.Layers = append(out.Layers, pd)
+	return out
+}
+
+// String renders the report for a person, one layer a line.
+func (l Layers) String() string {
+	var b strings.Builder
+	if l.Available {
+		fmt.Fprintf(&b, "Restricted mode: available\n")
+	} else {
+		fmt.Fprintf(&b, "Restricted mode: unavailable: %s\n", l.Reason)
+	}
+	for _, layer := range l.Layers {
+		mark := "on "
+		if !layer.Active {
+			mark = "off"
+		}
+		fmt.Fprintf(&b, "  [%s] %s: %s\n", mark, layer.Name, layer.Detail)
+	}
+	if l.Available && len(l.Holes) > 0 {
+		b.WriteString("Known limits here:\n")
+		for _, h := range l.Holes {
+			fmt.Fprintf(&b, "  - %s\n", h)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,159 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The mount view: a Restricted command's supervisor runs in a user and mount namespace of its
+// own, in which every mount is read-only and the command's private temp dir is bound
+// read-write on top while that command runs — what bubblewrap and Flatpak do, in Go, without
+// a second program. The kernel itself then refuses every change outside the temp dir with
+// EROFS, including those Landlock does not cover (timestamps, modes, ownership, extended
+// attributes), and inside the temp dir chmod, `git init` and `git clone` work. Landlock and
+// seccomp stay underneath. Devices stay usable: a read-only mount does not stop writing to
+// /dev/null. Mounts the person makes later do not appear in the view (propagation is
+// private), so they cannot be written either.
+
+// viewSysProcAttr adds the namespaces of the mount view to a supervisor's start: the app's
+// user and group ids map to themselves, so files keep their owners and the command runs as
+// the person; other ids show as the overflow id. A user who is not root keeps CAP_SYS_ADMIN
+// (to set up the view) and CAP_SETPCAP (to empty each command's bounding set) across the exec
+// as ambient capabilities, in the new namespace only; each command drops every capability
+// again (see dropCapabilities).
+func viewSysProcAttr(attr *syscall.SysProcAttr) {
+	uid, gid := os.Getuid(), os.Getgid()
+	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+	if uid != 0 {
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+	}
+}
+
+// setUpMountView makes every mount of this process's (new) mount namespace read-only and
+// private, so that nothing done here reaches the person's namespace and no mount made there
+// later appears here.
+func setUpMountView() error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("mount view: make the mounts private: %w", err)
+	}
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &attr); err != nil {
+		return fmt.Errorf("mount view: make every mount read-only: %w", err)
+	}
+	// Check, rather than trust: a write outside must now fail with EROFS.
+	if err := unix.Access("/", unix.W_OK); !errors.Is(err, unix.EROFS) && err != nil && !errors.Is(err, unix.EACCES) {
+		return fmt.Errorf("mount view: unexpected check result: %w", err)
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs("/", &st); err != nil || st.Flags&unix.ST_RDONLY == 0 {
+		return fmt.Errorf("mount view: / is still writable (%v)", err)
+	}
+	return nil
+}
+
+// bindWritable binds dir read-write over itself in the view, and returns the function that
+// takes the binding away again.
+func bindWritable(dir string) (func(), error) {
+	if err := unix.Mount(dir, dir, "", unix.MS_BIND, ""); err != nil {
+		return nil, fmt.Errorf("mount view: bind the temp dir %s: %w", dir, err)
+	}
+	undo := func() { _ = unix.Unmount(dir, unix.MNT_DETACH) }
+	attr := unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
+	if err := unix.MountSetattr(unix.AT_FDCWD, dir, 0, &attr); err != nil {
+		undo()
+		return nil, fmt.Errorf("mount view: make the temp dir %s writable: %w", dir, err)
+	}
+	return undo, nil
+}
+
+// boundTempDir is the temp dir a long-lived supervisor in the mount view has bound writable.
+// Commands of one conversation share their temp dir, so the binding stays from one command to
+// the next and is only replaced when a command of another conversation comes: unmounting
+// waits for an RCU grace period, which under load costs milliseconds per command. A binding
+// left from an earlier command gives nothing away: Landlock allows each command only its own
+// temp dir.
+type boundTempDir struct {
+	dir  string
+	dev  uint64
+	ino  uint64
+	undo func()
+}
+
+var writableTempDir boundTempDir
+
+func (b *boundTempDir) bind(dir string) error {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return fmt.Errorf("mount view: the temp dir: %w", err)
+	}
+	// The same path may name a new directory (the old one removed and made again); the
+	// binding would still show the old one.
+	if b.dir == dir && b.dev == st.Dev && b.ino == st.Ino {
+		return nil
+	}
+	if b.undo != nil {
+		b.undo()
+		b.dir, b.undo = "", nil
+	}
+	undo, err := bindWritable(dir)
+	if err != nil {
+		return err
+	}
+	b.dir, b.dev, b.ino, b.undo = dir, st.Dev, st.Ino, undo
+	return nil
+}
+
+// noMountViewForTests turns the mount view off, so that the tests can run the battery with
+// and without it.
+var noMountViewForTests bool
+
+// mountViewState records whether a supervisor with the mount view could be started here.
+var mountViewState struct {
+	once   sync.Once
+	usable bool
+	reason string
+}
+
+// mountViewUsable reports whether Restricted commands get the mount view, and if not, why.
+// The answer comes from starting one supervisor in it (kept for the next command), once per
+// process: whether user namespaces are allowed, and whether a namespace's root may mount,
+// differs between distributions and their settings (sysctls, AppArmor), and only trying
+// tells.
+func mountViewUsable() (bool, string) {
+	if noMountViewForTests {
+		return false, "switched off by a test"
+	}
+	mountViewState.once.Do(func() {
+		s, err := startSupervisor(kindView)
+		if err != nil {
+			mountViewState.reason = mountViewReason(err)
+			return
+		}
+		mountViewState.usable = true
+		defaultPool.put(s)
+	})
+	return mountViewState.usable, mountViewState.reason
+}
+
+// mountViewReason explains a failed start in the person's terms.
+func mountViewReason(err error) string {
+	switch {
+	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
+		return fmt.Sprintf("user namespaces are not allowed for unprivileged users here (%v): on Debian set kernel.unprivileged_userns_clone=1, on Ubuntu 24.04 and later kernel.apparmor_restrict_unprivileged_userns=0", err)
+	case errors.Is(err, unix.ENOSPC):
+		return fmt.Sprintf("user namespaces are switched off (%v): user.max_user_namespaces is 0", err)
+	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS):
+		return fmt.Sprintf("this kernel lacks user namespaces or mount_setattr (Linux 5.12) (%v)", err)
+	}
+	return err.Error()
+}

@@ -1,0 +1,716 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// serveMode and serveViewMode are the arguments after HelperArg that start a long-lived
+// supervisor (see Run) instead of the supervisor of one command; the second sets up the
+// mount view first.
+const (
+	serveMode     = "serve"
+	serveViewMode = "serve-view"
+)
+
+// maxIdleSupervisors bounds how many started supervisors wait for work. Commands of one
+// conversation are serial, so a handful covers several conversations working at once; each
+// idle one costs a process and some memory.
+const maxIdleSupervisors = 2
+
+// maxFrameBytes bounds one protocol message: a script of MaxScriptBytes, JSON-escaped, and an
+// environment fit easily.
+const maxFrameBytes = 8 << 20
+
+// RunOptions are the parts of a command other than its policy and script.
+type RunOptions struct {
+	// Dir is the working directory; empty means the supervisor's, which is the app's.
+	Dir string
+	// Env is the command's whole environment (the Restricted policy replaces the temp-dir
+	// variables with its private TMPDIR).
+	Env []string
+	// Stdout and Stderr receive the command's output; nil discards it. Stdin is /dev/null.
+	Stdout, Stderr io.Writer
+}
+
+// SetupError says that the supervisor could not start the command (restrict it, find bash,
+// enter the working directory). The command did not run.
+type SetupError struct{ Reason string }
+
+func (e *SetupError) Error() string { return "the sandbox could not start the command: " + e.Reason }
+
+// ErrOutputHeld is returned, with the exit status, when the command ended but its output
+// pipes stayed open past WaitDelay; the output is complete up to that point.
+var ErrOutputHeld = errors.New("the output was closed after the command exited, because a process kept it open")
+
+// Run runs `bash -c script` under the policy on a long-lived supervisor process and returns
+// bash's exit status (128+n when a signal ended it). It gives the same guarantees as Command
+// — the app is never restricted, the whole tree (setsid escapees included) is killed when the
+// command ends or ctx is cancelled, the command dies with the app, the command can neither
+// signal nor trace its supervisor — but it does not start the app binary for each command:
+// supervisors are started once (see Prewarm) and each runs one command at a time, so
+// whatever is left below one after a command ends belongs to that command and is swept.
+//
+// Cancelling ctx kills the tree and returns status 137 with ctx's error. A Restricted policy
+// where Probe reports Landlock unavailable fails with ErrUnavailable; a command that could
+// not start fails with a *SetupError.
+func Run(ctx context.Context, p Policy, script string, o RunOptions) (int, error) {
+	cfg, err := prepare(p, script)
+	if err != nil {
+		return 0, err
+	}
+	// No setpriv: its parent-death signal guards against a supervisor killed outright, and
+	// costs two program starts per command (see startRestricted); a long-lived supervisor
+	// sweeps its command when the app ends or closes the socket.
+	cfg.Setpriv = ""
+	req := runRequest{helperConfig: cfg, Script: script, Dir: o.Dir, Env: o.Env}
+	if req.Env == nil {
+		req.Env = os.Environ()
+	}
+	k := kindPlain
+	if cfg.Restricted {
+		if usable, _ := mountViewUsable(); usable {
+			k = kindView
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		s, err := defaultPool.get(k)
+		if err != nil {
+			return 0, err
+		}
+		status, sent, err := s.run(ctx, req, o.Stdout, o.Stderr)
+		if err == nil || errors.Is(err, ErrOutputHeld) {
+			defaultPool.put(s)
+			return status, err
+		}
+		s.close()
+		// An idle supervisor that ended meanwhile (the person killed it, the OOM killer) is
+		// replaced once; a command that was already handed over is not run twice.
+		if sent || attempt > 0 {
+			return status, err
+		}
+	}
+}
+
+// Prewarm starts a supervisor in the background when none is waiting, so that the next
+// command does not pay for starting one. The app calls it at start-up; it is cheap to call
+// again.
+func Prewarm() {
+	defaultPool.prewarm()
+}
+
+// prepare checks a command and its policy before it is run, and returns the supervisor's
+// part of the policy.
+func prepare(p Policy, script string) (helperConfig, error) {
+	if isHelper() {
+		return helperConfig{}, ErrHelperNotWired
+	}
+	if len(script) > MaxScriptBytes {
+		return helperConfig{}, fmt.Errorf("the command is %d bytes, more than the %d the kernel accepts in one argument: write long content in parts or with the patch tool", len(script), MaxScriptBytes)
+	}
+	if strings.IndexByte(script, 0) >= 0 {
+		return helperConfig{}, errors.New("the command contains a NUL byte, which cannot be passed to bash")
+	}
+	cfg := helperConfig{Restricted: !p.Unrestricted, MaxABI: maxABIForTests}
+	if cfg.Restricted {
+		if st := Probe(); !st.Available {
+			return helperConfig{}, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
+		}
+		dir, err := checkTempDir(p.TempDir)
+		if err != nil {
+			return helperConfig{}, err
+		}
+		cfg.TempDir = dir
+		cfg.Setpriv = pdeathsigSetpriv()
+	}
+	return cfg, nil
+}
+
+// maxABIForTests caps the Landlock ABI the sandbox asks for, 0 for none, so that the tests
+// can run the escape battery at every ABI the kernel has.
+var maxABIForTests int
+
+// runRequest is one command for a long-lived supervisor.
+type runRequest struct {
+	helperConfig
+	Script string   `json:"script"`
+	Dir    string   `json:"dir,omitempty"`
+	Env    []string `json:"env"`
+}
+
+// message is what the app sends a supervisor: a command to run, with its stdout and stderr
+// attached as file descriptors, or a request to stop the running one.
+type message struct {
+	Run  *runRequest `json:"run,omitempty"`
+	Stop bool        `json:"stop,omitempty"`
+}
+
+// outcome is the supervisor's answer to a run request; the first message it sends, once it
+// is ready or has failed to set up, is one too.
+type outcome struct {
+	Status     int    `json:"status"`
+	SetupError string `json:"setup_error,omitempty"`
+}
+
+// kind is the sort of supervisor: one for Unrestricted commands and Restricted ones without
+// the mount view, and one that runs in the mount view (see mountview.go).
+type kind int
+
+const (
+	kindPlain kind = iota
+	kindView
+)
+
+// pool holds the started supervisors that wait for work.
+type pool struct {
+	mu   sync.Mutex
+	idle map[kind][]*supervisor
+	// warming is true while Prewarm starts one.
+	warming bool
+}
+
+var defaultPool = &pool{}
+
+func (p *pool) get(k kind) (*supervisor, error) {
+	p.mu.Lock()
+	for len(p.idle[k]) > 0 {
+		list := p.idle[k]
+		s := list[len(list)-1]
+		p.idle[k] = list[:len(list)-1]
+		if s.alive() {
+			p.mu.Unlock()
+			return s, nil
+		}
+		s.close()
+	}
+	p.mu.Unlock()
+	return startSupervisor(k)
+}
+
+func (p *pool) put(s *supervisor) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.idle[s.kind]) >= maxIdleSupervisors || !s.alive() {
+		go s.close()
+		return
+	}
+	if p.idle == nil {
+		p.idle = map[kind][]*supervisor{}
+	}
+	p.idle[s.kind] = append(p.idle[s.kind], s)
+}
+
+// prewarm starts, in the background, a supervisor of each kind that has none waiting.
+func (p *pool) prewarm() {
+	p.mu.Lock()
+	if p.warming || isHelper() {
+		p.mu.Unlock()
+		return
+	}
+	p.warming = true
+	p.mu.Unlock()
+	go func() {
+		defer func() {
+			p.mu.Lock()
+			p.warming = false
+			p.mu.Unlock()
+		}()
+		// Trying the mount view leaves its supervisor in the pool when it works.
+		if usable, _ := mountViewUsable(); usable {
+			p.fill(kindView)
+		}
+		p.fill(kindPlain)
+	}()
+}
+
+func (p *pool) fill(k kind) {
+	p.mu.Lock()
+	n := len(p.idle[k])
+	p.mu.Unlock()
+	if n > 0 {
+		return
+	}
+	if s, err := startSupervisor(k); err == nil {
+		p.put(s)
+	}
+}
+
+// Shutdown ends every supervisor that waits for work; one still running a command ends when
+// that command is done and it is not taken back. The app calls it when it closes (the
+// supervisors would also end by themselves once the app is gone); the bench calls it to
+// measure a cold start. Run starts new supervisors afterwards as needed.
+func Shutdown() {
+	defaultPool.drain()
+}
+
+func (p *pool) drain() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, list := range idle {
+		for _, s := range list {
+			s.close()
+		}
+	}
+}
+
+// supervisor is the app's end of one long-lived supervisor process.
+type supervisor struct {
+	kind kind
+	cmd  *exec.Cmd
+	conn *net.UnixConn
+}
+
+// supervisorEnv is the environment a supervisor itself runs with: what it needs to find bash
+// and setpriv, and the locale, without the app's other variables (each command brings its
+// own environment), so that nothing the command may not see sits in the supervisor's.
+func supervisorEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "PATH" || name == "LANG" || name == "LANGUAGE" || strings.HasPrefix(name, "LC_") {
+			env = append(env, kv)
+		}
+	}
+	return HelperEnv(env)
+}
+
+// startSupervisor starts a supervisor of kind k and waits until it is ready for a command.
+func startSupervisor(k kind) (*supervisor, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find this program's own binary to run the sandbox supervisor: %w", err)
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("create the sandbox supervisor's socket: %w", err)
+	}
+	ours := os.NewFile(uintptr(fds[0]), "sandbox-supervisor")
+	theirs := os.NewFile(uintptr(fds[1]), "sandbox-supervisor")
+	defer theirs.Close()
+	c, err := net.FileConn(ours)
+	ours.Close()
+	if err != nil {
+		theirs.Close()
+		return nil, fmt.Errorf("use the sandbox supervisor's socket: %w", err)
+	}
+	mode := serveMode
+	if k == kindView {
+		mode = serveViewMode
+	}
+	cmd := exec.Command(exe, HelperArg, mode)
+	cmd.Env = supervisorEnv()
+	cmd.ExtraFiles = []*os.File{theirs}
+	// Its own diagnostics (none in normal operation) go to the app's standard error.
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		// No controlling terminal, and a process group the app's terminal signals miss.
+		Setsid: true,
+		// If the app dies, the supervisor sweeps and ends; it also ends when its socket
+		// reports the app's end closed, whichever comes first.
+		Pdeathsig: syscall.SIGTERM,
+	}
+	if k == kindView {
+		viewSysProcAttr(cmd.SysProcAttr)
+	}
+	if err := cmd.Start(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("start the sandbox supervisor: %w", err)
+	}
+	s := &supervisor{kind: k, cmd: cmd, conn: c.(*net.UnixConn)}
+	var ready outcome
+	if _, err := readFrame(s.conn, &ready); err != nil {
+		s.close()
+		return nil, fmt.Errorf("the sandbox supervisor ended while starting: %w", err)
+	}
+	if ready.SetupError != "" {
+		s.close()
+		return nil, &SetupError{Reason: ready.SetupError}
+	}
+	return s, nil
+}
+
+// alive reports whether the supervisor process has not ended. It looks without reaping
+// (close reaps), so that nothing has to wait on an idle supervisor and no goroutine outlives
+// the commands.
+func (s *supervisor) alive() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, s.cmd.Process.Pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return err == nil && info.Signo == 0
+}
+
+// close ends the supervisor: with its socket closed it sweeps whatever runs and exits; it is
+// killed if it has not within WaitDelay.
+func (s *supervisor) close() {
+	_ = s.conn.Close()
+	done := make(chan struct{})
+	go func() {
+		_ = s.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(WaitDelay):
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// run hands the command to the supervisor and waits for its status. sent reports whether
+// the supervisor received the command.
+func (s *supervisor) run(ctx context.Context, req runRequest, stdout, stderr io.Writer) (status int, sent bool, err error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return 0, false, fmt.Errorf("create the output pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return 0, false, fmt.Errorf("create the output pipe: %w", err)
+	}
+	err = writeFrame(s.conn, message{Run: &req}, int(outW.Fd()), int(errW.Fd()))
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return 0, false, fmt.Errorf("hand the command to the sandbox supervisor: %w", err)
+	}
+	var copying sync.WaitGroup
+	copyOut := func(r *os.File, w io.Writer) {
+		defer copying.Done()
+		if w == nil {
+			w = io.Discard
+		}
+		_, _ = io.Copy(w, r)
+	}
+	copying.Add(2)
+	go copyOut(outR, stdout)
+	go copyOut(errR, stderr)
+
+	answer := make(chan outcome, 1)
+	failed := make(chan error, 1)
+	go func() {
+		var o outcome
+		if _, err := readFrame(s.conn, &o); err != nil {
+			failed <- err
+			return
+		}
+		answer <- o
+	}()
+	var o outcome
+	select {
+	case o = <-answer:
+	case err = <-failed:
+	case <-ctx.Done():
+		// The supervisor kills the tree and then answers.
+		if werr := writeFrame(s.conn, message{Stop: true}); werr != nil {
+			err = werr
+			break
+		}
+		select {
+		case o = <-answer:
+		case err = <-failed:
+		case <-time.After(WaitDelay):
+			err = errors.New("the sandbox supervisor did not stop the command in time")
+		}
+	}
+	if err != nil {
+		// The supervisor is gone or stuck: end it, which kills what it ran, and let the
+		// output readers finish.
+		_ = s.cmd.Process.Kill()
+		outR.Close()
+		errR.Close()
+		copying.Wait()
+		return 128 + int(syscall.SIGKILL), true, fmt.Errorf("the sandbox supervisor ended unexpectedly: %w", err)
+	}
+	// Every process of the command is gone, so the pipes normally close at once; a
+	// descriptor passed outside the tree (only possible unrestricted) is cut off.
+	held := waitTimeout(&copying, WaitDelay)
+	if held {
+		outR.Close()
+		errR.Close()
+		copying.Wait()
+	} else {
+		outR.Close()
+		errR.Close()
+	}
+	switch {
+	case o.SetupError != "":
+		return ExitSetupFailed, true, &SetupError{Reason: o.SetupError}
+	case ctx.Err() != nil:
+		return o.Status, true, ctx.Err()
+	case held:
+		return o.Status, true, ErrOutputHeld
+	}
+	return o.Status, true, nil
+}
+
+// waitTimeout waits for wg, and reports true when d passed first.
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// writeFrame sends v as one length-prefixed JSON message, with fds attached to its first
+// byte.
+func writeFrame(c *net.UnixConn, v any, fds ...int) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 4+len(body))
+	binary.LittleEndian.PutUint32(buf, uint32(len(body)))
+	copy(buf[4:], body)
+	var oob []byte
+	if len(fds) > 0 {
+		oob = unix.UnixRights(fds...)
+	}
+	n, _, err := c.WriteMsgUnix(buf, oob, nil)
+	if err != nil {
+		return err
+	}
+	if n < len(buf) {
+		_, err = c.Write(buf[n:])
+	}
+	return err
+}
+
+// readFrame receives one message into v and returns the descriptors that came with it
+// (close-on-exec).
+func readFrame(c *net.UnixConn, v any) ([]int, error) {
+	var hdr [4]byte
+	oob := make([]byte, unix.CmsgSpace(4*4))
+	n, oobn, _, _, err := c.ReadMsgUnix(hdr[:], oob)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, io.EOF
+	}
+	var fds []int
+	if oobn > 0 {
+		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+		if err != nil {
+			return nil, fmt.Errorf("parse the attached files: %w", err)
+		}
+		for _, m := range msgs {
+			rights, err := unix.ParseUnixRights(&m)
+			if err == nil {
+				fds = append(fds, rights...)
+			}
+		}
+		for _, fd := range fds {
+			unix.CloseOnExec(fd)
+		}
+	}
+	closeAll := func() {
+		for _, fd := range fds {
+			_ = unix.Close(fd)
+		}
+	}
+	if n < len(hdr) {
+		if _, err := io.ReadFull(c, hdr[n:]); err != nil {
+			closeAll()
+			return nil, err
+		}
+	}
+	size := binary.LittleEndian.Uint32(hdr[:])
+	if size > maxFrameBytes {
+		closeAll()
+		return nil, fmt.Errorf("a message of %d bytes is larger than the %d allowed", size, maxFrameBytes)
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(c, body); err != nil {
+		closeAll()
+		return nil, err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("decode a message: %w", err)
+	}
+	return fds, nil
+}
+
+// incoming is one message as the supervisor received it.
+type incoming struct {
+	msg message
+	fds []int
+}
+
+// serve is the long-lived supervisor: it runs the commands that arrive on descriptor 3 one
+// at a time, answers each with its status, and ends, after sweeping, when the app closes the
+// socket or dies (SIGTERM from the parent-death signal).
+func serve(view bool) int {
+	f := os.NewFile(3, "sandbox-supervisor")
+	c, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		return setupFailed(fmt.Errorf("use the socket to the app: %w", err))
+	}
+	conn := c.(*net.UnixConn)
+	fail := func(err error) int {
+		_ = writeFrame(conn, outcome{SetupError: err.Error()})
+		return setupFailed(err)
+	}
+	if view {
+		if err := setUpMountView(); err != nil {
+			return fail(err)
+		}
+	}
+	stop, err := becomeSupervisor()
+	if err != nil {
+		return fail(err)
+	}
+	devNull, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fail(fmt.Errorf("open /dev/null: %w", err))
+	}
+	if err := writeFrame(conn, outcome{}); err != nil {
+		return 0
+	}
+	msgs := make(chan incoming)
+	go func() {
+		defer close(msgs)
+		for {
+			var m message
+			fds, err := readFrame(conn, &m)
+			if err != nil {
+				return
+			}
+			msgs <- incoming{m, fds}
+		}
+	}()
+	for {
+		var in incoming
+		select {
+		case <-stop:
+			return 0
+		case m, ok := <-msgs:
+			if !ok {
+				return 0
+			}
+			in = m
+		}
+		if in.msg.Run == nil || len(in.fds) != 2 {
+			// A stop for a command that has ended already, or a malformed request.
+			closeFds(in.fds)
+			if in.msg.Run != nil {
+				_ = writeFrame(conn, outcome{SetupError: "the request did not carry the output pipes"})
+			}
+			continue
+		}
+		in.msg.Run.MountView = view
+		o, quit := runOne(*in.msg.Run, launch{files: [3]int{devNull, in.fds[0], in.fds[1]}, dir: in.msg.Run.Dir, env: in.msg.Run.Env}, msgs, stop)
+		closeFds(in.fds)
+		if quit {
+			return 0
+		}
+		if err := writeFrame(conn, o); err != nil {
+			return 0
+		}
+	}
+}
+
+// runOne runs one command for serve. quit reports that the app is gone (the socket closed,
+// or a signal), after which the supervisor ends.
+func runOne(req runRequest, l launch, msgs <-chan incoming, stop <-chan os.Signal) (o outcome, quit bool) {
+	if req.Restricted && req.TempDir == "" {
+		return outcome{SetupError: "a restricted policy needs a temp dir"}, false
+	}
+	if req.MountView {
+		if !req.Restricted {
+			return outcome{SetupError: "an unrestricted command was sent to a supervisor in the mount view"}, false
+		}
+		if err := writableTempDir.bind(req.TempDir); err != nil {
+			return outcome{SetupError: err.Error()}, false
+		}
+	}
+	// A stop or the app's end during set-up is seen only here, before the command may run.
+	var pending *incoming
+	stopped := func() bool {
+		select {
+		case <-stop:
+			quit = true
+			return true
+		case m, ok := <-msgs:
+			if !ok {
+				quit = true
+				return true
+			}
+			if m.msg.Stop {
+				closeFds(m.fds)
+				return true
+			}
+			pending = &m
+		default:
+		}
+		return false
+	}
+	pid, err := startCommand(req.helperConfig, req.Script, l, stopped)
+	if err != nil {
+		return outcome{SetupError: err.Error()}, quit
+	}
+	if pid == 0 {
+		return outcome{Status: 128 + int(syscall.SIGKILL)}, quit
+	}
+	if pending != nil {
+		// A second command while one runs: the app never sends one, so refuse it.
+		closeFds(pending.fds)
+	}
+	status, _ := waitOrStop(pid, func(exited <-chan unix.WaitStatus) (unix.WaitStatus, bool) {
+		for {
+			select {
+			case ws := <-exited:
+				return ws, true
+			case <-stop:
+				quit = true
+				return 0, false
+			case m, ok := <-msgs:
+				if !ok {
+					quit = true
+					return 0, false
+				}
+				closeFds(m.fds)
+				if m.msg.Stop {
+					return 0, false
+				}
+			}
+		}
+	})
+	return outcome{Status: status}, quit
+}
+
+func closeFds(fds []int) {
+	for _, fd := range fds {
+		_ = unix.Close(fd)
+	}
+}

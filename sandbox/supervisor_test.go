@@ -1,0 +1,284 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// appArg makes the test binary act as the app: it runs the script in argv[3] through Run
+// under a Restricted policy with the temp dir argv[2], so that a test can kill this "app"
+// outright while the command runs.
+const appArg = "__phoenix_test_app"
+
+func runAsApp(tempDir, script string) int {
+	code, err := Run(context.Background(), Policy{TempDir: tempDir}, script, RunOptions{Env: os.Environ(), Stdout: os.Stdout, Stderr: os.Stderr})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return code
+}
+
+// idleSupervisor is the pid of a supervisor of kind k waiting in the pool.
+func idleSupervisor(t *testing.T, k kind) int {
+	t.Helper()
+	defaultPool.mu.Lock()
+	defer defaultPool.mu.Unlock()
+	list := defaultPool.idle[k]
+	if len(list) == 0 {
+		t.Fatalf("no supervisor of kind %d is waiting", k)
+	}
+	return list[len(list)-1].cmd.Process.Pid
+}
+
+func countEntries(t *testing.T, dir string) int {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+// TestThousandCommandsLeaveNothing_REQ_BED_005: a thousand commands in one conversation,
+// some leaving background jobs and setsid escapees, leave the long-lived supervisor with no
+// child, no extra thread (each restricting thread ends) and no extra descriptor, and the app
+// with no extra descriptor.
+func TestThousandCommandsLeaveNothing_REQ_BED_005(t *testing.T) {
+	if !Probe().Available {
+		t.Skip("Landlock unavailable")
+	}
+	forEachView(t, func(t *testing.T, view bool) {
+		k := kindPlain
+		if view {
+			k = kindView
+		}
+		p := Policy{TempDir: t.TempDir()}
+		run := func(script string) {
+			t.Helper()
+			code, err := Run(context.Background(), p, script, RunOptions{})
+			if err != nil || code != 0 {
+				t.Fatalf("%q: exit %d, %v", script, code, err)
+			}
+		}
+		run("true")
+		sup := idleSupervisor(t, k)
+		task := fmt.Sprintf("/proc/%d/task", sup)
+		fds := fmt.Sprintf("/proc/%d/fd", sup)
+		threads, supFDs, appFDs := countEntries(t, task), countEntries(t, fds), countEntries(t, "/proc/self/fd")
+		for i := range 1000 {
+			script := "true"
+			if i%100 == 0 {
+				script = `sleep 100 & (setsid sleep 100 &); echo started`
+			}
+			run(script)
+			if got := idleSupervisor(t, k); got != sup {
+				t.Fatalf("command %d ran on supervisor %d, not %d: the first one ended", i, got, sup)
+			}
+		}
+		if kids := childrenOf(strconv.Itoa(sup)); len(kids) > 0 {
+			t.Errorf("the supervisor still has children %v", kids)
+		}
+		// The Go runtime may start a thread or two under load; a thread per command would
+		// show as hundreds.
+		if n := countEntries(t, task); n > threads+4 {
+			t.Errorf("the supervisor has %d threads, %d before the thousand commands", n, threads)
+		}
+		if n := countEntries(t, fds); n != supFDs {
+			t.Errorf("the supervisor has %d descriptors open, %d before", n, supFDs)
+		}
+		if n := countEntries(t, "/proc/self/fd"); n > appFDs+2 {
+			t.Errorf("the app has %d descriptors open, %d before", n, appFDs)
+		}
+	})
+}
+
+// TestCommandsDieWithTheApp_REQ_BED_005: when the app is killed outright, the long-lived
+// supervisor sweeps its command's whole tree, setsid escapee included, and ends.
+func TestCommandsDieWithTheApp_REQ_BED_005(t *testing.T) {
+	if !Probe().Available {
+		t.Skip("Landlock unavailable")
+	}
+	tmp := t.TempDir()
+	pidFile := filepath.Join(tmp, "pids")
+	app := exec.Command(os.Args[0], appArg, tmp, `echo $$ >> "$TMPDIR/pids"
+setsid sh -c 'echo $$ >> "$TMPDIR/pids"; exec sleep 100' &
+sleep 100 & echo $! >> "$TMPDIR/pids"
+wait`)
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	var pids []int
+	for len(pids) < 3 {
+		b, _ := os.ReadFile(pidFile)
+		pids = parsePIDs(string(b))
+		if time.Now().After(deadline) {
+			_ = app.Process.Kill()
+			t.Fatalf("the command did not start: %q", b)
+		}
+		// Poll the file the command writes; there is no event to wait on.
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := app.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = app.Wait()
+	for {
+		left := survivors(pids)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %v outlived the app", left)
+		}
+		// The supervisor learns of the app's death from the kernel; wait for its sweep.
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestCommandCarriesPipesAndLivesLong: the way an MCP server is started — Command with
+// "exec" and pipes for stdin and stdout — reaches the program, which may live for many
+// exchanges, and cancelling ends it.
+func TestCommandCarriesPipesAndLivesLong(t *testing.T) {
+	for name, p := range policies(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cmd, err := Command(ctx, p, "exec cat")
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			lines := bufio.NewReader(stdout)
+			for i := range 20 {
+				msg := fmt.Sprintf("message %d\n", i)
+				if _, err := io.WriteString(stdin, msg); err != nil {
+					t.Fatal(err)
+				}
+				got, err := lines.ReadString('\n')
+				if err != nil || got != msg {
+					t.Fatalf("read %q, %v; want %q", got, err, msg)
+				}
+			}
+			cancel()
+			if err := cmd.Wait(); err == nil {
+				t.Errorf("Wait returned nil after cancel")
+			}
+			if !strings.Contains(cmd.ProcessState.String(), "exit status") {
+				t.Logf("supervisor ended: %v", cmd.ProcessState)
+			}
+		})
+	}
+}
+
+// TestDeadIdleSupervisorIsReplaced: a waiting supervisor that something killed is replaced
+// by the next command, which runs once and normally.
+func TestDeadIdleSupervisorIsReplaced(t *testing.T) {
+	p := Policy{Unrestricted: true}
+	if code, err := Run(context.Background(), p, "true", RunOptions{}); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	dead := idleSupervisor(t, kindPlain)
+	if err := syscall.Kill(dead, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	defaultPool.mu.Lock()
+	list := defaultPool.idle[kindPlain]
+	s := list[len(list)-1]
+	defaultPool.mu.Unlock()
+	for s.alive() {
+		// Wait until the kernel has ended it, every thread: the leader shows as a zombie
+		// before its other threads have gone, and only then can it be waited for.
+		time.Sleep(time.Millisecond)
+	}
+	var out strings.Builder
+	code, err := Run(context.Background(), p, "echo ran", RunOptions{Stdout: &out})
+	if err != nil || code != 0 || out.String() != "ran\n" {
+		t.Fatalf("exit %d, %v, stdout %q", code, err, out.String())
+	}
+	if idleSupervisor(t, kindPlain) == dead {
+		t.Errorf("the dead supervisor is still in the pool")
+	}
+}
+
+// TestMountViewForAnOrdinaryUser: the mount view also works for a user who is not root (the
+// supervisor keeps only the capabilities it needs, in its own namespace). The test binary,
+// running as root, starts a copy of itself as nobody acting as the app.
+func TestMountViewForAnOrdinaryUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to become another user; as an ordinary user every test is this test")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv is not installed")
+	}
+	if usable, reason := mountViewUsable(); !usable {
+		t.Skipf("no mount view here: %s", reason)
+	}
+	// Directories nobody can use: a copy of the test binary, a work dir and a temp dir.
+	root, err := os.MkdirTemp("", "phoenix-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	bin := filepath.Join(root, "sandbox.test")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, bin, string(data))
+	work, tmp := filepath.Join(root, "work"), filepath.Join(root, "tmp")
+	mustWrite(t, filepath.Join(work, "f.txt"), "original\n")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{root, work, filepath.Join(work, "f.txt"), tmp} {
+		if err := os.Chown(p, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+		"--bounding-set=-all", bin, appArg, tmp, `id -u; grep CapEff /proc/self/status
+touch -d 2000-01-01 "$W/f.txt" 2>&1
+cd "$TMPDIR" && touch x && chmod 700 x && echo chmod-ok`)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "W="+work, "HOME="+root)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"65534\n", "CapEff:\t0000000000000000", "Read-only file system", "chmod-ok"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+}
