@@ -83,6 +83,49 @@ func takesCheckpoint(e domain.ExecuteTool) bool {
 type checkpointRepos struct {
 	mu    sync.Mutex
 	repos map[string]*checkpoint.Repo
+	// warming holds the first snapshot running in the background for a conversation
+	// (warmCheckpoints), so that a delete can stop it before the files go.
+	warming map[string]warmJob
+	// deleting holds the conversations whose files the store is removing: no repository may
+	// be opened (and so re-created) for them until the delete has ended.
+	deleting map[string]bool
+}
+
+type warmJob struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// releaseCheckpoints stops the checkpoint work of a conversation that is being deleted: it
+// cancels and waits for a background first snapshot, then closes the open repository, which
+// waits for a snapshot or restore still running and refuses later ones. Only then may the
+// store remove the repository's directory; a git command writing into it meanwhile would
+// make the removal fail.
+func (r *Runtime) releaseCheckpoints(id string) {
+	r.ckpts.mu.Lock()
+	if r.ckpts.deleting == nil {
+		r.ckpts.deleting = map[string]bool{}
+	}
+	r.ckpts.deleting[id] = true
+	job, warming := r.ckpts.warming[id]
+	delete(r.ckpts.warming, id)
+	repo := r.ckpts.repos[id]
+	delete(r.ckpts.repos, id)
+	r.ckpts.mu.Unlock()
+	if warming {
+		job.cancel()
+		<-job.done
+	}
+	if repo != nil {
+		repo.Close()
+	}
+}
+
+// checkpointsReleased ends releaseCheckpoints once the store's delete has returned.
+func (r *Runtime) checkpointsReleased(id string) {
+	r.ckpts.mu.Lock()
+	delete(r.ckpts.deleting, id)
+	r.ckpts.mu.Unlock()
 }
 
 func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (*checkpoint.Repo, error) {
@@ -92,6 +135,9 @@ func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (*c
 	}
 	r.ckpts.mu.Lock()
 	defer r.ckpts.mu.Unlock()
+	if r.ckpts.deleting[c.ID] {
+		return nil, checkpoint.ErrClosed
+	}
 	// A repository removed meanwhile (its conversation was deleted and the id used again)
 	// is opened afresh.
 	if repo, ok := r.ckpts.repos[c.ID]; ok {
@@ -125,14 +171,29 @@ func (r *Runtime) warmCheckpoints(id string) {
 	if r.stopped.Load() {
 		return
 	}
+	ctx, cancel := context.WithCancel(r.bgCtx)
+	job := warmJob{cancel: cancel, done: make(chan struct{})}
+	r.ckpts.mu.Lock()
+	if r.ckpts.warming == nil {
+		r.ckpts.warming = map[string]warmJob{}
+	}
+	r.ckpts.warming[id] = job
+	r.ckpts.mu.Unlock()
 	r.bg.Add(1)
 	go func() {
 		defer r.bg.Done()
-		repo, err := r.checkpointRepo(r.bgCtx, c)
+		defer close(job.done)
+		defer cancel()
+		repo, err := r.checkpointRepo(ctx, c)
 		if err == nil {
-			_, err = repo.Snapshot(r.bgCtx)
+			_, err = repo.Snapshot(ctx)
 		}
-		if err != nil && r.bgCtx.Err() == nil {
+		r.ckpts.mu.Lock()
+		if r.ckpts.warming[id].done == job.done {
+			delete(r.ckpts.warming, id)
+		}
+		r.ckpts.mu.Unlock()
+		if err != nil && ctx.Err() == nil {
 			r.log.Debug("warming the checkpoint repository failed; the first tool call will try again", "conversation", id, "error", err)
 		}
 	}()

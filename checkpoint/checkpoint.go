@@ -51,6 +51,9 @@ type Repo struct {
 	mu        sync.Mutex
 	refusal   error
 	refusedAt time.Time
+	// closed is set by Close under mu: the repository is about to be removed, and no command
+	// may write into it again.
+	closed bool
 	// measure turns on the memory measurement of each git command (MeasureMemory); peakKiB
 	// is the largest resident set seen.
 	measure atomic.Bool
@@ -196,7 +199,22 @@ func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return "", ErrClosed
+	}
 	return r.snapshot(ctx)
+}
+
+// ErrClosed refuses a snapshot or restore after Close: the repository is being removed with
+// its conversation.
+var ErrClosed = errors.New("the checkpoint repository was closed: its conversation is being deleted")
+
+// Close waits for a running snapshot or restore to end and refuses every later one, so that
+// the repository's directory can be removed without a git command writing into it meanwhile.
+func (r *Repo) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
 }
 
 func (r *Repo) snapshot(ctx context.Context) (string, error) {
@@ -309,6 +327,9 @@ func (r *Repo) Diff(ctx context.Context, from, to string, paths []string) (strin
 func (r *Repo) Restore(ctx context.Context, tree string, paths []string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return "", ErrClosed
+	}
 	if err := r.restore(ctx, tree, paths); err != nil {
 		return "", err
 	}
