@@ -55,8 +55,8 @@ type Status struct {
 
 // Options tune the timeouts; the zero value takes the defaults.
 type Options struct {
-	// StartTimeout bounds starting a server and its handshake (default 60 s: a first `npx`
-	// run downloads the package).
+	// StartTimeout bounds starting a server and its handshake, and then each listing of its
+	// tools (default 60 s: a first `npx` run downloads the package).
 	StartTimeout time.Duration
 	// CallTimeout bounds one tool call (default 10 min); Stop ends a call at any time.
 	CallTimeout time.Duration
