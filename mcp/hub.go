@@ -301,7 +301,11 @@ func (h *Hub) AllowProjectServer(cwd, name string) error {
 func (h *Hub) serversFor(cwd string) (servers map[string]ServerConfig, offeredOnly []string) {
 	h.mu.Lock()
 	servers = map[string]ServerConfig{}
+	// own is every name of the person's configuration, disabled ones included: a project
+	// server never replaces one of them. Read here because edit replaces h.cfg under mu.
+	own := make(map[string]bool, len(h.cfg.Servers))
 	for name, c := range h.cfg.Servers {
+		own[name] = true
 		if !c.Disabled {
 			servers[name] = c
 		}
@@ -316,7 +320,7 @@ func (h *Hub) serversFor(cwd string) (servers map[string]ServerConfig, offeredOn
 		return servers, nil
 	}
 	for _, name := range pc.Names() {
-		if _, own := h.cfg.Servers[name]; own {
+		if own[name] {
 			continue
 		}
 		c := pc.Servers[name]

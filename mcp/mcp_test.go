@@ -521,3 +521,41 @@ func TestProjectServersStartOnlyWhenAllowed(t *testing.T) {
 		t.Errorf("project servers %+v", st)
 	}
 }
+
+// Settings edits the configuration while conversations resolve their servers: serversFor
+// must read the configuration only under the hub's lock (run with -race).
+func TestEditWhileConversationsResolveServers(t *testing.T) {
+	dir := t.TempDir()
+	hub, err := OpenHub(filepath.Join(dir, "mcp.json"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	if err := SaveConfig(filepath.Join(cwd, ProjectFileName), Config{Servers: map[string]ServerConfig{
+		"proj": {Command: "proj-server"}, "own": {Command: "shadowed"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.SetServer("own", ServerConfig{Command: "server"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	defer func() { <-done }()
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			if err := hub.SetServer("own", ServerConfig{Command: "server-" + strconv.Itoa(i)}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for range 200 {
+		servers, offered := hub.serversFor(cwd)
+		if c, ok := servers["own"]; ok && c.Command == "shadowed" {
+			t.Fatal("the project's server replaced the person's own server of the same name")
+		}
+		if len(offered) == 0 || offered[0] != "proj" {
+			t.Fatalf("offered %q, want proj", offered)
+		}
+	}
+}
