@@ -243,18 +243,9 @@ func Prepare(data []byte, lim Limits) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
-	img, err := decode(mt, bytes.NewReader(data))
-	if err != nil && mt == MediaPNG {
-		// Decoders that browsers use skip a damaged ancillary chunk (a colour profile,
-		// metadata); Go's does not. Without those chunks the image is valid and looks the same.
-		if repaired, ok := dropDamagedAncillaryChunks(data); ok {
-			if img, err = decode(mt, bytes.NewReader(repaired)); err == nil {
-				data = repaired
-			}
-		}
-	}
+	img, data, err := decodeRepairing(mt, data)
 	if err != nil {
-		return Prepared{}, fmt.Errorf("%w: the %s data is corrupt or truncated (%v)", ErrNotImage, mt, err)
+		return Prepared{}, err
 	}
 	// GIFs are always re-encoded: several providers refuse animated GIFs, and the first frame
 	// is all a model would see.
@@ -264,9 +255,28 @@ func Prepare(data []byte, lim Limits) (Prepared, error) {
 	return shrink(img, mt, lim)
 }
 
+// decodeRepairing decodes checked image bytes, the one decoding step of Prepare and
+// Thumbnail. Decoders that browsers use skip a damaged ancillary PNG chunk (a colour
+// profile, metadata); Go's does not. Without those chunks the image is valid and looks the
+// same, so a PNG that fails is decoded again without them; used is the bytes that decoded.
+func decodeRepairing(mt string, data []byte) (img image.Image, used []byte, err error) {
+	img, err = decode(mt, bytes.NewReader(data))
+	if err != nil && mt == MediaPNG {
+		if repaired, ok := dropDamagedAncillaryChunks(data); ok {
+			if img, err = decode(mt, bytes.NewReader(repaired)); err == nil {
+				data = repaired
+			}
+		}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: the %s data is corrupt or truncated (%v)", ErrNotImage, mt, err)
+	}
+	return img, data, nil
+}
+
 // Thumbnail checks image bytes exactly as Prepare does (the format from the bytes, the
 // dimensions from the header, the pixel limit before a single pixel is decoded), then
-// decodes the image and scales it so that its longer side is at most side pixels, with the
+// decodes the image (with the same PNG repair, decodeRepairing) and scales it so that its longer side is at most side pixels, with the
 // same resampling as Prepare. It is what the window shows for a dropped or stored image, so
 // a decompression bomb dropped there is refused as cheaply as one sent to the model.
 func Thumbnail(data []byte, side int) (image.Image, error) {
@@ -274,9 +284,9 @@ func Thumbnail(data []byte, side int) (image.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	img, err := decode(mt, bytes.NewReader(data))
+	img, _, err := decodeRepairing(mt, data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the %s data is corrupt or truncated (%v)", ErrNotImage, mt, err)
+		return nil, err
 	}
 	if side <= 0 || max(w, h) <= side {
 		return img, nil

@@ -396,7 +396,7 @@ func BenchmarkPrepareDownscale4K(b *testing.B) {
 
 // A PNG whose ancillary chunk (here a text chunk) has a wrong CRC — the reference MCP
 // "everything" server sends such an image — is prepared without that chunk; a damaged
-// critical chunk is still refused.
+// critical chunk is still refused. Thumbnail does the same.
 func TestPrepareDropsDamagedAncillaryChunk(t *testing.T) {
 	good := encodePNG(t, gradient(20, 20))
 	chunk := func(typ, body string, crc uint32) []byte {
@@ -413,10 +413,21 @@ func TestPrepareDropsDamagedAncillaryChunk(t *testing.T) {
 	if !bytes.Equal(p.Data, good) || p.Width != 20 {
 		t.Errorf("prepared %d bytes %dx%d; want the image without the damaged chunk", len(p.Data), p.Width, p.Height)
 	}
+	// The window's thumbnail takes the same path: the composer accepts what read_image does.
+	thumb, err := Thumbnail(withBad, 10)
+	if err != nil {
+		t.Fatalf("Thumbnail refused what Prepare accepts: %v", err)
+	}
+	if b := thumb.Bounds(); b.Dx() != 10 || b.Dy() != 10 {
+		t.Errorf("thumbnail %v, want 10x10", b)
+	}
 	badIDAT := append([]byte{}, good...)
 	badIDAT[len(badIDAT)-13] ^= 0xff // the last byte of the IDAT chunk's CRC
 	if _, err := Prepare(badIDAT, DefaultLimits()); !errors.Is(err, ErrNotImage) {
 		t.Errorf("a damaged IDAT was accepted: %v", err)
+	}
+	if _, err := Thumbnail(badIDAT, 10); !errors.Is(err, ErrNotImage) {
+		t.Errorf("a damaged IDAT was accepted for a thumbnail: %v", err)
 	}
 }
 

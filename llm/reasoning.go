@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -74,31 +75,43 @@ var reasoningRules = []reasoningRule{
 		why: "DeepSeek answers 400 when an input message carries reasoning_content"},
 	{hosts: []string{"api.openai.com", "api.anthropic.com"}, send: returnNothing,
 		why: "their chat completions endpoints stream no reasoning and define no field to send it back"},
+	{hosts: []string{"api.groq.com", "api.cerebras.ai"}, send: returnNothing,
+		why: "Groq and Cerebras stream reasoning for gpt-oss, qwen3 and GLM but answer 400 \"property " +
+			"'reasoning_content' is unsupported\" when an input message carries it"},
 }
 
-// defaultReturn applies to every other host: local and self-hosted servers (llama.cpp,
-// vLLM, Ollama, LM Studio) and proxies. llama.cpp renders reasoning_content into the
-// template of gpt-oss, which needs its reasoning across tool calls; the others ignore a
-// field they do not know.
-const defaultReturn = returnContent
+// localReturn applies to a host the table does not name that is this machine or the
+// local network (localhost, a loopback, private or link-local address, a name without a
+// dot or under .local): self-hosted servers (llama.cpp, vLLM, Ollama, LM Studio).
+// llama.cpp renders reasoning_content into the template of gpt-oss, which needs its
+// reasoning across tool calls; the others ignore a field they do not know.
+const localReturn = returnContent
+
+// remoteReturn applies to every other host: a remote provider the table does not know may
+// reject the field (Groq and Cerebras did), and a rejected field fails every later request
+// of the conversation, since the reasoning is stored; sending nothing costs a model only
+// its earlier thinking.
+const remoteReturn = returnNothing
 
 // rejectingModels name, in a model id, the models whose provider rejects reasoning in
-// input, for hosts the table does not know (a company proxy in front of DeepSeek's API).
+// input, for hosts the table does not know (DeepSeek served on the local network).
 // Sending nothing costs such a model nothing elsewhere: DeepSeek's reasoning models drop
 // earlier reasoning from their context anyway.
 var rejectingModels = []string{"deepseek"}
 
 // reasoningReturnFor looks the base URL's host up in reasoningRules (a subdomain matches its
-// domain's rule); for any other host, a model that rejects reasoning gets nothing and every
-// other model the default.
+// domain's rule); for any other host, a model that rejects reasoning gets nothing, a local
+// server localReturn and a remote one remoteReturn.
 func reasoningReturnFor(baseURL, model string) reasoningReturn {
-	if u, err := url.Parse(baseURL); err == nil {
-		host := strings.ToLower(u.Hostname())
-		for _, r := range reasoningRules {
-			for _, h := range r.hosts {
-				if host == h || strings.HasSuffix(host, "."+h) {
-					return r.send
-				}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return remoteReturn
+	}
+	host := strings.ToLower(u.Hostname())
+	for _, r := range reasoningRules {
+		for _, h := range r.hosts {
+			if host == h || strings.HasSuffix(host, "."+h) {
+				return r.send
 			}
 		}
 	}
@@ -107,7 +120,22 @@ func reasoningReturnFor(baseURL, model string) reasoningReturn {
 			return returnNothing
 		}
 	}
-	return defaultReturn
+	if isLocalHost(host) {
+		return localReturn
+	}
+	return remoteReturn
+}
+
+// isLocalHost reports whether a (lower-case) host names this machine or the local network.
+func isLocalHost(host string) bool {
+	if host == "" {
+		return false
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast()
+	}
+	return host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".local") ||
+		!strings.Contains(host, ".")
 }
 
 // gatewayFields are what a gateway (returnDetails) gets with an assistant message: the

@@ -116,6 +116,19 @@ func thinkingProviders() []provider {
 		{name: "DeepSeek behind an unknown proxy", baseURL: "https://llm.example.com/v1", model: "deepseek-reasoner",
 			thinking:   fakellm.Thinking{Text: florence, Chunks: 5, Content: true},
 			completion: 60, wantText: florence, wantOutput: 60, reject: true},
+		{name: "gpt-oss on Groq (rejects reasoning_content in input)", baseURL: "https://api.groq.com/openai/v1", model: "openai/gpt-oss-120b",
+			thinking:   fakellm.Thinking{Text: florence, Chunks: 5, Plain: true, Tokens: 30},
+			completion: 60, wantText: florence, wantOutput: 60, wantReasoning: 30, reject: true},
+		{name: "qwen3 on Cerebras (rejects reasoning_content in input)", baseURL: "https://api.cerebras.ai/v1", model: "qwen-3-32b",
+			thinking:   fakellm.Thinking{Text: florence, Chunks: 5, Plain: true},
+			completion: 60, wantText: florence, wantOutput: 60, reject: true},
+		{name: "a remote host the table does not know", baseURL: "https://llm.example.com/v1", model: "glm-4.6",
+			thinking:   fakellm.Thinking{Text: florence, Chunks: 5, Content: true},
+			completion: 60, wantText: florence, wantOutput: 60, reject: true},
+		{name: "qwen3 on vLLM in the LAN", baseURL: "http://192.168.1.20:8000/v1", model: "Qwen/Qwen3-8B",
+			thinking:   fakellm.Thinking{Text: florence, Chunks: 4, Content: true},
+			completion: 42, wantText: florence, wantOutput: 42,
+			want: sentBack{content: ptr(florence)}},
 		{name: "o4-mini on OpenAI (reasoning counted, never streamed)", baseURL: "https://api.openai.com/v1",
 			thinking:   fakellm.Thinking{Tokens: 64},
 			completion: 112, wantOutput: 112, wantReasoning: 64},
@@ -246,10 +259,20 @@ func TestReasoningRulesHaveEvidence(t *testing.T) {
 			t.Errorf("no provider of TestReasoningPerProvider uses a host of the rule %v", r.hosts)
 		}
 	}
-	for _, base := range []string{"http://localhost:8080/v1", "http://127.0.0.1:11434/v1", "not a url\x7f", "https://notopenrouter.ai/v1"} {
-		if got := reasoningReturnFor(base, "gpt-oss-20b"); got != defaultReturn {
-			t.Errorf("%q sends back %s, want the default %s", base, got, defaultReturn)
+	local := []string{"http://localhost:8080/v1", "http://127.0.0.1:11434/v1", "http://[::1]:8000/v1",
+		"http://192.168.1.20:8000/v1", "http://10.0.0.7/v1", "http://gpu-box:11434/v1", "http://studio.local:1234/v1"}
+	remote := []string{"not a url\x7f", "https://notopenrouter.ai/v1", "https://llm.example.com/v1", "http://8.8.8.8/v1", ""}
+	for _, base := range local {
+		if got := reasoningReturnFor(base, "gpt-oss-20b"); got != localReturn {
+			t.Errorf("%q (local) sends back %s, want %s", base, got, localReturn)
 		}
+	}
+	for _, base := range remote {
+		if got := reasoningReturnFor(base, "gpt-oss-20b"); got != remoteReturn {
+			t.Errorf("%q (remote, not in the table) sends back %s, want %s", base, got, remoteReturn)
+		}
+	}
+	for _, base := range append(local, remote...) {
 		// Behind an unknown host, a model whose provider rejects reasoning gets none.
 		if got := reasoningReturnFor(base, "DeepSeek-Reasoner"); got != returnNothing {
 			t.Errorf("%q sends back %s to a DeepSeek model, want nothing", base, got)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -46,6 +47,50 @@ func (c ServerConfig) Kind() string {
 		return "url"
 	}
 	return "stdio"
+}
+
+// RedactedValue stands for a secret value wherever a configuration is shown.
+const RedactedValue = "****"
+
+// Redacted is a copy of the configuration fit to show (`mcp list`, Settings' cards): the
+// names of environment variables, headers and URL query parameters are kept, their values,
+// which hold tokens, are RedactedValue, and so is a password in the URL. The receiver's maps
+// are not touched.
+func (c ServerConfig) Redacted() ServerConfig {
+	mask := func(m map[string]string) map[string]string {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]string, len(m))
+		for k := range m {
+			out[k] = RedactedValue
+		}
+		return out
+	}
+	c.Env, c.Headers = mask(c.Env), mask(c.Headers)
+	if u, err := url.Parse(c.URL); err == nil && c.URL != "" {
+		_, hasPassword := u.User.Password()
+		if hasPassword {
+			u.User = url.User(u.User.Username())
+		}
+		if q := u.Query(); len(q) > 0 {
+			var pairs []string
+			for _, k := range slices.Sorted(maps.Keys(q)) {
+				for range q[k] {
+					pairs = append(pairs, url.QueryEscape(k)+"="+RedactedValue)
+				}
+			}
+			u.RawQuery = strings.Join(pairs, "&")
+		}
+		c.URL = u.String()
+		if hasPassword { // url.UserPassword would print the mask percent-encoded
+			user := "//" + u.User.String()
+			c.URL = strings.Replace(c.URL, user+"@", user+":"+RedactedValue+"@", 1)
+		}
+	} else if err != nil {
+		c.URL = RedactedValue // an unparsable URL may hide a token anywhere
+	}
+	return c
 }
 
 // Config is the whole file.

@@ -134,3 +134,23 @@ func TestServerEnv(t *testing.T) {
 		t.Errorf("Restricted: %v", env)
 	}
 }
+
+// Redacted keeps every name and masks every value that may hold a token, without touching
+// the configuration it copies.
+func TestRedactedConfig(t *testing.T) {
+	c := ServerConfig{URL: "https://me:pw@example.com/mcp?key=k1&key=k2&b=2", Env: map[string]string{"TOKEN": "t"},
+		Headers: map[string]string{"Authorization": "Bearer x"}}
+	r := c.Redacted()
+	if r.URL != "https://me:****@example.com/mcp?b=****&key=****&key=****" {
+		t.Errorf("URL %q", r.URL)
+	}
+	if r.Env["TOKEN"] != RedactedValue || r.Headers["Authorization"] != RedactedValue {
+		t.Errorf("env %v headers %v", r.Env, r.Headers)
+	}
+	if c.Env["TOKEN"] != "t" || c.Headers["Authorization"] != "Bearer x" || c.URL != "https://me:pw@example.com/mcp?key=k1&key=k2&b=2" {
+		t.Errorf("the original changed: %+v", c)
+	}
+	if r := (ServerConfig{Command: "srv"}).Redacted(); r.Env != nil || r.Headers != nil || r.URL != "" {
+		t.Errorf("a plain command became %+v", r)
+	}
+}

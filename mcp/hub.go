@@ -55,8 +55,8 @@ type Status struct {
 
 // Options tune the timeouts; the zero value takes the defaults.
 type Options struct {
-	// StartTimeout bounds starting a server and its handshake (default 60 s: a first `npx`
-	// run downloads the package).
+	// StartTimeout bounds starting a server and its handshake, and then each listing of its
+	// tools (default 60 s: a first `npx` run downloads the package).
 	StartTimeout time.Duration
 	// CallTimeout bounds one tool call (default 10 min); Stop ends a call at any time.
 	CallTimeout time.Duration
@@ -301,7 +301,11 @@ func (h *Hub) AllowProjectServer(cwd, name string) error {
 func (h *Hub) serversFor(cwd string) (servers map[string]ServerConfig, offeredOnly []string) {
 	h.mu.Lock()
 	servers = map[string]ServerConfig{}
+	// own is every name of the person's configuration, disabled ones included: a project
+	// server never replaces one of them. Read here because edit replaces h.cfg under mu.
+	own := make(map[string]bool, len(h.cfg.Servers))
 	for name, c := range h.cfg.Servers {
+		own[name] = true
 		if !c.Disabled {
 			servers[name] = c
 		}
@@ -316,7 +320,7 @@ func (h *Hub) serversFor(cwd string) (servers map[string]ServerConfig, offeredOn
 		return servers, nil
 	}
 	for _, name := range pc.Names() {
-		if _, own := h.cfg.Servers[name]; own {
+		if own[name] {
 			continue
 		}
 		c := pc.Servers[name]

@@ -33,7 +33,8 @@ func TestMain(m *testing.M) {
 
 // runTestServer is a small MCP server on the official SDK, for the edge cases real servers do
 // not show on demand: a tool with a bad schema, a crash in the middle of a call, a call that
-// never answers, and a server that never completes its handshake.
+// never answers, a server that never completes its handshake, and one that never lists its
+// tools.
 func runTestServer(mode string) int {
 	if mode == "broken" {
 		fmt.Fprintln(os.Stderr, "test server: cannot start without MY_SERVICE_TOKEN")
@@ -59,6 +60,17 @@ func runTestServer(mode string) int {
 		}
 	}
 	s := newTestServer()
+	if mode == "nolist" {
+		// Completes its handshake, then never answers tools/list.
+		s.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+			return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+				if method == "tools/list" {
+					select {}
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "test server:", err)
 		return 1

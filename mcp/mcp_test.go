@@ -308,6 +308,46 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 			t.Fatalf("specs %v notes %q", specNames(specs), notes)
 		}
 	})
+	t.Run("never lists its tools", func(t *testing.T) {
+		hub := FixedHub(Config{Servers: map[string]ServerConfig{"mute": selfServer(t, "nolist")}},
+			Options{StartTimeout: 300 * time.Millisecond})
+		set := hub.NewSet(t.TempDir())
+		t.Cleanup(set.Close)
+		type answer struct{ notes, notices []string }
+		done := make(chan answer, 1)
+		reqCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			_, notes, notices := set.Tools(reqCtx, env)
+			done <- answer{notes, notices}
+		}()
+		var got answer
+		select {
+		case got = <-done:
+		case <-time.After(30 * time.Second):
+			cancel() // only the request's end frees the set, so that the test can close it
+			<-done
+			t.Fatal("Tools still waited for a server that never answers tools/list after 30 s")
+		}
+		if len(got.notes) != 1 || !strings.Contains(got.notes[0], "mute is not available") || len(got.notices) != 1 ||
+			!strings.Contains(got.notices[0], "did not list its tools within") {
+			t.Fatalf("notes %q notices %q", got.notes, got.notices)
+		}
+		sts := hub.Statuses(t.TempDir())
+		if len(sts) != 1 || sts[0].State != StateFailed || !strings.Contains(sts[0].Error, "did not list its tools within 300ms") {
+			t.Fatalf("statuses %+v", sts)
+		}
+		set.mu.Lock()
+		kept := len(set.servers)
+		set.mu.Unlock()
+		if kept != 0 {
+			t.Fatalf("the set keeps %d servers, want the silent one dropped", kept)
+		}
+		// The failure is remembered: the next request does not wait again.
+		if _, notes, notices := set.Tools(ctx, env); len(notes) != 1 || len(notices) != 0 {
+			t.Fatalf("second request: notes %q notices %q", notes, notices)
+		}
+	})
 	t.Run("never completes its start", func(t *testing.T) {
 		silent := fixedSet(t, map[string]ServerConfig{"mute": selfServer(t, "silent")}, Options{StartTimeout: 300 * time.Millisecond})
 		specs, notes, notices := silent.Tools(ctx, env)
@@ -479,5 +519,43 @@ func TestProjectServersStartOnlyWhenAllowed(t *testing.T) {
 	}
 	if st, _ := hub.ProjectServers(cwd); len(st) != 1 || st[0].Allowed {
 		t.Errorf("project servers %+v", st)
+	}
+}
+
+// Settings edits the configuration while conversations resolve their servers: serversFor
+// must read the configuration only under the hub's lock (run with -race).
+func TestEditWhileConversationsResolveServers(t *testing.T) {
+	dir := t.TempDir()
+	hub, err := OpenHub(filepath.Join(dir, "mcp.json"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	if err := SaveConfig(filepath.Join(cwd, ProjectFileName), Config{Servers: map[string]ServerConfig{
+		"proj": {Command: "proj-server"}, "own": {Command: "shadowed"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.SetServer("own", ServerConfig{Command: "server"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	defer func() { <-done }()
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			if err := hub.SetServer("own", ServerConfig{Command: "server-" + strconv.Itoa(i)}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for range 200 {
+		servers, offered := hub.serversFor(cwd)
+		if c, ok := servers["own"]; ok && c.Command == "shadowed" {
+			t.Fatal("the project's server replaced the person's own server of the same name")
+		}
+		if len(offered) == 0 || offered[0] != "proj" {
+			t.Fatalf("offered %q, want proj", offered)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/tools"
@@ -105,12 +106,16 @@ func (s *Set) Tools(ctx context.Context, env tools.Env) (specs []domain.ToolSpec
 		}
 		list, ok := s.lists[name]
 		if !ok || srv.listChanged.Load() {
-			raw, err := srv.listTools(ctx)
+			raw, err := s.listTools(ctx, srv)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, nil, nil
 				}
 				s.drop(srv)
+				if errors.Is(err, errListTimedOut) {
+					// Remembered like a start that timed out: the next request does not wait again.
+					s.failed[name] = failure{fingerprint: fingerprint(c), err: err}
+				}
 				modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s is not available: %s", name, brief(err)))
 				notices = append(notices, err.Error())
 				s.hub.report(name, func(st *Status) { st.State, st.Error = StateFailed, err.Error() })
@@ -211,6 +216,23 @@ func (s *Set) start(ctx context.Context, name string, c ServerConfig, env tools.
 		err = fmt.Errorf("%w (it ran in the Restricted sandbox: no network, a read-only file system; a server that npx or uvx would download must be installed beforehand)", err)
 	}
 	return srv, err
+}
+
+// errListTimedOut marks a server that did not list its tools within the start timeout.
+var errListTimedOut = errors.New("timed out")
+
+// listTools lists a server's tools within the start timeout: a server that completed its
+// handshake and then never answers tools/list must not keep the request (and the set's
+// mutex) waiting forever. Called with mu held.
+func (s *Set) listTools(ctx context.Context, srv *server) ([]*sdk.Tool, error) {
+	listCtx, cancel := context.WithTimeout(ctx, s.hub.opts.StartTimeout)
+	defer cancel()
+	raw, err := srv.listTools(listCtx)
+	if err != nil && errors.Is(listCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, fmt.Errorf("MCP server %s did not list its tools within %s (%w): check that it answers tools/list, then send again",
+			srv.name, s.hub.opts.StartTimeout, errListTimedOut)
+	}
+	return raw, err
 }
 
 // record notes the outcome of a start. Called with mu held.

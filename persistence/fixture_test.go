@@ -420,3 +420,48 @@ func TestContainsJSON(t *testing.T) {
 		}
 	}
 }
+
+// reasoningMessageFixture is an assistant message of a thinking model exactly as the store
+// wrote it when reasoning was added (a raw value under msg/…): the readable text, the
+// provider's entries verbatim, and the reasoning tokens of its usage. It is frozen like the
+// schema fixtures: a renamed or retyped field makes this test fail instead of silently
+// dropping every stored reasoning.
+const reasoningMessageFixture = "testdata/reasoning-message.json"
+
+func TestStoredReasoningFormatIsFrozen(t *testing.T) {
+	raw, err := os.ReadFile(reasoningMessageFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw = bytes.TrimSpace(raw)
+	var m domain.Message
+	if err := decodeMessage(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	wantDetails := `[{"type":"reasoning.text","text":"The user wants the weather in Florence.","signature":"EqoDCkYICxgCKkBZ",` +
+		`"format":"anthropic-claude-v1","index":0},{"type":"reasoning.encrypted","data":"gAAAAABpsx4R","id":"rs_03be",` +
+		`"format":"openai-responses-v1","index":1}]`
+	switch {
+	case m.Seq != 2 || m.Kind != domain.KindAssistant || m.Text != "It is 40 °C in Florence.":
+		t.Errorf("message %d %s %q", m.Seq, m.Kind, m.Text)
+	case len(m.ToolCalls) != 1 || m.ToolCalls[0] != (domain.ToolCall{ID: "call_1", Name: "bash", Arguments: `{"command":"echo hi"}`}):
+		t.Errorf("tool calls %+v", m.ToolCalls)
+	case m.Reasoning == nil || m.Reasoning.Text != "The user wants the weather in Florence.":
+		t.Errorf("reasoning.text lost: %+v", m.Reasoning)
+	case string(m.Reasoning.Details) != wantDetails:
+		t.Errorf("reasoning.details %s, want them verbatim", m.Reasoning.Details)
+	case m.Usage == nil || *m.Usage != (domain.Usage{InputTokens: 100, OutputTokens: 143, ReasoningTokens: 99}):
+		t.Errorf("usage %+v, want reasoning_tokens 99 kept", m.Usage)
+	}
+	// The store writes with encoding/json: what it writes today is still this fixture.
+	again, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, raw) {
+		t.Errorf("the store now writes\n%s\nwhere it wrote\n%s", again, raw)
+	}
+}

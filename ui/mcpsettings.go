@@ -225,6 +225,7 @@ func (p *mcpPanel) draw(projErr error) {
 
 // describeServer is a server's command line or URL.
 func describeServer(c actors.MCPServerConfig) string {
+	c = c.Redacted() // a URL's password and query may hold tokens; the edit form shows them
 	if c.IsURL() {
 		return c.URL
 	}

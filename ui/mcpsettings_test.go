@@ -219,3 +219,17 @@ func TestMCPDialogScrollsWithTheWheel(t *testing.T) {
 		t.Error("the wheel does not scroll the server list")
 	}
 }
+
+// A server's card shows its command or URL, never a token: the URL's password and query
+// values are masked (env and headers are not on the card; the edit form shows what the
+// person typed).
+func TestMCPServerCardHidesSecrets(t *testing.T) {
+	got := describeServer(actors.MCPServerConfig{URL: "https://me:pw-secret@mcp.example.com/mcp?api_key=sk-secret&x=1",
+		Headers: map[string]string{"Authorization": "Bearer sk-header"}})
+	if strings.Contains(got, "secret") || !strings.Contains(got, "api_key=") || !strings.Contains(got, "mcp.example.com/mcp") {
+		t.Errorf("the card shows %q", got)
+	}
+	if got := describeServer(actors.MCPServerConfig{Command: "npx", Args: []string{"-y", "srv"}, Env: map[string]string{"T": "tok"}}); got != "npx -y srv" {
+		t.Errorf("the card shows %q", got)
+	}
+}

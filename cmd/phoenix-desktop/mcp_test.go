@@ -106,3 +106,37 @@ func TestChatPrintsMCPProgress(t *testing.T) {
 		t.Fatalf("%d progress lines:\n%s", lines, out)
 	}
 }
+
+// `mcp list` (table and --json) never prints the values of environment variables, headers or
+// URL query parameters, which hold tokens; their names stay visible.
+func TestMCPListRedactsSecrets(t *testing.T) {
+	cwd := t.TempDir()
+	file := filepath.Join(t.TempDir(), "servers.json")
+	writeMCPConfig(t, file, map[string]mcp.ServerConfig{
+		"tool": {Command: "/nonexistent/mcp-server", Env: map[string]string{"API_TOKEN": "tok-env-4567"}, Disabled: true},
+		"web": {URL: "http://user:pw-url-0000@127.0.0.1:9/mcp?key=q-query-789",
+			Headers: map[string]string{"Authorization": "Bearer sk-header-123"}},
+	})
+	writeMCPConfig(t, filepath.Join(cwd, mcp.ProjectFileName), map[string]mcp.ServerConfig{
+		"proj": {Command: "/nonexistent/proj-server", Env: map[string]string{"PROJ_KEY": "tok-proj-999"}},
+	})
+	secrets := []string{"tok-env-4567", "pw-url-0000", "q-query-789", "sk-header-123", "tok-proj-999"}
+	for _, args := range [][]string{{"mcp", "list", "--json"}, {"mcp", "list"}} {
+		code, out, errs := cli(t, append(args, "--mcp-config", file, "--cwd", cwd)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, errs)
+		}
+		for _, s := range secrets {
+			if strings.Contains(out+errs, s) {
+				t.Errorf("%v prints the secret %q:\n%s", args, s, out)
+			}
+		}
+		if args[len(args)-1] == "--json" {
+			for _, name := range []string{"API_TOKEN", "Authorization", "PROJ_KEY", "key="} {
+				if !strings.Contains(out, name) {
+					t.Errorf("--json lacks the name %q:\n%s", name, out)
+				}
+			}
+		}
+	}
+}

@@ -63,11 +63,16 @@ func runMCP(args []string, stdout, stderr io.Writer) error {
 		if st.Enabled {
 			st = servers.Check(ctx, st.Name, abs, unrestricted)
 		}
+		// Env values, headers and URL queries hold tokens: shown by name only.
+		st.Config = st.Config.Redacted()
 		statuses = append(statuses, st)
 	}
 	offered, err := servers.ProjectServers(abs)
 	if err != nil {
 		fmt.Fprintf(stderr, "! %s: %v\n", filepath.Join(abs, ".mcp.json"), err)
+	}
+	for i := range offered {
+		offered[i].Config = offered[i].Config.Redacted()
 	}
 	if jsonOut {
 		return json.NewEncoder(stdout).Encode(struct {
