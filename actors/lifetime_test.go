@@ -182,12 +182,19 @@ func TestPassivationSparesBusyConversations(t *testing.T) {
 	// cancelled.
 	b := h.create(NewConversation{})
 	h.turn(b.ID, "echo: x")
-	waitPassivated(t, passivated, b.ID)
+	waitPassivatedNot(t, passivated, b.ID, a.ID)
+	// Ticks came after b went too: a still must not have gone.
+	refuseNowPassivated(t, passivated, a.ID)
 	if err := h.rt.Cancel(context.Background(), a.ID); err != nil {
 		t.Fatal(err)
 	}
 	if c := h.waitRest(a.ID); c.State.Kind() != domain.StateIdle {
 		t.Fatalf("after cancel: %s", c.State.Kind())
+	}
+	// A passivated a would have been reloaded by Cancel and its tool answered by restart
+	// recovery (interrupted); the actor that kept running answers the Stop (cancelled).
+	if res := results(h.history(a.ID)); len(res) != 1 || res[0].Outcome != domain.OutcomeCancelled {
+		t.Fatalf("tool results of the busy conversation = %+v, want one cancelled", res)
 	}
 	waitPassivated(t, passivated, a.ID)
 }
@@ -201,16 +208,41 @@ func passivations(c *Config) <-chan string {
 
 func waitPassivated(t *testing.T, ch <-chan string, id string) {
 	t.Helper()
+	waitPassivatedNot(t, ch, id, "")
+}
+
+// waitPassivatedNot waits until id is passivated and fails if busy (when not empty) is
+// passivated first.
+func waitPassivatedNot(t *testing.T, ch <-chan string, id, busy string) {
+	t.Helper()
 	timeout := time.NewTimer(30 * time.Second)
 	defer timeout.Stop()
 	for {
 		select {
 		case got := <-ch:
+			if busy != "" && got == busy {
+				t.Fatalf("busy conversation %s was passivated", busy)
+			}
 			if got == id {
 				return
 			}
 		case <-timeout.C:
 			t.Fatalf("conversation %s was not passivated", id)
+		}
+	}
+}
+
+// refuseNowPassivated fails if busy is among the passivations reported so far.
+func refuseNowPassivated(t *testing.T, ch <-chan string, busy string) {
+	t.Helper()
+	for {
+		select {
+		case got := <-ch:
+			if got == busy {
+				t.Fatalf("busy conversation %s was passivated", busy)
+			}
+		default:
+			return
 		}
 	}
 }
