@@ -3,13 +3,19 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/search"
 )
@@ -76,12 +82,41 @@ func TestDeleteRemovesEverythingAndKeepsSharedImages(t *testing.T) {
 	}
 }
 
+// waitProcesses waits until at least n processes' command lines match the regular expression
+// pattern, and returns them.
+func waitProcesses(t *testing.T, pattern string, n int) []int {
+	t.Helper()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		out, _ := exec.Command("pgrep", "-f", pattern).Output()
+		var pids []int
+		for _, f := range strings.Fields(string(out)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+		if len(pids) >= n {
+			return pids
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatalf("%d processes matching %q, want %d", len(pids), pattern, n)
+		}
+	}
+}
+
 func isNotFound(err error) bool { return err != nil && errors.Is(err, persistence.ErrNotFound) }
 
 func TestDeleteStopsARunningConversationAndItsSubAgents(t *testing.T) {
 	h := newHarness(t)
 	c := h.create(NewConversation{Unrestricted: true})
-	h.send(c.ID, "agents: bash: sleep 60 | bash: sleep 60")
+	// A duration no other process uses names these commands' processes.
+	marker := fmt.Sprintf("60.%d", time.Now().UnixNano()%100000)
+	h.send(c.ID, fmt.Sprintf("agents: bash: sleep %s | bash: sleep %s", marker, marker))
 	// Wait until a sub-agent runs its command.
 	timeout := time.NewTimer(30 * time.Second)
 	defer timeout.Stop()
@@ -98,13 +133,16 @@ func TestDeleteStopsARunningConversationAndItsSubAgents(t *testing.T) {
 	if err != nil || len(subs) == 0 {
 		t.Fatalf("sub-agents = %v, %v", subs, err)
 	}
-	start := time.Now()
+	// Both commands run before the delete, so the check below is about their trees dying.
+	sleeps := waitProcesses(t, "^sleep "+regexp.QuoteMeta(marker)+"$", 2)
+	trees := waitProcesses(t, regexp.QuoteMeta(marker), len(sleeps))
 	if err := h.rt.Delete(context.Background(), c.ID); err != nil {
 		t.Fatal(err)
 	}
 	h.waitDeleted(c.ID)
-	if time.Since(start) > 20*time.Second {
-		t.Fatalf("delete waited for the running work instead of stopping it (%s)", time.Since(start))
+	// The delete stopped the work rather than waiting for it: sleep 60 would outlive this.
+	if left := mcptest.WaitExited(trees, 10*time.Second); len(left) > 0 {
+		t.Fatalf("processes of the deleted conversation still run: %v", left)
 	}
 	for _, s := range append(subs, c) {
 		if _, err := h.store.Get(s.ID); !isNotFound(err) {
