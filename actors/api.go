@@ -124,6 +124,10 @@ type Runtime struct {
 	stopMu  sync.Mutex
 	// indexSub feeds the search index; nil without one.
 	indexSub *eventstream.Subscription
+	// background counts the work the manager started off its goroutine (a delete's store and
+	// index removal); Shutdown waits for it, so its reply and event are not lost and it never
+	// meets a closed store or index.
+	background sync.WaitGroup
 }
 
 type llmHolder struct{ client LLMClient }
@@ -205,6 +209,8 @@ func (r *Runtime) Shutdown() {
 	if err := r.system.Root.StopFuture(r.manager).Wait(); err != nil {
 		r.log.Warn("stopping the manager took too long", "error", err)
 	}
+	// The manager is gone, so nothing adds to background any more.
+	r.background.Wait()
 	if r.indexSub != nil {
 		r.system.EventStream.Unsubscribe(r.indexSub)
 	}

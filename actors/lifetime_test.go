@@ -357,3 +357,54 @@ func TestSearchFollowsCommitsAndDeletes(t *testing.T) {
 		t.Fatalf("removed = %v", idx.removed)
 	}
 }
+
+// blockingIndex is a search index whose Remove waits until released.
+type blockingIndex struct {
+	*search.Index
+	entered, release chan struct{}
+}
+
+func (b *blockingIndex) Remove(id string) error {
+	close(b.entered)
+	<-b.release
+	return b.Index.Remove(id)
+}
+
+// A quit while a delete is still removing the conversation waits for it: the delete's reply
+// and ConversationDeleted are not lost, and the index is not closed under it.
+func TestShutdownWaitsForARunningDelete(t *testing.T) {
+	var idx *blockingIndex
+	h := newHarness(t, func(c *Config) {
+		x, err := search.Open(filepath.Join(t.TempDir(), "idx"), c.Store.(*persistence.Store), search.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = x.Close() })
+		idx = &blockingIndex{Index: x, entered: make(chan struct{}), release: make(chan struct{})}
+		c.Search = idx
+	})
+	c := h.create(NewConversation{})
+	h.turn(c.ID, "echo: x")
+	deleted := make(chan error, 1)
+	go func() { deleted <- h.rt.Delete(context.Background(), c.ID) }()
+	<-idx.entered
+	done := make(chan struct{})
+	go func() {
+		h.rt.Shutdown()
+		close(done)
+	}()
+	// With the delete held, Shutdown must not return. Correct code never returns here, so
+	// this window only gives a Shutdown that does not wait the time to show it (it needs
+	// milliseconds); it cannot make a correct run fail.
+	select {
+	case <-done:
+		t.Fatal("Shutdown returned while a delete was still running")
+	case <-time.After(500 * time.Millisecond):
+	}
+	close(idx.release)
+	<-done
+	if err := <-deleted; err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	h.waitDeleted(c.ID)
+}

@@ -129,7 +129,9 @@ func (m *managerActor) delete(ctx actor.Context, id string) {
 	pid := m.convs[id]
 	m.forget(id)
 	rt, self, caller := m.rt, ctx.Self(), ctx.Sender()
+	rt.background.Add(1)
 	go func() {
+		defer rt.background.Done()
 		if pid != nil {
 			// Stopping the actor aborts its model request, kills its tool's process group
 			// and stops its sub-agents (its children) before anything is deleted.
