@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime/pprof"
 	"regexp"
 	"strconv"
 	"strings"
@@ -407,4 +408,59 @@ func TestShutdownWaitsForARunningDelete(t *testing.T) {
 		t.Fatalf("delete: %v", err)
 	}
 	h.waitDeleted(c.ID)
+}
+
+// explodingStore panics when asked for the conversation "explode", from the manager's
+// goroutine, so the manager restarts.
+type explodingStore struct{ *persistence.Store }
+
+func (s explodingStore) Get(id string) (domain.Conversation, error) {
+	if id == "explode" {
+		panic("store exploded")
+	}
+	return s.Store.Get(id)
+}
+
+// passivationTickers counts the running passivation ticker goroutines.
+func passivationTickers() int {
+	var b strings.Builder
+	_ = pprof.Lookup("goroutine").WriteTo(&b, 2)
+	// One stack per goroutine (debug 2); the ticker is the goroutine's own function, not the
+	// "created by" line.
+	return strings.Count(b.String(), "actors.(*managerActor).startTicker.func1()")
+}
+
+// A restarted manager runs one passivation ticker, not one per incarnation.
+func TestManagerRestartKeepsOnePassivationTicker(t *testing.T) {
+	h := newHarness(t, func(c *Config) {
+		c.Passivation = Passivation{IdleAfter: time.Hour, MaxResident: -1}
+		c.Store = explodingStore{c.Store.(*persistence.Store)}
+	})
+	waitPassivationTickers(t, "before the restart", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := h.rt.Delete(ctx, "explode"); err == nil {
+		t.Fatal("a delete whose store lookup panicked succeeded")
+	}
+	// The manager works again after its restart.
+	c := h.create(NewConversation{})
+	h.turn(c.ID, "echo: after the restart")
+	waitPassivationTickers(t, "after a manager restart", 1)
+}
+
+// waitPassivationTickers waits until want passivation tickers run (they start and end on
+// their own goroutines).
+func waitPassivationTickers(t *testing.T, when string, want int) {
+	t.Helper()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for n := passivationTickers(); n != want; n = passivationTickers() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatalf("passivation tickers %s = %d, want %d", when, n, want)
+		}
+	}
 }

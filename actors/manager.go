@@ -50,7 +50,9 @@ func (m *managerActor) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		m.startTicker(ctx)
-	case *actor.Stopping:
+	case *actor.Stopping, *actor.Restarting:
+		// A restart makes a new manager whose Started starts its own ticker: this one's
+		// must end here, or it would keep ticking beside it.
 		if m.stopTicker != nil {
 			close(m.stopTicker)
 			m.stopTicker = nil
