@@ -407,7 +407,8 @@ func (v *View) DragEnd() { v.dragging = false }
 
 func (v *View) Tapped(ev *fyne.PointEvent) {
 	if link := v.linkAt(ev.Position); link != "" && !v.selecting {
-		if u, err := url.Parse(link); err == nil && u.Scheme != "" {
+		// The parser only makes links of openable URLs; checked again here, where it opens.
+		if u, err := url.Parse(link); err == nil && openable(link) {
 			_ = fyne.CurrentApp().OpenURL(u)
 		}
 	}
