@@ -102,6 +102,11 @@ type Config struct {
 	// RequestTimeout bounds a command's round trip through the actors when the caller's
 	// context has no deadline.
 	RequestTimeout time.Duration
+	// OutputLimits sets the most tokens one reply may have, by model name, where the model
+	// table's value (domain.MaxOutputFor) does not suit: a provider that allows more, or a
+	// local server that allows less.
+	OutputLimits map[string]int
+
 	// Search is the search index, told of every committed message; nil means no search.
 	Search Searcher
 	// Passivation bounds the conversation actors kept in memory; the zero value is
@@ -111,6 +116,11 @@ type Config struct {
 	passivated func(id string)
 	// MCP holds the MCP servers conversations use; nil means none (--no-mcp).
 	MCP *mcp.Hub
+
+	// mailbox replaces the conversation actors' mailbox when set. Only tests in this package
+	// set it, to see when a message is queued and so hold results in a mailbox on purpose
+	// (the Stop-first tests); the runtime itself always uses protoactor's default.
+	mailbox actor.MailboxProducer
 }
 
 // Runtime is the command API the UI and the CLI use, and the owner of the actor system.
@@ -128,6 +138,30 @@ type Runtime struct {
 	// index removal); Shutdown waits for it, so its reply and event are not lost and it never
 	// meets a closed store or index.
 	background sync.WaitGroup
+	// gates holds each conversation's stopGate (id → *stopGate), shared by Cancel and the
+	// conversation's actor.
+	gates sync.Map
+}
+
+// gate returns the stop gate of a conversation, creating it on first use.
+func (r *Runtime) gate(id string) *stopGate {
+	if g, ok := r.gates.Load(id); ok {
+		return g.(*stopGate)
+	}
+	g, _ := r.gates.LoadOrStore(id, newStopGate())
+	return g.(*stopGate)
+}
+
+// OutputLimit is the most tokens one reply of the model may have: the configured limit, or
+// the model table's (issue 13). It is sent with every request and shown to the person.
+func (r *Runtime) OutputLimit(model string) int {
+	if n := r.cfg.OutputLimits[strings.ToLower(strings.TrimSpace(model))]; n > 0 {
+		return n
+	}
+	if n := r.cfg.OutputLimits[model]; n > 0 {
+		return n
+	}
+	return domain.MaxOutputFor(model)
 }
 
 type llmHolder struct{ client LLMClient }
@@ -374,9 +408,20 @@ func (r *Runtime) storeImage(img Attachment, limits imaging.Limits) (domain.Imag
 	return prepared.Ref(img.Name), nil
 }
 
-// Cancel stops whatever the agent is doing (REQ-BED-005).
+// Cancel stops whatever the agent is doing (REQ-BED-005), ahead of any result already queued
+// for the conversation (see stopGate). It answers domain.ErrNothingToStop when the agent is at
+// rest, and ErrAlreadyStopping while an earlier Stop is still being handled.
 func (r *Runtime) Cancel(ctx context.Context, id string) error {
-	return r.event(ctx, id, domain.UserCancel{})
+	g := r.gate(id)
+	if !g.begin() {
+		return ErrAlreadyStopping
+	}
+	defer g.end()
+	res, err := r.request(ctx, cmdStop{ID: id})
+	if err != nil {
+		return err
+	}
+	return res.(reply).Err
 }
 
 // DecideUpgrade answers a mode upgrade request (REQ-BED-015).

@@ -73,6 +73,8 @@ func (m *managerActor) Receive(ctx actor.Context) {
 		m.forward(ctx, msg.ID)
 	case cmdArchive:
 		m.forward(ctx, msg.ID)
+	case cmdStop:
+		m.forward(ctx, msg.ID)
 	case *actor.Terminated:
 		for id, pid := range m.convs {
 			if pid.Equal(msg.Who) {

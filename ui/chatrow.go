@@ -117,6 +117,8 @@ func (v *rowView) newPart(k rowKind) part {
 		return newApprovalPart(v.cv)
 	case rowThinking:
 		return newThinkingPart(v.cv)
+	case rowCutOff:
+		return newCutOffPart(v.cv)
 	}
 	return newNotePart()
 }
@@ -130,6 +132,14 @@ func none() fyne.CanvasObject {
 	r := canvas.NewRectangle(color.Transparent)
 	r.Hide()
 	return r
+}
+
+// tint colours a striped row: the stripe in the accent, the background in a wash of it.
+func tint(stripe, bg *canvas.Rectangle, accent fyne.ThemeColorName) {
+	stripe.FillColor = theme.Color(accent)
+	bg.FillColor = withAlpha(theme.Color(accent), 0x18)
+	stripe.Refresh()
+	bg.Refresh()
 }
 
 func withAlpha(c color.Color, a uint8) color.Color {
@@ -574,10 +584,7 @@ func (p *notePart) bind(r *row) {
 		}
 		segs = []widget.RichTextSegment{&widget.TextSegment{Text: r.text, Style: widget.RichTextStyleInline}}
 	}
-	p.stripe.FillColor = theme.Color(accent)
-	p.bg.FillColor = withAlpha(theme.Color(accent), 0x18)
-	p.stripe.Refresh()
-	p.bg.Refresh()
+	tint(p.stripe, p.bg, accent)
 	p.icon.SetResource(icon)
 	p.text.Segments = segs
 	p.text.Refresh()
@@ -603,12 +610,49 @@ func newContinuationPart(cv *chatView) *continuationPart {
 func (p *continuationPart) object() fyne.CanvasObject { return p.obj }
 
 func (p *continuationPart) bind(r *row) {
-	p.stripe.FillColor = theme.Color(theme.ColorNamePrimary)
-	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNamePrimary), 0x18)
-	p.stripe.Refresh()
-	p.bg.Refresh()
+	tint(p.stripe, p.bg, theme.ColorNamePrimary)
 	p.source = r.msg.Text
 	p.text.SetMarkdown(r.msg.Text)
+}
+
+// cutOffPart: a reply that ended early is never shown as if it were complete (REQ-BED-003,
+// issue 13). It says why the reply stopped and, for the output limit, which limit, with a
+// Continue button that asks the model to go on.
+type cutOffPart struct {
+	cv     *chatView
+	bg     *canvas.Rectangle
+	stripe *canvas.Rectangle
+	text   *widget.RichText
+	goOn   *widget.Button
+	obj    fyne.CanvasObject
+}
+
+func newCutOffPart(cv *chatView) *cutOffPart {
+	p := &cutOffPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: newWrapText()}
+	p.goOn = widget.NewButtonWithIcon("Continue", theme.MediaPlayIcon(), func() {
+		if p.cv.cs != nil {
+			p.cv.m.sendPrompt(p.cv.cs, domain.GoOnPrompt)
+		}
+	})
+	body := container.New(&hbar{gap: pad()}, widget.NewIcon(theme.WarningIcon()), p.text, p.goOn)
+	p.obj = container.New(insetBy(fyne.NewSize(pad(), pad()/2), 3), p.bg, p.stripe, body)
+	return p
+}
+
+func (p *cutOffPart) object() fyne.CanvasObject { return p.obj }
+
+func (p *cutOffPart) bind(r *row) {
+	tint(p.stripe, p.bg, theme.ColorNameWarning)
+	model := ""
+	if p.cv.cs != nil {
+		model = p.cv.cs.conv.Model
+	}
+	setPlain(p.text, cutOffText(r.msg.StopReason, p.cv.m.b.OutputLimit(model)), widget.RichTextStyleInline)
+	if r.msg.StopReason == domain.StopLength && !p.cv.readOnly && !r.superseded {
+		p.goOn.Show()
+	} else {
+		p.goOn.Hide()
+	}
 }
 
 // approvalPart: the mode-upgrade request with Approve and Deny (REQ-BED-015). Nothing

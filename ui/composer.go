@@ -151,6 +151,30 @@ func (m *MainWindow) send() {
 	}()
 }
 
+// sendPrompt sends a message the window words for the person (Continue after a cut-off reply)
+// without touching their draft. A rejection is shown like any other.
+func (m *MainWindow) sendPrompt(cs *convState, text string) {
+	if cs.busy() {
+		m.showInline("The agent is busy: wait for it to finish, or press Stop (Esc).")
+		return
+	}
+	if cs.mainView != nil {
+		cs.mainView.pinned = true
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
+		defer cancel()
+		err := m.b.Send(ctx, cs.id, text, nil)
+		if err != nil {
+			m.do(func() {
+				if m.current == cs {
+					m.showInline(sendErrorText(err))
+				}
+			})
+		}
+	}()
+}
+
 // onDropped attaches dropped files to the open conversation's draft. It is the window's
 // drop handler (Window.SetOnDropped), a named method so tests can call it.
 func (m *MainWindow) onDropped(_ fyne.Position, uris []fyne.URI) {

@@ -806,7 +806,15 @@ func (m *MainWindow) stopAgent() {
 	if cs == nil || !cs.busy() {
 		return
 	}
-	m.call("stop the agent", func(ctx context.Context) error { return m.b.Cancel(ctx, cs.id) }, nil)
+	m.call("stop the agent", func(ctx context.Context) error {
+		err := m.b.Cancel(ctx, cs.id)
+		// The turn ended by itself just before the click, or an earlier click is being
+		// handled: either way the agent stops, and nothing needs saying.
+		if errors.Is(err, domain.ErrNothingToStop) || errors.Is(err, actors.ErrAlreadyStopping) {
+			return nil
+		}
+		return err
+	}, nil)
 }
 
 // decide answers a mode-upgrade request (REQ-BED-015).

@@ -37,7 +37,8 @@ const (
 // runChat runs one user turn to rest and prints the transcript of that turn. Exit codes: 0 at
 // Idle; 1 in Error (the error is printed); 3 when the context is exhausted; 130 when Ctrl+C
 // cancelled the turn (like the Stop button; a second Ctrl+C exits at once); 124 when
-// --timeout cancelled it; 143 on SIGTERM.
+// --timeout cancelled it; 143 on SIGTERM. SIGUSR1 is "Switch to Restricted" (REQ-BED-016): the
+// mode changes at once and a command running with write access is stopped.
 func runChat(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -99,7 +100,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		attachments = append(attachments, actors.Attachment{Name: filepath.Base(path), Data: data})
 	}
 	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1)
 	defer signal.Stop(signals)
 
 	log := common.logger(stderr)
@@ -136,7 +137,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 
 	sub := rt.Subscribe()
 	defer sub.Close()
-	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID, reasoning: reasoning}
+	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID, reasoning: reasoning, outputLimit: rt.OutputLimit(conv.Model)}
 	if !jsonOut {
 		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, conv.Cwd,
 			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(rt.Sandbox()))
@@ -158,7 +159,9 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		}
 		stopCode = code
 		fmt.Fprintf(stderr, "\nphoenix-desktop: %s; stopping the turn…\n", why)
-		if err := rt.Cancel(ctx, conv.ID); err != nil {
+		// The turn may have ended by itself meanwhile: then there is nothing to stop.
+		if err := rt.Cancel(ctx, conv.ID); err != nil && !errors.Is(err, domain.ErrNothingToStop) &&
+			!errors.Is(err, actors.ErrAlreadyStopping) {
 			return fmt.Errorf("chat: cancel: %w", err)
 		}
 		return nil
@@ -203,6 +206,13 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("chat: answer the upgrade request: %w", err)
 			}
 		case sig := <-signals:
+			if sig == syscall.SIGUSR1 {
+				fmt.Fprintln(stderr, "\nphoenix-desktop: switching to Restricted mode…")
+				if err := rt.Downgrade(ctx, conv.ID); err != nil {
+					fmt.Fprintf(stderr, "phoenix-desktop: could not switch to Restricted mode: %v\n", err)
+				}
+				continue
+			}
 			if stopCode != 0 {
 				return &exitError{code: stopCode, err: errors.New("stopped without waiting for the turn to come to rest")}
 			}
@@ -268,6 +278,8 @@ type chatPrinter struct {
 	// tenths is how far (in tenths) the running call's progress was last printed, so that a
 	// server reporting every step prints at most ten lines.
 	tenths int
+	// outputLimit is the conversation's model's reply limit, named in the cut-off notice.
+	outputLimit int
 }
 
 func (p *chatPrinter) print(ev actors.Event) {
@@ -291,6 +303,10 @@ func (p *chatPrinter) print(ev actors.Event) {
 			m.Reasoning = nil
 		}
 		writeMessage(p.w, m)
+		if e.Message.StopReason == domain.StopLength {
+			fmt.Fprintf(p.w, "! The limit is %d tokens. To have it go on: phoenix-desktop chat --continue %s %q\n",
+				p.outputLimit, p.conv, domain.GoOnPrompt)
+		}
 	case actors.StateChanged:
 		if line := transcript.Status(e.Conv, time.Time{}, time.Time{}); line != p.last && domain.Busy(e.Conv.State) {
 			p.last, p.tenths = line, 0

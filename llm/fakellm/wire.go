@@ -15,6 +15,17 @@ type ChatRequest struct {
 	Tools         []Tool         `json:"tools,omitempty"`
 	Stream        bool           `json:"stream"`
 	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
+	// MaxTokens and MaxCompletionTokens bound the reply (OutputLimit); clients send one.
+	MaxTokens           int `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int `json:"max_completion_tokens,omitempty"`
+}
+
+// OutputLimit is the reply limit the request asked for, in tokens; zero when it set none.
+func (c *ChatRequest) OutputLimit() int {
+	if c.MaxCompletionTokens > 0 {
+		return c.MaxCompletionTokens
+	}
+	return c.MaxTokens
 }
 
 // StreamOptions asks for a final usage chunk.
