@@ -295,6 +295,17 @@ func resident(t *testing.T, h *harness) int {
 	return n
 }
 
+// openIndex opens a search index over the harness's store, closed when the test ends (after
+// the runtime's Shutdown, as in the app).
+func openIndex(t *testing.T, c *Config) *search.Index {
+	x, err := search.Open(filepath.Join(t.TempDir(), "idx"), c.Store.(*persistence.Store), search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = x.Close() })
+	return x
+}
+
 // recordingIndex is a search index that records what the runtime told it.
 type recordingIndex struct {
 	*search.Index
@@ -320,12 +331,7 @@ func (r *recordingIndex) Remove(id string) error {
 func TestSearchFollowsCommitsAndDeletes(t *testing.T) {
 	var idx *recordingIndex
 	h := newHarness(t, func(c *Config) {
-		x, err := search.Open(filepath.Join(t.TempDir(), "idx"), c.Store.(*persistence.Store), search.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = x.Close() })
-		idx = &recordingIndex{Index: x, notified: map[string]int{}}
+		idx = &recordingIndex{Index: openIndex(t, c), notified: map[string]int{}}
 		c.Search = idx
 	})
 	ctx := context.Background()
@@ -376,12 +382,7 @@ func (b *blockingIndex) Remove(id string) error {
 func TestShutdownWaitsForARunningDelete(t *testing.T) {
 	var idx *blockingIndex
 	h := newHarness(t, func(c *Config) {
-		x, err := search.Open(filepath.Join(t.TempDir(), "idx"), c.Store.(*persistence.Store), search.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = x.Close() })
-		idx = &blockingIndex{Index: x, entered: make(chan struct{}), release: make(chan struct{})}
+		idx = &blockingIndex{Index: openIndex(t, c), entered: make(chan struct{}), release: make(chan struct{})}
 		c.Search = idx
 	})
 	c := h.create(NewConversation{})
