@@ -41,6 +41,13 @@ type Store interface {
 	// per conversation).
 	Delete(id string) error
 	Recover() (persistence.RecoveryReport, error)
+	// Auxiliary records and files of a conversation (instructions, queue, checkpoints),
+	// removed with it by the store's Delete.
+	PutAux(id, name string, value []byte) error
+	Aux(id, name string) ([]byte, error)
+	AuxList(id, prefix string) ([]persistence.AuxItem, error)
+	DeleteAux(id, name string) error
+	FilesDir(id string) string
 }
 
 // Searcher is the search index (package search) as the runtime uses it: told of every commit
@@ -99,6 +106,9 @@ type Config struct {
 	// directory. Empty means the system temp dir, where each dir is removed when its
 	// conversation's actor stops but a crash leaves it behind.
 	TempRoot string
+	// InstructionsDir holds the person's own AGENTS.md (instructions.ConfigDir); empty
+	// means none.
+	InstructionsDir string
 	// RequestTimeout bounds a command's round trip through the actors when the caller's
 	// context has no deadline.
 	RequestTimeout time.Duration
@@ -132,6 +142,12 @@ type Runtime struct {
 	llm     atomic.Pointer[llmHolder]
 	stopped atomic.Bool
 	stopMu  sync.Mutex
+	ckpts   checkpointRepos
+	// bg counts background work that is no actor's (warming a checkpoint repository);
+	// Shutdown cancels bgCtx and waits for it.
+	bg     sync.WaitGroup
+	bgCtx  context.Context
+	bgStop context.CancelFunc
 	// indexSub feeds the search index; nil without one.
 	indexSub *eventstream.Subscription
 	// background counts the work the manager started off its goroutine (a delete's store and
@@ -193,7 +209,9 @@ func Start(cfg Config) (*Runtime, error) {
 	for id, ferr := range report.Failed {
 		cfg.Logger.Error("restart recovery failed for a conversation; it stays as stored", "conversation", id, "error", ferr)
 	}
+	holdQueuesAfterRecovery(cfg.Store, report.Recovered, cfg.Logger)
 	r := &Runtime{cfg: cfg, log: cfg.Logger}
+	r.bgCtx, r.bgStop = context.WithCancel(context.Background())
 	r.llm.Store(&llmHolder{client: cfg.LLM})
 	// protoactor's logger is routed to ours, one level quieter: its info lines are noise to
 	// a desktop user.
@@ -249,6 +267,8 @@ func (r *Runtime) Shutdown() {
 		r.system.EventStream.Unsubscribe(r.indexSub)
 	}
 	r.system.Shutdown()
+	r.bgStop()
+	r.bg.Wait()
 }
 
 // Sandbox reports whether Restricted mode is enforced here (REQ-BED-014).
@@ -276,6 +296,9 @@ type NewConversation struct {
 	ContinuedFrom string
 	// ContextWindow overrides the model table when positive.
 	ContextWindow int
+	// NoInstructions starts without the project's AGENTS.md (Reload instructions turns them
+	// on again).
+	NoInstructions bool
 }
 
 // ErrNotDirectory rejects a working directory that is missing or not a directory.
@@ -310,7 +333,20 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 		return domain.Conversation{}, err
 	}
 	rc := res.(replyConv)
-	return rc.Conv, rc.Err
+	if rc.Err != nil {
+		return rc.Conv, rc.Err
+	}
+	// The instructions are read here, on the caller's goroutine (never in a mailbox), and
+	// saved before the caller learns the id, so before anything can be sent.
+	set := Instructions{Disabled: true}
+	if !p.NoInstructions {
+		set = r.readInstructions(rc.Conv.ID, p.Cwd)
+	}
+	if err := r.saveInstructions(rc.Conv.ID, set); err != nil {
+		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Project instructions will not be used: " + err.Error()})
+	}
+	r.warmCheckpoints(rc.Conv.ID)
+	return rc.Conv, nil
 }
 
 // List returns the user's conversations, newest first, without their messages.
@@ -376,7 +412,7 @@ func (r *Runtime) Send(ctx context.Context, id, text string, images []Attachment
 		// REQ-BED-013: a model that cannot see images gets none; say so before anything
 		// is stored, so the person can remove them and send the text.
 		if !llm.SupportsVision(conv.Model) {
-			return fmt.Errorf("the model %s does not accept images: remove them, or start a conversation with a vision model", conv.Model)
+			return noVisionError(conv.Model)
 		}
 		for _, img := range images {
 			ref, err := r.storeImage(img, r.imageLimits(conv.Model))
@@ -426,7 +462,13 @@ func (r *Runtime) Cancel(ctx context.Context, id string) error {
 
 // DecideUpgrade answers a mode upgrade request (REQ-BED-015).
 func (r *Runtime) DecideUpgrade(ctx context.Context, id string, exec domain.ExecID, approve bool) error {
-	return r.event(ctx, id, domain.ModeDecision{Exec: exec, Approve: approve})
+	if err := r.event(ctx, id, domain.ModeDecision{Exec: exec, Approve: approve}); err != nil {
+		return err
+	}
+	if approve {
+		r.warmCheckpoints(id)
+	}
+	return nil
 }
 
 // Downgrade switches to Restricted mode at once (REQ-BED-016).

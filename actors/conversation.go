@@ -89,6 +89,8 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 		switch ctx.Message().(type) {
 		case cmdEvent, cmdStop:
 			ctx.Respond(reply{Err: ErrStopped})
+		case cmdQueue:
+			ctx.Respond(replyQueue{Err: ErrStopped})
 		}
 		return
 	}
@@ -144,6 +146,9 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 		ctx.Respond(reply{Err: err})
 	case cmdArchive:
 		ctx.Respond(reply{Err: a.archive(msg.Archived)})
+	case cmdQueue:
+		q, err := a.onQueue(ctx, msg.Op)
+		ctx.Respond(replyQueue{Queue: q, Err: err})
 	case passivateQuery:
 		ctx.Respond(passivateAnswer{ID: a.id, PID: ctx.Self(), Forwards: msg.Forwards, AtRest: a.atRest()})
 	case startTask:
@@ -214,7 +219,7 @@ func (a *conversationActor) reportPanic(ctx actor.Context) {
 		"conversation", a.id, "message", fmt.Sprintf("%T", ctx.Message()), "panic", p, "stack", string(debug.Stack()))
 	if _, answered := p.(answeredPanic); !answered {
 		switch ctx.Message().(type) {
-		case cmdEvent, cmdArchive:
+		case cmdEvent, cmdArchive, cmdQueue:
 			ctx.Respond(reply{Err: fmt.Errorf("internal error in conversation %s (%v); it was reloaded from disk, try again", a.id, p)})
 		}
 	}
@@ -385,6 +390,7 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 		return &commitError{fmt.Errorf("save conversation %s: %w", a.id, err)}
 	}
 	at := time.Now()
+	was := a.conv.State
 	a.conv = stamped
 	// startLLM hands workers a clipped slice, so appending here never writes into memory a
 	// worker reads.
@@ -399,6 +405,7 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 		a.run(ctx, eff)
 	}
 	a.stopStaleTimers()
+	a.afterTransition(ctx, ev, was)
 	return nil
 }
 
@@ -462,7 +469,7 @@ func (a *conversationActor) schedule(ctx actor.Context, exec domain.ExecID, dela
 func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 	req := llm.Request{
 		Model:           a.conv.Model,
-		System:          SystemPrompt(a.conv),
+		System:          a.systemPromptFor(),
 		History:         slices.Clip(a.history),
 		MaxOutputTokens: a.rt.OutputLimit(a.conv.Model),
 	}
@@ -522,7 +529,7 @@ func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
 	if domain.IsMCPTool(e.Call.Name) {
 		servers = a.mcpServers()
 	}
-	a.toolPID = ctx.Spawn(toolRunProps(a.rt, a.id, e.Exec, toolCtx, cancel, env, e.Call, err, servers))
+	a.toolPID = ctx.Spawn(toolRunProps(a.rt, a.id, e.Exec, toolCtx, cancel, env, e.Call, err, servers, a.checkpointTaskFor(e)))
 }
 
 // mcpServers returns the conversation's MCP servers, making the set (which starts nothing)

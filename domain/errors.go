@@ -29,6 +29,11 @@ var (
 	// ErrNothingToStop answers Stop while the agent is at rest (orchestration-design item
 	// 15): the caller learns that nothing was running instead of a silent success.
 	ErrNothingToStop = errors.New("nothing to stop: the agent is not working")
+	// ErrSubAgentReadOnly rejects a person's change to a sub-agent (a model switch, a file
+	// restore): it follows its parent.
+	ErrSubAgentReadOnly = errors.New("a sub-agent cannot be changed: it follows its parent conversation")
+	// ErrEmptyModel rejects a model switch without a model name.
+	ErrEmptyModel = errors.New("no model is named")
 )
 
 // ErrorKind classifies a failure for display and for the retry decision (REQ-BED-006).

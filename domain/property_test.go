@@ -130,6 +130,10 @@ func (w *walk) noiseEvent(t *rapid.T) Event {
 		return w.userMessage(t)
 	case 5:
 		return UserDowngrade{}
+	case 4:
+		return UserChangeModel{Model: rapid.SampledFrom([]string{"demo", "gpt-4o", "qwen3-coder"}).Draw(t, "model")}
+	case 6:
+		return UserRestoredFiles{Summary: "The person restored a.go."}
 	case 11:
 		if w.rare(t, "noiseWrapUp") {
 			return UserTriggerContinuation{}
@@ -353,7 +357,8 @@ func (w *walk) subOutcome(t *rapid.T, agentID string) SubAgentOutcome {
 // --- the step and its invariants ------------------------------------------------------------
 
 var sentinels = []error{ErrAgentBusy, ErrContextExhausted, ErrEmptyMessage, ErrMessageTooLong, ErrNoPendingApproval,
-	ErrLandlockUnavailable, ErrNotIdle, ErrFinished, ErrNoSubAgentContinuation, ErrNothingToStop}
+	ErrLandlockUnavailable, ErrNotIdle, ErrFinished, ErrNoSubAgentContinuation, ErrNothingToStop,
+	ErrSubAgentReadOnly, ErrEmptyModel}
 
 // awaited reports whether the state waits for exactly this result. Every other result is stale
 // and must change nothing; an awaited one must never be dropped (it would leave the
@@ -737,6 +742,20 @@ func (w *walk) apply(t *rapid.T, ev Event) ([]Effect, error) {
 	if e, ok := ev.(ModeDecision); ok && waits && !e.Approve {
 		w.modeChanges++ // a denial is announced too (REQ-BED-017)
 	}
+	// A model switch and a restore of files are announced to the agent like a mode change.
+	switch e := ev.(type) {
+	case UserChangeModel:
+		if len(effects) > 0 {
+			w.modeChanges++
+			if next.Model != e.Model || next.Window() != ContextWindowFor(e.Model) || next.State.Kind() != before.State.Kind() {
+				t.Fatalf("step %d: switch to %s gave model %s window %d state %s", w.steps, e.Model, next.Model, next.Window(), next.State.Kind())
+			}
+		}
+	case UserRestoredFiles:
+		if len(effects) > 0 {
+			w.modeChanges++
+		}
+	}
 
 	w.checkThreshold(t, before, ev, next, effects, waits)
 	w.c = next
@@ -797,6 +816,17 @@ func (w *walk) checkRejection(t *rapid.T, before Conversation, ev Event, next Co
 	case UserCancel:
 		if !Busy(before.State) {
 			want = ErrNothingToStop // orchestration-design item 15
+		}
+	case UserChangeModel, UserRestoredFiles:
+		switch {
+		case Busy(before.State):
+			want = ErrAgentBusy // REQ-BED-002: changes wait for rest, like messages
+		case before.State.Kind() == StateContextExhausted:
+			want = ErrContextExhausted
+		case absorbing(before.State):
+			want = ErrFinished
+		case before.IsSubAgent():
+			want = ErrSubAgentReadOnly
 		}
 	case UserTriggerContinuation:
 		switch {

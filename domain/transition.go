@@ -132,6 +132,10 @@ func Transition(c Conversation, ev Event) (Conversation, []Effect, error) {
 		t.subAgentDeadline(e)
 	case RestoreAfterRestart:
 		t.restore(e)
+	case UserChangeModel:
+		err = t.changeModel(e)
+	case UserRestoredFiles:
+		err = t.restoredFiles(e)
 	default:
 		err = fmt.Errorf("unknown event %T", ev)
 	}
@@ -214,14 +218,8 @@ func (t *tx) failReporting(kind ErrorKind, message, report string) {
 // --- user input -------------------------------------------------------------------------
 
 func (t *tx) userMessage(e UserMessage) error {
-	switch t.c.State.(type) {
-	case ContextExhausted:
-		return ErrContextExhausted
-	case Completed, Failed:
-		return ErrFinished
-	}
-	if Busy(t.c.State) {
-		return ErrAgentBusy
+	if err := t.acceptsInput(); err != nil {
+		return err
 	}
 	if strings.TrimSpace(e.Text) == "" && len(e.Images) == 0 {
 		return ErrEmptyMessage

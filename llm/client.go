@@ -159,24 +159,20 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	if model == "" {
 		return Response{}, newError(domain.ErrorInvalidRequest, 0, "no model is configured", nil)
 	}
-	// REQ-BED-013: a text-only model is refused before any image is loaded or anything is
-	// sent, with a message that says what to do. The converter counts exactly the images it
-	// would send; for such a model it is handed a loader that loads nothing.
+	// REQ-BED-013: a text-only model never receives an image. Send refuses new ones; images
+	// already in the history (the conversation switched to this model) are replaced by a
+	// placeholder that names them, so the model knows something was there.
 	vision := SupportsVision(model)
 	lim := imaging.LimitsForModel(model)
 	load := func(ref domain.ImageRef) (string, error) { return c.imageURL(ref, lim) }
 	if !vision {
-		load = func(domain.ImageRef) (string, error) { return "", nil }
+		load = nil
 	}
-	msgs, extras, images, err := convertHistory(req.System, req.History, req.ExtraUserText, load,
+	msgs, extras, _, err := convertHistory(req.System, req.History, req.ExtraUserText, load,
 		reasoningReturnFor(c.cfg.BaseURL, model))
 	if err != nil {
 		return Response{}, newError(domain.ErrorInvalidRequest, 0,
 			fmt.Sprintf("the conversation could not be prepared: %v", err), err)
-	}
-	if images > 0 && !vision {
-		return Response{}, &Error{Kind: domain.ErrorInvalidRequest, Message: fmt.Sprintf(
-			"The model %s cannot read images, and this conversation contains %d: switch to a model with vision, or start a new conversation without the images", model, images)}
 	}
 	creq := openai.ChatCompletionRequest{
 		Model:         model,

@@ -182,12 +182,16 @@ type userPart struct {
 	text   *widget.RichText
 	thumbs *fyne.Container
 	obj    fyne.CanvasObject
+	// rewind restores the working tree as it was before this message's turn.
+	rewind *widget.Button
+	seq    uint64
 }
 
 func newUserPart(cv *chatView) *userPart {
 	p := &userPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), header: widget.NewRichText(), text: newWrapText(),
 		thumbs: container.New(&flow{gap: pad()})}
-	p.obj = card(p.bg, container.New(&column{}, p.header, p.text, p.thumbs))
+	p.rewind = restoreButton("Rewind to here", func() { cv.m.proj.rewind(cv.cs, p.seq) })
+	p.obj = card(p.bg, container.New(&column{}, container.New(&hbar{gap: pad()}, none(), p.header, p.rewind), p.text, p.thumbs))
 	return p
 }
 
@@ -201,6 +205,9 @@ func (p *userPart) bind(r *row) {
 		head += " · " + r.at.Local().Format("15:04")
 	}
 	setPlain(p.header, head, captionStyle())
+	p.seq = r.msg.Seq
+	_, canRewind := p.cv.m.proj.checkpointBefore(p.cv.cs.id, r.msg.Seq)
+	p.rewind.Hidden = !canRewind || p.cv.readOnly
 	p.text.Hidden = r.msg.Text == ""
 	setPlain(p.text, r.msg.Text, widget.RichTextStyleParagraph)
 	p.thumbs.Objects = p.thumbs.Objects[:0]
@@ -297,13 +304,15 @@ func splitStream(s string) (done, tail string) {
 
 // toolPart: one tool call as a compact row that expands to its result or diff.
 type toolPart struct {
-	cv      *chatView
-	bound   *row
-	bg      *canvas.Rectangle
-	icon    *widget.Icon
-	name    *widget.Label
-	arg     *widget.RichText
-	toggle  *widget.Button
+	cv     *chatView
+	bound  *row
+	bg     *canvas.Rectangle
+	icon   *widget.Icon
+	name   *widget.Label
+	arg    *widget.RichText
+	toggle *widget.Button
+	// undo restores the files this call changed, after showing the diff.
+	undo    *widget.Button
 	summary *widget.RichText
 	details *markdown.View
 	// detailBox insets the details to where RichText put its text.
@@ -323,7 +332,12 @@ func newToolPart(cv *chatView) *toolPart {
 		}
 	})
 	p.toggle.Importance = widget.LowImportance
-	header := container.New(&hbar{gap: pad()}, container.NewHBox(p.icon, p.name), p.arg, p.toggle)
+	p.undo = restoreButton("Undo", func() {
+		if p.bound != nil {
+			cv.m.proj.undo(cv.cs, p.bound.call.ID)
+		}
+	})
+	header := container.New(&hbar{gap: pad()}, container.NewHBox(p.icon, p.name), p.arg, container.NewHBox(p.undo, p.toggle))
 	p.detailBox = container.New(insetBy(markdownInset(), 0), p.details)
 	p.obj = card(p.bg, container.New(&column{}, header, p.summary, p.detailBox))
 	return p
@@ -342,6 +356,8 @@ func (p *toolPart) bind(r *row) {
 	setPlain(p.summary, sum, captionStyle())
 
 	res := r.result
+	_, canUndo := p.cv.m.proj.checkpointForCall(p.cv.cs.id, r.call.ID)
+	p.undo.Hidden = !canUndo || res == nil || p.cv.readOnly
 	hasDetails := res != nil && (strings.TrimSpace(res.Content) != "" || (res.Display != nil && res.Display.Diff != ""))
 	p.toggle.Hidden = !hasDetails
 	switch {

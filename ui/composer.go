@@ -111,6 +111,9 @@ func (m *MainWindow) send() {
 	case strings.TrimSpace(text) == "" && len(atts) == 0:
 		m.showInline("Type a message or attach an image first.")
 		return
+	case cs.busy() && m.proj.enabled():
+		m.proj.enqueue(cs, text, atts)
+		return
 	case cs.busy():
 		m.showInline("The agent is busy: wait for it to finish, or press Stop (Esc).")
 		return

@@ -51,8 +51,11 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		jsonOut    bool
 		reasoning  bool
 		continueID string
+		noInstr    bool
+		wrapUp     bool
 		timeout    time.Duration
 		images     stringList
+		queued     stringList
 	)
 	common.register(fs, true)
 	fs.StringVar(&cwd, "cwd", ".", "working directory of a new conversation")
@@ -62,8 +65,11 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&jsonOut, "json", false, "print events as JSON lines instead of a transcript")
 	fs.BoolVar(&reasoning, "show-reasoning", false, "print a thinking model's reasoning before each reply")
 	fs.StringVar(&continueID, "continue", "", "send the message to this existing conversation")
+	fs.BoolVar(&wrapUp, "wrap-up", false, "with --continue: wrap the conversation up (continuation summary) instead of sending a message")
+	fs.BoolVar(&noInstr, "no-instructions", false, "start the new conversation without the project's AGENTS.md / CLAUDE.md")
 	fs.DurationVar(&timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
+	fs.Var(&queued, "queue", "a message to send after this turn, as if typed while the agent works (repeatable, in order)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -85,7 +91,10 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	}
 	// Everything that can be checked before a conversation exists is checked first, so a
 	// mistake never leaves an empty conversation behind.
-	if strings.TrimSpace(prompt) == "" && len(images) == 0 {
+	if wrapUp && (continueID == "" || strings.TrimSpace(prompt) != "" || len(images) > 0) {
+		return errors.New("chat: --wrap-up needs --continue ID and no message")
+	}
+	if strings.TrimSpace(prompt) == "" && len(images) == 0 && !wrapUp {
 		return errors.New("chat: the message is empty: pass a prompt as arguments, or - to read it from standard input")
 	}
 	var attachments []actors.Attachment
@@ -122,12 +131,27 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("chat: %w (see phoenix-desktop list for the ids)", err)
 		}
 		conv = snap.Conv
+		// --model with --continue switches the conversation's model for this and later
+		// requests (at rest only), as the header's model menu does.
+		if m := strings.TrimSpace(common.model); m != "" && m != conv.Model {
+			ch, err := rt.ChangeModel(ctx, conv.ID, m)
+			if err != nil {
+				return fmt.Errorf("chat: %w", err)
+			}
+			conv = ch.Conv
+			fmt.Fprintf(stderr, "phoenix-desktop: switched to %s (context window %d tokens, %d%% used)\n",
+				rt.ModelLabel(conv.Model), conv.Window(), domain.UsagePercent(conv.Usage, conv.Window()))
+			if ch.AtContinuation && !wrapUp {
+				return &exitError{code: exitExhausted, err: fmt.Errorf("the conversation already uses %d%% of %s's context window, so nothing was sent: wrap it up with chat --continue %s --wrap-up, then continue in a new conversation",
+					domain.UsagePercent(conv.Usage, conv.Window()), rt.ModelLabel(conv.Model), conv.ID)}
+			}
+		}
 	} else {
 		abs, err := filepath.Abs(cwd)
 		if err != nil {
 			return fmt.Errorf("chat: working directory %s: %w", cwd, err)
 		}
-		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Unrestricted: unrestrict})
+		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Unrestricted: unrestrict, NoInstructions: noInstr})
 		if err != nil {
 			return err
 		}
@@ -141,9 +165,26 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	if !jsonOut {
 		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, conv.Cwd,
 			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(rt.Sandbox()))
+		if set, err := rt.Instructions(ctx, conv.ID); err == nil {
+			if len(set.Files) > 0 {
+				fmt.Fprintf(stdout, "Instructions: %s\n", strings.Join(set.Labels(), ", "))
+			}
+			for _, n := range set.Notices {
+				fmt.Fprintf(stdout, "! Instructions: %s\n", n)
+			}
+		}
 	}
-	if err := rt.Send(ctx, conv.ID, prompt, attachments); err != nil {
+	if wrapUp {
+		if err := rt.WrapUp(ctx, conv.ID); err != nil {
+			return fmt.Errorf("chat: wrap up: %w", err)
+		}
+	} else if err := rt.Send(ctx, conv.ID, prompt, attachments); err != nil {
 		return fmt.Errorf("chat: %w", err)
+	}
+	for _, text := range queued {
+		if _, err := rt.Enqueue(ctx, conv.ID, text, nil); err != nil {
+			return fmt.Errorf("chat: queue %q: %w", text, err)
+		}
 	}
 
 	var deadline <-chan time.Time
@@ -191,10 +232,18 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 				pending = &e
 				go func() { answers <- askApproval(stderr, os.Stdin, e.Reason) }()
 			case actors.StateChanged:
-				if domain.Busy(e.Conv.State) {
+				if domain.Busy(e.Conv.State) || (stopCode == 0 && queueGoesOn(ctx, rt, e.Conv)) {
 					continue
 				}
 				return chatResult(e.Conv, stopCode)
+			case actors.QueueChanged:
+				// A queue that could not be sent is held: the turn that would follow never
+				// comes.
+				if e.Queue.Held != "" {
+					if snap, err := rt.Snapshot(ctx, conv.ID); err == nil && !domain.Busy(snap.Conv.State) {
+						return chatResult(snap.Conv, stopCode)
+					}
+				}
 			}
 		case yes := <-answers:
 			if pending == nil {
@@ -229,6 +278,21 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+}
+
+// queueGoesOn reports whether a conversation that came to rest goes on with its queued
+// messages (the runtime sends the first one when a turn ends at Idle), so that chat keeps
+// printing until the queue is done.
+func queueGoesOn(ctx context.Context, rt *actors.Runtime, rest domain.Conversation) bool {
+	q, err := rt.Queue(ctx, rest.ID)
+	if err == nil && len(q.Items) > 0 && q.Held == "" {
+		if _, idle := rest.State.(domain.Idle); idle {
+			return true
+		}
+	}
+	// The next queued message may already be on its way.
+	snap, err := rt.Snapshot(ctx, rest.ID)
+	return err == nil && snap.Conv.LastExec > rest.LastExec
 }
 
 func chatResult(c domain.Conversation, stopCode int) error {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/instructions"
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
 	"github.com/phoenix-desktop/phoenix/mcp"
@@ -317,6 +318,8 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		Sandbox:      sandbox.Describe(),
 		Logger:       log,
 		DefaultModel: m.config.Model,
+		// The person's own AGENTS.md, read with the project's.
+		InstructionsDir: instructions.ConfigDir(),
 		// Inside the locked data directory, so that a start can sweep what a crash left.
 		TempRoot: filepath.Join(store.Dir(), "sandbox-tmp"),
 		MCP:      hub,

@@ -606,6 +606,25 @@ func TestPredictableEarlyStopsAndLimits(t *testing.T) {
 	}
 }
 
+func TestChatsRecordModelAndSystemPrompt(t *testing.T) {
+	s := start(t)
+	for _, model := range []string{"demo", "other-model"} {
+		post(t, s, ChatRequest{Model: model, Messages: []Message{
+			{Role: "system", Content: Content{Text: "rules for " + model}}, user("echo: hi")}})
+	}
+	post(t, s, ChatRequest{Model: "bare", Messages: []Message{user("echo: hi")}})
+	chats := s.Chats()
+	if len(chats) != 3 {
+		t.Fatalf("%d chats recorded", len(chats))
+	}
+	if chats[1].Model != "other-model" || chats[1].SystemPrompt() != "rules for other-model" {
+		t.Fatalf("second chat: model %q system %q", chats[1].Model, chats[1].SystemPrompt())
+	}
+	if chats[2].SystemPrompt() != "" {
+		t.Fatalf("a request without a system message has system prompt %q", chats[2].SystemPrompt())
+	}
+}
+
 // Scripted reasoning goes over the wire in the shapes real providers use: each piece in
 // every field asked for, a signature-only entry, an encrypted entry, and reasoning tokens
 // counted inside or beside completion_tokens.

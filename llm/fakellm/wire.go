@@ -237,3 +237,15 @@ type errorBody struct {
 		Code    string `json:"code,omitempty"`
 	} `json:"error"`
 }
+
+// SystemPrompt is the text of the request's system messages joined by blank lines, "" when
+// it has none: what a test checks to see which instructions reached the model.
+func (c *ChatRequest) SystemPrompt() string {
+	var parts []string
+	for _, m := range c.Messages {
+		if m.Role == "system" || m.Role == "developer" {
+			parts = append(parts, m.Content.String())
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
