@@ -150,6 +150,10 @@ type Runtime struct {
 	bgStop context.CancelFunc
 	// indexSub feeds the search index; nil without one.
 	indexSub *eventstream.Subscription
+	// background counts the work the manager started off its goroutine (a delete's store and
+	// index removal); Shutdown waits for it, so its reply and event are not lost and it never
+	// meets a closed store or index.
+	background sync.WaitGroup
 	// gates holds each conversation's stopGate (id → *stopGate), shared by Cancel and the
 	// conversation's actor.
 	gates sync.Map
@@ -257,6 +261,8 @@ func (r *Runtime) Shutdown() {
 	if err := r.system.Root.StopFuture(r.manager).Wait(); err != nil {
 		r.log.Warn("stopping the manager took too long", "error", err)
 	}
+	// The manager is gone, so nothing adds to background any more.
+	r.background.Wait()
 	if r.indexSub != nil {
 		r.system.EventStream.Unsubscribe(r.indexSub)
 	}

@@ -50,7 +50,9 @@ func (m *managerActor) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		m.startTicker(ctx)
-	case *actor.Stopping:
+	case *actor.Stopping, *actor.Restarting:
+		// A restart makes a new manager whose Started starts its own ticker: this one's
+		// must end here, or it would keep ticking beside it.
 		if m.stopTicker != nil {
 			close(m.stopTicker)
 			m.stopTicker = nil
@@ -133,7 +135,9 @@ func (m *managerActor) delete(ctx actor.Context, id string) {
 	pid := m.convs[id]
 	m.forget(id)
 	rt, self, caller := m.rt, ctx.Self(), ctx.Sender()
+	rt.background.Add(1)
 	go func() {
+		defer rt.background.Done()
 		if pid != nil {
 			// Stopping the actor aborts its model request, kills its tool's process group
 			// and stops its sub-agents (its children) before anything is deleted.

@@ -29,7 +29,7 @@ func Markdown(c domain.Conversation, msgs []domain.Message) string {
 	for _, m := range msgs {
 		switch m.Kind {
 		case domain.KindUser:
-			b.WriteString("## You\n\n")
+			b.WriteString("## " + Speaker(m.Kind) + "\n\n")
 			if m.Text != "" {
 				b.WriteString(m.Text)
 				b.WriteString("\n\n")

@@ -200,7 +200,7 @@ func (p *userPart) object() fyne.CanvasObject { return p.obj }
 func (p *userPart) bind(r *row) {
 	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNamePrimary), 0x24)
 	p.bg.Refresh()
-	head := "You"
+	head := transcript.Speaker(domain.KindUser)
 	if !r.at.IsZero() {
 		head += " · " + r.at.Local().Format("15:04")
 	}

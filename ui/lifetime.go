@@ -70,7 +70,7 @@ func (m *MainWindow) newGlobalSearch() *globalSearch {
 				title += " (archived)"
 			}
 			c.Objects[0].(*widget.Label).SetText(title)
-			c.Objects[1].(*widget.Label).SetText(hitWho(h) + ": " + transcript.OneLine(h.Line, 200))
+			c.Objects[1].(*widget.Label).SetText(transcript.Speaker(h.Kind) + ": " + transcript.OneLine(h.Line, 200))
 		})
 	g.list.OnSelected = func(id widget.ListItemID) {
 		g.list.Unselect(id)
@@ -84,19 +84,6 @@ func (m *MainWindow) newGlobalSearch() *globalSearch {
 	g.panel = container.NewBorder(g.info, nil, nil, nil, g.list)
 	g.panel.Hide()
 	return g
-}
-
-// hitWho names who said a message, for a hit's line.
-func hitWho(h SearchHit) string {
-	switch h.Kind {
-	case "user":
-		return "You"
-	case "assistant":
-		return "Agent"
-	case "tool_result":
-		return "Tool"
-	}
-	return strings.ToUpper(string(h.Kind[:1])) + string(h.Kind[1:])
 }
 
 // showGlobalSearch is Ctrl+Shift+F.

@@ -20,7 +20,7 @@ func writeMessage(w io.Writer, m domain.Message) {
 	}
 	switch m.Kind {
 	case domain.KindUser:
-		heading("You")
+		heading(transcript.Speaker(m.Kind))
 		if m.Text != "" {
 			fmt.Fprintln(w, m.Text)
 		}
@@ -28,7 +28,7 @@ func writeMessage(w io.Writer, m domain.Message) {
 			fmt.Fprintf(w, "[image %s %dx%d %s]\n", img.Name, img.Width, img.Height, img.MediaType)
 		}
 	case domain.KindAssistant:
-		heading("Agent")
+		heading(transcript.Speaker(m.Kind))
 		writeReasoning(w, m)
 		if m.Text != "" {
 			fmt.Fprintln(w, m.Text)

@@ -394,3 +394,41 @@ func TestQuietStyle(t *testing.T) {
 		}
 	}
 }
+
+// A reply is written by the model: only http, https and mailto links can be clicked; any
+// other scheme shows as text with its URL, so it is seen and opens nothing.
+func TestOnlyWebAndMailLinksOpen(t *testing.T) {
+	src := "[docs](https://example.com/d) [plain](http://example.com) [mail](mailto:a@b.c) <https://x.org> <a@b.c>\n\n" +
+		"[secret](file:///etc/passwd) [share](smb://host/s) [app](vscode://open?x) [rel](notes.md) ![img](file:///i.png) <ssh://h> [](javascript:alert(1)) [https://safe.example](file:///x) [file:///y](file:///y)"
+	bs := parse(src)
+	if len(bs) != 2 {
+		t.Fatalf("blocks %+v", bs)
+	}
+	var links []string
+	for _, s := range bs[0].spans {
+		if s.kind == spanLink {
+			links = append(links, s.url)
+		}
+	}
+	if want := "[https://example.com/d http://example.com mailto:a@b.c https://x.org mailto:a@b.c]"; fmt.Sprint(links) != want {
+		t.Errorf("links %v, want %s", links, want)
+	}
+	for _, s := range bs[1].spans {
+		if s.kind == spanLink || s.url != "" {
+			t.Errorf("%q (%s) can be clicked", s.text, s.url)
+		}
+	}
+	want := "secret (file:///etc/passwd) share (smb://host/s) app (vscode://open?x) rel (notes.md) img (file:///i.png) ssh://h  (javascript:alert(1)) https://safe.example (file:///x) file:///y"
+	if got := plainText(bs[1].spans); got != want {
+		t.Errorf("text %q\nwant %q", got, want)
+	}
+	// What the view draws holds no clickable run outside the allowed schemes either.
+	v, _, _ := render(t, src, 500, false)
+	for _, u := range v.units {
+		for _, r := range u.runs {
+			if r.kind == spanLink && !openable(r.url) {
+				t.Errorf("rendered link to %s", r.url)
+			}
+		}
+	}
+}

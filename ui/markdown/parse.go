@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	stdhtml "html"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -234,6 +236,22 @@ func inlines(n ast.Node, src []byte, st span) []span {
 		out = append(out, s)
 	}
 	var walk func(n ast.Node, st span)
+	// link shows a link's label as a link when its URL may be opened; otherwise as plain
+	// text followed by the URL, so the person sees where it points and nothing opens it.
+	link := func(n ast.Node, dest string, st span) {
+		if openable(dest) {
+			s := st
+			s.kind, s.url = spanLink, dest
+			walk(n, s)
+			return
+		}
+		walk(n, st)
+		if dest != "" && plainText(inlines(n, src, span{})) != dest {
+			s := st
+			s.text = " (" + dest + ")"
+			add(s)
+		}
+	}
 	walk = func(n ast.Node, st span) {
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			switch c := c.(type) {
@@ -284,21 +302,20 @@ func inlines(n ast.Node, src []byte, st span) []span {
 				s.strike = true
 				walk(c, s)
 			case *ast.Link:
-				s := st
-				s.kind, s.url = spanLink, string(c.Destination)
-				walk(c, s)
+				link(c, string(c.Destination), st)
 			case *ast.Image:
 				// Images are not fetched (the chat never reaches the network on its own): the
 				// alt text stands in, linked to the image.
-				s := st
-				s.kind, s.url = spanLink, string(c.Destination)
-				walk(c, s)
+				link(c, string(c.Destination), st)
 			case *ast.AutoLink:
 				s := st
-				s.kind, s.text = spanLink, string(c.Label(src))
-				s.url = string(c.URL(src))
-				if c.AutoLinkType == ast.AutoLinkEmail && !strings.HasPrefix(strings.ToLower(s.url), "mailto:") {
-					s.url = "mailto:" + s.url
+				s.text = string(c.Label(src))
+				u := string(c.URL(src))
+				if c.AutoLinkType == ast.AutoLinkEmail && !strings.HasPrefix(strings.ToLower(u), "mailto:") {
+					u = "mailto:" + u
+				}
+				if openable(u) {
+					s.kind, s.url = spanLink, u
 				}
 				add(s)
 			case *ast.RawHTML:
@@ -344,6 +361,17 @@ func unescape(v []byte) string {
 	html.DefaultWriter.Write(w, v)
 	_ = w.Flush()
 	return stdhtml.UnescapeString(buf.String())
+}
+
+// openableSchemes are the URL schemes a click on a link may hand to the desktop: a reply is
+// written by the model, and file:, smb: or an application's own scheme would let it open
+// local files, network shares or other programs.
+var openableSchemes = []string{"http", "https", "mailto"}
+
+// openable says whether a link to rawURL may be opened by a click.
+func openable(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	return err == nil && slices.Contains(openableSchemes, strings.ToLower(u.Scheme))
 }
 
 // plainText is the text of spans without styles.

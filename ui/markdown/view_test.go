@@ -1,11 +1,14 @@
 package markdown
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,5 +134,49 @@ func TestLookMarkdown(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
+	}
+}
+
+// A code block streaming in is re-rendered many times while one highlight runs: the runs in
+// between are never started, only the newest source is coloured (one worker per view).
+func TestStreamingCodeHighlightsOnlyTheNewest(t *testing.T) {
+	test.NewTempApp(t)
+	forgetHighlights()
+	t.Cleanup(forgetHighlights)
+	q := newQueue()
+	v := NewView(Options{Do: q.do})
+	var runs atomic.Int32
+	entered, release := make(chan struct{}), make(chan struct{})
+	v.hl.run = func(code, lang string) []run {
+		if runs.Add(1) == 1 {
+			close(entered)
+			<-release
+		}
+		return highlight(code, lang)
+	}
+	src := "```go\n"
+	grow := func(i int) {
+		src += fmt.Sprintf("func streamed%d() int { return %d }\n", i, i)
+		v.SetMarkdown(src)
+	}
+	grow(0)
+	(<-q)() // the UI loop's next turn starts the worker
+	<-entered
+	const renders = 50
+	for i := 1; i <= renders; i++ {
+		grow(i)
+	}
+	close(release)
+	q.settle(t, v)
+	if n := runs.Load(); n > 2 {
+		t.Fatalf("%d renders of a growing code block ran %d highlights, want at most 2 (the running one and the newest)", renders+1, n)
+	}
+	if len(v.codes) != 1 {
+		t.Fatalf("%d code blocks", len(v.codes))
+	}
+	c := v.codes[0]
+	want := highlight(c.code, "go")
+	if len(want) < 2 || !reflect.DeepEqual(c.text.runs, want) {
+		t.Fatalf("the newest source was not coloured: %d runs, want %d", len(c.text.runs), len(want))
 	}
 }
