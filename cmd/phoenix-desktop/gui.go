@@ -41,9 +41,9 @@ func runGUI(args []string, stderr io.Writer) error {
 	keys := openKeys(a.Preferences(), log)
 	saved := ui.LoadSettings(a.Preferences())
 	if keys != nil {
-		key, err := keys.APIKey()
+		key, err := ui.ReadAPIKey(keys)
 		if err != nil {
-			log.Error("the saved API key could not be read; enter it again in Settings", "error", err)
+			log.Error("the saved API key could not be read; starting without it (unlock the keyring and open Settings)", "error", err)
 		}
 		saved.APIKey = key
 	}

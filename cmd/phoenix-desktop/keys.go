@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"fyne.io/fyne/v2"
 
@@ -30,6 +31,7 @@ func (k apiKeyStore) APIKey() (string, error) {
 func (k apiKeyStore) SetAPIKey(key string) error { return k.s.Set(apiKeyName, key) }
 func (k apiKeyStore) Where() string              { return k.s.Where() }
 func (k apiKeyStore) Secure() bool               { return k.s.Secure() }
+func (k apiKeyStore) Timeout() time.Duration     { return secrets.Timeout }
 
 // secretsDir is where the file fallback lives: the app's own configuration directory.
 func secretsDir() (string, error) {
