@@ -58,21 +58,35 @@ func openKeys(prefs fyne.Preferences, log *slog.Logger) ui.KeyStore {
 	if !s.Secure() {
 		log.Warn("no desktop keyring answers; the API key is kept in a private file", "where", s.Where())
 	}
-	migrateKey(prefs, s, log)
+	return keyStore(prefs, s, log)
+}
+
+// keyStore is where the window keeps the key: s, once a key an older version left in the
+// preferences file is moved there; while moving it fails, the preferences file, so the key
+// keeps working where it is and stays there until a later start has moved it and read it back.
+func keyStore(prefs fyne.Preferences, s secrets.Store, log *slog.Logger) ui.KeyStore {
+	if err := migrateKey(prefs, s, log); err != nil {
+		return ui.PreferencesKeys(prefs, "it could not be moved out of it ("+err.Error()+"); the next start tries again")
+	}
 	return apiKeyStore{s}
 }
 
-// migrateKey moves the key out of the preferences file into the store.
-func migrateKey(prefs fyne.Preferences, s secrets.Store, log *slog.Logger) {
+// migrateKey moves the key out of the preferences file into the store. An error means the key
+// is still in the preferences file and must be used from there.
+func migrateKey(prefs fyne.Preferences, s secrets.Store, log *slog.Logger) error {
 	moved, err := secrets.Migrate(s, apiKeyName, ui.LegacyAPIKey(prefs), func() error {
 		ui.RemoveLegacyAPIKey(prefs)
 		return nil
 	})
 	if err != nil {
 		log.Error("the API key could not be moved out of the preferences file; it stays there", "error", err)
-		return
+		if ui.LegacyAPIKey(prefs) != "" {
+			return err
+		}
+		return nil // moved, only the old copy could not be removed
 	}
 	if moved {
 		log.Info("moved the API key out of the preferences file", "to", s.Where())
 	}
+	return nil
 }
