@@ -41,6 +41,13 @@ type Store interface {
 	// per conversation).
 	Delete(id string) error
 	Recover() (persistence.RecoveryReport, error)
+	// Auxiliary records and files of a conversation (instructions, queue, checkpoints),
+	// removed with it by the store's Delete.
+	PutAux(id, name string, value []byte) error
+	Aux(id, name string) ([]byte, error)
+	AuxList(id, prefix string) ([]persistence.AuxItem, error)
+	DeleteAux(id, name string) error
+	FilesDir(id string) string
 }
 
 // Searcher is the search index (package search) as the runtime uses it: told of every commit
@@ -99,9 +106,17 @@ type Config struct {
 	// directory. Empty means the system temp dir, where each dir is removed when its
 	// conversation's actor stops but a crash leaves it behind.
 	TempRoot string
+	// InstructionsDir holds the person's own AGENTS.md (instructions.ConfigDir); empty
+	// means none.
+	InstructionsDir string
 	// RequestTimeout bounds a command's round trip through the actors when the caller's
 	// context has no deadline.
 	RequestTimeout time.Duration
+	// OutputLimits sets the most tokens one reply may have, by model name, where the model
+	// table's value (domain.MaxOutputFor) does not suit: a provider that allows more, or a
+	// local server that allows less.
+	OutputLimits map[string]int
+
 	// Search is the search index, told of every committed message; nil means no search.
 	Search Searcher
 	// Passivation bounds the conversation actors kept in memory; the zero value is
@@ -111,6 +126,11 @@ type Config struct {
 	passivated func(id string)
 	// MCP holds the MCP servers conversations use; nil means none (--no-mcp).
 	MCP *mcp.Hub
+
+	// mailbox replaces the conversation actors' mailbox when set. Only tests in this package
+	// set it, to see when a message is queued and so hold results in a mailbox on purpose
+	// (the Stop-first tests); the runtime itself always uses protoactor's default.
+	mailbox actor.MailboxProducer
 }
 
 // Runtime is the command API the UI and the CLI use, and the owner of the actor system.
@@ -122,8 +142,38 @@ type Runtime struct {
 	llm     atomic.Pointer[llmHolder]
 	stopped atomic.Bool
 	stopMu  sync.Mutex
+	ckpts   checkpointRepos
+	// bg counts background work that is no actor's (warming a checkpoint repository);
+	// Shutdown cancels bgCtx and waits for it.
+	bg     sync.WaitGroup
+	bgCtx  context.Context
+	bgStop context.CancelFunc
 	// indexSub feeds the search index; nil without one.
 	indexSub *eventstream.Subscription
+	// gates holds each conversation's stopGate (id → *stopGate), shared by Cancel and the
+	// conversation's actor.
+	gates sync.Map
+}
+
+// gate returns the stop gate of a conversation, creating it on first use.
+func (r *Runtime) gate(id string) *stopGate {
+	if g, ok := r.gates.Load(id); ok {
+		return g.(*stopGate)
+	}
+	g, _ := r.gates.LoadOrStore(id, newStopGate())
+	return g.(*stopGate)
+}
+
+// OutputLimit is the most tokens one reply of the model may have: the configured limit, or
+// the model table's (issue 13). It is sent with every request and shown to the person.
+func (r *Runtime) OutputLimit(model string) int {
+	if n := r.cfg.OutputLimits[strings.ToLower(strings.TrimSpace(model))]; n > 0 {
+		return n
+	}
+	if n := r.cfg.OutputLimits[model]; n > 0 {
+		return n
+	}
+	return domain.MaxOutputFor(model)
 }
 
 type llmHolder struct{ client LLMClient }
@@ -155,7 +205,9 @@ func Start(cfg Config) (*Runtime, error) {
 	for id, ferr := range report.Failed {
 		cfg.Logger.Error("restart recovery failed for a conversation; it stays as stored", "conversation", id, "error", ferr)
 	}
+	holdQueuesAfterRecovery(cfg.Store, report.Recovered, cfg.Logger)
 	r := &Runtime{cfg: cfg, log: cfg.Logger}
+	r.bgCtx, r.bgStop = context.WithCancel(context.Background())
 	r.llm.Store(&llmHolder{client: cfg.LLM})
 	// protoactor's logger is routed to ours, one level quieter: its info lines are noise to
 	// a desktop user.
@@ -209,6 +261,8 @@ func (r *Runtime) Shutdown() {
 		r.system.EventStream.Unsubscribe(r.indexSub)
 	}
 	r.system.Shutdown()
+	r.bgStop()
+	r.bg.Wait()
 }
 
 // Sandbox reports whether Restricted mode is enforced here (REQ-BED-014).
@@ -236,6 +290,9 @@ type NewConversation struct {
 	ContinuedFrom string
 	// ContextWindow overrides the model table when positive.
 	ContextWindow int
+	// NoInstructions starts without the project's AGENTS.md (Reload instructions turns them
+	// on again).
+	NoInstructions bool
 }
 
 // ErrNotDirectory rejects a working directory that is missing or not a directory.
@@ -270,7 +327,20 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 		return domain.Conversation{}, err
 	}
 	rc := res.(replyConv)
-	return rc.Conv, rc.Err
+	if rc.Err != nil {
+		return rc.Conv, rc.Err
+	}
+	// The instructions are read here, on the caller's goroutine (never in a mailbox), and
+	// saved before the caller learns the id, so before anything can be sent.
+	set := Instructions{Disabled: true}
+	if !p.NoInstructions {
+		set = r.readInstructions(rc.Conv.ID, p.Cwd)
+	}
+	if err := r.saveInstructions(rc.Conv.ID, set); err != nil {
+		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Project instructions will not be used: " + err.Error()})
+	}
+	r.warmCheckpoints(rc.Conv.ID)
+	return rc.Conv, nil
 }
 
 // List returns the user's conversations, newest first, without their messages.
@@ -336,7 +406,7 @@ func (r *Runtime) Send(ctx context.Context, id, text string, images []Attachment
 		// REQ-BED-013: a model that cannot see images gets none; say so before anything
 		// is stored, so the person can remove them and send the text.
 		if !llm.SupportsVision(conv.Model) {
-			return fmt.Errorf("the model %s does not accept images: remove them, or start a conversation with a vision model", conv.Model)
+			return noVisionError(conv.Model)
 		}
 		for _, img := range images {
 			ref, err := r.storeImage(img, r.imageLimits(conv.Model))
@@ -368,14 +438,31 @@ func (r *Runtime) storeImage(img Attachment, limits imaging.Limits) (domain.Imag
 	return prepared.Ref(img.Name), nil
 }
 
-// Cancel stops whatever the agent is doing (REQ-BED-005).
+// Cancel stops whatever the agent is doing (REQ-BED-005), ahead of any result already queued
+// for the conversation (see stopGate). It answers domain.ErrNothingToStop when the agent is at
+// rest, and ErrAlreadyStopping while an earlier Stop is still being handled.
 func (r *Runtime) Cancel(ctx context.Context, id string) error {
-	return r.event(ctx, id, domain.UserCancel{})
+	g := r.gate(id)
+	if !g.begin() {
+		return ErrAlreadyStopping
+	}
+	defer g.end()
+	res, err := r.request(ctx, cmdStop{ID: id})
+	if err != nil {
+		return err
+	}
+	return res.(reply).Err
 }
 
 // DecideUpgrade answers a mode upgrade request (REQ-BED-015).
 func (r *Runtime) DecideUpgrade(ctx context.Context, id string, exec domain.ExecID, approve bool) error {
-	return r.event(ctx, id, domain.ModeDecision{Exec: exec, Approve: approve})
+	if err := r.event(ctx, id, domain.ModeDecision{Exec: exec, Approve: approve}); err != nil {
+		return err
+	}
+	if approve {
+		r.warmCheckpoints(id)
+	}
+	return nil
 }
 
 // Downgrade switches to Restricted mode at once (REQ-BED-016).

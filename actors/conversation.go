@@ -44,6 +44,10 @@ type conversationActor struct {
 	subAgents  map[string]*actor.PID
 	timers     map[domain.ExecID]*time.Timer
 
+	// gate is the Stop fast path this actor shares with Runtime.Cancel; it is checked before
+	// every message (REQ-BED-005), and the running work is bound to it.
+	gate *stopGate
+
 	// stopping is set once the actor is being stopped (app shutdown, or the manager giving
 	// up on it). From then on it starts nothing and commits nothing: protoactor still delivers
 	// user messages while children stop, and a late tool result must not start the next
@@ -61,9 +65,13 @@ type conversationActor struct {
 }
 
 func conversationProps(rt *Runtime, id string) *actor.Props {
+	opts := []actor.PropsOption{actor.WithSupervisor(workerSupervisor())}
+	if rt.cfg.mailbox != nil {
+		opts = append(opts, actor.WithMailbox(rt.cfg.mailbox))
+	}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &conversationActor{rt: rt, id: id}
-	}, actor.WithSupervisor(workerSupervisor()))
+		return &conversationActor{rt: rt, id: id, gate: rt.gate(id)}
+	}, opts...)
 }
 
 // workerSupervisor stops a child that failed instead of restarting it: a worker's own recover
@@ -78,12 +86,22 @@ func workerSupervisor() actor.SupervisorStrategy {
 
 func (a *conversationActor) Receive(ctx actor.Context) {
 	if a.stopping {
-		if _, isCmd := ctx.Message().(cmdEvent); isCmd {
+		switch ctx.Message().(type) {
+		case cmdEvent, cmdStop:
 			ctx.Respond(reply{Err: ErrStopped})
+		case cmdQueue:
+			ctx.Respond(replyQueue{Err: ErrStopped})
 		}
 		return
 	}
 	defer a.reportPanic(ctx)
+	switch ctx.Message().(type) {
+	case *actor.Started, *actor.Stopping, *actor.Restarting, *actor.Stopped:
+	default:
+		// REQ-BED-005: a pending Stop goes before whatever this message is — a tool result
+		// queued ahead of it must not start the next tool.
+		a.applyPendingStop(ctx)
+	}
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		a.start(ctx)
@@ -113,8 +131,24 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 			// which brings the stored state to rest (or retries until the disk answers).
 			panic(answeredPanic{err})
 		}
+	case cmdStop:
+		if a.loadErr != nil {
+			ctx.Respond(reply{Err: a.loadErr})
+			ctx.Stop(ctx.Self())
+			return
+		}
+		// The Stop was applied by applyPendingStop above, or by an earlier message that
+		// overtook this one; either way the gate holds its outcome.
+		err, ok := a.gate.outcome()
+		if !ok {
+			err = a.apply(ctx, domain.UserCancel{})
+		}
+		ctx.Respond(reply{Err: err})
 	case cmdArchive:
 		ctx.Respond(reply{Err: a.archive(msg.Archived)})
+	case cmdQueue:
+		q, err := a.onQueue(ctx, msg.Op)
+		ctx.Respond(replyQueue{Queue: q, Err: err})
 	case passivateQuery:
 		ctx.Respond(passivateAnswer{ID: a.id, PID: ctx.Self(), Forwards: msg.Forwards, AtRest: a.atRest()})
 	case startTask:
@@ -151,6 +185,28 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 	}
 }
 
+// applyPendingStop applies the Stop the gate holds, if the actor has not yet. A Stop whose
+// end cannot be saved restarts the actor from the store, which brings the stored state to rest
+// (the work itself was cancelled out-of-band already); a command being handled is answered
+// first, so its caller is not left waiting.
+func (a *conversationActor) applyPendingStop(ctx actor.Context) {
+	if a.loadErr != nil || !a.gate.pending() {
+		return
+	}
+	a.rt.log.Debug("applying Stop ahead of the queued message", "conversation", a.id,
+		"message", fmt.Sprintf("%T", ctx.Message()), "state", a.conv.State.Kind())
+	err := a.apply(ctx, domain.UserCancel{})
+	a.gate.finish(err)
+	var commitErr *commitError
+	if errors.As(err, &commitErr) {
+		switch ctx.Message().(type) {
+		case cmdEvent, cmdArchive, cmdStop:
+			ctx.Respond(reply{Err: err})
+		}
+		panic(answeredPanic{err})
+	}
+}
+
 // reportPanic logs a panic with its stack (protoactor logs restarts below our level), answers
 // a waiting command so its caller is not left hanging, and re-panics so the supervisor
 // restarts the actor from the store.
@@ -163,7 +219,7 @@ func (a *conversationActor) reportPanic(ctx actor.Context) {
 		"conversation", a.id, "message", fmt.Sprintf("%T", ctx.Message()), "panic", p, "stack", string(debug.Stack()))
 	if _, answered := p.(answeredPanic); !answered {
 		switch ctx.Message().(type) {
-		case cmdEvent, cmdArchive:
+		case cmdEvent, cmdArchive, cmdQueue:
 			ctx.Respond(reply{Err: fmt.Errorf("internal error in conversation %s (%v); it was reloaded from disk, try again", a.id, p)})
 		}
 	}
@@ -178,12 +234,14 @@ func (p answeredPanic) String() string { return p.err.Error() }
 // finishLLM and finishTool stop a worker whose result has arrived: a finished worker holds
 // the request's history and must not outlive it.
 func (a *conversationActor) finishLLM(ctx actor.Context) {
+	a.gate.unbind(a.llmExec)
 	a.llmCancel()
 	ctx.Stop(a.llmPID)
 	a.llmPID, a.llmExec, a.llmCancel = nil, 0, nil
 }
 
 func (a *conversationActor) finishTool(ctx actor.Context) {
+	a.gate.unbind(a.toolExec)
 	a.toolCancel()
 	ctx.Stop(a.toolPID)
 	a.toolPID, a.toolExec, a.toolCancel = nil, 0, nil
@@ -246,9 +304,11 @@ func (a *conversationActor) start(ctx actor.Context) {
 
 func (a *conversationActor) cleanup() {
 	if a.llmCancel != nil {
+		a.gate.unbind(a.llmExec)
 		a.llmCancel()
 	}
 	if a.toolCancel != nil {
+		a.gate.unbind(a.toolExec)
 		a.toolCancel()
 	}
 	for exec, t := range a.timers {
@@ -297,9 +357,21 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 	}
 	next, effects, err := domain.Transition(a.conv, ev)
 	if err != nil {
+		if d, ok := ev.(domain.ModeDecision); ok && errors.Is(err, domain.ErrNoPendingApproval) {
+			// Orchestration-design item 8: a late click leaves a trace for whoever debugs
+			// a report.
+			a.rt.log.Debug("approval decision for a request that is no longer pending", "conversation", a.id,
+				"exec", uint64(d.Exec), "approve", d.Approve, "state", a.conv.State.Kind())
+		}
 		return err
 	}
 	if len(effects) == 0 {
+		if exec, ok := domain.ExecOf(ev); ok {
+			// Orchestration-design item 2 (and 16–18): a stale result is dropped, with a trace.
+			current, _ := domain.CurrentExec(a.conv.State)
+			a.rt.log.Debug("dropped a stale result", "conversation", a.id, "exec", uint64(exec),
+				"kind", fmt.Sprintf("%T", ev), "state", a.conv.State.Kind(), "current_exec", uint64(current))
+		}
 		return nil
 	}
 	persist, ok := effects[0].(domain.Persist)
@@ -318,6 +390,7 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 		return &commitError{fmt.Errorf("save conversation %s: %w", a.id, err)}
 	}
 	at := time.Now()
+	was := a.conv.State
 	a.conv = stamped
 	// startLLM hands workers a clipped slice, so appending here never writes into memory a
 	// worker reads.
@@ -332,6 +405,7 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 		a.run(ctx, eff)
 	}
 	a.stopStaleTimers()
+	a.afterTransition(ctx, ev, was)
 	return nil
 }
 
@@ -394,9 +468,10 @@ func (a *conversationActor) schedule(ctx actor.Context, exec domain.ExecID, dela
 
 func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 	req := llm.Request{
-		Model:   a.conv.Model,
-		System:  SystemPrompt(a.conv),
-		History: slices.Clip(a.history),
+		Model:           a.conv.Model,
+		System:          a.systemPromptFor(),
+		History:         slices.Clip(a.history),
+		MaxOutputTokens: a.rt.OutputLimit(a.conv.Model),
 	}
 	if e.Continuation != nil {
 		req.ExtraUserText = e.Continuation.Prompt
@@ -418,13 +493,15 @@ func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 	}
 	reqCtx, cancel := context.WithCancel(context.Background())
 	a.llmExec, a.llmCancel = e.Exec, cancel
+	a.gate.bind(e.Exec, cancel)
 	a.llmPID = ctx.Spawn(llmRequestProps(a.rt, a.id, e.Exec, reqCtx, cancel, req, servers, env))
 }
 
 func (a *conversationActor) onLLMDone(ctx actor.Context, msg llmDone) {
 	if msg.Err == nil {
 		a.applyInternal(ctx, domain.LLMResponse{Exec: msg.Exec, Text: msg.Resp.Text,
-			ToolCalls: msg.Resp.ToolCalls, Usage: msg.Resp.Usage, Reasoning: msg.Resp.Reasoning})
+			ToolCalls: msg.Resp.ToolCalls, Usage: msg.Resp.Usage, Reasoning: msg.Resp.Reasoning,
+			StopReason: msg.Resp.StopReason})
 		return
 	}
 	// An aborted request reports context.Canceled too; the core's stale gate drops it, so
@@ -445,11 +522,14 @@ func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
 	env, err := a.toolEnv(e.Mode)
 	toolCtx, cancel := context.WithCancel(context.Background())
 	a.toolExec, a.toolCancel = e.Exec, cancel
+	// Bound before the worker exists: a Stop pending since the transition that started this
+	// tool cancels it now, and the tool runner then starts no process.
+	a.gate.bind(e.Exec, cancel)
 	var servers *mcp.Set
 	if domain.IsMCPTool(e.Call.Name) {
 		servers = a.mcpServers()
 	}
-	a.toolPID = ctx.Spawn(toolRunProps(a.rt, a.id, e.Exec, toolCtx, cancel, env, e.Call, err, servers))
+	a.toolPID = ctx.Spawn(toolRunProps(a.rt, a.id, e.Exec, toolCtx, cancel, env, e.Call, err, servers, a.checkpointTaskFor(e)))
 }
 
 // mcpServers returns the conversation's MCP servers, making the set (which starts nothing)
@@ -498,6 +578,7 @@ func (a *conversationActor) onChildStopped(ctx actor.Context, who *actor.PID) {
 	switch {
 	case a.llmPID != nil && who.Equal(a.llmPID):
 		exec := a.llmExec
+		a.gate.unbind(exec)
 		a.llmPID, a.llmExec, a.llmCancel = nil, 0, nil
 		a.applyInternal(ctx, domain.LLMError{Exec: exec, Kind: domain.ErrorIncompleteResponse,
 			Message: "the model request stopped unexpectedly; retrying"})
@@ -507,6 +588,7 @@ func (a *conversationActor) onChildStopped(ctx actor.Context, who *actor.PID) {
 		if st, ok := a.conv.State.(domain.ToolExecuting); ok {
 			call = st.Current
 		}
+		a.gate.unbind(exec)
 		a.toolPID, a.toolExec, a.toolCancel = nil, 0, nil
 		a.applyInternal(ctx, domain.ToolComplete{Exec: exec, Result: domain.ToolResult{
 			CallID: call.ID, Name: call.Name, Outcome: domain.OutcomeError,

@@ -71,6 +71,10 @@ func (m *managerActor) Receive(ctx actor.Context) {
 		m.forward(ctx, msg.ID)
 	case cmdArchive:
 		m.forward(ctx, msg.ID)
+	case cmdStop:
+		m.forward(ctx, msg.ID)
+	case cmdQueue:
+		m.forward(ctx, msg.ID)
 	case *actor.Terminated:
 		for id, pid := range m.convs {
 			if pid.Equal(msg.Who) {
@@ -137,7 +141,9 @@ func (m *managerActor) delete(ctx actor.Context, id string) {
 				rt.log.Warn("the conversation did not stop in time; deleting it anyway", "conversation", id, "error", err)
 			}
 		}
+		rt.releaseCheckpoints(id)
 		err := rt.cfg.Store.Delete(id)
+		rt.checkpointsReleased(id)
 		if err == nil && rt.cfg.Search != nil {
 			if serr := rt.cfg.Search.Remove(id); serr != nil {
 				// The index drops it on its next catch-up with the store anyway.

@@ -17,6 +17,9 @@ type (
 		ID    string
 		Event domain.Event
 	}
+	// cmdStop asks a conversation actor to apply the Stop its stopGate holds, if it has not
+	// already, and answers with its outcome (a reply).
+	cmdStop struct{ ID string }
 	// cmdArchive hides a conversation from the list or shows it again; the reply is reply.
 	cmdArchive struct {
 		ID       string

@@ -271,7 +271,11 @@ func TestSubAgentTimeoutAndFailureReported_REQ_BED_008(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, withDeadline(2*time.Second))
 	c := h.create(NewConversation{})
-	h.turn(c.ID, "agents: bash: sleep 30 | echo: I will not submit")
+	// The second sub-agent answers in plain text twice: once before the reminder to call
+	// submit_result and once after it (issue 13 item 4). Its last answer is longer than the
+	// 500 characters the parent used to get, and ends with a word the parent must see.
+	last := strings.Repeat("still thinking about it ", 40) + "FINAL-WORD"
+	h.turn(c.ID, "agents: bash: sleep 30 | echo: I will not submit\\necho: "+last)
 	res := results(h.history(c.ID))
 	if len(res) != 1 || res[0].Display == nil || len(res[0].Display.SubAgents) != 2 {
 		t.Fatalf("results = %+v", res)
@@ -280,10 +284,40 @@ func TestSubAgentTimeoutAndFailureReported_REQ_BED_008(t *testing.T) {
 	if timedOut.Status != domain.SubAgentFailed || timedOut.Kind != domain.ErrorDeadline {
 		t.Fatalf("first sub-agent = %+v, want a deadline failure", timedOut)
 	}
-	if noResult.Status != domain.SubAgentFailed || noResult.Kind != domain.ErrorNoResult {
-		t.Fatalf("second sub-agent = %+v, want no_result", noResult)
+	if noResult.Status != domain.SubAgentFailed || noResult.Kind != domain.ErrorNoResult || noResult.Result != last {
+		t.Fatalf("second sub-agent = %+v, want no_result with its whole last answer", noResult)
 	}
 	mustContain(t, res[0].Content, "timed out")
+	mustContain(t, res[0].Content, "FINAL-WORD")
+	sub := h.history(noResult.AgentID)
+	if r := lastOf(sub, domain.KindSystem); r.Text != domain.SubmitReminderText {
+		t.Fatalf("the sub-agent was not reminded to call submit_result: %+v", sub)
+	}
+}
+
+// Issue 13 item 4: a sub-agent that forgets submit_result once is reminded and then delivers
+// its result; the parent sees a success.
+func TestSubAgentRemindedToSubmit_REQ_BED_008(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.create(NewConversation{})
+	h.turn(c.ID, "agents: echo: here is my answer in plain text")
+	res := results(h.history(c.ID))
+	if len(res) != 1 || res[0].Display == nil || len(res[0].Display.SubAgents) != 1 {
+		t.Fatalf("results = %+v", res)
+	}
+	got := res[0].Display.SubAgents[0]
+	if got.Status != domain.SubAgentSucceeded {
+		t.Fatalf("sub-agent = %+v; want it to succeed after the reminder", got)
+	}
+	kinds := []domain.MessageKind{}
+	for _, m := range h.history(got.AgentID) {
+		kinds = append(kinds, m.Kind)
+	}
+	want := []domain.MessageKind{domain.KindUser, domain.KindAssistant, domain.KindSystem, domain.KindAssistant, domain.KindToolResult}
+	if !slices.Equal(kinds, want) {
+		t.Fatalf("sub-agent history %v; want %v (answer, reminder, submit_result)", kinds, want)
+	}
 }
 
 func TestModeUpgradeApprovedThenDowngrade_REQ_BED_015_016(t *testing.T) {
@@ -635,6 +669,10 @@ func TestCancelDuringSubAgentsThenContinue_REQ_BED_005(t *testing.T) {
 	c := h.create(NewConversation{})
 	h.send(c.ID, "agents: bash: sleep 30 | bash: sleep 31")
 	h.waitState(c.ID, domain.StateAwaitingSubAgents)
+	// Each sub-agent comes to rest in its own actor, after the parent has moved on; this
+	// subscription sees it happen.
+	subs := h.rt.Subscribe()
+	defer subs.Close()
 	if err := h.rt.Cancel(context.Background(), c.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -647,9 +685,22 @@ func TestCancelDuringSubAgentsThenContinue_REQ_BED_005(t *testing.T) {
 		t.Fatalf("after cancel: %s", end.State.Kind())
 	}
 	snap, _ := h.rt.Snapshot(context.Background(), c.ID)
+	rested := map[string]bool{}
 	for _, sub := range snap.SubAgents {
-		if domain.Busy(sub.State) {
-			t.Fatalf("sub-agent %s still %s after the cancel", sub.ID, sub.State.Kind())
+		rested[sub.ID] = !domain.Busy(sub.State)
+	}
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for id, ok := range rested {
+		for !ok {
+			select {
+			case ev := <-subs.Events():
+				if sc, is := ev.(StateChanged); is && sc.Conv.ID == id && !domain.Busy(sc.Conv.State) {
+					ok = true
+				}
+			case <-timeout.C:
+				t.Fatalf("sub-agent %s still busy after the cancel", id)
+			}
 		}
 	}
 }

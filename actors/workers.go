@@ -105,13 +105,15 @@ type toolRunActor struct {
 	call    domain.ToolCall
 	envErr  error
 	servers *mcp.Set // runs mcp__ calls; nil when MCP is off
+	// ckpt snapshots the working tree around a call that can change files; nil otherwise.
+	ckpt *checkpointTask
 }
 
 func toolRunProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc,
-	env tools.Env, call domain.ToolCall, envErr error, servers *mcp.Set) *actor.Props {
+	env tools.Env, call domain.ToolCall, envErr error, servers *mcp.Set, ckpt *checkpointTask) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &toolRunActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, env: env, call: call,
-			envErr: envErr, servers: servers}
+			envErr: envErr, servers: servers, ckpt: ckpt}
 	})
 }
 
@@ -140,6 +142,11 @@ func (w *toolRunActor) run() (res domain.ToolResult) {
 	if w.envErr != nil {
 		return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
 			Content: "The tool could not start: " + w.envErr.Error()}
+	}
+	if w.ckpt != nil {
+		if cp, ok := w.ckpt.before(w.ctx, w.exec, w.call); ok {
+			defer w.ckpt.after(cp)
+		}
 	}
 	var out tools.Output
 	switch {

@@ -39,7 +39,9 @@ const (
 	BashDefaultTimeoutSeconds = 30
 	BashMaxTimeoutSeconds     = 900
 	// ToolOutputLimit is about how much of a command's output the model gets, stdout and
-	// stderr together; the rest is cut from the middle.
+	// stderr together; the rest is cut from the middle. A sub-agent's last answer is cut to
+	// it too (REQ-BED-008), and every tool result further to what is left of the window
+	// (FitToolResult).
 	ToolOutputLimit = 128 * 1024
 	// PatchMaxFileBytes is the largest file patch reads or writes.
 	PatchMaxFileBytes = 1 << 20

@@ -26,6 +26,14 @@ var (
 	// ErrNoSubAgentContinuation rejects a manual wrap-up of a sub-agent: sub-agents never run
 	// the continuation flow, they fail when their context fills (REQ-BED-024).
 	ErrNoSubAgentContinuation = errors.New("sub-agents do not wrap up: they fail when their context fills")
+	// ErrNothingToStop answers Stop while the agent is at rest (orchestration-design item
+	// 15): the caller learns that nothing was running instead of a silent success.
+	ErrNothingToStop = errors.New("nothing to stop: the agent is not working")
+	// ErrSubAgentReadOnly rejects a person's change to a sub-agent (a model switch, a file
+	// restore): it follows its parent.
+	ErrSubAgentReadOnly = errors.New("a sub-agent cannot be changed: it follows its parent conversation")
+	// ErrEmptyModel rejects a model switch without a model name.
+	ErrEmptyModel = errors.New("no model is named")
 )
 
 // ErrorKind classifies a failure for display and for the retry decision (REQ-BED-006).
@@ -51,6 +59,8 @@ const (
 	ErrorDeadline ErrorKind = "deadline"
 	// ErrorNoResult fails a sub-agent that ended its turn without calling submit_result.
 	ErrorNoResult ErrorKind = "no_result"
+	// ErrorOutputLimit ends a turn whose replies kept being cut off inside a tool call.
+	ErrorOutputLimit ErrorKind = "output_limit"
 )
 
 // Retryable reports whether an LLM error of this kind is worth another attempt.
@@ -91,6 +101,8 @@ func (k ErrorKind) Describe() string {
 		return "Ran past its deadline"
 	case ErrorNoResult:
 		return "Ended without submitting a result"
+	case ErrorOutputLimit:
+		return "The model's replies kept being cut off at its output limit: ask for smaller steps, or raise the model's output limit"
 	}
 	return "Something unexpected went wrong: send a message to retry"
 }

@@ -21,6 +21,8 @@ type LLMResponse struct {
 	Text      string
 	ToolCalls []ToolCall
 	Usage     Usage
+	// StopReason is empty when the reply ended normally (see StopReason).
+	StopReason StopReason
 	// Reasoning is what a thinking model thought before this answer, or nil.
 	Reasoning *Reasoning
 }
@@ -83,3 +85,25 @@ func (UserTriggerContinuation) isEvent() {}
 func (SubAgentFinished) isEvent()        {}
 func (SubAgentDeadline) isEvent()        {}
 func (RestoreAfterRestart) isEvent()     {}
+
+// ExecOf returns the execution an event reports on, for events that report one: those are the
+// events the stale gate may drop (orchestration-design items 2, 8, 16–18).
+func ExecOf(ev Event) (ExecID, bool) {
+	switch e := ev.(type) {
+	case LLMResponse:
+		return e.Exec, true
+	case LLMError:
+		return e.Exec, true
+	case RetryTimeout:
+		return e.Exec, true
+	case ToolComplete:
+		return e.Exec, true
+	case ModeDecision:
+		return e.Exec, true
+	case SubAgentFinished:
+		return e.Exec, true
+	case SubAgentDeadline:
+		return e.Exec, true
+	}
+	return 0, false
+}

@@ -95,6 +95,35 @@ type ToolResult struct {
 	Display *ToolDisplay `json:"display,omitempty"`
 }
 
+// StopReason says why a model reply ended when it did not end normally. The llm client maps
+// each provider's finish reason onto it; an empty value is a normal end (stop, tool calls).
+type StopReason string
+
+const (
+	// StopLength is a reply cut off at the output limit (max_tokens).
+	StopLength StopReason = "length"
+	// StopContentFilter is a reply the provider's content filter stopped.
+	StopContentFilter StopReason = "content_filter"
+)
+
+// Describe says, for a person, how the reply ended. Any reason other than the known ones is
+// the provider's own word, quoted.
+func (r StopReason) Describe() string {
+	switch r {
+	case "":
+		return ""
+	case StopLength:
+		return "The reply was cut off at the model's output limit"
+	case StopContentFilter:
+		return "The provider's content filter stopped the reply"
+	}
+	return fmt.Sprintf("The provider ended the reply early (finish reason %q)", string(r))
+}
+
+// GoOnPrompt is the message the person sends, with one click in the window or by hand in the
+// CLI, to have the model go on after a reply cut off at the output limit.
+const GoOnPrompt = "Your last reply was cut off at the output limit. Please continue exactly where it stopped."
+
 // Usage is the token accounting of one LLM response (REQ-BED-012).
 type Usage struct {
 	InputTokens  int `json:"input_tokens"`
@@ -141,6 +170,10 @@ type Message struct {
 	Usage *Usage `json:"usage,omitempty"`
 	// ErrorKind belongs to error messages.
 	ErrorKind ErrorKind `json:"error_kind,omitempty"`
+	// StopReason marks an assistant message the model did not end normally: cut off at the
+	// output limit, stopped by a content filter, or ended early for another reason (issue
+	// 13). Empty for a normal end, so older records decode unchanged.
+	StopReason StopReason `json:"stop_reason,omitempty"`
 	// At is stamped by the store when the message is committed; the core has no clock.
 	At time.Time `json:"at,omitzero"`
 }

@@ -11,31 +11,42 @@ const (
 // DemoModel is the offline model served by the built-in fake server.
 const DemoModel = "demo"
 
-// modelWindows maps a model name prefix to its context window in tokens (REQ-BED-022). The
-// longest matching prefix wins, so "gpt-4o-mini" can differ from "gpt-4o".
+// modelWindows is the one table of a model's limits, keyed by a model name prefix; the longest
+// matching prefix wins, so "gpt-4o-mini" can differ from "gpt-4o".
+//
+//   - window is the context window in tokens (REQ-BED-022).
+//   - output is the most tokens one reply may have: it is sent as the request's max_tokens, so
+//     the limit a reply can be cut off at is known and shown (issue 13). The values are the
+//     provider's documented maximum where the model has one that every variant of the prefix
+//     supports, else a conservative 8192.
+//   - completionField says the provider wants max_completion_tokens instead of max_tokens
+//     (OpenAI's own API; its reasoning models reject max_tokens). Compatible servers (Ollama,
+//     OpenRouter, llama.cpp) read max_tokens.
 var modelWindows = []struct {
-	prefix string
-	window int
+	prefix          string
+	window          int
+	output          int
+	completionField bool
 }{
-	{DemoModel, 100_000},
-	{"gpt-5", 400_000},
-	{"gpt-4.1", 1_047_576},
-	{"gpt-4o", 128_000},
-	{"gpt-4-turbo", 128_000},
-	{"o1", 200_000},
-	{"o3", 200_000},
-	{"o4-mini", 200_000},
-	{"claude", 200_000},
-	{"anthropic/claude", 200_000},
-	{"openai/gpt-4o", 128_000},
-	{"google/gemini", 1_000_000},
-	{"gemini", 1_000_000},
-	{"deepseek", 128_000},
-	{"qwen2.5-coder", 32_768},
-	{"qwen3", 40_960},
-	{"llama3.1", 131_072},
-	{"llama3.2", 131_072},
-	{"mistral", 32_768},
+	{DemoModel, 100_000, 4096, false},
+	{"gpt-5", 400_000, 128_000, true},
+	{"gpt-4.1", 1_047_576, 32_768, true},
+	{"gpt-4o", 128_000, 16_384, true},
+	{"gpt-4-turbo", 128_000, 4096, true},
+	{"o1", 200_000, 100_000, true},
+	{"o3", 200_000, 100_000, true},
+	{"o4-mini", 200_000, 100_000, true},
+	{"claude", 200_000, 8192, false},
+	{"anthropic/claude", 200_000, 8192, false},
+	{"openai/gpt-4o", 128_000, 16_384, false},
+	{"google/gemini", 1_000_000, 8192, false},
+	{"gemini", 1_000_000, 8192, false},
+	{"deepseek", 128_000, 8192, false},
+	{"qwen2.5-coder", 32_768, 8192, false},
+	{"qwen3", 40_960, 8192, false},
+	{"llama3.1", 131_072, 8192, false},
+	{"llama3.2", 131_072, 8192, false},
+	{"mistral", 32_768, 8192, false},
 }
 
 // SmallestKnownWindow is used for models the table does not know (REQ-BED-022): a
@@ -50,16 +61,53 @@ var SmallestKnownWindow = func() int {
 	return smallest
 }()
 
-// ContextWindowFor returns the context window of a model by name, case-insensitively.
-func ContextWindowFor(model string) int {
-	model = strings.ToLower(strings.TrimSpace(model))
-	best, bestLen := SmallestKnownWindow, 0
+// SmallestKnownOutput is the output limit of models the table does not know: like the window,
+// the conservative choice, so that an unknown model is never asked for more than it can give.
+// A person who knows better sets the model's limit (actors.Config.OutputLimits).
+var SmallestKnownOutput = func() int {
+	smallest := 0
 	for _, m := range modelWindows {
-		if strings.HasPrefix(model, m.prefix) && len(m.prefix) > bestLen {
-			best, bestLen = m.window, len(m.prefix)
+		if smallest == 0 || m.output < smallest {
+			smallest = m.output
 		}
 	}
-	return best
+	return smallest
+}()
+
+// modelRow returns the table row of a model by name, case-insensitively; ok is false for a
+// model the table does not know.
+func modelRow(model string) (row int, ok bool) {
+	model = strings.ToLower(strings.TrimSpace(model))
+	best, bestLen := -1, 0
+	for i, m := range modelWindows {
+		if strings.HasPrefix(model, m.prefix) && len(m.prefix) > bestLen {
+			best, bestLen = i, len(m.prefix)
+		}
+	}
+	return best, best >= 0
+}
+
+// ContextWindowFor returns the context window of a model by name, case-insensitively.
+func ContextWindowFor(model string) int {
+	if i, ok := modelRow(model); ok {
+		return modelWindows[i].window
+	}
+	return SmallestKnownWindow
+}
+
+// MaxOutputFor returns the most tokens one reply of a model may have (its max_tokens).
+func MaxOutputFor(model string) int {
+	if i, ok := modelRow(model); ok {
+		return modelWindows[i].output
+	}
+	return SmallestKnownOutput
+}
+
+// UsesMaxCompletionTokens reports whether the output limit is sent as max_completion_tokens
+// rather than max_tokens for this model.
+func UsesMaxCompletionTokens(model string) bool {
+	i, ok := modelRow(model)
+	return ok && modelWindows[i].completionField
 }
 
 // UsagePercent is the share of the window used, in whole percent, rounded down.

@@ -123,3 +123,38 @@ func TestContinuationPrompt_REQ_BED_020(t *testing.T) {
 		}
 	}
 }
+
+// Issue 13: the model table is the one home of a model's output limit (sent as max_tokens)
+// and of which field carries it. Every row's limit fits in its window, and unknown models get
+// the smallest known limit, as they get the smallest window (REQ-BED-022).
+func TestMaxOutputFor(t *testing.T) {
+	for _, m := range modelWindows {
+		if m.output <= 0 || m.output >= m.window {
+			t.Errorf("%s: output limit %d must be positive and below the window %d", m.prefix, m.output, m.window)
+		}
+		if m.output < SmallestKnownOutput {
+			t.Errorf("%s: output %d below SmallestKnownOutput %d", m.prefix, m.output, SmallestKnownOutput)
+		}
+	}
+	tests := []struct {
+		model      string
+		output     int
+		completion bool
+	}{
+		{"gpt-4o-mini", 16_384, true},
+		{"GPT-5-codex", 128_000, true},
+		{"o3-mini", 100_000, true},
+		{"openai/gpt-4o", 16_384, false}, // OpenRouter reads max_tokens
+		{"claude-sonnet-4-5", 8192, false},
+		{"demo", 4096, false},
+		{"mystery-model", SmallestKnownOutput, false},
+	}
+	for _, tt := range tests {
+		if got := MaxOutputFor(tt.model); got != tt.output {
+			t.Errorf("MaxOutputFor(%q) = %d; want %d", tt.model, got, tt.output)
+		}
+		if got := UsesMaxCompletionTokens(tt.model); got != tt.completion {
+			t.Errorf("UsesMaxCompletionTokens(%q) = %v; want %v", tt.model, got, tt.completion)
+		}
+	}
+}

@@ -130,6 +130,10 @@ func (w *walk) noiseEvent(t *rapid.T) Event {
 		return w.userMessage(t)
 	case 5:
 		return UserDowngrade{}
+	case 4:
+		return UserChangeModel{Model: rapid.SampledFrom([]string{"demo", "gpt-4o", "qwen3-coder"}).Draw(t, "model")}
+	case 6:
+		return UserRestoredFiles{Summary: "The person restored a.go."}
 	case 11:
 		if w.rare(t, "noiseWrapUp") {
 			return UserTriggerContinuation{}
@@ -212,8 +216,11 @@ func (w *walk) llmOutcome(t *rapid.T, exec ExecID) Event {
 		// would rarely reach Completed.
 		calls = []ToolCall{w.toolCallNamed(t, ToolSubmitResult)}
 	}
+	// Issue 13: some replies end early; a cut last call (invalid JSON, see badArgs) must
+	// then never run, which the ExecuteTool check below enforces.
+	reason := rapid.SampledFrom([]StopReason{"", "", "", "", StopLength, StopContentFilter}).Draw(t, "stopReason")
 	return LLMResponse{Exec: exec, Text: rapid.SampledFrom([]string{"", "done", "working on it"}).Draw(t, "text"),
-		ToolCalls: calls, Usage: w.usage(t)}
+		ToolCalls: calls, Usage: w.usage(t), StopReason: reason}
 }
 
 var allErrorKinds = []ErrorKind{ErrorRateLimit, ErrorNetwork, ErrorServer, ErrorTimeout, ErrorIncompleteResponse,
@@ -350,7 +357,8 @@ func (w *walk) subOutcome(t *rapid.T, agentID string) SubAgentOutcome {
 // --- the step and its invariants ------------------------------------------------------------
 
 var sentinels = []error{ErrAgentBusy, ErrContextExhausted, ErrEmptyMessage, ErrMessageTooLong, ErrNoPendingApproval,
-	ErrLandlockUnavailable, ErrNotIdle, ErrFinished, ErrNoSubAgentContinuation}
+	ErrLandlockUnavailable, ErrNotIdle, ErrFinished, ErrNoSubAgentContinuation, ErrNothingToStop,
+	ErrSubAgentReadOnly, ErrEmptyModel}
 
 // awaited reports whether the state waits for exactly this result. Every other result is stale
 // and must change nothing; an awaited one must never be dropped (it would leave the
@@ -441,7 +449,8 @@ func effectsJSON(t *rapid.T, effects []Effect) string {
 // wrote into its input.
 func cloneConv(c Conversation) Conversation {
 	round := func(r Round) Round {
-		return Round{Remaining: slices.Clone(r.Remaining), Completed: slices.Clone(r.Completed), Notes: slices.Clone(r.Notes)}
+		r.Remaining, r.Completed, r.Notes = slices.Clone(r.Remaining), slices.Clone(r.Completed), slices.Clone(r.Notes)
+		return r
 	}
 	switch st := c.State.(type) {
 	case ToolExecuting:
@@ -577,7 +586,11 @@ func (w *walk) apply(t *rapid.T, ev Event) ([]Effect, error) {
 		case KindAssistant:
 			w.lastAsst = len(w.hist) + i
 		case KindSystem:
-			w.systemMsgs++
+			// The submit_result reminder is the one system message that is not a mode
+			// change (REQ-BED-008).
+			if m.Text != SubmitReminderText {
+				w.systemMsgs++
+			}
 		}
 	}
 	if next.NextSeq != before.NextSeq+uint64(len(p.Messages)) {
@@ -729,6 +742,20 @@ func (w *walk) apply(t *rapid.T, ev Event) ([]Effect, error) {
 	if e, ok := ev.(ModeDecision); ok && waits && !e.Approve {
 		w.modeChanges++ // a denial is announced too (REQ-BED-017)
 	}
+	// A model switch and a restore of files are announced to the agent like a mode change.
+	switch e := ev.(type) {
+	case UserChangeModel:
+		if len(effects) > 0 {
+			w.modeChanges++
+			if next.Model != e.Model || next.Window() != ContextWindowFor(e.Model) || next.State.Kind() != before.State.Kind() {
+				t.Fatalf("step %d: switch to %s gave model %s window %d state %s", w.steps, e.Model, next.Model, next.Window(), next.State.Kind())
+			}
+		}
+	case UserRestoredFiles:
+		if len(effects) > 0 {
+			w.modeChanges++
+		}
+	}
 
 	w.checkThreshold(t, before, ev, next, effects, waits)
 	w.c = next
@@ -785,6 +812,21 @@ func (w *walk) checkRejection(t *rapid.T, before Conversation, ev Event, next Co
 	case UserDowngrade:
 		if !before.LandlockAvailable {
 			want = ErrLandlockUnavailable
+		}
+	case UserCancel:
+		if !Busy(before.State) {
+			want = ErrNothingToStop // orchestration-design item 15
+		}
+	case UserChangeModel, UserRestoredFiles:
+		switch {
+		case Busy(before.State):
+			want = ErrAgentBusy // REQ-BED-002: changes wait for rest, like messages
+		case before.State.Kind() == StateContextExhausted:
+			want = ErrContextExhausted
+		case absorbing(before.State):
+			want = ErrFinished
+		case before.IsSubAgent():
+			want = ErrSubAgentReadOnly
 		}
 	case UserTriggerContinuation:
 		switch {
@@ -1029,6 +1071,13 @@ func TestProperty_REQ_BED_005_CancelReachesRest(t *testing.T) {
 		before := w.c
 		running := map[string]ExecID{"llm": w.llm, "tool": w.tool, "subs": w.subs}
 		effects, err := w.apply(t, UserCancel{})
+		if !Busy(before.State) {
+			// Orchestration-design item 15: Stop at rest says there is nothing to stop.
+			if !errors.Is(err, ErrNothingToStop) {
+				t.Fatalf("cancel in %s: %v; want ErrNothingToStop", before.State.Kind(), err)
+			}
+			return
+		}
 		if err != nil {
 			t.Fatalf("cancel rejected: %v", err)
 		}
@@ -1070,8 +1119,8 @@ func TestProperty_REQ_BED_005_CancelReachesRest(t *testing.T) {
 				}
 			}
 		}
-		// A second cancel has nothing to do.
-		if _, effects, err := Transition(w.c, UserCancel{}); err != nil || effects != nil {
+		// A second cancel has nothing to do, and says so.
+		if _, effects, err := Transition(w.c, UserCancel{}); !errors.Is(err, ErrNothingToStop) || effects != nil {
 			t.Fatalf("second cancel: %s, %v", describeEffects(effects), err)
 		}
 	})

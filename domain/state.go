@@ -57,6 +57,17 @@ type Round struct {
 	// They are written after the round's last result, because the APIs require the results to
 	// follow their assistant message with nothing in between.
 	Notes []string `json:"notes,omitempty"`
+	// Cut is the id of the round's last call when the reply ended early (CutReason) while
+	// its arguments were being written: it is answered with an explanation, never run.
+	Cut       string     `json:"cut,omitempty"`
+	CutReason StopReason `json:"cut_reason,omitempty"`
+	// Attempt is what the request after the round counts as; above 1 only after a cut call,
+	// so that a model that keeps writing calls too long for its output limit uses up the
+	// retry budget (MaxAttempts) instead of looping. Zero means 1.
+	Attempt int `json:"attempt,omitempty"`
+	// ResultTokens estimates the tokens of the results already written in this round, so
+	// that the next result is capped by what is left of the window (ResultRoom).
+	ResultTokens int `json:"result_tokens,omitempty"`
 }
 
 // ToolExecuting runs one tool; the rest wait their turn (REQ-BED-004).
@@ -224,7 +235,10 @@ type Conversation struct {
 	Task string `json:"task,omitempty"`
 	// ContinuedFrom links a conversation to the exhausted one it continues (REQ-BED-021).
 	ContinuedFrom string `json:"continued_from,omitempty"`
-	State         State  `json:"-"`
+	// SubmitReminded records that a sub-agent which answered in plain text was reminded to
+	// call submit_result; the next plain answer fails it (REQ-BED-008, issue 13).
+	SubmitReminded bool  `json:"submit_reminded,omitempty"`
+	State          State `json:"-"`
 	// Usage is the latest response's usage: the context the next request starts from.
 	Usage Usage `json:"usage"`
 	// NextSeq is the sequence number the next message gets.

@@ -34,7 +34,25 @@ const (
 	FallbackSummary       = "Context limit reached. The continuation summary could not be generated. Please start a new conversation."
 	CancelledSummary      = "Continuation cancelled by user."
 	InterruptedSummary    = "Context limit reached. The continuation summary was interrupted by a restart. Please start a new conversation."
+	// SubmitReminderText is the one reminder a sub-agent gets when it answers in plain text
+	// (REQ-BED-008): only submit_result reaches its parent.
+	SubmitReminderText = "You ended your turn without calling submit_result, so your parent conversation has received nothing. Call submit_result with your result now (set success to false if you could not complete the task); a plain-text answer is not delivered."
+	// DowngradeStoppedText answers a bash command that was running Unrestricted when the
+	// person switched to Restricted (REQ-BED-016).
+	DowngradeStoppedText = "Stopped: the user switched the conversation to Restricted mode while this ran, so it was killed at once. It had write and network access until then; check what it did before relying on it. If it is still needed, call it again: it will run read-only, without network."
 )
+
+// CutCallText answers a tool call whose arguments an early end of the reply cut off. It is
+// not run, because incomplete arguments would run something the model did not ask for.
+func CutCallText(reason StopReason) string {
+	switch reason {
+	case StopLength:
+		return "Not run: your reply was cut off at the model's output limit while you were writing this call, so its arguments are incomplete. Make the call smaller and call it again: for example write a large file with several patch calls, each adding a part, or shorten the command."
+	case StopContentFilter:
+		return "Not run: the provider's content filter stopped your reply while you were writing this call, so its arguments are incomplete."
+	}
+	return fmt.Sprintf("Not run: the provider ended your reply early (finish reason %q) while you were writing this call, so its arguments are incomplete. Call it again.", string(reason))
+}
 
 // continuationPrompt is the tool-less request that asks for a summary (REQ-BED-020).
 const continuationPrompt = `The conversation context is nearly full. Please provide a brief continuation summary that could seed a new conversation.
@@ -85,12 +103,15 @@ func Transition(c Conversation, ev Event) (Conversation, []Effect, error) {
 		c.State = Idle{}
 	}
 	t := &tx{c: c}
+	if r, ok := openRound(c.State); ok {
+		t.spent = r.ResultTokens
+	}
 	var err error
 	switch e := ev.(type) {
 	case UserMessage:
 		err = t.userMessage(e)
 	case UserCancel:
-		t.cancel()
+		err = t.cancel()
 	case LLMResponse:
 		t.llmResponse(e)
 	case LLMError:
@@ -111,6 +132,10 @@ func Transition(c Conversation, ev Event) (Conversation, []Effect, error) {
 		t.subAgentDeadline(e)
 	case RestoreAfterRestart:
 		t.restore(e)
+	case UserChangeModel:
+		err = t.changeModel(e)
+	case UserRestoredFiles:
+		err = t.restoredFiles(e)
 	default:
 		err = fmt.Errorf("unknown event %T", ev)
 	}
@@ -133,6 +158,9 @@ type tx struct {
 	msgs    []Message
 	effects []Effect
 	changed bool
+	// spent estimates the tokens of the tool results of the open round, those of earlier
+	// transitions included (Round.ResultTokens).
+	spent int
 }
 
 func (t *tx) setState(s State) {
@@ -156,9 +184,15 @@ func (t *tx) newExec() ExecID {
 }
 
 func (t *tx) result(call ToolCall, outcome Outcome, content string, display *ToolDisplay) {
-	t.add(Message{Kind: KindToolResult, ToolResult: &ToolResult{
-		CallID: call.ID, Name: call.Name, Outcome: outcome, Content: content, Display: display,
-	}})
+	t.addResult(ToolResult{CallID: call.ID, Name: call.Name, Outcome: outcome, Content: content, Display: display})
+}
+
+// addResult writes a tool result, cut to what is left of the context window (ResultRoom), and
+// counts it against the round.
+func (t *tx) addResult(r ToolResult) {
+	r.Content = FitToolResult(r.Content, t.ResultRoom())
+	t.spent += EstimateTokens(r.Content, len(r.Images))
+	t.add(Message{Kind: KindToolResult, ToolResult: &r})
 }
 
 // rest puts a conversation that has nothing left to do at rest: Idle for a person's
@@ -171,24 +205,21 @@ func (t *tx) rest(subAgentKind ErrorKind, subAgentMessage string) {
 	t.fail(subAgentKind, subAgentMessage)
 }
 
-func (t *tx) fail(kind ErrorKind, message string) {
+func (t *tx) fail(kind ErrorKind, message string) { t.failReporting(kind, message, "") }
+
+// failReporting fails a sub-agent and hands its parent what it said, if anything.
+func (t *tx) failReporting(kind ErrorKind, message, report string) {
 	t.setState(Failed{Message: message, ErrKind: kind})
 	t.emit(NotifyParent{ParentID: t.c.ParentID, ParentExec: t.c.ParentExec, Outcome: SubAgentOutcome{
-		AgentID: t.c.ID, Task: t.c.Task, Status: SubAgentFailed, Error: message, Kind: kind,
+		AgentID: t.c.ID, Task: t.c.Task, Status: SubAgentFailed, Error: message, Kind: kind, Result: report,
 	}})
 }
 
 // --- user input -------------------------------------------------------------------------
 
 func (t *tx) userMessage(e UserMessage) error {
-	switch t.c.State.(type) {
-	case ContextExhausted:
-		return ErrContextExhausted
-	case Completed, Failed:
-		return ErrFinished
-	}
-	if Busy(t.c.State) {
-		return ErrAgentBusy
+	if err := t.acceptsInput(); err != nil {
+		return err
 	}
 	if strings.TrimSpace(e.Text) == "" && len(e.Images) == 0 {
 		return ErrEmptyMessage
@@ -240,8 +271,12 @@ func (t *tx) startContinuation(rejected []ToolCall, trigger Usage, attempt int) 
 
 // cancel handles Stop (REQ-BED-005). The running work is aborted by an effect and the state
 // comes to rest in the same transition, so a late result finds a different state and is
-// dropped: cancel wins over a late success.
-func (t *tx) cancel() {
+// dropped: cancel wins over a late success. Stop at rest is rejected with ErrNothingToStop
+// (orchestration-design item 15), so an API caller learns that nothing was running.
+func (t *tx) cancel() error {
+	if !Busy(t.c.State) {
+		return ErrNothingToStop
+	}
 	switch st := t.c.State.(type) {
 	case LLMRequesting:
 		if !st.RetryPending {
@@ -280,6 +315,7 @@ func (t *tx) cancel() {
 		}
 		t.exhaust(CancelledSummary, st.TriggerUsage)
 	}
+	return nil
 }
 
 // system writes held-back notices as system messages, once a round's results are all in.
@@ -335,7 +371,9 @@ func (t *tx) modeDecision(e ModeDecision) error {
 		t.result(st.Call, OutcomeError, "Denied: the user kept Restricted mode. Continue read-only, or explain what you would change and why so the user can decide.", nil)
 		notes = append(notes, "Mode remains Restricted (upgrade denied by the user): the file system is read-only, the network is closed, and patch is unavailable.")
 	}
-	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Call.ID), notes)
+	next := st.Round
+	next.Completed, next.Notes = append(slices.Clone(st.Completed), st.Call.ID), notes
+	t.runRound(st.Remaining, next)
 	return nil
 }
 
@@ -353,6 +391,18 @@ func (t *tx) downgrade() error {
 	t.c.Mode = ModeRestricted
 	t.changed = true
 	t.announce("Mode changed to Restricted by the user: the file system is now read-only, the network is closed, and patch is unavailable. Call request_mode_upgrade if you need write access again.")
+	// REQ-BED-016: the downgrade is immediate, also for work already running with write
+	// access: a bash command, or an MCP call (its server, started Unrestricted, is killed
+	// with it and starts again Restricted when next needed). These are the tools that run
+	// for long under the mode they started with; patch writes at once, and killing it
+	// mid-write could leave a half-written file; the others only read.
+	if st, ok := t.c.State.(ToolExecuting); ok && (st.Current.Name == ToolBash || IsMCPTool(st.Current.Name)) {
+		t.emit(KillTool{Exec: st.Exec})
+		t.result(st.Current, OutcomeCancelled, DowngradeStoppedText, &ToolDisplay{Summary: "stopped: switched to Restricted"})
+		next := st.Round
+		next.Completed = append(slices.Clone(st.Completed), st.Current.ID)
+		t.runRound(st.Remaining, next)
+	}
 	return nil
 }
 
@@ -440,7 +490,7 @@ func (t *tx) reply(e LLMResponse) {
 	if !e.Reasoning.Empty() {
 		reasoning = e.Reasoning
 	}
-	t.add(Message{Kind: KindAssistant, Text: e.Text, ToolCalls: calls, Reasoning: reasoning, Usage: &usage})
+	t.add(Message{Kind: KindAssistant, Text: e.Text, ToolCalls: calls, Reasoning: reasoning, Usage: &usage, StopReason: e.StopReason})
 
 	// A sub-agent's lone submit_result runs nothing, so it is accepted even at the
 	// threshold: its result is what the parent needs.
@@ -479,17 +529,58 @@ func (t *tx) reply(e LLMResponse) {
 
 	if len(calls) == 0 {
 		if t.c.IsSubAgent() {
-			text := strings.TrimSpace(e.Text)
-			if len([]rune(text)) > 500 {
-				text = string([]rune(text)[:500]) + "…"
+			// REQ-BED-008: only submit_result reaches the parent. A sub-agent that answers
+			// in plain text is reminded once; if it answers in plain text again, the parent
+			// gets that whole answer (up to the tool-output cap) with the failure.
+			if !t.c.SubmitReminded {
+				t.c.SubmitReminded = true
+				t.add(Message{Kind: KindSystem, Text: SubmitReminderText})
+				t.startRequest(1)
+				return
 			}
-			t.fail(ErrorNoResult, "ended its turn without calling submit_result; its last words: "+text)
+			t.failReporting(ErrorNoResult, "ended its turn without calling submit_result, even after a reminder",
+				CapText(strings.TrimSpace(e.Text), ToolOutputLimit))
 			return
 		}
+		// A text reply cut off early is kept and marked (StopReason); the person sees why
+		// and may ask the model to go on (issue 13).
 		t.setState(Idle{})
 		return
 	}
-	t.runRound(calls, nil, nil)
+	round := Round{Attempt: 1}
+	if st, ok := t.c.State.(LLMRequesting); ok {
+		round.Attempt = st.Attempt
+	}
+	// A reply that ended early while the model wrote its last call leaves that call's
+	// arguments incomplete (an incomplete JSON object); it is answered, not run. The calls
+	// before it are complete and run in order (REQ-BED-004).
+	if last := calls[len(calls)-1]; e.StopReason != "" && !ValidJSONObject(last.Arguments) {
+		if round.Attempt >= MaxAttempts {
+			t.outputLimitExhausted(calls, e.StopReason, round.Attempt)
+			return
+		}
+		round.Cut, round.CutReason, round.Attempt = last.ID, e.StopReason, round.Attempt+1
+	} else {
+		round.Attempt = 1
+	}
+	t.runRound(calls, round)
+}
+
+// outputLimitExhausted ends a turn whose replies were cut inside a tool call on every attempt:
+// nothing of the last reply runs, and the person (or a sub-agent's parent) is told why.
+func (t *tx) outputLimitExhausted(calls []ToolCall, reason StopReason, attempts int) {
+	for _, c := range calls[:len(calls)-1] {
+		t.result(c, OutcomeSkipped, "Not run: the reply that asked for it was cut off, and the turn ended.", nil)
+	}
+	t.result(calls[len(calls)-1], OutcomeError, CutCallText(reason), nil)
+	message := fmt.Sprintf("%s %d times in a row while it was writing a tool call: ask for smaller steps, or raise the model's output limit, then send a message to go on",
+		reason.Describe(), attempts)
+	if t.c.IsSubAgent() {
+		t.fail(ErrorOutputLimit, message)
+		return
+	}
+	t.add(Message{Kind: KindError, Text: message, ErrorKind: ErrorOutputLimit})
+	t.setState(Error{Message: message, ErrKind: ErrorOutputLimit})
 }
 
 func (t *tx) llmError(e LLMError) {
@@ -592,23 +683,34 @@ func (t *tx) toolComplete(e ToolComplete) {
 	if res.Outcome == "" {
 		res.Outcome = OutcomeError
 	}
-	t.add(Message{Kind: KindToolResult, ToolResult: &res})
-	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Current.ID), st.Notes)
+	t.addResult(res)
+	next := st.Round
+	next.Completed = append(slices.Clone(st.Completed), st.Current.ID)
+	t.runRound(st.Remaining, next)
 }
 
 // runRound starts the next call of a tool round, answering at once the calls the core can
 // decide itself, and sends the results to the model when the round is done (REQ-BED-004).
-// notes are the round's held-back system messages, written when it is done.
-func (t *tx) runRound(calls []ToolCall, completed []string, notes []string) {
+// prev carries what the round has done so far: the answered calls, the held-back system
+// messages written when it is done (Notes), the cut call and the next request's attempt.
+func (t *tx) runRound(calls []ToolCall, prev Round) {
+	completed := slices.Clone(prev.Completed)
 	for len(calls) > 0 {
 		call, rest := calls[0], slices.Clone(calls[1:])
+		if call.ID == prev.Cut {
+			t.result(call, OutcomeError, CutCallText(prev.CutReason), nil)
+			completed = append(completed, call.ID)
+			calls = rest
+			continue
+		}
 		if msg, refused := t.refusal(call, len(rest)+len(completed)); refused {
 			t.result(call, OutcomeError, msg, nil)
 			completed = append(completed, call.ID)
 			calls = rest
 			continue
 		}
-		round := Round{Remaining: rest, Completed: slices.Clone(completed), Notes: slices.Clone(notes)}
+		round := Round{Remaining: rest, Completed: completed, Notes: slices.Clone(prev.Notes),
+			Cut: prev.Cut, CutReason: prev.CutReason, Attempt: prev.Attempt, ResultTokens: t.spent}
 		exec := t.newExec()
 		switch call.Name {
 		case ToolRequestModeUpgrade:
@@ -634,8 +736,8 @@ func (t *tx) runRound(calls []ToolCall, completed []string, notes []string) {
 		}
 		return
 	}
-	t.system(notes)
-	t.startRequest(1)
+	t.system(prev.Notes)
+	t.startRequest(max(1, prev.Attempt))
 }
 
 // refusal decides the calls that are answered with an error without running anything: tools
@@ -751,7 +853,9 @@ func (t *tx) finishSubAgents(st AwaitingSubAgents) {
 	summary := fmt.Sprintf("%d of %d succeeded", len(st.Outcomes)-failed, len(st.Outcomes))
 	t.result(st.Call, outcome, AggregateSubAgents(st.Outcomes),
 		&ToolDisplay{Summary: summary, SubAgents: slices.Clone(st.Outcomes)})
-	t.runRound(st.Remaining, append(slices.Clone(st.Completed), st.Call.ID), st.Notes)
+	next := st.Round
+	next.Completed = append(slices.Clone(st.Completed), st.Call.ID)
+	t.runRound(st.Remaining, next)
 }
 
 // AggregateSubAgents writes the spawn_agents result the model reads: every task in spawn

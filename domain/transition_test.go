@@ -742,13 +742,14 @@ func TestTransition_REQ_BED_021_ContextExhaustedAbsorbs(t *testing.T) {
 	c := exhausted(t)
 	last := c.LastExec
 	for _, ev := range []Event{
-		UserCancel{}, UserDowngrade{}, RestoreAfterRestart{},
+		UserDowngrade{}, RestoreAfterRestart{},
 		LLMResponse{Exec: last, Text: "x", ToolCalls: []ToolCall{bashCall("a")}}, LLMError{Exec: last, Kind: ErrorServer},
 		RetryTimeout{Exec: last}, ToolComplete{Exec: last}, SubAgentFinished{Exec: last}, SubAgentDeadline{Exec: last},
 	} {
 		wantUnchanged(t, c, ev)
 	}
 	wantRejected(t, c, ModeDecision{Exec: last, Approve: true}, ErrNoPendingApproval)
+	wantRejected(t, c, UserCancel{}, ErrNothingToStop)
 }
 
 func exhausted(t testing.TB) Conversation {
@@ -944,9 +945,10 @@ func TestTransition_REQ_BED_016_UserDowngrade(t *testing.T) {
 }
 
 // A downgrade while tools run takes effect at once for the rest of the round: a later patch is
-// refused.
+// refused. (A running think is read-only and is left to finish; a running bash is killed, see
+// TestTransition_REQ_BED_016_DowngradeKillsUnrestrictedBash.)
 func TestTransition_REQ_BED_016_DowngradeDuringRound(t *testing.T) {
-	c, _ := respond(t, requesting(t, unrestricted), "", bashCall("a"), patchCall("p"))
+	c, _ := respond(t, requesting(t, unrestricted), "", thinkCall("a"), patchCall("p"))
 	c, _ = step(t, c, UserDowngrade{})
 	if c.Mode != ModeRestricted {
 		t.Fatalf("mode = %s", c.Mode)
@@ -976,7 +978,7 @@ func TestTransition_REQ_BED_017_NoticeHeldUntilRoundEnds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := requesting(t, unrestricted)
 			history := []Message{{Seq: 0, Kind: KindUser, Text: "hello"}}
-			c, effects := respond(t, c, "", bashCall("a"), patchCall("p"))
+			c, effects := respond(t, c, "", thinkCall("a"), patchCall("p"))
 			history = append(history, persisted(t, effects)...)
 			c, effects = step(t, c, UserDowngrade{})
 			if msgs := persisted(t, effects); len(msgs) != 0 {
@@ -1128,13 +1130,48 @@ func TestTransition_REQ_BED_008_SubmitResult(t *testing.T) {
 	}
 }
 
-// A sub-agent that ends its turn without submit_result fails and says so to its parent.
+// Issue 13 item 4: a sub-agent that ends its turn without submit_result is reminded once
+// (row "LLMRequesting + text-only reply, sub-agent not yet reminded → LLMRequesting"); a
+// second plain answer fails it (row "… already reminded → Failed(no_result)"), and the parent
+// gets that whole answer, up to the tool-output cap, not a 500-character excerpt.
 func TestTransition_REQ_BED_008_SubAgentEndsWithoutResult(t *testing.T) {
 	c, effects := respond(t, requesting(t, subAgent), "I think the bug is in main.go")
-	st := wantState[Failed](t, c)
+	st := wantState[LLMRequesting](t, c)
+	msgs := persisted(t, effects)
+	wantKinds(t, msgs, KindAssistant, KindSystem)
+	if msgs[1].Text != SubmitReminderText || !strings.Contains(msgs[1].Text, "call submit_result") && !strings.Contains(msgs[1].Text, "Call submit_result") {
+		t.Fatalf("reminder = %q", msgs[1].Text)
+	}
+	if req := only[RequestLLM](t, effects); req.Exec != st.Exec || req.Attempt != 1 || req.Continuation != nil || !c.SubmitReminded {
+		t.Fatalf("RequestLLM = %+v, reminded %v; want a fresh request with tools", req, c.SubmitReminded)
+	}
+	for _, e := range effects {
+		if _, ok := e.(NotifyParent); ok {
+			t.Fatalf("the parent was notified before the reminder was answered")
+		}
+	}
+
+	long := "Findings:\n" + strings.Repeat("the bug is in main.go line 12. ", 200) + "END"
+	c, effects = respond(t, c, long)
+	failed := wantState[Failed](t, c)
 	n := only[NotifyParent](t, effects)
-	if st.ErrKind != ErrorNoResult || n.Outcome.Kind != ErrorNoResult || !strings.Contains(n.Outcome.Error, "main.go") {
-		t.Fatalf("state %+v, notify %+v; want no_result with the last words", st, n)
+	if failed.ErrKind != ErrorNoResult || n.Outcome.Kind != ErrorNoResult || n.Outcome.Status != SubAgentFailed ||
+		!strings.Contains(n.Outcome.Error, "even after a reminder") {
+		t.Fatalf("state %+v, notify %+v; want no_result after the reminder", failed, n)
+	}
+	if n.Outcome.Result != strings.TrimSpace(long) {
+		t.Fatalf("the parent got %d of the answer's %d bytes; want all of it", len(n.Outcome.Result), len(long))
+	}
+	if agg := AggregateSubAgents([]SubAgentOutcome{n.Outcome}); !strings.Contains(agg, "END") {
+		t.Fatalf("the aggregate the parent's model reads lacks the end of the answer:\n%s", agg)
+	}
+
+	// An answer above the tool-output cap is cut there, and says so.
+	c, _ = respond(t, requesting(t, subAgent), "first")
+	_, effects = respond(t, c, strings.Repeat("x", ToolOutputLimit+500))
+	n = only[NotifyParent](t, effects)
+	if len(n.Outcome.Result) > ToolOutputLimit+100 || !strings.Contains(n.Outcome.Result, "500 more bytes left out") {
+		t.Fatalf("an oversized last answer gave the parent %d bytes ending %q", len(n.Outcome.Result), n.Outcome.Result[len(n.Outcome.Result)-60:])
 	}
 }
 

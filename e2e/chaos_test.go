@@ -281,25 +281,7 @@ func TestKilledRunLeavesNoTempDir(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	// bash -c execs a lone command, so the tool runs as a process whose command line is
-	// the script itself.
-	running := func() bool {
-		for _, p := range processesMatching(marker) {
-			if _, cmdline, _ := strings.Cut(p, ": "); strings.HasPrefix(cmdline, marker) {
-				return true
-			}
-		}
-		return false
-	}
-	for !running() {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatal("the tool never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitToolProcess(t, cmd, marker, 30*time.Second)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -328,6 +310,30 @@ func TestKilledRunLeavesNoTempDir(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "phoenix-*")); len(left) > 0 {
 		t.Errorf("regression: temp dirs in the system temp dir: %v", left)
+	}
+}
+
+// waitToolProcess waits until the tool's process runs: bash -c execs a lone command, so its
+// command line is the script itself (the CLI's own command line holds the marker too, but
+// not at its start). It kills cmd and fails the test after limit.
+func waitToolProcess(t *testing.T, cmd *exec.Cmd, marker string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	running := func() bool {
+		for _, p := range processesMatching(marker) {
+			if _, cmdline, _ := strings.Cut(p, ": "); strings.HasPrefix(cmdline, marker) {
+				return true
+			}
+		}
+		return false
+	}
+	for !running() {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatal("the tool never started")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -37,6 +37,10 @@ type Request struct {
 	// ExtraUserText is appended as a final user message and is not part of the history,
 	// such as the continuation prompt (REQ-BED-020).
 	ExtraUserText string
+	// MaxOutputTokens bounds the reply; it is sent as max_tokens, or as
+	// max_completion_tokens where the model table says so (domain.UsesMaxCompletionTokens).
+	// Zero sends no limit.
+	MaxOutputTokens int
 }
 
 // DeltaKind says what a streamed piece is.
@@ -66,7 +70,10 @@ type Response struct {
 	// UsageEstimated is true when the provider sent no usage and Usage was estimated from
 	// the characters sent and received (about four per token).
 	UsageEstimated bool
-	FinishReason   string
+	// FinishReason is the provider's own word; StopReason is what the core acts on (empty
+	// for a normal end).
+	FinishReason string
+	StopReason   domain.StopReason
 }
 
 // Client talks to one OpenAI-compatible endpoint. It is safe for concurrent use.
@@ -152,30 +159,36 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	if model == "" {
 		return Response{}, newError(domain.ErrorInvalidRequest, 0, "no model is configured", nil)
 	}
-	// REQ-BED-013: a text-only model is refused before any image is loaded or anything is
-	// sent, with a message that says what to do. The converter counts exactly the images it
-	// would send; for such a model it is handed a loader that loads nothing.
+	// REQ-BED-013: a text-only model never receives an image. Send refuses new ones; images
+	// already in the history (the conversation switched to this model) are replaced by a
+	// placeholder that names them, so the model knows something was there.
 	vision := SupportsVision(model)
 	lim := imaging.LimitsForModel(model)
 	load := func(ref domain.ImageRef) (string, error) { return c.imageURL(ref, lim) }
 	if !vision {
-		load = func(domain.ImageRef) (string, error) { return "", nil }
+		load = nil
 	}
-	msgs, extras, images, err := convertHistory(req.System, req.History, req.ExtraUserText, load,
+	msgs, extras, _, err := convertHistory(req.System, req.History, req.ExtraUserText, load,
 		reasoningReturnFor(c.cfg.BaseURL, model))
 	if err != nil {
 		return Response{}, newError(domain.ErrorInvalidRequest, 0,
 			fmt.Sprintf("the conversation could not be prepared: %v", err), err)
-	}
-	if images > 0 && !vision {
-		return Response{}, &Error{Kind: domain.ErrorInvalidRequest, Message: fmt.Sprintf(
-			"The model %s cannot read images, and this conversation contains %d: switch to a model with vision, or start a new conversation without the images", model, images)}
 	}
 	creq := openai.ChatCompletionRequest{
 		Model:         model,
 		Messages:      msgs,
 		Stream:        true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	if n := req.MaxOutputTokens; n > 0 {
+		if domain.UsesMaxCompletionTokens(model) {
+			creq.MaxCompletionTokens = n
+		} else {
+			// Deprecated by OpenAI for its own API only; the compatible servers this path
+			// serves (Ollama, OpenRouter, llama.cpp, vLLM) read max_tokens.
+			//lint:ignore SA1019 compatible servers read max_tokens, not max_completion_tokens
+			creq.MaxTokens = n
+		}
 	}
 	for _, t := range req.Tools {
 		creq.Tools = append(creq.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
@@ -411,11 +424,18 @@ func (a *assembler) result() (Response, error) {
 		return Response{}, newError(domain.ErrorIncompleteResponse, 0,
 			"the stream ended without a finish reason", nil)
 	}
+	if a.text.Len() == 0 && len(a.calls) == 0 && StopReasonOf(a.finishReason) == domain.StopLength {
+		// A reasoning model can spend the whole output limit thinking; asking again the same
+		// way would end the same way, so this is not retried.
+		return Response{}, newError(domain.ErrorOutputLimit, 0,
+			"the model used its whole output limit without writing an answer (reasoning models spend part of it thinking): raise the model's output limit, or ask for less at once", nil)
+	}
 	if a.text.Len() == 0 && len(a.calls) == 0 {
 		return Response{}, newError(domain.ErrorIncompleteResponse, 0,
 			fmt.Sprintf("the answer was empty (finish reason %q)", a.finishReason), nil)
 	}
-	resp := Response{Text: a.text.String(), Reasoning: a.reasoning.result(), FinishReason: a.finishReason}
+	resp := Response{Text: a.text.String(), Reasoning: a.reasoning.result(), FinishReason: a.finishReason,
+		StopReason: StopReasonOf(a.finishReason)}
 	next := a.prior
 	seen := map[string]bool{}
 	for i, b := range a.calls {
@@ -453,6 +473,23 @@ func (a *assembler) result() (Response, error) {
 		}
 	}
 	return resp, nil
+}
+
+// StopReasonOf maps a provider's finish reason onto the core's StopReason: the normal ends of
+// OpenAI and of the Anthropic-style endpoints are empty, the cut-offs at the output limit are
+// StopLength, filters are StopContentFilter, and anything else is kept as the provider said it
+// (lower case) so the person sees the provider's word.
+func StopReasonOf(finish string) domain.StopReason {
+	switch f := strings.ToLower(strings.TrimSpace(finish)); f {
+	case "stop", "tool_calls", "function_call", "end_turn", "stop_sequence", "tool_use", "eos":
+		return ""
+	case "length", "max_tokens", "max_output_tokens":
+		return domain.StopLength
+	case "content_filter", "safety", "refusal", "prohibited_content", "blocklist", "spii":
+		return domain.StopContentFilter
+	default:
+		return domain.StopReason(f)
+	}
 }
 
 // estimateUsage guesses tokens at four characters each, for servers that ignore

@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -28,7 +29,14 @@ const (
 )
 
 // imageLoader turns a stored image reference into a data URL, preparing it for the model.
+// A nil loader means the model cannot read images: each is replaced by ImagePlaceholder.
 type imageLoader func(ref domain.ImageRef) (string, error)
+
+// ImagePlaceholder stands in for an image sent to a model that cannot read images (the
+// conversation switched to it after images were attached).
+func ImagePlaceholder(ref domain.ImageRef) string {
+	return fmt.Sprintf("[Image %q omitted: the current model cannot read images.]", ref.Name)
+}
 
 // converter builds the provider's message list from the stored history in one pass.
 //
@@ -154,6 +162,16 @@ func (c *converter) closeGroup() {
 }
 
 func (c *converter) userMessage(text string, images []domain.ImageRef) (openai.ChatCompletionMessage, error) {
+	if len(images) > 0 && c.load == nil {
+		placeholders := make([]string, 0, len(images)+1)
+		if text != "" {
+			placeholders = append(placeholders, text)
+		}
+		for _, ref := range images {
+			placeholders = append(placeholders, ImagePlaceholder(ref))
+		}
+		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: strings.Join(placeholders, "\n")}, nil
+	}
 	if len(images) == 0 {
 		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text}, nil
 	}

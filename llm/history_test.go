@@ -240,8 +240,6 @@ func TestImageRefusedBeforeSending(t *testing.T) {
 		data  []byte
 		want  string
 	}{
-		{"text-only model", "gpt-3.5-turbo", good, "cannot read images"},
-		{"text-only model is told before a bad image", "deepseek-chat", []byte("text"), "cannot read images"},
 		{"text file named png", "gpt-4o", []byte("just some text\n"), "not a supported image"},
 		{"truncated png", "gpt-4o", good[:len(good)-20], "corrupt or truncated"},
 		{"30000x30000 header", "gpt-4o", bomb, "megapixels"},
@@ -262,6 +260,30 @@ func TestImageRefusedBeforeSending(t *testing.T) {
 				t.Fatalf("%d requests reached the server", n)
 			}
 		})
+	}
+}
+
+// TestTextOnlyModelGetsPlaceholders: after a switch to a model without vision, the images in
+// the history reach it as placeholders naming them, never as images (REQ-BED-013), and an
+// unusable image does not matter because it is never loaded.
+func TestTextOnlyModelGetsPlaceholders_REQ_BED_013(t *testing.T) {
+	t.Parallel()
+	blobs := &countingBlobs{memBlobs: memBlobs{}}
+	ref := blobs.put(pngBytes(t, 20, 20), "screen.png")
+	bad := blobs.put([]byte("not an image"), "bad.png")
+	s := startServer(t)
+	c := newTestClient(t, s, blobs, func(cfg *Config) { cfg.Model = "deepseek-chat" })
+	s.Enqueue(fakellm.Text("ok", 1))
+	if _, _, err := collect(t.Context(), c, Request{History: []domain.Message{userMsg(1, "see", ref, bad)}}); err != nil {
+		t.Fatal(err)
+	}
+	m := s.LastChat().Messages[0]
+	if len(m.Content.ImageURLs()) != 0 || blobs.calls != 0 {
+		t.Fatalf("a text-only model was sent images (%d loaded)", blobs.calls)
+	}
+	want := "see\n" + ImagePlaceholder(ref) + "\n" + ImagePlaceholder(bad)
+	if m.Content.String() != want {
+		t.Fatalf("content = %q, want %q", m.Content.String(), want)
 	}
 }
 

@@ -8,8 +8,8 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// Delete removes a conversation, its messages and its sub-agents, and the images no other
-// conversation references. Stop the conversation's actor first.
+// Delete removes a conversation, its messages, its auxiliary records and files (aux.go) and
+// its sub-agents, and the images no other conversation references. Stop the conversation's actor first.
 //
 // A long conversation has more messages than one Badger transaction may hold, so Delete works
 // in two steps: one transaction removes the records that make the conversations visible and
@@ -141,6 +141,13 @@ const purgeBatch = 1000
 func (s *Store) purge(id string) error {
 	if err := s.deletePrefix(msgPrefix(id)); err != nil {
 		return fmt.Errorf("delete messages: %w", err)
+	}
+	// The queue, instructions and checkpoint records (aux.go), then the checkpoints' files.
+	if err := s.deletePrefix(auxPrefix(id)); err != nil {
+		return fmt.Errorf("delete queued messages, instructions and checkpoints: %w", err)
+	}
+	if err := s.removeFiles(id); err != nil {
+		return fmt.Errorf("delete checkpoints: %w", err)
 	}
 	prefix := convBlobPrefix(id)
 	for {

@@ -16,6 +16,7 @@ const (
 	prefixBlobCount = "bcnt/"
 	prefixConvBlob  = "cblob/"
 	prefixDeleting  = "del/"
+	prefixAux       = "aux/"
 	keySchema       = "meta/schema"
 )
 

@@ -167,9 +167,13 @@ func Open(dir string, opts Options) (*Store, error) {
 		bopts = bopts.WithDir(abs).WithValueDir(abs).WithSyncWrites(opts.SyncWrites)
 	}
 	db, err := badger.Open(bopts)
+	for deadline := time.Now().Add(lockWait); err != nil && isBadgerLocked(err) && time.Now().Before(deadline); {
+		time.Sleep(lockPoll)
+		db, err = badger.Open(bopts)
+	}
 	if err != nil {
 		s.unlock()
-		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
+		if isBadgerLocked(err) {
 			return nil, &LockedError{Dir: s.dir, Detail: "another process holds the database"}
 		}
 		return nil, fmt.Errorf("open the database in %s: %w; nothing was changed or deleted. "+
@@ -283,6 +287,21 @@ func prepareDir(dir string) error {
 	return nil
 }
 
+// lockWait is how long Open waits for a directory lock that is held before it reports
+// another instance. A child process this one is starting holds a copy of every descriptor
+// until it execs — longer when it enters a user namespace, where it waits for its id maps (the
+// sandbox's supervisors do) — and with the copy the flock: a lock held that briefly after
+// Close is not another instance, and must not make a reopen fail.
+const lockWait = time.Second
+
+// lockPoll is how often Open tries a held lock again within lockWait.
+const lockPoll = 5 * time.Millisecond
+
+// isBadgerLocked tells Badger's own directory-lock error, which it has no sentinel for.
+func isBadgerLocked(err error) bool {
+	return strings.Contains(err.Error(), "Cannot acquire directory lock")
+}
+
 // lockDir takes an exclusive, non-blocking flock on the directory's lock file. The kernel
 // drops it when the process dies, so a crash never leaves a stale lock behind.
 func lockDir(dir string) (*os.File, error) {
@@ -294,7 +313,12 @@ func lockDir(dir string) (*os.File, error) {
 		}
 		return nil, fmt.Errorf("open lock file %s: %w", path, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	for deadline := time.Now().Add(lockWait); errors.Is(err, syscall.EWOULDBLOCK) && time.Now().Before(deadline); {
+		time.Sleep(lockPoll)
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	}
+	if err != nil {
 		_ = f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, &LockedError{Dir: dir}

@@ -53,6 +53,9 @@ func Markdown(c domain.Conversation, msgs []domain.Message) string {
 				fmt.Fprintf(&b, "**Tool call `%s`**\n\n", c.Name)
 				writeFence(&b, "json", c.Arguments)
 			}
+			if m.StopReason != "" {
+				fmt.Fprintf(&b, "> **%s.**\n\n", m.StopReason.Describe())
+			}
 		case domain.KindToolResult:
 			r := m.ToolResult
 			fmt.Fprintf(&b, "**Result of `%s` (%s)**\n\n", r.Name, r.Outcome)

@@ -12,8 +12,8 @@ import (
 )
 
 // Backend is the part of the actor runtime's command API the window uses. *actors.Runtime
-// satisfies it; tests use a fake. Every method except Sandbox and ModelLabel, which must
-// return at once, may block on the store, so the window calls them off the UI goroutine.
+// satisfies it; tests use a fake. Every method except Sandbox, ModelLabel and OutputLimit, which
+// must return at once, may block on the store, so the window calls them off the UI goroutine.
 type Backend interface {
 	Create(ctx context.Context, p NewConversation) (domain.Conversation, error)
 	List(ctx context.Context, includeArchived bool) ([]Summary, error)
@@ -32,6 +32,8 @@ type Backend interface {
 	Blob(sha256 string) ([]byte, error)
 	Sandbox() SandboxStatus
 	ModelLabel(model string) string
+	// OutputLimit is the most tokens one reply of the model may have (returns at once).
+	OutputLimit(model string) int
 }
 
 // EventSource is the event stream the window follows (REQ-BED-011). *actors.Subscription

@@ -27,6 +27,9 @@ const (
 	rowNotice
 	// rowThinking is a thinking model's reasoning (thinking.go).
 	rowThinking
+	// rowCutOff follows a reply that ended early: why, and (for the output limit) a way to
+	// ask the model to go on (issue 13).
+	rowCutOff
 )
 
 // toolPhase is where a tool call stands, for its row.
@@ -65,6 +68,9 @@ type row struct {
 	// expanded is the person's choice to see a tool's output or a reasoning; it lives in the
 	// model so that it survives the recycling of list items.
 	expanded bool
+	// superseded marks a cut-off notice that later messages followed: Continue would no
+	// longer continue that reply, so it is offered only on the latest.
+	superseded bool
 	// answered marks a reasoning whose answer has started, which closed it once.
 	answered bool
 }
@@ -105,6 +111,8 @@ type chatModel struct {
 	think   *row
 	approve *row
 	notices int
+	// cutOff is the latest cut-off notice while nothing has followed it.
+	cutOff *row
 }
 
 func newChatModel() *chatModel {
@@ -129,6 +137,11 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 		return false
 	}
 	m.next = msg.Seq + 1
+	if m.cutOff != nil {
+		m.cutOff.superseded = true
+		m.cutOff.touch()
+		m.cutOff = nil
+	}
 	p := &msg
 	key := "m" + strconv.FormatUint(msg.Seq, 10)
 	switch msg.Kind {
@@ -147,6 +160,10 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 			r := &row{kind: kind, key: "c" + key + ":" + c.ID, call: c, at: msg.At, seq: msg.Seq}
 			m.rows = append(m.rows, r)
 			m.byCall[c.ID] = r
+		}
+		if msg.StopReason != "" {
+			m.cutOff = &row{kind: rowCutOff, key: "x" + key, msg: p, at: msg.At}
+			m.rows = append(m.rows, m.cutOff)
 		}
 		// The reply has landed: the streamed text and reasoning it replaces go away.
 		m.dropTail(&m.stream)

@@ -117,6 +117,8 @@ func (v *rowView) newPart(k rowKind) part {
 		return newApprovalPart(v.cv)
 	case rowThinking:
 		return newThinkingPart(v.cv)
+	case rowCutOff:
+		return newCutOffPart(v.cv)
 	}
 	return newNotePart()
 }
@@ -130,6 +132,14 @@ func none() fyne.CanvasObject {
 	r := canvas.NewRectangle(color.Transparent)
 	r.Hide()
 	return r
+}
+
+// tint colours a striped row: the stripe in the accent, the background in a wash of it.
+func tint(stripe, bg *canvas.Rectangle, accent fyne.ThemeColorName) {
+	stripe.FillColor = theme.Color(accent)
+	bg.FillColor = withAlpha(theme.Color(accent), 0x18)
+	stripe.Refresh()
+	bg.Refresh()
 }
 
 func withAlpha(c color.Color, a uint8) color.Color {
@@ -172,12 +182,16 @@ type userPart struct {
 	text   *widget.RichText
 	thumbs *fyne.Container
 	obj    fyne.CanvasObject
+	// rewind restores the working tree as it was before this message's turn.
+	rewind *widget.Button
+	seq    uint64
 }
 
 func newUserPart(cv *chatView) *userPart {
 	p := &userPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), header: widget.NewRichText(), text: newWrapText(),
 		thumbs: container.New(&flow{gap: pad()})}
-	p.obj = card(p.bg, container.New(&column{}, p.header, p.text, p.thumbs))
+	p.rewind = restoreButton("Rewind to here", func() { cv.m.proj.rewind(cv.cs, p.seq) })
+	p.obj = card(p.bg, container.New(&column{}, container.New(&hbar{gap: pad()}, none(), p.header, p.rewind), p.text, p.thumbs))
 	return p
 }
 
@@ -191,6 +205,9 @@ func (p *userPart) bind(r *row) {
 		head += " · " + r.at.Local().Format("15:04")
 	}
 	setPlain(p.header, head, captionStyle())
+	p.seq = r.msg.Seq
+	_, canRewind := p.cv.m.proj.checkpointBefore(p.cv.cs.id, r.msg.Seq)
+	p.rewind.Hidden = !canRewind || p.cv.readOnly
 	p.text.Hidden = r.msg.Text == ""
 	setPlain(p.text, r.msg.Text, widget.RichTextStyleParagraph)
 	p.thumbs.Objects = p.thumbs.Objects[:0]
@@ -287,13 +304,15 @@ func splitStream(s string) (done, tail string) {
 
 // toolPart: one tool call as a compact row that expands to its result or diff.
 type toolPart struct {
-	cv      *chatView
-	bound   *row
-	bg      *canvas.Rectangle
-	icon    *widget.Icon
-	name    *widget.Label
-	arg     *widget.RichText
-	toggle  *widget.Button
+	cv     *chatView
+	bound  *row
+	bg     *canvas.Rectangle
+	icon   *widget.Icon
+	name   *widget.Label
+	arg    *widget.RichText
+	toggle *widget.Button
+	// undo restores the files this call changed, after showing the diff.
+	undo    *widget.Button
 	summary *widget.RichText
 	details *markdown.View
 	// detailBox insets the details to where RichText put its text.
@@ -313,7 +332,12 @@ func newToolPart(cv *chatView) *toolPart {
 		}
 	})
 	p.toggle.Importance = widget.LowImportance
-	header := container.New(&hbar{gap: pad()}, container.NewHBox(p.icon, p.name), p.arg, p.toggle)
+	p.undo = restoreButton("Undo", func() {
+		if p.bound != nil {
+			cv.m.proj.undo(cv.cs, p.bound.call.ID)
+		}
+	})
+	header := container.New(&hbar{gap: pad()}, container.NewHBox(p.icon, p.name), p.arg, container.NewHBox(p.undo, p.toggle))
 	p.detailBox = container.New(insetBy(markdownInset(), 0), p.details)
 	p.obj = card(p.bg, container.New(&column{}, header, p.summary, p.detailBox))
 	return p
@@ -332,6 +356,8 @@ func (p *toolPart) bind(r *row) {
 	setPlain(p.summary, sum, captionStyle())
 
 	res := r.result
+	_, canUndo := p.cv.m.proj.checkpointForCall(p.cv.cs.id, r.call.ID)
+	p.undo.Hidden = !canUndo || res == nil || p.cv.readOnly
 	hasDetails := res != nil && (strings.TrimSpace(res.Content) != "" || (res.Display != nil && res.Display.Diff != ""))
 	p.toggle.Hidden = !hasDetails
 	switch {
@@ -574,10 +600,7 @@ func (p *notePart) bind(r *row) {
 		}
 		segs = []widget.RichTextSegment{&widget.TextSegment{Text: r.text, Style: widget.RichTextStyleInline}}
 	}
-	p.stripe.FillColor = theme.Color(accent)
-	p.bg.FillColor = withAlpha(theme.Color(accent), 0x18)
-	p.stripe.Refresh()
-	p.bg.Refresh()
+	tint(p.stripe, p.bg, accent)
 	p.icon.SetResource(icon)
 	p.text.Segments = segs
 	p.text.Refresh()
@@ -603,12 +626,49 @@ func newContinuationPart(cv *chatView) *continuationPart {
 func (p *continuationPart) object() fyne.CanvasObject { return p.obj }
 
 func (p *continuationPart) bind(r *row) {
-	p.stripe.FillColor = theme.Color(theme.ColorNamePrimary)
-	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNamePrimary), 0x18)
-	p.stripe.Refresh()
-	p.bg.Refresh()
+	tint(p.stripe, p.bg, theme.ColorNamePrimary)
 	p.source = r.msg.Text
 	p.text.SetMarkdown(r.msg.Text)
+}
+
+// cutOffPart: a reply that ended early is never shown as if it were complete (REQ-BED-003,
+// issue 13). It says why the reply stopped and, for the output limit, which limit, with a
+// Continue button that asks the model to go on.
+type cutOffPart struct {
+	cv     *chatView
+	bg     *canvas.Rectangle
+	stripe *canvas.Rectangle
+	text   *widget.RichText
+	goOn   *widget.Button
+	obj    fyne.CanvasObject
+}
+
+func newCutOffPart(cv *chatView) *cutOffPart {
+	p := &cutOffPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: newWrapText()}
+	p.goOn = widget.NewButtonWithIcon("Continue", theme.MediaPlayIcon(), func() {
+		if p.cv.cs != nil {
+			p.cv.m.sendPrompt(p.cv.cs, domain.GoOnPrompt)
+		}
+	})
+	body := container.New(&hbar{gap: pad()}, widget.NewIcon(theme.WarningIcon()), p.text, p.goOn)
+	p.obj = container.New(insetBy(fyne.NewSize(pad(), pad()/2), 3), p.bg, p.stripe, body)
+	return p
+}
+
+func (p *cutOffPart) object() fyne.CanvasObject { return p.obj }
+
+func (p *cutOffPart) bind(r *row) {
+	tint(p.stripe, p.bg, theme.ColorNameWarning)
+	model := ""
+	if p.cv.cs != nil {
+		model = p.cv.cs.conv.Model
+	}
+	setPlain(p.text, cutOffText(r.msg.StopReason, p.cv.m.b.OutputLimit(model)), widget.RichTextStyleInline)
+	if r.msg.StopReason == domain.StopLength && !p.cv.readOnly && !r.superseded {
+		p.goOn.Show()
+	} else {
+		p.goOn.Hide()
+	}
 }
 
 // approvalPart: the mode-upgrade request with Approve and Deny (REQ-BED-015). Nothing

@@ -111,6 +111,9 @@ func (m *MainWindow) send() {
 	case strings.TrimSpace(text) == "" && len(atts) == 0:
 		m.showInline("Type a message or attach an image first.")
 		return
+	case cs.busy() && m.proj.enabled():
+		m.proj.enqueue(cs, text, atts)
+		return
 	case cs.busy():
 		m.showInline("The agent is busy: wait for it to finish, or press Stop (Esc).")
 		return
@@ -148,6 +151,30 @@ func (m *MainWindow) send() {
 			}
 			m.refreshComposer()
 		})
+	}()
+}
+
+// sendPrompt sends a message the window words for the person (Continue after a cut-off reply)
+// without touching their draft. A rejection is shown like any other.
+func (m *MainWindow) sendPrompt(cs *convState, text string) {
+	if cs.busy() {
+		m.showInline("The agent is busy: wait for it to finish, or press Stop (Esc).")
+		return
+	}
+	if cs.mainView != nil {
+		cs.mainView.pinned = true
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
+		defer cancel()
+		err := m.b.Send(ctx, cs.id, text, nil)
+		if err != nil {
+			m.do(func() {
+				if m.current == cs {
+					m.showInline(sendErrorText(err))
+				}
+			})
+		}
 	}()
 }
 

@@ -50,3 +50,12 @@ func sendErrorText(err error) string {
 	}
 	return "Could not send: " + err.Error()
 }
+
+// cutOffText says why a reply stopped early; for the output limit it names the limit, so the
+// person knows what was hit (issue 13).
+func cutOffText(reason domain.StopReason, limit int) string {
+	if reason == domain.StopLength && limit > 0 {
+		return fmt.Sprintf("%s (%s tokens). Continue asks it to go on.", reason.Describe(), transcript.Tokens(limit))
+	}
+	return reason.Describe() + "."
+}

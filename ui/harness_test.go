@@ -408,6 +408,8 @@ func (f *fakeBackend) Blob(sha string) ([]byte, error) {
 
 func (f *fakeBackend) Sandbox() SandboxStatus { return f.sandbox }
 
+func (f *fakeBackend) OutputLimit(model string) int { return domain.MaxOutputFor(model) }
+
 func (f *fakeBackend) ModelLabel(model string) string {
 	if model == domain.DemoModel {
 		return "Demo (offline)"

@@ -77,6 +77,8 @@ type MainWindow struct {
 	search       *globalSearch
 	deleteDlg    *dialog.ConfirmDialog
 	mcpPanel     *mcpPanel
+	// proj holds the project controls: instructions, model switch, queue, Undo and Rewind.
+	proj *projectUI
 
 	// Widgets of the main window.
 	sideList        *widget.List
@@ -355,8 +357,9 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.stopBtn.Importance = widget.DangerImportance
 	status := container.NewBorder(nil, nil, dot, m.stopBtn, m.statusLabel)
 
-	m.top = container.NewVBox(m.header, m.landlockNote, m.meterRow, m.findBar)
-	m.bottom = container.NewVBox(m.exhaustedBox, m.inlineBox, m.strip, composer, status)
+	m.proj = newProjectUI(m)
+	m.top = container.NewVBox(m.header, m.proj.row, m.landlockNote, m.meterRow, m.findBar)
+	m.bottom = container.NewVBox(m.exhaustedBox, m.inlineBox, m.proj.queueBox, m.strip, composer, status)
 	m.right = container.NewBorder(m.top, m.bottom, nil, nil, m.chatHolder)
 	split := container.NewHSplit(sidebar, container.NewPadded(m.right))
 	split.Offset = 0.27
@@ -437,6 +440,7 @@ func (m *MainWindow) open(id string) {
 	if !cs.loaded && !cs.loading {
 		m.load(cs)
 	}
+	m.proj.load(cs)
 	m.refreshAll()
 	m.jumpIfPending(cs)
 	m.win.Canvas().Focus(m.entry)
@@ -514,6 +518,14 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 		case actors.ToolProgress:
 			states[cs] = true
 		}
+		switch ev.(type) {
+		case actors.QueueChanged, actors.InstructionsChanged, actors.CheckpointSaved:
+			if m.proj.onEvent(ev) {
+				m.gen++ // rows gain Undo and Rewind buttons
+			}
+			states[cs] = true
+			continue
+		}
 		wasBusy := cs.busy()
 		if cs.applyEvent(ev) {
 			rows[cs] = true
@@ -566,6 +578,7 @@ func (m *MainWindow) refreshConv(cs *convState) {
 // refreshAll re-draws the header, meter, status bar and composer for the open conversation.
 func (m *MainWindow) refreshAll() {
 	m.refreshHeader()
+	m.proj.refresh()
 	m.refreshStatus()
 	m.refreshComposer()
 	m.relayout()
@@ -726,6 +739,11 @@ func (m *MainWindow) refreshComposer() {
 		m.entry.Disable()
 		m.sendBtn.Disable()
 		m.attachBtn.Disable()
+	case cs.busy() && m.proj.enabled():
+		m.entry.SetPlaceHolder("The agent is working. Send queues your next message for when it finishes; Stop (Esc) interrupts.")
+		m.entry.Enable()
+		m.sendBtn.Enable()
+		m.attachBtn.Enable()
 	case cs.busy():
 		m.entry.SetPlaceHolder("The agent is working. Write your next message here; press Stop (Esc) to interrupt.")
 		m.entry.Enable()
@@ -806,7 +824,15 @@ func (m *MainWindow) stopAgent() {
 	if cs == nil || !cs.busy() {
 		return
 	}
-	m.call("stop the agent", func(ctx context.Context) error { return m.b.Cancel(ctx, cs.id) }, nil)
+	m.call("stop the agent", func(ctx context.Context) error {
+		err := m.b.Cancel(ctx, cs.id)
+		// The turn ended by itself just before the click, or an earlier click is being
+		// handled: either way the agent stops, and nothing needs saying.
+		if errors.Is(err, domain.ErrNothingToStop) || errors.Is(err, actors.ErrAlreadyStopping) {
+			return nil
+		}
+		return err
+	}, nil)
 }
 
 // decide answers a mode-upgrade request (REQ-BED-015).

@@ -356,7 +356,7 @@ func (m *MainWindow) modelHint(model string) string {
 		return ""
 	}
 	label := m.b.ModelLabel(model)
-	window := fmt.Sprintf("context window %s tokens", transcript.Tokens(domain.ContextWindowFor(model)))
+	window := fmt.Sprintf("context window %s tokens, replies up to %s", transcript.Tokens(domain.ContextWindowFor(model)), transcript.Tokens(m.b.OutputLimit(model)))
 	if label != "" && label != model {
 		return label + ", " + window
 	}

@@ -331,13 +331,20 @@ func upgradeScene(t *testing.T) (*harness, string) {
 
 func (h *harness) approvalPart() *approvalPart {
 	h.t.Helper()
+	return partOnScreen[*approvalPart](h, rowApproval, "the approval card")
+}
+
+// partOnScreen returns the part drawing the first visible row of a kind.
+func partOnScreen[P part](h *harness, kind rowKind, what string) P {
+	h.t.Helper()
 	for _, v := range h.visibleRowViews() {
-		if v.bound.kind == rowApproval {
-			return v.parts[rowApproval].(*approvalPart)
+		if v.bound.kind == kind {
+			return v.parts[kind].(P)
 		}
 	}
-	h.t.Fatal("the approval card is not on screen")
-	return nil
+	h.t.Fatalf("%s is not on screen", what)
+	var zero P
+	return zero
 }
 
 func TestApproveUpgrade_REQ_BED_015(t *testing.T) {

@@ -37,7 +37,8 @@ const (
 // runChat runs one user turn to rest and prints the transcript of that turn. Exit codes: 0 at
 // Idle; 1 in Error (the error is printed); 3 when the context is exhausted; 130 when Ctrl+C
 // cancelled the turn (like the Stop button; a second Ctrl+C exits at once); 124 when
-// --timeout cancelled it; 143 on SIGTERM.
+// --timeout cancelled it; 143 on SIGTERM. SIGUSR1 is "Switch to Restricted" (REQ-BED-016): the
+// mode changes at once and a command running with write access is stopped.
 func runChat(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -50,8 +51,11 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		jsonOut    bool
 		reasoning  bool
 		continueID string
+		noInstr    bool
+		wrapUp     bool
 		timeout    time.Duration
 		images     stringList
+		queued     stringList
 	)
 	common.register(fs, true)
 	fs.StringVar(&cwd, "cwd", ".", "working directory of a new conversation")
@@ -61,8 +65,11 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&jsonOut, "json", false, "print events as JSON lines instead of a transcript")
 	fs.BoolVar(&reasoning, "show-reasoning", false, "print a thinking model's reasoning before each reply")
 	fs.StringVar(&continueID, "continue", "", "send the message to this existing conversation")
+	fs.BoolVar(&wrapUp, "wrap-up", false, "with --continue: wrap the conversation up (continuation summary) instead of sending a message")
+	fs.BoolVar(&noInstr, "no-instructions", false, "start the new conversation without the project's AGENTS.md / CLAUDE.md")
 	fs.DurationVar(&timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
+	fs.Var(&queued, "queue", "a message to send after this turn, as if typed while the agent works (repeatable, in order)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -84,7 +91,10 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	}
 	// Everything that can be checked before a conversation exists is checked first, so a
 	// mistake never leaves an empty conversation behind.
-	if strings.TrimSpace(prompt) == "" && len(images) == 0 {
+	if wrapUp && (continueID == "" || strings.TrimSpace(prompt) != "" || len(images) > 0) {
+		return errors.New("chat: --wrap-up needs --continue ID and no message")
+	}
+	if strings.TrimSpace(prompt) == "" && len(images) == 0 && !wrapUp {
 		return errors.New("chat: the message is empty: pass a prompt as arguments, or - to read it from standard input")
 	}
 	var attachments []actors.Attachment
@@ -99,7 +109,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		attachments = append(attachments, actors.Attachment{Name: filepath.Base(path), Data: data})
 	}
 	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1)
 	defer signal.Stop(signals)
 
 	log := common.logger(stderr)
@@ -121,12 +131,27 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("chat: %w (see phoenix-desktop list for the ids)", err)
 		}
 		conv = snap.Conv
+		// --model with --continue switches the conversation's model for this and later
+		// requests (at rest only), as the header's model menu does.
+		if m := strings.TrimSpace(common.model); m != "" && m != conv.Model {
+			ch, err := rt.ChangeModel(ctx, conv.ID, m)
+			if err != nil {
+				return fmt.Errorf("chat: %w", err)
+			}
+			conv = ch.Conv
+			fmt.Fprintf(stderr, "phoenix-desktop: switched to %s (context window %d tokens, %d%% used)\n",
+				rt.ModelLabel(conv.Model), conv.Window(), domain.UsagePercent(conv.Usage, conv.Window()))
+			if ch.AtContinuation && !wrapUp {
+				return &exitError{code: exitExhausted, err: fmt.Errorf("the conversation already uses %d%% of %s's context window, so nothing was sent: wrap it up with chat --continue %s --wrap-up, then continue in a new conversation",
+					domain.UsagePercent(conv.Usage, conv.Window()), rt.ModelLabel(conv.Model), conv.ID)}
+			}
+		}
 	} else {
 		abs, err := filepath.Abs(cwd)
 		if err != nil {
 			return fmt.Errorf("chat: working directory %s: %w", cwd, err)
 		}
-		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Unrestricted: unrestrict})
+		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Unrestricted: unrestrict, NoInstructions: noInstr})
 		if err != nil {
 			return err
 		}
@@ -136,13 +161,30 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 
 	sub := rt.Subscribe()
 	defer sub.Close()
-	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID, reasoning: reasoning}
+	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID, reasoning: reasoning, outputLimit: rt.OutputLimit(conv.Model)}
 	if !jsonOut {
 		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, conv.Cwd,
 			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(rt.Sandbox()))
+		if set, err := rt.Instructions(ctx, conv.ID); err == nil {
+			if len(set.Files) > 0 {
+				fmt.Fprintf(stdout, "Instructions: %s\n", strings.Join(set.Labels(), ", "))
+			}
+			for _, n := range set.Notices {
+				fmt.Fprintf(stdout, "! Instructions: %s\n", n)
+			}
+		}
 	}
-	if err := rt.Send(ctx, conv.ID, prompt, attachments); err != nil {
+	if wrapUp {
+		if err := rt.WrapUp(ctx, conv.ID); err != nil {
+			return fmt.Errorf("chat: wrap up: %w", err)
+		}
+	} else if err := rt.Send(ctx, conv.ID, prompt, attachments); err != nil {
 		return fmt.Errorf("chat: %w", err)
+	}
+	for _, text := range queued {
+		if _, err := rt.Enqueue(ctx, conv.ID, text, nil); err != nil {
+			return fmt.Errorf("chat: queue %q: %w", text, err)
+		}
 	}
 
 	var deadline <-chan time.Time
@@ -158,7 +200,9 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		}
 		stopCode = code
 		fmt.Fprintf(stderr, "\nphoenix-desktop: %s; stopping the turn…\n", why)
-		if err := rt.Cancel(ctx, conv.ID); err != nil {
+		// The turn may have ended by itself meanwhile: then there is nothing to stop.
+		if err := rt.Cancel(ctx, conv.ID); err != nil && !errors.Is(err, domain.ErrNothingToStop) &&
+			!errors.Is(err, actors.ErrAlreadyStopping) {
 			return fmt.Errorf("chat: cancel: %w", err)
 		}
 		return nil
@@ -188,10 +232,18 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 				pending = &e
 				go func() { answers <- askApproval(stderr, os.Stdin, e.Reason) }()
 			case actors.StateChanged:
-				if domain.Busy(e.Conv.State) {
+				if domain.Busy(e.Conv.State) || (stopCode == 0 && queueGoesOn(ctx, rt, e.Conv)) {
 					continue
 				}
 				return chatResult(e.Conv, stopCode)
+			case actors.QueueChanged:
+				// A queue that could not be sent is held: the turn that would follow never
+				// comes.
+				if e.Queue.Held != "" {
+					if snap, err := rt.Snapshot(ctx, conv.ID); err == nil && !domain.Busy(snap.Conv.State) {
+						return chatResult(snap.Conv, stopCode)
+					}
+				}
 			}
 		case yes := <-answers:
 			if pending == nil {
@@ -203,6 +255,13 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("chat: answer the upgrade request: %w", err)
 			}
 		case sig := <-signals:
+			if sig == syscall.SIGUSR1 {
+				fmt.Fprintln(stderr, "\nphoenix-desktop: switching to Restricted mode…")
+				if err := rt.Downgrade(ctx, conv.ID); err != nil {
+					fmt.Fprintf(stderr, "phoenix-desktop: could not switch to Restricted mode: %v\n", err)
+				}
+				continue
+			}
 			if stopCode != 0 {
 				return &exitError{code: stopCode, err: errors.New("stopped without waiting for the turn to come to rest")}
 			}
@@ -219,6 +278,21 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+}
+
+// queueGoesOn reports whether a conversation that came to rest goes on with its queued
+// messages (the runtime sends the first one when a turn ends at Idle), so that chat keeps
+// printing until the queue is done.
+func queueGoesOn(ctx context.Context, rt *actors.Runtime, rest domain.Conversation) bool {
+	q, err := rt.Queue(ctx, rest.ID)
+	if err == nil && len(q.Items) > 0 && q.Held == "" {
+		if _, idle := rest.State.(domain.Idle); idle {
+			return true
+		}
+	}
+	// The next queued message may already be on its way.
+	snap, err := rt.Snapshot(ctx, rest.ID)
+	return err == nil && snap.Conv.LastExec > rest.LastExec
 }
 
 func chatResult(c domain.Conversation, stopCode int) error {
@@ -268,6 +342,8 @@ type chatPrinter struct {
 	// tenths is how far (in tenths) the running call's progress was last printed, so that a
 	// server reporting every step prints at most ten lines.
 	tenths int
+	// outputLimit is the conversation's model's reply limit, named in the cut-off notice.
+	outputLimit int
 }
 
 func (p *chatPrinter) print(ev actors.Event) {
@@ -291,6 +367,10 @@ func (p *chatPrinter) print(ev actors.Event) {
 			m.Reasoning = nil
 		}
 		writeMessage(p.w, m)
+		if e.Message.StopReason == domain.StopLength {
+			fmt.Fprintf(p.w, "! The limit is %d tokens. To have it go on: phoenix-desktop chat --continue %s %q\n",
+				p.outputLimit, p.conv, domain.GoOnPrompt)
+		}
 	case actors.StateChanged:
 		if line := transcript.Status(e.Conv, time.Time{}, time.Time{}); line != p.last && domain.Busy(e.Conv.State) {
 			p.last, p.tenths = line, 0

@@ -1,5 +1,5 @@
 // Command phoenix-desktop is the Phoenix Desktop app: the desktop GUI by default, and headless
-// sub-commands (chat, list, show, export, bench, mcp list) that use the same actors, for scripts,
+// sub-commands (chat, list, show, export, checkpoints, rewind, queue, bench, mcp list) that use the same actors, for scripts,
 // tests and benchmarks.
 package main
 
@@ -22,6 +22,9 @@ var usage = `Usage:
   phoenix-desktop list [--data-dir DIR] [--json]
   phoenix-desktop show ID [--data-dir DIR] [--json]
   phoenix-desktop export ID [--data-dir DIR]   print the conversation as Markdown
+  phoenix-desktop checkpoints ID [--json]   list the working-tree checkpoints taken before file changes
+  phoenix-desktop rewind ID CHECKPOINT [--force] [--dry-run]   restore the files as they were before it
+  phoenix-desktop queue ID [--json] [--clear] [--release]   messages queued while the agent worked
   phoenix-desktop search WORDS… [--archived] [--json]   find messages in every conversation
   phoenix-desktop delete ID [--data-dir DIR]   delete a conversation for good
   phoenix-desktop --version                 print the version and the source revision
@@ -82,6 +85,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "bench":
 		err = runBench(rest, stdout, stderr)
+	case "checkpoints":
+		err = runCheckpoints(rest, stdout, stderr)
+	case "rewind":
+		err = runRewind(rest, stdout, stderr)
+	case "queue":
+		err = runQueue(rest, stdout, stderr)
 	case "doctor":
 		err = runDoctor(rest, stdout, stderr)
 	case "mcp":

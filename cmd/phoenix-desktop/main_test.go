@@ -158,6 +158,19 @@ func TestSecondInstanceIsToldTheStoreIsLocked(t *testing.T) {
 	}
 }
 
+// waitForCommand waits until a process whose command line holds marker runs. (Processes have
+// no event to wait on; the poll is bounded.)
+func waitForCommand(t *testing.T, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for exec.Command("pgrep", "-f", marker).Run() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestChatSIGINTCancelsTheTurn: Ctrl+C during chat stops the running tool like the Stop
 // button, the turn comes to rest with a cancelled result, and chat exits 130.
 func TestChatSIGINTCancelsTheTurn_REQ_BED_005(t *testing.T) {
@@ -168,13 +181,7 @@ func TestChatSIGINTCancelsTheTurn_REQ_BED_005(t *testing.T) {
 	go func() {
 		done <- run([]string{"chat", "--demo", "--data-dir", data, "--cwd", cwd, "bash: " + marker}, &out, &errb)
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for exec.Command("pgrep", "-f", marker).Run() != nil {
-		if time.Now().After(deadline) {
-			t.Fatal("the command never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForCommand(t, marker)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -232,6 +239,65 @@ func TestChatWithoutTerminalDeniesUpgrades_REQ_BED_015(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &v); err != nil {
 			t.Fatalf("not a JSON line: %q", line)
 		}
+	}
+}
+
+// REQ-BED-003 (issue 13 item 1): chat prints the cut-off notice with the limit and how to go
+// on; the limit can be set per model (--output-limit), and the demo server cuts at it.
+func TestChatPrintsCutOffNotice_REQ_BED_003(t *testing.T) {
+	data, cwd := t.TempDir(), t.TempDir()
+	long := strings.Repeat("0123456789", 10)
+	code, out, errs := cli(t, "chat", "--demo", "--data-dir", data, "--cwd", cwd, "--output-limit", "demo=10", "echo: "+long)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{long[:40], "! The reply was cut off at the model's output limit.", "! The limit is 10 tokens. To have it go on: phoenix-desktop chat --continue "} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("transcript lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "── Agent\n"+long[:40]+"\n!") {
+		t.Fatalf("the reply was not cut at 10 tokens (40 characters):\n%s", out)
+	}
+	if code, _, errs := cli(t, "chat", "--demo", "--data-dir", data, "--cwd", cwd, "--output-limit", "demo", "echo: x"); code == 0 || !strings.Contains(errs, "MODEL=TOKENS") {
+		t.Fatalf("a malformed --output-limit: exit %d, %s", code, errs)
+	}
+}
+
+// REQ-BED-016 (issue 13 item 3) headless: SIGUSR1 is "Switch to Restricted"; the command
+// running with write access is stopped at once and the rest of the round runs read-only.
+func TestChatSIGUSR1SwitchesToRestricted_REQ_BED_016(t *testing.T) {
+	if !sandbox.Probe().Available {
+		t.Skip("Landlock is unavailable: conversations are Unrestricted only")
+	}
+	data, cwd := t.TempDir(), t.TempDir()
+	marker := fmt.Sprintf("sleep 30.%d", time.Now().UnixNano()%100000)
+	late := filepath.Join(cwd, "written-after-the-switch")
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() {
+		done <- run([]string{"chat", "--demo", "--unrestricted", "--data-dir", data, "--cwd", cwd,
+			fmt.Sprintf("bash: %s ;; bash: touch %s || echo refused", marker, late)}, &out, &errb)
+	}()
+	waitForCommand(t, marker)
+	if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("chat did not finish after SIGUSR1")
+	}
+	for _, want := range []string{"switched the conversation to Restricted mode", "refused", "Mode changed to Restricted"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("transcript lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := os.Stat(late); !os.IsNotExist(err) {
+		t.Fatalf("a file was written after the switch (%v)", err)
 	}
 }
 

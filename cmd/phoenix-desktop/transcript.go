@@ -36,6 +36,10 @@ func writeMessage(w io.Writer, m domain.Message) {
 		for _, c := range m.ToolCalls {
 			fmt.Fprintf(w, "→ %s %s\n", c.Name, transcript.ToolCallSummary(c))
 		}
+		if m.StopReason != "" {
+			// A reply that ended early is never passed off as complete (issue 13).
+			fmt.Fprintf(w, "! %s.\n", m.StopReason.Describe())
+		}
 	case domain.KindToolResult:
 		r := m.ToolResult
 		heading(fmt.Sprintf("%s result (%s)", r.Name, r.Outcome))

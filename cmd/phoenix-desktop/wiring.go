@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/instructions"
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
 	"github.com/phoenix-desktop/phoenix/mcp"
@@ -33,6 +35,35 @@ type commonFlags struct {
 	// mcpConfig replaces the person's MCP servers with a file's; noMCP switches MCP off.
 	mcpConfig string
 	noMCP     bool
+	// outputLimits are --output-limit MODEL=TOKENS, repeatable.
+	outputLimits stringList
+}
+
+// EnvOutputLimits sets reply limits per model, as MODEL=TOKENS pairs separated by commas; the
+// --output-limit flags win over it.
+const EnvOutputLimits = "PHOENIX_OUTPUT_LIMITS"
+
+// outputLimits merges PHOENIX_OUTPUT_LIMITS and the --output-limit flags into the runtime's
+// per-model reply limits (actors.Config.OutputLimits); the model table covers the rest.
+func (c *commonFlags) outputLimitMap(getenv func(string) string) (map[string]int, error) {
+	pairs := []string{}
+	for _, p := range strings.Split(getenv(EnvOutputLimits), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			pairs = append(pairs, p)
+		}
+	}
+	pairs = append(pairs, c.outputLimits...)
+	limits := map[string]int{}
+	for _, p := range pairs {
+		model, n, ok := strings.Cut(p, "=")
+		tokens, err := strconv.Atoi(strings.TrimSpace(n))
+		model = strings.ToLower(strings.TrimSpace(model))
+		if !ok || err != nil || tokens <= 0 || model == "" {
+			return nil, fmt.Errorf("output limit %q: write MODEL=TOKENS with a positive number of tokens, e.g. gpt-4o=8000", p)
+		}
+		limits[model] = tokens
+	}
+	return limits, nil
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet, withModel bool) {
@@ -44,6 +75,7 @@ func (c *commonFlags) register(fs *flag.FlagSet, withModel bool) {
 		fs.StringVar(&c.preset, flagProvider, "", "provider preset: "+strings.Join(providers.Names(), ", ")+" (default from "+envList(providers.FieldPreset)+")")
 		fs.BoolVar(&c.demo, flagDemo, false, "use the built-in offline demo model")
 		c.registerMCP(fs)
+		fs.Var(&c.outputLimits, "output-limit", "MODEL=TOKENS: the most tokens one reply of MODEL may have, instead of the built-in table's (repeatable; also "+EnvOutputLimits+")")
 	}
 }
 
@@ -268,18 +300,26 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		return nil, err
 	}
 	a.model = m
+	limits, err := flags.outputLimitMap(os.Getenv)
+	if err != nil {
+		a.Close()
+		return nil, &configError{err}
+	}
 	var searcher actors.Searcher
 	if a.index != nil {
 		searcher = a.index
 	}
 	rt, err := actors.Start(actors.Config{
 		Search:       searcher,
+		OutputLimits: limits,
 		Store:        store,
 		LLM:          m.client,
 		Tools:        tools.NewRegistry(),
 		Sandbox:      sandbox.Describe(),
 		Logger:       log,
 		DefaultModel: m.config.Model,
+		// The person's own AGENTS.md, read with the project's.
+		InstructionsDir: instructions.ConfigDir(),
 		// Inside the locked data directory, so that a start can sweep what a crash left.
 		TempRoot: filepath.Join(store.Dir(), "sandbox-tmp"),
 		MCP:      hub,

@@ -57,6 +57,19 @@
 //	                   domain.DemoModel's 100000-token window)
 //	reason: TEXT       think TEXT before answering: streamed word by word as
 //	                   reasoning_content, as thinking models do
+//	stop: REASON       end this answer with finish reason REASON instead of the normal one
+//	                   ("length", "content_filter", anything); with "length", the last tool
+//	                   call's arguments are cut in half, as a real cut at the output limit
+//	                   leaves them
+//	window: N          from this answer on (also after later user messages, like usage:),
+//	                   refuse every request whose estimated prompt exceeds N tokens with the
+//	                   400 context_length_exceeded a provider with an N-token window sends
+//
+// The predictable model honours the request's max_tokens (or max_completion_tokens), counted
+// at four characters a token as below: a longer answer is cut there and ends with finish
+// reason "length" (the text first, then the tool calls in order, the one that crosses the
+// limit cut inside its arguments), as a provider's would. Scripted replies (Enqueue) are sent
+// exactly as written. ChatRequest.OutputLimit tells which limit a request sent.
 //
 // When every step is done:
 //

@@ -50,6 +50,11 @@ type step struct {
 	delay   time.Duration
 	fail    *failSpec
 	usage   int
+	// stop is the finish reason the answer ends with instead of the normal one.
+	stop string
+	// window makes requests larger than this many tokens fail as a provider with that
+	// context window would.
+	window int
 	// reason is the reasoning streamed before the step's answer.
 	reason string
 }
@@ -207,6 +212,16 @@ func parseProgram(text string) program {
 				pending.usage = n
 			}
 			continue
+		case "window":
+			if n, err := strconv.Atoi(strings.ReplaceAll(arg, "_", "")); err == nil && n > 0 {
+				pending.window = n
+			}
+			continue
+		case "stop":
+			if arg != "" {
+				pending.stop = arg
+			}
+			continue
 		case "reason":
 			pending.reason = unescape(arg)
 			continue
@@ -299,6 +314,18 @@ func (s *Server) predict(chat *ChatRequest, raw []byte, pace time.Duration) Repl
 	if f := st.fail; f != nil && s.shouldFail(raw, f) {
 		return failReply(f, reply.FirstByteDelay)
 	}
+	if w := inEffect(msgs, u, prog, k, func(s step) int { return s.window }); w > 0 {
+		if est := estimateUsage(chat, raw, Reply{}); est.PromptTokens > w {
+			r := ContextLength()
+			r.ErrorMessage = fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", w, est.PromptTokens)
+			r.FirstByteDelay = reply.FirstByteDelay
+			return r
+		}
+	}
+	if st.stop != "" {
+		reply = endEarly(reply, st.stop)
+	}
+	reply = cutAtOutputLimit(reply, chat.OutputLimit())
 	if n := usageOverride(msgs, u, prog, k); n > 0 {
 		est := estimateUsage(chat, raw, reply)
 		c := min(est.CompletionTokens, n)
@@ -338,9 +365,14 @@ func failReply(f *failSpec, delay time.Duration) Reply {
 	return r
 }
 
-// usageOverride finds the last "usage: N" in effect: every one in earlier user messages, and
-// those of the current program up to the step being answered.
+// usageOverride finds the last "usage: N" in effect.
 func usageOverride(msgs []Message, u int, prog program, k int) int {
+	return inEffect(msgs, u, prog, k, func(s step) int { return s.usage })
+}
+
+// inEffect finds the last value of a lasting modifier (usage:, window:) in effect: every one
+// in earlier user messages, and those of the current program up to the step being answered.
+func inEffect(msgs []Message, u int, prog program, k int, of func(step) int) int {
 	n := 0
 	for i := range u {
 		if msgs[i].Role != "user" || isSynthetic(msgs[i]) {
@@ -348,20 +380,61 @@ func usageOverride(msgs []Message, u int, prog program, k int) int {
 		}
 		p := parseProgram(msgs[i].Content.String())
 		for _, st := range append(p.steps, p.final) {
-			if st.usage > 0 {
-				n = st.usage
+			if v := of(st); v > 0 {
+				n = v
 			}
 		}
 	}
 	for i, st := range prog.steps {
-		if i <= k && st.usage > 0 {
-			n = st.usage
+		if v := of(st); i <= k && v > 0 {
+			n = v
 		}
 	}
-	if k >= len(prog.steps) && prog.final.usage > 0 {
-		n = prog.final.usage
+	if v := of(prog.final); k >= len(prog.steps) && v > 0 {
+		n = v
 	}
 	return n
+}
+
+// endEarly makes an answer end with another finish reason. For "length" with tool calls, the
+// last call's arguments are cut in half, as a real cut at the output limit leaves them.
+func endEarly(r Reply, reason string) Reply {
+	r.FinishReason = reason
+	if reason == "length" && len(r.ToolCalls) > 0 {
+		r.ToolCalls = append([]ToolCall(nil), r.ToolCalls...)
+		last := &r.ToolCalls[len(r.ToolCalls)-1]
+		last.Function.Arguments = last.Function.Arguments[:len(last.Function.Arguments)/2]
+	}
+	return r
+}
+
+// cutAtOutputLimit cuts an answer longer than the request's max_tokens (estimated at four
+// characters a token, as everywhere here) and ends it with "length", as a provider does: the
+// text first, then the tool calls in order, the one that crosses the limit cut inside its
+// arguments and the later ones dropped.
+func cutAtOutputLimit(r Reply, limit int) Reply {
+	if limit <= 0 {
+		return r
+	}
+	budget := limit * 4
+	if len([]rune(r.Text)) > budget {
+		r.Text = string([]rune(r.Text)[:budget])
+		r.ToolCalls, r.FinishReason = nil, "length"
+		return r
+	}
+	budget -= len([]rune(r.Text))
+	for i, c := range r.ToolCalls {
+		size := len(c.Function.Name) + len(c.Function.Arguments)
+		if size <= budget {
+			budget -= size
+			continue
+		}
+		calls := append([]ToolCall(nil), r.ToolCalls[:i+1]...)
+		calls[i].Function.Arguments = c.Function.Arguments[:max(0, min(len(c.Function.Arguments), budget-len(c.Function.Name)))]
+		r.ToolCalls, r.FinishReason = calls, "length"
+		return r
+	}
+	return r
 }
 
 func (s *Server) textReply(text string, pace time.Duration) Reply {
@@ -466,7 +539,7 @@ func (s *Server) conclude(chat *ChatRequest, u int, prog program, replyNo int, p
 func helpText(userText string) string {
 	return fmt.Sprintf("I am the offline demo model, so I follow simple scripts rather than reason. "+
 		"Write one step per line: echo: TEXT, bash: COMMAND, patch: PATH <<< TEXT, think: TEXT, "+
-		"search: WORDS, image: PATH, upgrade: REASON, agents: TASK | TASK, mcp: SERVER TOOL {JSON}; and delay: MS, fail: STATUS "+
+		"search: WORDS, image: PATH, upgrade: REASON, agents: TASK | TASK, mcp: SERVER TOOL {JSON}; and delay: MS, fail: STATUS, stop: REASON, window: TOKENS "+
 		"or usage: TOKENS before a step to change it. You wrote: %q.", firstLine(userText))
 }
 

@@ -141,6 +141,20 @@ func (s *Server) LastChat() *ChatRequest {
 	return nil
 }
 
+// Chats returns every decoded chat completions request, in order of arrival: what each
+// asked for (Model) and was told (SystemPrompt, Messages).
+func (s *Server) Chats() []*ChatRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*ChatRequest
+	for _, r := range s.requests {
+		if r.Chat != nil {
+			out = append(out, r.Chat)
+		}
+	}
+	return out
+}
+
 // Disconnected receives one value for each reply the client abandoned before its end (a
 // cancelled request, an idle timeout), as the server saw it.
 func (s *Server) Disconnected() <-chan struct{} { return s.discCh }

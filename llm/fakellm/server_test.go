@@ -551,6 +551,80 @@ func TestRequestsRecordDecodedAndRaw(t *testing.T) {
 	}
 }
 
+// Issue 13: "stop: REASON" ends the next answer early (cutting the last call's arguments for
+// "length"), "window: N" refuses requests larger than N tokens with a context-length error,
+// and max_tokens cuts a longer answer with finish reason "length".
+func TestPredictableEarlyStopsAndLimits(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	finish := func(req ChatRequest) (int, completionChoice) {
+		status, out, _ := post(t, s, req)
+		if status != http.StatusOK {
+			return status, completionChoice{}
+		}
+		return status, out.Choices[0]
+	}
+
+	fin := func(ch completionChoice) string {
+		if ch.FinishReason == nil {
+			return ""
+		}
+		return *ch.FinishReason
+	}
+	_, ch := finish(ChatRequest{Model: "demo", Messages: []Message{user("stop: content_filter\necho: hi")}})
+	if fin(ch) != "content_filter" || *ch.Message.Content != "hi" {
+		t.Fatalf("stop: content_filter gave %+v", ch)
+	}
+	_, ch = finish(ChatRequest{Model: "demo", Messages: []Message{user("stop: length\nbash: ls ;; bash: echo a-long-command")}, Tools: tools(parentTools...)})
+	calls := ch.Message.ToolCalls
+	if fin(ch) != "length" || len(calls) != 2 || json.Valid([]byte(calls[1].Function.Arguments)) || !json.Valid([]byte(calls[0].Function.Arguments)) {
+		t.Fatalf("stop: length gave finish %q and calls %+v; want the last call's arguments cut", fin(ch), calls)
+	}
+
+	long := strings.Repeat("word ", 100) // 500 characters
+	_, ch = finish(ChatRequest{Model: "demo", MaxTokens: 25, Messages: []Message{user("echo: " + long)}})
+	if fin(ch) != "length" || len(*ch.Message.Content) != 100 {
+		t.Fatalf("max_tokens 25 gave finish %q and %d characters; want length after 100", fin(ch), len(*ch.Message.Content))
+	}
+	_, ch = finish(ChatRequest{Model: "demo", MaxCompletionTokens: 1000, Messages: []Message{user("echo: " + long)}})
+	if fin(ch) != "stop" || len(*ch.Message.Content) != len(long)-1 {
+		t.Fatalf("a reply within max_completion_tokens gave finish %q and %d characters", fin(ch), len(*ch.Message.Content))
+	}
+	_, ch = finish(ChatRequest{Model: "demo", MaxTokens: 10, Messages: []Message{user("bash: echo " + long)}, Tools: tools(parentTools...)})
+	if fin(ch) != "length" || len(ch.Message.ToolCalls) != 1 || json.Valid([]byte(ch.Message.ToolCalls[0].Function.Arguments)) {
+		t.Fatalf("a call over max_tokens gave finish %q, calls %+v; want it cut inside its arguments", fin(ch), ch.Message.ToolCalls)
+	}
+
+	first := user("window: 2000\necho: small")
+	if status, _ := finish(ChatRequest{Model: "demo", Messages: []Message{first}}); status != http.StatusOK {
+		t.Fatalf("a small request within window: 2000 failed with %d", status)
+	}
+	history := []Message{first, {Role: "assistant", Content: Content{Text: "small"}}, user("echo: " + strings.Repeat("x", 12000))}
+	status, _, _ := post(t, s, ChatRequest{Model: "demo", Messages: history})
+	if status != http.StatusBadRequest {
+		t.Fatalf("a 3000-token request under window: 2000 got status %d; want 400", status)
+	}
+}
+
+func TestChatsRecordModelAndSystemPrompt(t *testing.T) {
+	s := start(t)
+	for _, model := range []string{"demo", "other-model"} {
+		post(t, s, ChatRequest{Model: model, Messages: []Message{
+			{Role: "system", Content: Content{Text: "rules for " + model}}, user("echo: hi")}})
+	}
+	post(t, s, ChatRequest{Model: "bare", Messages: []Message{user("echo: hi")}})
+	chats := s.Chats()
+	if len(chats) != 3 {
+		t.Fatalf("%d chats recorded", len(chats))
+	}
+	if chats[1].Model != "other-model" || chats[1].SystemPrompt() != "rules for other-model" {
+		t.Fatalf("second chat: model %q system %q", chats[1].Model, chats[1].SystemPrompt())
+	}
+	if chats[2].SystemPrompt() != "" {
+		t.Fatalf("a request without a system message has system prompt %q", chats[2].SystemPrompt())
+	}
+}
+
 // Scripted reasoning goes over the wire in the shapes real providers use: each piece in
 // every field asked for, a signature-only entry, an encrypted entry, and reasoning tokens
 // counted inside or beside completion_tokens.

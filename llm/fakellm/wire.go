@@ -15,6 +15,17 @@ type ChatRequest struct {
 	Tools         []Tool         `json:"tools,omitempty"`
 	Stream        bool           `json:"stream"`
 	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
+	// MaxTokens and MaxCompletionTokens bound the reply (OutputLimit); clients send one.
+	MaxTokens           int `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int `json:"max_completion_tokens,omitempty"`
+}
+
+// OutputLimit is the reply limit the request asked for, in tokens; zero when it set none.
+func (c *ChatRequest) OutputLimit() int {
+	if c.MaxCompletionTokens > 0 {
+		return c.MaxCompletionTokens
+	}
+	return c.MaxTokens
 }
 
 // StreamOptions asks for a final usage chunk.
@@ -225,4 +236,16 @@ type errorBody struct {
 		Type    string `json:"type"`
 		Code    string `json:"code,omitempty"`
 	} `json:"error"`
+}
+
+// SystemPrompt is the text of the request's system messages joined by blank lines, "" when
+// it has none: what a test checks to see which instructions reached the model.
+func (c *ChatRequest) SystemPrompt() string {
+	var parts []string
+	for _, m := range c.Messages {
+		if m.Role == "system" || m.Role == "developer" {
+			parts = append(parts, m.Content.String())
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }

@@ -1,0 +1,189 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/phoenix-desktop/phoenix/checkpoint"
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "<missing>"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func needGit(t *testing.T) {
+	t.Helper()
+	if err := checkpoint.Available(); err != nil {
+		t.Skip(err)
+	}
+}
+
+func TestCheckpointsUndoAndRewind(t *testing.T) {
+	needGit(t)
+	h := newHarness(t)
+	ctx := context.Background()
+	writeFile(t, filepath.Join(h.cwd, ".gitignore"), "build/\n")
+	writeFile(t, filepath.Join(h.cwd, "a.txt"), "a1\n")
+	c := h.create(NewConversation{Unrestricted: true})
+
+	h.turn(c.ID, "patch: a.txt <<< a2\\n")
+	userSeq1 := lastOf(h.history(c.ID), domain.KindUser).Seq
+	h.turn(c.ID, "bash: echo b > b.txt && mkdir -p build && echo o > build/out.o")
+	h.turn(c.ID, "patch: a.txt <<< a3\\n")
+
+	cps, err := h.rt.Checkpoints(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cps) != 3 {
+		t.Fatalf("%d checkpoints, want one per patch/bash call", len(cps))
+	}
+	if cps[0].Tool != domain.ToolPatch || cps[0].MsgSeq != userSeq1 || !cps[0].Complete() ||
+		len(cps[0].Files) != 1 || cps[0].Files[0] != (FileChange{Path: "a.txt", Status: checkpoint.Modified}) {
+		t.Fatalf("first checkpoint = %+v", cps[0])
+	}
+	if len(cps[1].Files) != 1 || cps[1].Files[0].Path != "b.txt" {
+		t.Fatalf("the bash checkpoint records %+v; ignored build output must not count", cps[1].Files)
+	}
+
+	// Undo the second patch: shows the diff, restores a.txt to a2 and leaves b.txt.
+	plan, err := h.rt.PlanRestore(ctx, c.ID, RestoreUndo, cps[2].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Conflicts) != 0 || len(plan.Files) != 1 || !strings.Contains(plan.Diff, "-a3") || !strings.Contains(plan.Diff, "+a2") {
+		t.Fatalf("undo plan = %+v", plan)
+	}
+	if _, err := h.rt.ApplyRestore(ctx, c.ID, plan, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(h.cwd, "a.txt")); got != "a2\n" {
+		t.Fatalf("a.txt = %q after Undo", got)
+	}
+	if readFile(t, filepath.Join(h.cwd, "b.txt")) != "b\n" {
+		t.Fatal("Undo of one call touched another call's file")
+	}
+	// The agent is told, in the history and on its next request.
+	mustContain(t, lastOf(h.history(c.ID), domain.KindSystem).Text, "undid the changes of your patch call")
+
+	// A file the person changed after the checkpoint is a conflict: nothing is overwritten
+	// until they confirm.
+	writeFile(t, filepath.Join(h.cwd, "b.txt"), "mine\n")
+	plan, err = h.rt.PlanRestore(ctx, c.ID, RestoreUndo, cps[1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Conflicts) != 1 || plan.Conflicts[0] != "b.txt" {
+		t.Fatalf("conflicts = %q", plan.Conflicts)
+	}
+	if _, err := h.rt.ApplyRestore(ctx, c.ID, plan, false); !errors.Is(err, ErrRestoreConflict) {
+		t.Fatalf("unconfirmed overwrite: %v", err)
+	}
+	if readFile(t, filepath.Join(h.cwd, "b.txt")) != "mine\n" {
+		t.Fatal("a conflicting file was overwritten without confirmation")
+	}
+	// A plan made before the tree changed again is refused.
+	writeFile(t, filepath.Join(h.cwd, "b.txt"), "mine again\n")
+	if _, err := h.rt.ApplyRestore(ctx, c.ID, plan, true); !errors.Is(err, ErrRestoreConflict) {
+		t.Fatalf("stale plan: %v", err)
+	}
+
+	// Rewind to the first message: the tree as it was before its turn.
+	cp, ok, err := h.rt.CheckpointBeforeMessage(ctx, c.ID, userSeq1)
+	if err != nil || !ok || cp.ID != cps[0].ID {
+		t.Fatalf("checkpoint before message: %+v %v %v", cp, ok, err)
+	}
+	plan, err = h.rt.PlanRestore(ctx, c.ID, RestoreRewind, cp.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Files) != 2 || len(plan.Conflicts) != 1 {
+		t.Fatalf("rewind plan files %+v conflicts %q", plan.Files, plan.Conflicts)
+	}
+	changed, err := h.rt.ApplyRestore(ctx, c.ID, plan, true)
+	if err != nil || len(changed) != 2 {
+		t.Fatalf("rewind: %v %+v", err, changed)
+	}
+	if readFile(t, filepath.Join(h.cwd, "a.txt")) != "a1\n" || readFile(t, filepath.Join(h.cwd, "b.txt")) != "<missing>" {
+		t.Fatal("rewind did not bring the tree back")
+	}
+	if readFile(t, filepath.Join(h.cwd, "build", "out.o")) != "o\n" {
+		t.Fatal("rewind touched an ignored file")
+	}
+	// The restores published their own resting states; wait for the new turn's.
+	before, _ := h.store.Get(c.ID)
+	h.send(c.ID, "echo: ok")
+	h.waitFor(c.ID, "the turn after the rewind", func(cv domain.Conversation) bool {
+		return !domain.Busy(cv.State) && cv.LastExec > before.LastExec
+	})
+	var notices []string
+	for _, m := range h.srv.LastChat().Messages {
+		if strings.Contains(m.Content.String(), "The person rewound the working directory") {
+			notices = append(notices, m.Content.String())
+		}
+	}
+	if len(notices) != 1 {
+		t.Fatalf("the model was not told of the rewind: %q", notices)
+	}
+}
+
+func TestRestrictedModeTakesNoCheckpoints(t *testing.T) {
+	needGit(t)
+	h := newHarness(t)
+	if !h.rt.Sandbox().Available {
+		t.Skip("Landlock unavailable: every conversation is Unrestricted")
+	}
+	c := h.create(NewConversation{})
+	h.turn(c.ID, "bash: ls")
+	h.turn(c.ID, "patch: x.txt <<< refused anyway")
+	if cps, err := h.rt.Checkpoints(context.Background(), c.ID); err != nil || len(cps) != 0 {
+		t.Fatalf("checkpoints in Restricted mode: %+v %v", cps, err)
+	}
+	if _, err := os.Stat(h.store.FilesDir(c.ID)); !os.IsNotExist(err) {
+		t.Fatalf("a shadow repository was created in Restricted mode: %v", err)
+	}
+}
+
+func TestCheckpointsAndQueueArePrunedWithTheirConversation(t *testing.T) {
+	needGit(t)
+	h := newHarness(t)
+	ctx := context.Background()
+	c := h.create(NewConversation{Unrestricted: true})
+	// An Unrestricted conversation's tree is copied in the background at once, so that its
+	// first patch only adds what changed.
+	h.rt.bg.Wait()
+	if _, err := os.Stat(filepath.Join(h.store.FilesDir(c.ID), "shadow.git", "index")); err != nil {
+		t.Fatalf("the checkpoint repository was not warmed: %v", err)
+	}
+	h.turn(c.ID, "patch: a.txt <<< x")
+	if cps, _ := h.rt.Checkpoints(ctx, c.ID); len(cps) != 1 {
+		t.Fatalf("%d checkpoints", len(cps))
+	}
+	if _, err := h.rt.Enqueue(ctx, c.ID, "echo: waits", nil); err != nil {
+		t.Fatal(err)
+	}
+	files := h.store.FilesDir(c.ID)
+	// The app's Delete goes through the store's single delete path.
+	if err := h.rt.Delete(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(files); !os.IsNotExist(err) {
+		t.Fatalf("the shadow repository outlived its conversation: %v", err)
+	}
+	if items, err := h.store.AuxList(c.ID, ""); err != nil || len(items) != 0 {
+		t.Fatalf("the queue, instructions or checkpoint records outlived their conversation: %+v %v", items, err)
+	}
+}

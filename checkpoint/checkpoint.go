@@ -1,0 +1,401 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ErrUnavailable is returned when the git binary cannot be found.
+var ErrUnavailable = errors.New("checkpoints need the git program, which was not found; install git to get Undo and Rewind")
+
+// Available reports whether checkpoints can be taken on this machine.
+func Available() error {
+	if _, err := exec.LookPath("git"); err != nil {
+		return ErrUnavailable
+	}
+	return nil
+}
+
+// Status says how a file differs between two snapshots.
+type Status string
+
+const (
+	Added    Status = "added"
+	Modified Status = "modified"
+	Deleted  Status = "deleted"
+)
+
+// Change is one file that differs between two snapshots, relative to the working tree.
+type Change struct {
+	Path   string `json:"path"`
+	Status Status `json:"status"`
+}
+
+// EmptyTree is the snapshot of a directory with no files.
+const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// Repo is the shadow repository of one working tree. It is safe for concurrent use.
+type Repo struct {
+	gitDir, workTree string
+	// mu serialises the commands that use the shadow index (Snapshot, Restore), and guards
+	// refusal and refusedAt: the last ErrTooLarge of a first snapshot, and when.
+	mu        sync.Mutex
+	refusal   error
+	refusedAt time.Time
+	// closed is set by Close under mu: the repository is about to be removed, and no command
+	// may write into it again.
+	closed bool
+	// measure turns on the memory measurement of each git command (MeasureMemory); peakKiB
+	// is the largest resident set seen.
+	measure atomic.Bool
+	peakKiB atomic.Int64
+}
+
+// MeasureMemory makes the repository record the peak resident set of its git commands
+// (PeakRSSKiB), for the bench. It costs a little CPU per command, so the app leaves it off.
+func (r *Repo) MeasureMemory(on bool) { r.measure.Store(on) }
+
+// PeakRSSKiB is the largest resident set size, in KiB, of the git commands run while
+// MeasureMemory was on.
+func (r *Repo) PeakRSSKiB() int64 { return r.peakKiB.Load() }
+
+// runMeasured runs cmd while sampling its VmHWM. The rusage of a child started by a Go
+// program cannot be used: the child is forked with the parent's address space (vfork), so
+// its ru_maxrss includes the parent's resident set before the exec. VmHWM read after the
+// exec is git's own high-water mark; the last sample is taken just before git exits.
+func (r *Repo) runMeasured(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		path := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+		t := time.NewTicker(200 * time.Microsecond)
+		defer t.Stop()
+		for {
+			if kib := vmHWM(path); kib > 0 && isGit(cmd.Process.Pid) {
+				for {
+					old := r.peakKiB.Load()
+					if kib <= old || r.peakKiB.CompareAndSwap(old, kib) {
+						break
+					}
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	<-sampled
+	return err
+}
+
+// isGit reports whether the process has executed git yet (before the exec it is still a
+// copy of this program, whose memory must not be counted).
+func isGit(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return err == nil && strings.TrimSpace(string(b)) == "git"
+}
+
+// vmHWM reads the VmHWM line of a /proc status file, in KiB; 0 when it cannot.
+func vmHWM(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kib int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d", &kib); err == nil {
+				return kib
+			}
+		}
+	}
+	return 0
+}
+
+// GitDir is where the shadow repository lives.
+func (r *Repo) GitDir() string { return r.gitDir }
+
+// Open opens (creating it on first use) the shadow repository in gitDir for workTree.
+func Open(ctx context.Context, gitDir, workTree string) (*Repo, error) {
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	r := &Repo{gitDir: gitDir, workTree: workTree}
+	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err == nil {
+		return r, nil
+	}
+	if err := os.MkdirAll(gitDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the checkpoint repository %s: %w", gitDir, err)
+	}
+	if _, err := r.git(ctx, nil, "init", "--quiet"); err != nil {
+		return nil, err
+	}
+	for _, kv := range [][2]string{
+		// Trees are referenced by the store, not by refs: an automatic gc would drop them.
+		{"gc.auto", "0"}, {"gc.pruneExpire", "never"},
+		// Bytes are restored exactly as they were.
+		{"core.autocrlf", "false"}, {"core.safecrlf", "false"},
+		{"core.fsmonitor", "false"}, {"core.quotePath", "false"},
+	} {
+		if _, err := r.git(ctx, nil, "config", kv[0], kv[1]); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// WorkTree is the directory the repository snapshots.
+func (r *Repo) WorkTree() string { return r.workTree }
+
+// git runs one git command on the shadow repository and returns its standard output.
+func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = r.workTree
+	cmd.Env = append(os.Environ(),
+		"GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.workTree,
+		"GIT_INDEX_FILE="+filepath.Join(r.gitDir, "index"),
+		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C",
+		// The person's own repository must never be touched, even if git looked for one.
+		"GIT_CEILING_DIRECTORIES="+filepath.Dir(r.workTree))
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	var err error
+	if r.measure.Load() {
+		err = r.runMeasured(cmd)
+	} else {
+		err = cmd.Run()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("git %s: %w", args[0], ctx.Err())
+		}
+		return nil, fmt.Errorf("git %s in the checkpoint repository %s: %w: %s", args[0], r.gitDir, err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}
+
+// Snapshot records the working tree as it is now and returns its id. Files that .gitignore
+// excludes are not recorded. Only files that changed since the last snapshot are read.
+func (r *Repo) Snapshot(ctx context.Context) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return "", ErrClosed
+	}
+	return r.snapshot(ctx)
+}
+
+// ErrClosed refuses a snapshot or restore after Close: the repository is being removed with
+// its conversation.
+var ErrClosed = errors.New("the checkpoint repository was closed: its conversation is being deleted")
+
+// Close waits for a running snapshot or restore to end and refuses every later one, so that
+// the repository's directory can be removed without a git command writing into it meanwhile.
+func (r *Repo) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+}
+
+func (r *Repo) snapshot(ctx context.Context) (string, error) {
+	if _, err := os.Stat(filepath.Join(r.gitDir, "index")); errors.Is(err, os.ErrNotExist) {
+		// The first snapshot copies the whole tree: refuse a tree that would fill the
+		// data directory (a conversation started in the home directory, a dataset that no
+		// .gitignore excludes).
+		// A refusal is remembered for a while: counting a huge tree again before every
+		// tool call would cost seconds each time.
+		if r.refusal != nil && time.Since(r.refusedAt) < refusalMemory {
+			return "", r.refusal
+		}
+		if err := r.checkSize(ctx); err != nil {
+			if errors.Is(err, ErrTooLarge) {
+				r.refusal, r.refusedAt = err, time.Now()
+			}
+			return "", err
+		}
+		r.refusal = nil
+	}
+	if _, err := r.git(ctx, nil, "add", "--all", "--ignore-errors", "."); err != nil {
+		return "", err
+	}
+	out, err := r.git(ctx, nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Limits of the tree a first snapshot copies.
+var (
+	MaxFiles       = 20_000
+	MaxBytes int64 = 512 << 20
+)
+
+// refusalMemory is how long a tree found too large is not counted again.
+const refusalMemory = time.Minute
+
+// ErrTooLarge refuses a working tree beyond MaxFiles or MaxBytes.
+var ErrTooLarge = errors.New("the working directory is too large for checkpoints")
+
+// checkSize counts the files a first snapshot would copy (those .gitignore does not
+// exclude) without reading them.
+func (r *Repo) checkSize(ctx context.Context) error {
+	out, err := r.git(ctx, nil, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return err
+	}
+	var files int
+	var bytes int64
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p == "" {
+			continue
+		}
+		files++
+		if info, err := os.Lstat(filepath.Join(r.workTree, filepath.FromSlash(p))); err == nil {
+			bytes += info.Size()
+		}
+		if files > MaxFiles || bytes > MaxBytes {
+			return fmt.Errorf("%w: more than %d files or %d MB not excluded by .gitignore (checkpoints copy them into the data directory); add a .gitignore for large or generated files, or work in a smaller directory",
+				ErrTooLarge, MaxFiles, MaxBytes>>20)
+		}
+	}
+	return nil
+}
+
+// Changes lists the files that differ from snapshot from to snapshot to, in path order.
+func (r *Repo) Changes(ctx context.Context, from, to string) ([]Change, error) {
+	if from == to {
+		return nil, nil
+	}
+	out, err := r.git(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to)
+	if err != nil {
+		return nil, err
+	}
+	fields := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	var changes []Change
+	for i := 0; i+1 < len(fields); i += 2 {
+		st := Modified
+		switch fields[i] {
+		case "A":
+			st = Added
+		case "D":
+			st = Deleted
+		}
+		changes = append(changes, Change{Path: fields[i+1], Status: st})
+	}
+	return changes, nil
+}
+
+// Diff is the unified diff that turns snapshot from into snapshot to, limited to paths (all
+// files when paths is empty).
+func (r *Repo) Diff(ctx context.Context, from, to string, paths []string) (string, error) {
+	args := []string{"diff-tree", "-p", "--no-renames", "--no-color", "--binary", from, to}
+	if len(paths) > 0 {
+		args = append(args, "--")
+		args = append(args, literal(paths)...)
+	}
+	out, err := r.git(ctx, nil, args...)
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// Restore makes the given files of the working tree what they were in snapshot tree: a file
+// the snapshot holds is written back, one it does not hold is removed. Other files are not
+// touched. It returns the snapshot of the tree right after, taken under the same lock.
+func (r *Repo) Restore(ctx context.Context, tree string, paths []string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return "", ErrClosed
+	}
+	if err := r.restore(ctx, tree, paths); err != nil {
+		return "", err
+	}
+	return r.snapshot(ctx)
+}
+
+func (r *Repo) restore(ctx context.Context, tree string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	out, err := r.git(ctx, nil, append([]string{"ls-tree", "-r", "-z", "--name-only", tree, "--"}, literal(paths)...)...)
+	if err != nil {
+		return err
+	}
+	inTree := map[string]bool{}
+	for _, p := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		if p != "" {
+			inTree[p] = true
+		}
+	}
+	var restore []string
+	for _, p := range paths {
+		if inTree[p] {
+			restore = append(restore, p)
+			continue
+		}
+		full := filepath.Join(r.workTree, filepath.FromSlash(p))
+		if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", full, err)
+		}
+		removeEmptyParents(r.workTree, filepath.Dir(full))
+	}
+	if len(restore) > 0 {
+		// checkout writes the snapshot's bytes and mode into the working tree (and the
+		// shadow index, which the next snapshot refreshes anyway).
+		if _, err := r.git(ctx, nil, append([]string{"checkout", tree, "--"}, literal(restore)...)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeEmptyParents removes directories left empty by a removed file, up to the root.
+func removeEmptyParents(root, dir string) {
+	for dir != root && strings.HasPrefix(dir, root+string(filepath.Separator)) {
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// literal marks paths as literal pathspecs, so that a file named "*.go" or ":x" is itself.
+func literal(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = ":(literal)" + p
+	}
+	return out
+}
+
+// Paths returns the paths of changes.
+func Paths(changes []Change) []string {
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.Path
+	}
+	return out
+}

@@ -1,0 +1,508 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
+)
+
+// ProjectBackend is the part of the command API for working on a project: instructions,
+// checkpoints with Undo and Rewind, the message queue and the model switch. *actors.Runtime
+// satisfies it; a Backend without it (a test fake) shows none of these controls.
+type ProjectBackend interface {
+	Instructions(ctx context.Context, id string) (actors.Instructions, error)
+	ReloadInstructions(ctx context.Context, id string) (actors.Instructions, error)
+	Checkpoints(ctx context.Context, id string) ([]actors.Checkpoint, error)
+	PlanRestore(ctx context.Context, id string, kind actors.RestoreKind, ckpt domain.ExecID) (actors.RestorePlan, error)
+	ApplyRestore(ctx context.Context, id string, plan actors.RestorePlan, overwrite bool) ([]actors.FileChange, error)
+	Queue(ctx context.Context, id string) (actors.Queue, error)
+	Enqueue(ctx context.Context, id, text string, images []Attachment) (actors.Queue, error)
+	EditQueued(ctx context.Context, id, itemID, text string) (actors.Queue, error)
+	RemoveQueued(ctx context.Context, id, itemID string) (actors.Queue, error)
+	MoveQueued(ctx context.Context, id, itemID string, to int) (actors.Queue, error)
+	ClearQueue(ctx context.Context, id string) (actors.Queue, error)
+	ResumeQueue(ctx context.Context, id string) (actors.Queue, error)
+	ChangeModel(ctx context.Context, id, model string) (actors.ModelChange, error)
+}
+
+var _ ProjectBackend = (*actors.Runtime)(nil)
+
+// projectState is what the window knows of one conversation's project side.
+type projectState struct {
+	loaded bool
+	instr  actors.Instructions
+	ckpts  []actors.Checkpoint
+	queue  actors.Queue
+}
+
+// projectUI holds the project controls of the main window: the instructions and model row
+// under the header, the queue above the composer, and the Undo / Rewind dialogs. Everything
+// runs on the UI goroutine; backend calls run off it and report back through m.do.
+type projectUI struct {
+	m     *MainWindow
+	b     ProjectBackend
+	state map[string]*projectState
+
+	row        *fyne.Container
+	instrFiles *fyne.Container
+	reloadBtn  *widget.Button
+	modelBtn   *widget.Button
+	queueBox   *fyne.Container
+
+	// The open dialogs, for tests.
+	restoreDlg  *dialog.ConfirmDialog
+	restorePlan actors.RestorePlan
+	modelDlg    *dialog.FormDialog
+	modelEntry  *widget.SelectEntry
+	editDlg     *dialog.FormDialog
+	editEntry   *widget.Entry
+}
+
+func newProjectUI(m *MainWindow) *projectUI {
+	p := &projectUI{m: m, state: map[string]*projectState{}}
+	p.b, _ = m.b.(ProjectBackend)
+	p.instrFiles = container.NewHBox()
+	p.reloadBtn = widget.NewButtonWithIcon("Reload instructions", theme.ViewRefreshIcon(), p.reload)
+	p.reloadBtn.Importance = widget.LowImportance
+	p.modelBtn = widget.NewButtonWithIcon("Model", theme.SettingsIcon(), p.showModelDialog)
+	p.modelBtn.Importance = widget.LowImportance
+	p.row = container.NewBorder(nil, nil, p.instrFiles, container.NewHBox(p.reloadBtn, p.modelBtn))
+	p.queueBox = container.NewVBox()
+	p.row.Hide()
+	p.queueBox.Hide()
+	return p
+}
+
+func (p *projectUI) enabled() bool { return p.b != nil }
+
+func (p *projectUI) of(id string) *projectState {
+	s := p.state[id]
+	if s == nil {
+		s = &projectState{}
+		p.state[id] = s
+	}
+	return s
+}
+
+// run calls the backend off the UI goroutine and hands the result to done on it.
+func (p *projectUI) run(what string, f func(ctx context.Context) error, done func(err error)) {
+	go func() {
+		ctx, cancel := context.WithTimeout(p.m.ctx, callTimeout)
+		defer cancel()
+		err := f(ctx)
+		p.m.do(func() {
+			if p.m.closed {
+				return
+			}
+			if done != nil {
+				done(err)
+			}
+			if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, actors.ErrRestoreConflict) {
+				p.m.showInline(fmt.Sprintf("Could not %s: %v.", what, err))
+			}
+		})
+	}()
+}
+
+// load reads a conversation's instructions, checkpoints and queue when it is first opened.
+func (p *projectUI) load(cs *convState) {
+	if !p.enabled() || p.of(cs.id).loaded {
+		return
+	}
+	p.of(cs.id).loaded = true
+	var st projectState
+	p.run("read the conversation's project details", func(ctx context.Context) error {
+		var err error
+		if st.instr, err = p.b.Instructions(ctx, cs.id); err != nil {
+			return err
+		}
+		if st.ckpts, err = p.b.Checkpoints(ctx, cs.id); err != nil {
+			return err
+		}
+		st.queue, err = p.b.Queue(ctx, cs.id)
+		return err
+	}, func(err error) {
+		if err != nil {
+			p.of(cs.id).loaded = false
+			return
+		}
+		st.loaded = true
+		p.state[cs.id] = &st
+		p.m.gen++ // rows gain Undo and Rewind buttons
+		p.m.refreshConv(cs)
+	})
+}
+
+// onEvent applies the project events; it reports whether the rows must be drawn again.
+func (p *projectUI) onEvent(ev actors.Event) bool {
+	switch e := ev.(type) {
+	case actors.InstructionsChanged:
+		p.of(e.ConvID).instr = e.Instructions
+	case actors.QueueChanged:
+		p.of(e.ConvID).queue = e.Queue
+	case actors.CheckpointSaved:
+		s := p.of(e.ConvID)
+		replaced := false
+		for i, c := range s.ckpts {
+			if c.ID == e.Checkpoint.ID {
+				s.ckpts[i], replaced = e.Checkpoint, true
+			}
+		}
+		if !replaced {
+			s.ckpts = append(s.ckpts, e.Checkpoint)
+		}
+		return true
+	}
+	return false
+}
+
+// refresh re-draws the instructions row and the queue for the open conversation.
+func (p *projectUI) refresh() {
+	cs := p.m.current
+	if !p.enabled() || cs == nil {
+		p.row.Hide()
+		p.queueBox.Hide()
+		return
+	}
+	s := p.of(cs.id)
+	p.instrFiles.Objects = p.instrFiles.Objects[:0]
+	label := widget.NewLabel("Instructions: none")
+	label.SizeName = theme.SizeNameCaptionText
+	switch {
+	case s.instr.Disabled:
+		label.SetText("Instructions: off")
+	case len(s.instr.Files) > 0:
+		label.SetText("Instructions:")
+	}
+	p.instrFiles.Objects = append(p.instrFiles.Objects, label)
+	for _, f := range s.instr.Files {
+		btn := widget.NewButton(f.Label, func() { p.openFile(f.Path) })
+		btn.Importance = widget.LowImportance
+		p.instrFiles.Objects = append(p.instrFiles.Objects, btn)
+	}
+	p.instrFiles.Refresh()
+	p.modelBtn.SetText("Model: " + p.m.b.ModelLabel(cs.conv.Model))
+	if cs.busy() || !cs.hasState || cs.conv.State.Kind() == domain.StateContextExhausted {
+		p.modelBtn.Disable()
+	} else {
+		p.modelBtn.Enable()
+	}
+	p.row.Show()
+	p.row.Refresh()
+	p.refreshQueue(cs, s.queue)
+}
+
+func (p *projectUI) openFile(path string) {
+	u := &url.URL{Scheme: "file", Path: path}
+	if err := p.m.app.OpenURL(u); err != nil {
+		p.m.showInline(fmt.Sprintf("Could not open %s: %v.", path, err))
+	}
+}
+
+func (p *projectUI) reload() {
+	cs := p.m.current
+	if cs == nil {
+		return
+	}
+	var set actors.Instructions
+	p.run("reload the instructions", func(ctx context.Context) (err error) {
+		set, err = p.b.ReloadInstructions(ctx, cs.id)
+		return err
+	}, func(err error) {
+		if err == nil {
+			p.of(cs.id).instr = set
+			p.m.refreshConv(cs)
+		}
+	})
+}
+
+// --- the queue ------------------------------------------------------------------------------
+
+func (p *projectUI) refreshQueue(cs *convState, q actors.Queue) {
+	p.queueBox.Objects = p.queueBox.Objects[:0]
+	if len(q.Items) == 0 {
+		p.queueBox.Hide()
+		p.queueBox.Refresh()
+		return
+	}
+	title := fmt.Sprintf("Queued (%d): sent one by one when the agent finishes", len(q.Items))
+	head := widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	head.SizeName = theme.SizeNameCaptionText
+	sendNext := widget.NewButtonWithIcon("Send next", theme.MailSendIcon(), func() {
+		p.queueOp(cs, "send the next queued message", func(ctx context.Context) (actors.Queue, error) { return p.b.ResumeQueue(ctx, cs.id) })
+	})
+	clear := widget.NewButtonWithIcon("Clear", theme.DeleteIcon(), func() {
+		p.queueOp(cs, "clear the queue", func(ctx context.Context) (actors.Queue, error) { return p.b.ClearQueue(ctx, cs.id) })
+	})
+	sendNext.Importance, clear.Importance = widget.LowImportance, widget.LowImportance
+	sendNext.Hidden = q.Held == "" || cs.busy()
+	p.queueBox.Add(container.NewBorder(nil, nil, nil, container.NewHBox(sendNext, clear), head))
+	if q.Held != "" {
+		held := widget.NewLabel(q.Held)
+		held.Wrapping = fyne.TextWrapWord
+		held.Importance = widget.WarningImportance
+		p.queueBox.Add(held)
+	}
+	for i, item := range q.Items {
+		text := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, transcript.OneLine(item.Text, 120)))
+		text.Truncation = fyne.TextTruncateEllipsis
+		edit := widget.NewButtonWithIcon("", theme.DocumentCreateIcon(), func() { p.showEditDialog(cs, item) })
+		up := widget.NewButtonWithIcon("", theme.MoveUpIcon(), func() {
+			p.queueOp(cs, "move the queued message", func(ctx context.Context) (actors.Queue, error) { return p.b.MoveQueued(ctx, cs.id, item.ID, i-1) })
+		})
+		remove := widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
+			p.queueOp(cs, "remove the queued message", func(ctx context.Context) (actors.Queue, error) { return p.b.RemoveQueued(ctx, cs.id, item.ID) })
+		})
+		for _, b := range []*widget.Button{edit, up, remove} {
+			b.Importance = widget.LowImportance
+		}
+		if i == 0 {
+			up.Disable()
+		}
+		p.queueBox.Add(container.NewBorder(nil, nil, nil, container.NewHBox(edit, up, remove), text))
+	}
+	p.queueBox.Show()
+	p.queueBox.Refresh()
+}
+
+func (p *projectUI) queueOp(cs *convState, what string, f func(ctx context.Context) (actors.Queue, error)) {
+	var q actors.Queue
+	p.run(what, func(ctx context.Context) (err error) {
+		q, err = f(ctx)
+		return err
+	}, func(err error) {
+		if err == nil {
+			p.of(cs.id).queue = q
+			p.m.refreshConv(cs)
+		}
+	})
+}
+
+// enqueue is Send while the agent works: the draft goes to the queue (REQ-BED-002: the core
+// itself still refuses it). The composer is cleared; on failure the words come back.
+func (p *projectUI) enqueue(cs *convState, text string, atts []*attachment) {
+	images := make([]Attachment, len(atts))
+	for i, a := range atts {
+		images[i] = Attachment{Name: a.name, Data: a.data}
+	}
+	m := p.m
+	m.clearInline()
+	m.entry.SetText("")
+	cs.draft = draft{}
+	m.refreshStrip()
+	var q actors.Queue
+	p.run("queue the message", func(ctx context.Context) (err error) {
+		q, err = p.b.Enqueue(ctx, cs.id, text, images)
+		return err
+	}, func(err error) {
+		if err != nil {
+			if cs.draft.text == "" && len(cs.draft.atts) == 0 {
+				cs.draft = draft{text: text, atts: atts}
+				if m.current == cs {
+					m.loadDraft()
+				}
+			}
+			return
+		}
+		p.of(cs.id).queue = q
+		m.refreshConv(cs)
+	})
+}
+
+func (p *projectUI) showEditDialog(cs *convState, item actors.QueuedMessage) {
+	p.editEntry = widget.NewMultiLineEntry()
+	p.editEntry.SetText(item.Text)
+	p.editEntry.SetMinRowsVisible(4)
+	p.editDlg = dialog.NewForm("Edit queued message", "Save", "Cancel",
+		[]*widget.FormItem{widget.NewFormItem("", p.editEntry)}, func(ok bool) {
+			if !ok {
+				return
+			}
+			text := p.editEntry.Text
+			p.queueOp(cs, "edit the queued message", func(ctx context.Context) (actors.Queue, error) {
+				return p.b.EditQueued(ctx, cs.id, item.ID, text)
+			})
+		}, p.m.win)
+	p.editDlg.Resize(fyne.NewSize(560, 240))
+	p.editDlg.Show()
+}
+
+// --- the model switch -----------------------------------------------------------------------
+
+func (p *projectUI) showModelDialog() {
+	cs := p.m.current
+	if cs == nil {
+		return
+	}
+	p.modelEntry = widget.NewSelectEntry(p.m.modelOptions())
+	p.modelEntry.SetText(cs.conv.Model)
+	hint := widget.NewLabel(p.m.modelHint(cs.conv.Model))
+	hint.Wrapping = fyne.TextWrapWord
+	hint.Importance = widget.LowImportance
+	p.modelEntry.OnChanged = func(s string) { hint.SetText(p.m.modelHint(s)) }
+	p.modelDlg = dialog.NewForm("Switch model", "Switch", "Cancel", []*widget.FormItem{
+		widget.NewFormItem("Model", p.modelEntry),
+		widget.NewFormItem("", widget.NewLabel("The next request uses it; the history stays.")),
+		widget.NewFormItem("", hint),
+	}, func(ok bool) {
+		if ok {
+			p.changeModel(cs, p.modelEntry.Text)
+		}
+	}, p.m.win)
+	p.modelDlg.Resize(fyne.NewSize(520, 260))
+	p.modelDlg.Show()
+}
+
+func (p *projectUI) changeModel(cs *convState, model string) {
+	var ch actors.ModelChange
+	p.run("switch the model", func(ctx context.Context) (err error) {
+		ch, err = p.b.ChangeModel(ctx, cs.id, model)
+		return err
+	}, func(err error) {
+		if err != nil {
+			return
+		}
+		// The meter follows at once, before the StateChanged arrives.
+		cs.setConv(ch.Conv, ch.Conv.UpdatedAt)
+		if ch.AtContinuation {
+			p.m.showInline(fmt.Sprintf("%s's context window is already %d%% used: wrap up now and continue in a new conversation before sending more.",
+				p.m.b.ModelLabel(ch.Conv.Model), domain.UsagePercent(ch.Conv.Usage, ch.Conv.Window())))
+		} else if ch.TextOnly {
+			p.m.showInline(p.m.b.ModelLabel(ch.Conv.Model) + " cannot read images: images in this conversation reach it as placeholders.")
+		}
+		p.m.refreshConv(cs)
+	})
+}
+
+// --- Undo and Rewind ------------------------------------------------------------------------
+
+// checkpointForCall is the checkpoint taken before a tool call, if any.
+func (p *projectUI) checkpointForCall(convID, callID string) (actors.Checkpoint, bool) {
+	if !p.enabled() {
+		return actors.Checkpoint{}, false
+	}
+	for _, c := range p.of(convID).ckpts {
+		if c.CallID == callID {
+			return c, true
+		}
+	}
+	return actors.Checkpoint{}, false
+}
+
+// checkpointBefore is the first checkpoint of a user message's turn or a later one.
+func (p *projectUI) checkpointBefore(convID string, seq uint64) (actors.Checkpoint, bool) {
+	if !p.enabled() {
+		return actors.Checkpoint{}, false
+	}
+	for _, c := range p.of(convID).ckpts {
+		if c.MsgSeq >= seq {
+			return c, true
+		}
+	}
+	return actors.Checkpoint{}, false
+}
+
+// undo is a tool row's Undo: it shows the diff it will apply, then restores.
+func (p *projectUI) undo(cs *convState, callID string) {
+	if cp, ok := p.checkpointForCall(cs.id, callID); ok {
+		p.showRestore(cs, actors.RestoreUndo, cp)
+	}
+}
+
+// rewind is a user message's "Rewind to here".
+func (p *projectUI) rewind(cs *convState, seq uint64) {
+	if cp, ok := p.checkpointBefore(cs.id, seq); ok {
+		p.showRestore(cs, actors.RestoreRewind, cp)
+	}
+}
+
+func (p *projectUI) showRestore(cs *convState, kind actors.RestoreKind, cp actors.Checkpoint) {
+	if cs.busy() {
+		p.m.showInline("The agent is working: stop it (Esc) before restoring files.")
+		return
+	}
+	var plan actors.RestorePlan
+	p.run("prepare the restore", func(ctx context.Context) (err error) {
+		plan, err = p.b.PlanRestore(ctx, cs.id, kind, cp.ID)
+		return err
+	}, func(err error) {
+		if err != nil {
+			return
+		}
+		if plan.Empty() {
+			p.m.showInline("Nothing to restore: the files are already as they were.")
+			return
+		}
+		p.restorePlan = plan
+		title, confirm := "Undo "+cp.Tool+" call", "Undo"
+		if kind == actors.RestoreRewind {
+			title, confirm = "Rewind to before this message", "Rewind"
+		}
+		var files []string
+		for _, f := range plan.Files {
+			files = append(files, restoreLine(f))
+		}
+		intro := widget.NewLabel("These files change:\n" + strings.Join(files, "\n"))
+		intro.Wrapping = fyne.TextWrapWord
+		parts := []fyne.CanvasObject{intro}
+		if len(plan.Conflicts) > 0 {
+			warn := widget.NewLabel("Changed since the checkpoint (by you or a later call); restoring overwrites those changes: " + strings.Join(plan.Conflicts, ", "))
+			warn.Wrapping = fyne.TextWrapWord
+			warn.Importance = widget.WarningImportance
+			parts = append(parts, warn)
+			confirm = "Overwrite and " + strings.ToLower(confirm)
+		}
+		diff := newWrapText()
+		diff.Wrapping = fyne.TextWrapOff
+		setPlain(diff, plan.Diff, monoStyle())
+		scroll := container.NewScroll(diff)
+		scroll.SetMinSize(fyne.NewSize(640, 300))
+		content := container.NewBorder(container.NewVBox(parts...), nil, nil, nil, scroll)
+		p.restoreDlg = dialog.NewCustomConfirm(title, confirm, "Cancel", content, func(ok bool) {
+			if ok {
+				p.applyRestore(cs, plan)
+			}
+		}, p.m.win)
+		p.restoreDlg.SetConfirmImportance(widget.DangerImportance)
+		p.restoreDlg.Show()
+	})
+}
+
+func restoreLine(f actors.FileChange) string {
+	return fmt.Sprintf("  %-9s %s", actors.RestoreVerb(f.Status), f.Path)
+}
+
+func (p *projectUI) applyRestore(cs *convState, plan actors.RestorePlan) {
+	var changed []actors.FileChange
+	p.run("restore the files", func(ctx context.Context) (err error) {
+		changed, err = p.b.ApplyRestore(ctx, cs.id, plan, len(plan.Conflicts) > 0)
+		return err
+	}, func(err error) {
+		if errors.Is(err, actors.ErrRestoreConflict) {
+			p.m.showInline("The files changed while the restore was shown; nothing was restored. Try again to see the new diff.")
+			return
+		}
+		if err == nil {
+			p.m.showInline(fmt.Sprintf("Restored %d file(s). The agent was told.", len(changed)))
+		}
+	})
+}
+
+// restoreButton is the small button a row shows for Undo or Rewind.
+func restoreButton(label string, tap func()) *widget.Button {
+	b := widget.NewButtonWithIcon(label, theme.ContentUndoIcon(), tap)
+	b.Importance = widget.LowImportance
+	return b
+}
