@@ -31,9 +31,10 @@ type Store interface {
 	Secure() bool
 }
 
-// probeTimeout bounds the first question to the Secret Service: a bus that does not answer
-// must not hold up the app's start.
-const probeTimeout = 3 * time.Second
+// Timeout bounds every wait on the Secret Service: the probe at start (a bus that does not
+// answer must not hold up the app's start), and the window's reads and writes of the key (a
+// locked keyring's prompt or a hung bus must not freeze it).
+const Timeout = 3 * time.Second
 
 // probeName is looked up to see whether the Secret Service answers; it is never stored.
 const probeName = "probe (never stored)"
@@ -77,8 +78,8 @@ func probe() error {
 			return fmt.Errorf("the desktop's Secret Service does not answer: %w", err)
 		}
 		return nil
-	case <-time.After(probeTimeout):
-		return fmt.Errorf("the desktop's Secret Service did not answer within %s", probeTimeout)
+	case <-time.After(Timeout):
+		return fmt.Errorf("the desktop's Secret Service did not answer within %s", Timeout)
 	}
 }
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,13 +38,20 @@ func LoadSettings(p fyne.Preferences) Settings {
 // SaveSettings writes the settings to the app's preferences. An empty key is removed from
 // the file rather than written as "" (see keys.go for where the key is kept).
 func SaveSettings(p fyne.Preferences, s Settings) {
-	p.SetString(prefPreset, s.Preset)
-	p.SetString(prefBaseURL, s.BaseURL)
+	saveSettingsButKey(p, s)
 	if s.APIKey == "" {
 		p.RemoveValue(prefAPIKey)
 	} else {
 		p.SetString(prefAPIKey, s.APIKey)
 	}
+}
+
+// saveSettingsButKey writes every setting but the key, which the window saves through its
+// key store and only as the person asked (keyChange): a Save never removes a key it did not
+// read.
+func saveSettingsButKey(p fyne.Preferences, s Settings) {
+	p.SetString(prefPreset, s.Preset)
+	p.SetString(prefBaseURL, s.BaseURL)
 	p.SetString(prefModel, s.Model)
 }
 
@@ -63,12 +71,50 @@ type settingsForm struct {
 	dlg     *dialog.FormDialog
 	items   []*widget.FormItem
 	testing bool
+	// keyState says the key is being read, or why it could not be; keyKnown is set when the
+	// answer came (keyErr then says whether the read failed). Save is disabled until then.
+	keyField *keyField
+	keyState *widget.Label
+	keyKnown bool
+	keyErr   error
 }
+
+// errReadingKey keeps Save disabled while the saved key is being read.
+var errReadingKey = errors.New("reading the saved key")
+
+// keyField is the API key's row: the field, the saved key's state and Forget. The form asks
+// it whether it is valid, so Save stays disabled until the saved key's state is known.
+type keyField struct {
+	widget.BaseWidget
+	f         *settingsForm
+	box       *fyne.Container
+	onChanged func(error)
+}
+
+func (f *settingsForm) newKeyField() *keyField {
+	k := &keyField{f: f, box: container.NewVBox(f.apiKey, f.keyState, f.forget)}
+	k.ExtendBaseWidget(k)
+	f.keyField = k
+	return k
+}
+
+func (k *keyField) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(k.box) }
+
+// Validate implements fyne.Validatable.
+func (k *keyField) Validate() error {
+	if !k.f.keyKnown {
+		return errReadingKey
+	}
+	return nil
+}
+
+// SetOnValidationChanged implements fyne.Validatable.
+func (k *keyField) SetOnValidationChanged(changed func(error)) { k.onChanged = changed }
 
 // showSettings opens the Settings dialog.
 func (m *MainWindow) showSettings() {
-	saved, keyErr := m.loadSettings()
-	f := &settingsForm{m: m, saved: saved, env: map[string]string{}}
+	f := &settingsForm{m: m, saved: LoadSettings(m.app.Preferences()), env: map[string]string{}}
+	f.saved.APIKey = "" // read from the key store below, off the UI goroutine
 	if m.deps.EnvOverrides != nil {
 		f.env = m.deps.EnvOverrides()
 	}
@@ -86,16 +132,10 @@ func (m *MainWindow) showSettings() {
 		f.preset.PlaceHolder = "Choose a provider"
 	}
 	f.apiKey = newEscPasswordEntry()
-	if f.saved.APIKey != "" {
-		f.apiKey.SetPlaceHolder("Saved key " + providers.MaskKey(f.saved.APIKey) + ": leave empty to keep it")
-	} else {
-		f.apiKey.SetPlaceHolder("No key: new conversations use the Demo (offline) model")
-	}
-	if v := f.env[FieldAPIKey]; v != "" {
-		f.apiKey.SetPlaceHolder("The key in " + v + " is used")
-	}
-	f.forget = widget.NewCheck("Forget the saved key", nil)
-	f.forget.Hidden = f.saved.APIKey == "" || f.env[FieldAPIKey] != ""
+	f.forget = widget.NewCheck("Forget the saved key (Save deletes it; this cannot be undone)", nil)
+	f.keyState = widget.NewLabel("Reading the key…")
+	f.keyState.Wrapping = fyne.TextWrapWord
+	f.showKeyState()
 	f.model = newEscSelectEntry(m.modelOptions())
 	f.model.SetText(f.saved.Model)
 	f.model.SetPlaceHolder("Model name, e.g. gpt-4o")
@@ -120,7 +160,7 @@ func (m *MainWindow) showSettings() {
 	items := []*widget.FormItem{
 		widget.NewFormItem("Provider", f.preset),
 		{Text: "Base URL", Widget: f.baseURL, HintText: envNote(FieldBaseURL, f.baseURL)},
-		{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forget), HintText: keyNote(envNote(FieldAPIKey, f.apiKey), m.keyHint(), keyErr)},
+		{Text: "API key", Widget: f.newKeyField(), HintText: keyNote(envNote(FieldAPIKey, f.apiKey), m.keyHint())},
 		{Text: "Default model", Widget: container.NewVBox(f.model, f.hint), HintText: envNote(FieldModel, f.model)},
 		widget.NewFormItem("", container.NewVBox(f.test, f.result)),
 		m.mcpSettingsItem(),
@@ -136,15 +176,78 @@ func (m *MainWindow) showSettings() {
 	f.baseURL.onEscape, f.apiKey.onEscape, f.model.onEscape = f.dlg.Hide, f.dlg.Hide, f.dlg.Hide
 	m.settings = f
 	m.showModal(f.dlg)
+	f.readKey()
+}
+
+// readKey asks the key store for the saved key off the UI goroutine (a locked keyring's
+// prompt or a hung bus must not freeze the window) and shows the answer when it comes.
+func (f *settingsForm) readKey() {
+	m, keys := f.m, f.m.keys()
+	go func() {
+		key, err := ReadAPIKey(keys)
+		m.do(func() {
+			f.keyKnown, f.keyErr = true, err
+			if err == nil {
+				f.saved.APIKey = key
+			}
+			f.showKeyState()
+			if f.keyField.onChanged != nil {
+				f.keyField.onChanged(nil) // enables Save
+			}
+		})
+	}()
+}
+
+// showKeyState shows what the dialog knows of the saved key: still reading, why it could not
+// be read and what to do, or whether one is saved.
+func (f *settingsForm) showKeyState() {
+	env := f.env[FieldAPIKey]
+	switch {
+	case !f.keyKnown:
+		f.apiKey.SetPlaceHolder("Reading the key…")
+		f.keyState.Importance = widget.LowImportance
+		f.keyState.SetText("Reading the key…")
+	case f.keyErr != nil:
+		f.apiKey.SetPlaceHolder("The saved key could not be read: leave empty to keep it")
+		f.keyState.Importance = widget.DangerImportance
+		f.keyState.SetText(fmt.Sprintf("The saved key could not be read: %v. Unlock the keyring (your desktop's "+
+			"password manager asks for its password), then open Settings again. Saving now keeps the saved key as it is.", f.keyErr))
+	case f.saved.APIKey != "":
+		f.apiKey.SetPlaceHolder("Saved key " + providers.MaskKey(f.saved.APIKey) + ": leave empty to keep it")
+		f.keyState.SetText("")
+	default:
+		f.apiKey.SetPlaceHolder("No key: new conversations use the Demo (offline) model")
+		f.keyState.SetText("")
+	}
+	f.keyState.Hidden = f.keyState.Text == ""
+	if env != "" {
+		f.apiKey.SetPlaceHolder("The key in " + env + " is used")
+	}
+	// Forget is offered whenever a key may be saved: also when it could not be read.
+	f.forget.Hidden = !f.keyKnown || (f.saved.APIKey == "" && f.keyErr == nil) || env != ""
+	f.keyState.Refresh()
+	f.forget.Refresh()
 }
 
 // current is what the dialog holds now; an empty key field keeps the saved key.
 func (f *settingsForm) current() Settings {
-	s := Settings{Preset: providers.Canonical(f.preset.Selected), BaseURL: strings.TrimSpace(f.baseURL.Text), APIKey: strings.TrimSpace(f.apiKey.Text), Model: strings.TrimSpace(f.model.Text)}
-	if s.APIKey == "" && !f.forget.Checked {
-		s.APIKey = f.saved.APIKey
-	}
+	s, _ := f.currentKey()
 	return s
+}
+
+// currentKey is what the dialog holds now and what Save does with the stored key: a typed key
+// is stored, the explicit Forget deletes it, and anything else leaves it exactly as it is.
+func (f *settingsForm) currentKey() (Settings, keyChange) {
+	s := Settings{Preset: providers.Canonical(f.preset.Selected), BaseURL: strings.TrimSpace(f.baseURL.Text), APIKey: strings.TrimSpace(f.apiKey.Text), Model: strings.TrimSpace(f.model.Text)}
+	switch {
+	case s.APIKey != "":
+		return s, keySet
+	case f.forget.Checked && !f.forget.Hidden:
+		return s, keyForget
+	default:
+		s.APIKey = f.saved.APIKey
+		return s, keyKeep
+	}
 }
 
 func (f *settingsForm) testConnection() {
@@ -177,27 +280,39 @@ func (f *settingsForm) testConnection() {
 	}()
 }
 
+// save writes the settings off the UI goroutine (the key store may be slow to answer) and
+// applies them when they are written.
 func (f *settingsForm) save() {
-	s := f.current()
-	if err := f.m.saveSettings(s); err != nil {
-		dialog.ShowError(fmt.Errorf("the settings were not saved: %w", err), f.m.win)
-		return
-	}
-	if f.m.deps.Apply != nil {
-		if err := f.m.deps.Apply(s); err != nil {
-			dialog.ShowError(fmt.Errorf("the settings were saved but could not be applied: %w", err), f.m.win)
+	s, change := f.currentKey()
+	m, keyErr := f.m, f.keyErr
+	go func() {
+		if err := m.saveSettings(s, change); err != nil {
+			m.do(func() { dialog.ShowError(fmt.Errorf("the settings were not saved: %w", err), m.win) })
+			return
 		}
-	}
+		if change == keyKeep && keyErr != nil {
+			// The key in use is not known: applying would start the model without it.
+			m.do(func() {
+				dialog.ShowError(fmt.Errorf("the settings were saved and the saved key was kept, but it could not be read (%v), so the settings apply at the next start; unlock the keyring and open Settings again to apply them now", keyErr), m.win)
+			})
+			return
+		}
+		if m.deps.Apply == nil {
+			return
+		}
+		m.do(func() {
+			if err := m.deps.Apply(s); err != nil {
+				dialog.ShowError(fmt.Errorf("the settings were saved but could not be applied: %w", err), m.win)
+			}
+		})
+	}()
 }
 
 // keyNote is the API key field's hint: the environment's precedence, else where the key is
-// kept, and why it could not be read.
-func keyNote(env, where string, err error) string {
+// kept (why it could not be read is shown under the field).
+func keyNote(env, where string) string {
 	if env != "" {
 		return env
-	}
-	if err != nil {
-		return where + " It could not be read: " + err.Error()
 	}
 	return where
 }

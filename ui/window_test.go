@@ -847,8 +847,7 @@ func TestSettingsDialog(t *testing.T) {
 		d.Apply = func(s Settings) error { applied = append(applied, s); return nil }
 		d.EnvOverrides = func() map[string]string { return map[string]string{FieldBaseURL: "PHOENIX_BASE_URL"} }
 	})
-	h.m.showSettings()
-	f := h.m.settings
+	f := h.openSettings()
 	if !f.baseURL.Disabled() {
 		t.Error("the base URL is editable though the environment sets it")
 	}
@@ -867,6 +866,7 @@ func TestSettingsDialog(t *testing.T) {
 	}
 	f.model.SetText("gpt-4o-mini")
 	f.dlg.Submit()
+	h.waitFor("the settings applied", func() bool { return len(applied) == 1 })
 	// The preset is applied by its name, the one the client's configuration knows.
 	if len(applied) != 1 || applied[0].APIKey != "sk-secret-key-1234" || applied[0].Model != "gpt-4o-mini" || applied[0].Preset != "openai" {
 		t.Fatalf("applied %+v", applied)
@@ -875,8 +875,7 @@ func TestSettingsDialog(t *testing.T) {
 		t.Error("the key was not saved")
 	}
 	// Opened again, the key is never shown back in full.
-	h.m.showSettings()
-	f2 := h.m.settings
+	f2 := h.openSettings()
 	if f2.apiKey.Text != "" || !strings.Contains(f2.apiKey.PlaceHolder, "****1234") || strings.Contains(f2.apiKey.PlaceHolder, "secret") {
 		t.Errorf("key field %q / %q", f2.apiKey.Text, f2.apiKey.PlaceHolder)
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -35,6 +36,7 @@ func (k apiKeyStore) APIKey() (string, error) {
 func (k apiKeyStore) SetAPIKey(key string) error { return k.s.Set(apiKeyName, key) }
 func (k apiKeyStore) Where() string              { return k.s.Where() }
 func (k apiKeyStore) Secure() bool               { return k.s.Secure() }
+func (k apiKeyStore) Timeout() time.Duration     { return secrets.Timeout }
 
 // secretsDir is where the file fallback lives: the app's own configuration directory.
 func secretsDir() (string, error) {
@@ -63,7 +65,16 @@ func openKeys(prefs fyne.Preferences, log *slog.Logger, fileLevel slog.Level) ui
 	if !s.Secure() {
 		log.Log(context.Background(), fileLevel, "no desktop keyring answers; the API key is kept in a private file", "where", s.Where())
 	}
-	migrateKey(prefs, s, log)
+	return keyStore(prefs, s, log)
+}
+
+// keyStore is where the window keeps the key: s, once a key an older version left in the
+// preferences file is moved there; while moving it fails, the preferences file, so the key
+// keeps working where it is and stays there until a later start has moved it and read it back.
+func keyStore(prefs fyne.Preferences, s secrets.Store, log *slog.Logger) ui.KeyStore {
+	if err := migrateKey(prefs, s, log); err != nil {
+		return ui.PreferencesKeys(prefs, "it could not be moved out of it ("+err.Error()+"); the next start tries again")
+	}
 	return apiKeyStore{s}
 }
 
@@ -72,9 +83,9 @@ func openKeys(prefs fyne.Preferences, log *slog.Logger, fileLevel slog.Level) ui
 func loadSettings(prefs fyne.Preferences, keys ui.KeyStore, log *slog.Logger) ui.Settings {
 	saved := ui.LoadSettings(prefs)
 	if keys != nil {
-		key, err := keys.APIKey()
+		key, err := ui.ReadAPIKey(keys)
 		if err != nil {
-			log.Error("the saved API key could not be read; enter it again in Settings", "error", err)
+			log.Error("the saved API key could not be read; starting without it (unlock the keyring and open Settings)", "error", err)
 		}
 		saved.APIKey = key
 	}
@@ -105,17 +116,22 @@ func headlessSettings(log *slog.Logger) llm.Config {
 	return settingsConfig(loadSettings(prefs, openKeys(prefs, log, slog.LevelInfo), log))
 }
 
-// migrateKey moves the key out of the preferences file into the store.
-func migrateKey(prefs fyne.Preferences, s secrets.Store, log *slog.Logger) {
+// migrateKey moves the key out of the preferences file into the store. An error means the key
+// is still in the preferences file and must be used from there.
+func migrateKey(prefs fyne.Preferences, s secrets.Store, log *slog.Logger) error {
 	moved, err := secrets.Migrate(s, apiKeyName, ui.LegacyAPIKey(prefs), func() error {
 		ui.RemoveLegacyAPIKey(prefs)
 		return nil
 	})
 	if err != nil {
 		log.Error("the API key could not be moved out of the preferences file; it stays there", "error", err)
-		return
+		if ui.LegacyAPIKey(prefs) != "" {
+			return err
+		}
+		return nil // moved, only the old copy could not be removed
 	}
 	if moved {
 		log.Info("moved the API key out of the preferences file", "to", s.Where())
 	}
+	return nil
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -415,6 +417,45 @@ func TestKeyMovesOutOfThePreferences(t *testing.T) {
 	migrateKey(app.Preferences(), store, log)
 	if logs.Len() != 0 {
 		t.Fatalf("second start logged: %s", logs.String())
+	}
+}
+
+// lockedStore is a Secret Service whose collection stays locked: every call fails.
+type lockedStore struct{}
+
+func (lockedStore) Get(string) (string, error) { return "", errors.New("the collection is locked") }
+func (lockedStore) Set(string, string) error   { return errors.New("the collection is locked") }
+func (lockedStore) Where() string              { return "to the desktop's keyring (Secret Service)" }
+func (lockedStore) Secure() bool               { return true }
+
+// A key that cannot be moved stays in the preferences file and is used from there; a later
+// start moves it once the store works.
+func TestKeyThatCannotMoveStaysInUse(t *testing.T) {
+	const key = "sk-legacy-key-stuck-in-prefs-5151"
+	app := test.NewTempApp(t)
+	ui.SaveSettings(app.Preferences(), ui.Settings{BaseURL: "https://api.openai.com/v1", APIKey: key, Model: "gpt-4o"})
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	keys := keyStore(app.Preferences(), lockedStore{}, log)
+	if got, err := ui.ReadAPIKey(keys); err != nil || got != key {
+		t.Fatalf("after a failed move the key in use is %q, %v", got, err)
+	}
+	if !strings.Contains(keys.Where(), "preferences file, because it could not be moved") ||
+		!strings.Contains(keys.Where(), "locked") {
+		t.Fatalf("Settings would say %q", keys.Where())
+	}
+	if ui.LegacyAPIKey(app.Preferences()) != key {
+		t.Fatal("the legacy copy was removed though the move failed")
+	}
+	store, err := secrets.OpenFile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys = keyStore(app.Preferences(), store, log)
+	if got, err := ui.ReadAPIKey(keys); err != nil || got != key || !strings.Contains(keys.Where(), store.Path()) {
+		t.Fatalf("the next start: %q, %v, %s", got, err, keys.Where())
+	}
+	if ui.LegacyAPIKey(app.Preferences()) != "" {
+		t.Fatal("the legacy copy stays after the key was moved")
 	}
 }
 
