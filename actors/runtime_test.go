@@ -102,15 +102,10 @@ func TestCancelDuringTool_REQ_BED_005(t *testing.T) {
 	h.send(c.ID, fmt.Sprintf("bash: sleep %s & sleep %s; wait ;; bash: echo never", marker, marker))
 	h.waitState(c.ID, domain.StateToolExecuting)
 	waitForProcess(t, "sleep "+marker, true)
-	start := time.Now()
+	// How fast is the bench's job (cancel to idle; BenchmarkCancelDuringTool): a timed
+	// assertion here would only be noise on a shared machine. This test checks what Stop does.
 	if err := h.rt.Cancel(context.Background(), c.ID); err != nil {
 		t.Fatal(err)
-	}
-	took := time.Since(start)
-	// The target is 100 ms (REQ-BED-005); BenchmarkCancelDuringTool measures it. A test
-	// on a shared machine only guards against the order of magnitude.
-	if took > time.Second {
-		t.Fatalf("cancel took %s", took)
 	}
 	waitForProcess(t, "sleep "+marker, false)
 	conv, _ := h.store.Get(c.ID)
