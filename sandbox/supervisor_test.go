@@ -209,7 +209,10 @@ func TestDeadIdleSupervisorIsReplaced(t *testing.T) {
 	list := defaultPool.idle[kindPlain]
 	s := list[len(list)-1]
 	defaultPool.mu.Unlock()
-	for s.alive() {
+	for gone := time.Now().Add(10 * time.Second); s.alive(); {
+		if time.Now().After(gone) {
+			t.Fatal("the killed supervisor is still alive after 10 s")
+		}
 		// Wait until the kernel has ended it, every thread: the leader shows as a zombie
 		// before its other threads have gone, and only then can it be waited for.
 		time.Sleep(time.Millisecond)
