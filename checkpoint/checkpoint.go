@@ -138,13 +138,25 @@ func Open(ctx context.Context, gitDir, workTree string) (*Repo, error) {
 		return nil, err
 	}
 	r := &Repo{gitDir: gitDir, workTree: workTree}
-	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err == nil {
+	if initialised(gitDir) {
 		return r, nil
 	}
-	if err := os.MkdirAll(gitDir, 0o700); err != nil {
+	// The repository is made beside its place and renamed into it once init and its
+	// configuration are done: an init that was killed half-way (the app quitting while the
+	// first snapshot warmed) must not leave a directory that looks like a repository, has no
+	// objects, or lacks gc.auto=0 (a later gc would drop the snapshots). What such an earlier
+	// build left holds no snapshot, so it is removed.
+	if err := os.RemoveAll(gitDir); err != nil {
+		return nil, fmt.Errorf("remove the unfinished checkpoint repository %s: %w", gitDir, err)
+	}
+	staging := &Repo{gitDir: gitDir + ".init", workTree: workTree}
+	if err := os.RemoveAll(staging.gitDir); err != nil {
+		return nil, fmt.Errorf("remove the unfinished checkpoint repository %s: %w", staging.gitDir, err)
+	}
+	if err := os.MkdirAll(staging.gitDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the checkpoint repository %s: %w", gitDir, err)
 	}
-	if _, err := r.git(ctx, nil, "init", "--quiet"); err != nil {
+	if _, err := staging.git(ctx, nil, "init", "--quiet"); err != nil {
 		return nil, err
 	}
 	for _, kv := range [][2]string{
@@ -154,11 +166,24 @@ func Open(ctx context.Context, gitDir, workTree string) (*Repo, error) {
 		{"core.autocrlf", "false"}, {"core.safecrlf", "false"},
 		{"core.fsmonitor", "false"}, {"core.quotePath", "false"},
 	} {
-		if _, err := r.git(ctx, nil, "config", kv[0], kv[1]); err != nil {
+		if _, err := staging.git(ctx, nil, "config", kv[0], kv[1]); err != nil {
 			return nil, err
 		}
 	}
+	if err := os.Rename(staging.gitDir, gitDir); err != nil {
+		return nil, fmt.Errorf("put the checkpoint repository in place at %s: %w", gitDir, err)
+	}
 	return r, nil
+}
+
+// initialised reports whether gitDir holds a finished repository (see Open).
+func initialised(gitDir string) bool {
+	for _, name := range []string{"HEAD", "objects", "refs", "config"} {
+		if _, err := os.Stat(filepath.Join(gitDir, name)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // WorkTree is the directory the repository snapshots.

@@ -211,3 +211,32 @@ func TestFirstSnapshotRefusesAHugeTree(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An init killed half-way (the app quitting while the first snapshot warmed) left a directory
+// with a HEAD and nothing else; the next Open must make a working repository of it, not fail
+// every snapshot with "not a git repository" (found by e2e TestQueueAndCheckpointsSurviveSIGKILL).
+func TestOpenReplacesAnUnfinishedRepository(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	work, gitDir := t.TempDir(), filepath.Join(t.TempDir(), "shadow.git")
+	if err := os.WriteFile(filepath.Join(work, "a.txt"), []byte("v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(gitDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: refs/heads/master\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := Open(context.Background(), gitDir, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree, err := repo.Snapshot(context.Background()); err != nil || tree == "" {
+		t.Fatalf("snapshot after replacing the unfinished repository: %q, %v", tree, err)
+	}
+	if _, err := os.Stat(gitDir + ".init"); !os.IsNotExist(err) {
+		t.Fatalf("the staging directory is left behind: %v", err)
+	}
+}
