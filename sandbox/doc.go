@@ -32,8 +32,9 @@
 //     capabilities, sets no_new_privs, applies Landlock (the whole file system read-only
 //     except a few devices and the private TMPDIR; TCP bind and connect denied; signals and
 //     abstract unix sockets scoped) and a seccomp filter (no sockets at all, so no UDP,
-//     Multipath TCP, raw or unix sockets; no io_uring, ptrace, mounts, namespaces; without
-//     the mount view also no chmod/chown/xattrs) — all per-thread, none with TSYNC — checks
+//     Multipath TCP, raw or unix sockets; no io_uring, ptrace, mounts, namespaces; calls
+//     that reach other processes, and without the mount view metadata changes, handed to
+//     the supervisor) — all per-thread, none with TSYNC — checks
 //     that they hold, and forks the command from that thread, which passes all of it on.
 //     The goroutine then ends without unlocking, so the runtime ends the thread. The
 //     command first waits, in a gate, until the supervisor has seen that thread gone,
@@ -43,9 +44,18 @@
 //     script, so it costs no program start; for Command it is a bash --posix of its own
 //     that then execs setpriv and bash.
 //   - Every Landlock ABI from 1 (Linux 5.13) is accepted. What an older ABI lacks, another
-//     layer covers where it can (truncate(2) before ABI 3 is denied by seccomp; TCP before
-//     ABI 4 and abstract sockets before ABI 6 by the socket ban); what stays open is listed
-//     by Describe (signals before ABI 6).
+//     layer covers (truncate(2) before ABI 3 is denied by seccomp; TCP before ABI 4 and
+//     abstract sockets before ABI 6 by the socket ban; signals before ABI 6 by the
+//     supervisor, below).
+//   - The supervisor decides what the filter hands it (notify.go, SECCOMP_RET_USER_NOTIF):
+//     every call that reaches another process by its pid — signals by pid, process group,
+//     pidfd or SIGIO owner where Landlock does not scope them, and at every ABI resource
+//     limits (a CPU limit of 0 kills), scheduling and priorities — is let through only when
+//     its target is below the supervisor and is not the supervisor; and, without the mount
+//     view (metadata.go), changes of modes, timestamps, owners and extended attributes,
+//     which it carries out itself on its own copy of the file the caller named when that
+//     file is in the temp dir, and refuses elsewhere. A kernel that gives no listener gets
+//     the same filter with those calls refused, and Describe says so.
 //   - The mount view (mountview.go): where unprivileged user namespaces work, a Restricted
 //     command's supervisor runs in a user and mount namespace of its own in which every
 //     mount is read-only, and the command's temp dir is bound writable while it runs. The
@@ -59,14 +69,14 @@
 // mode; it enforces the policy it is handed, and it fails closed: a Restricted policy where
 // Landlock is unavailable is an error, never a silent unrestricted run.
 //
-// Known limits of the Restricted policy: without the mount view (user namespaces switched
-// off), file timestamps of files the user owns can still be changed (utimensat is left open
-// because touch(1) needs it in the temp dir) and chmod is denied in the temp dir too, so `git
-// init` and `git clone` there fail; before Landlock ABI 6 a command can signal the person's
-// other processes, its supervisor included (killing the supervisor lets setsid escapees
-// outlive the command); a command run through Run gets no parent-death signal of its own, so
-// if something outside kills its supervisor outright, the command runs on (the app reports
-// the supervisor's end as an error); in the mount view, files of other users show the
-// overflow owner (nobody); the conversation's Go build cache starts empty, so its first `go
-// build` compiles the standard library.
+// Known limits of the Restricted policy: a command run through Run gets no parent-death
+// signal of its own, so if something outside kills its supervisor outright (the command
+// itself cannot), the command runs on (the app reports the supervisor's end as an error);
+// a call the supervisor lets through names its target by number, which another process
+// could take only if the target ended and the kernel went round every pid in between;
+// pidfd_send_signal(2) with a siginfo or flags, F_SETOWN_EX and FIOSETOWN are refused; in
+// the mount view, files of other users show the overflow owner (nobody); without it, the
+// supervisor does not carry out the newer *xattrat(2) and file_setattr(2) calls (refused);
+// the conversation's Go build cache starts empty, so its first `go build` compiles the
+// standard library.
 package sandbox

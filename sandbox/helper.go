@@ -314,9 +314,20 @@ func startRestricted(cfg helperConfig, bash, script string, l launch) (pid int, 
 		// runtime ends the thread, and its restrictions with it, instead of running other
 		// goroutines on it.
 		tid := unix.Gettid()
-		if err := policy.applyToThread(); err != nil {
+		listener, err := policy.applyToThread()
+		if err != nil {
 			done <- started{tid: tid, err: err}
 			return
+		}
+		if listener >= 0 {
+			// Served from now on by another thread, and closed once no process is under
+			// the filter any more (this thread and the command tree, which the sweep
+			// ends). The fork below copies the descriptor, but it is close-on-exec.
+			tempDir := ""
+			if !cfg.MountView {
+				tempDir = cfg.TempDir
+			}
+			serveNotifications(listener, tempDir)
 		}
 		// Go forks on the calling thread, so the child inherits this thread's
 		// credentials, no_new_privs and seccomp filter.
@@ -470,22 +481,30 @@ func killDescendant(pid, parent int) bool {
 
 // parentOf reads the parent pid from /proc/PID/stat.
 func parentOf(pid int) (int, error) {
-	b, err := readProcFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	f, err := statFields(pid)
 	if err != nil {
 		return 0, err
 	}
-	// The command name in parentheses may contain spaces; the fields after its closing
-	// parenthesis are "state ppid ...".
+	return strconv.Atoi(f[1])
+}
+
+// statFields are the fields of /proc/PID/stat after the command name: "state ppid pgrp ...".
+func statFields(pid int) ([]string, error) {
+	b, err := readProcFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil, err
+	}
+	// The command name in parentheses may contain spaces and parentheses.
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
+		return nil, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
 	}
 	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
+	if len(f) < 3 {
+		return nil, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
 	}
-	return strconv.Atoi(f[1])
+	return f, nil
 }
 
 // reapEnded reaps, without waiting, every child that has ended, and reports whether any

@@ -33,7 +33,7 @@ var landlockABIs = []landlockABI{
 	{3, "6.2", "truncating files through their path", "the seccomp filter denies truncate(2) everywhere, the temp dir included", "", false},
 	{4, "6.7", "TCP bind and connect", "the seccomp filter denies creating any socket", "", false},
 	{5, "6.10", "ioctl on devices", "the only writable devices are /dev/null, /dev/zero and /dev/full, and there is no terminal", "", false},
-	{6, "6.12", "signals and abstract unix sockets limited to the sandbox", "abstract unix sockets: the seccomp filter denies creating any socket; signals: the command can signal your other processes, including its supervisor", "the command can signal your other processes (Landlock ABI 6, Linux 6.12, limits signals to the sandbox)", true},
+	{6, "6.12", "signals and abstract unix sockets limited to the sandbox", "abstract unix sockets: the seccomp filter denies creating any socket; signals: the filter hands each signal a command sends by pid, process group or pidfd, and each SIGIO owner it sets, to the supervisor, which lets through only those meant for the command's own processes", "", true},
 }
 
 // signalsScopedAt reports whether Landlock at this ABI keeps a command from signalling
@@ -73,7 +73,7 @@ func Describe() Layers {
 	if st.Available {
 		view, reason = mountViewUsable()
 	}
-	return describe(st, seccompAvailable(), pdeathsigSetpriv() != "", view, reason)
+	return describe(st, seccompAvailable(), userNotifAvailable(), pdeathsigSetpriv() != "", view, reason)
 }
 
 func seccompAvailable() error {
@@ -81,7 +81,9 @@ func seccompAvailable() error {
 	return err
 }
 
-func describe(st Status, seccompErr error, pdeathsig, view bool, viewReason string) Layers {
+// describe builds the report from what was found: seccompErr and notifyErr say why seccomp,
+// or its handing of calls to the supervisor, is missing.
+func describe(st Status, seccompErr, notifyErr error, pdeathsig, view bool, viewReason string) Layers {
 	out := Layers{Status: st}
 	ll := Layer{Name: "Landlock", Active: st.Available}
 	switch {
@@ -111,8 +113,13 @@ func describe(st Status, seccompErr error, pdeathsig, view bool, viewReason stri
 	sc := Layer{Name: "seccomp", Active: seccompErr == nil}
 	if sc.Active {
 		sc.Detail = "denies every new socket (UDP, unix, raw, Multipath TCP), io_uring, ptrace, mounts, namespaces and kernel modules"
-		if !view {
+		if !view && notifyErr != nil {
 			sc.Detail += ", and chmod, chown and extended attributes everywhere (without the mount view they cannot be told apart by path)"
+		}
+		if notifyErr == nil {
+			sc.Detail += "; it hands the calls that reach another process by its pid (signals where Landlock does not limit them; resource limits, scheduling and priorities everywhere) to the supervisor, which lets through only those meant for the command's own processes"
+		} else {
+			sc.Detail += fmt.Sprintf("; the kernel cannot hand calls to the supervisor (%v), so the calls that reach another process by its pid are refused, those to the command's own processes included (`kill $!` and `timeout` fail where Landlock does not limit signals)", notifyErr)
 		}
 	} else {
 		sc.Detail = fmt.Sprintf("not available (%v): Restricted mode is off, because sockets could not be closed", seccompErr)
@@ -128,6 +135,8 @@ func describe(st Status, seccompErr error, pdeathsig, view bool, viewReason stri
 		mv.Detail = "commands run in a user and mount namespace where every mount is read-only and only the temp dir is writable, so the kernel refuses changes to timestamps, modes, ownership and extended attributes outside it, and chmod, git init and git clone work inside it"
 	case !st.Available:
 		mv.Detail = "not in use without Restricted mode"
+	case notifyErr == nil:
+		mv.Detail = "off: " + viewReason + ". Landlock and seccomp keep the file system read-only, and the supervisor carries out changes of modes, timestamps, owners and extended attributes for the command in the temp dir and refuses them elsewhere"
 	default:
 		mv.Detail = "off: " + viewReason + ". Landlock and seccomp alone keep the file system read-only"
 		out.Holes = append(out.Holes,

@@ -73,8 +73,9 @@ const (
 type threadPolicy struct {
 	// ruleset is a Landlock ruleset file descriptor (close-on-exec, from the kernel).
 	ruleset int
-	// filter is the seccomp program.
-	filter []unix.SockFilter
+	// filter is the seccomp program whose calls to other processes the supervisor answers;
+	// refusing is the same program refusing them, for a kernel that gives no listener.
+	filter, refusing []unix.SockFilter
 	// lastCap is the highest capability number, or -1 when the process has no
 	// capabilities to drop.
 	lastCap int
@@ -92,7 +93,12 @@ func prepareThreadPolicy(cfg helperConfig) (*threadPolicy, error) {
 		return nil, err
 	}
 	p := &threadPolicy{ruleset: ruleset, lastCap: -1, mountView: cfg.MountView}
-	if p.filter, err = seccompProgram(abi, cfg.MountView); err != nil {
+	key := programKey{abi: abi, mountView: cfg.MountView, supervisorPID: uint32(os.Getpid()), notify: true}
+	if p.filter, err = seccompProgram(key); err == nil {
+		key.notify = false
+		p.refusing, err = seccompProgram(key)
+	}
+	if err != nil {
 		p.close()
 		return nil, err
 	}
@@ -118,17 +124,32 @@ func (p *threadPolicy) close() { _ = unix.Close(p.ruleset) }
 // capabilities go first (dropping them needs CAP_SETPCAP, which they remove), then
 // no_new_privs (which Landlock and seccomp require of a thread without CAP_SYS_ADMIN), then
 // Landlock, then seccomp.
-func (p *threadPolicy) applyToThread() error {
+//
+// It returns the seccomp filter's notification listener, which the caller serves (see
+// serveNotifications), or -1 when the kernel gives none (before Linux 5.0, or when a filter
+// above the app has one already: only one per chain); the calls that would go to it are then
+// refused.
+func (p *threadPolicy) applyToThread() (listener int, err error) {
 	if err := dropCapabilities(p.lastCap); err != nil {
-		return err
+		return -1, err
 	}
 	if err := restrictThreadLandlock(p.ruleset); err != nil {
-		return err
+		return -1, err
 	}
-	if err := loadSeccomp(p.filter); err != nil {
-		return err
+	listener, err = loadSeccomp(p.filter, true)
+	if err != nil {
+		// A failed load installs nothing, so the refusing program goes on alone.
+		if listener, err = loadSeccomp(p.refusing, false); err != nil {
+			return -1, err
+		}
 	}
-	return verifyRestricted(p.mountView)
+	if err := verifyRestricted(p.mountView); err != nil {
+		if listener >= 0 {
+			_ = unix.Close(listener)
+		}
+		return -1, err
+	}
+	return listener, nil
 }
 
 // landlockRuleset creates the policy's Landlock ruleset for the kernel's ABI, capped by

@@ -40,18 +40,11 @@ var deniedSyscalls = []string{
 	"open_by_handle_at", "fanotify_init",
 }
 
-// deniedWithoutMountView are metadata writes Landlock does not cover: permissions, ownership
-// and extended attributes of any file the user owns. With the mount view the kernel refuses
-// them outside the temp dir (EROFS) and they work inside it, so they are denied only without
-// it. utime(2) and friends stay allowed even then: touch(1) sets the time of every file it
-// creates, in the private temp dir too.
-var deniedWithoutMountView = []string{
-	"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
-	"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
-}
-
-// deniedNumbersWithoutMountView are the same for system calls newer than the go-seccomp-bpf
-// syscall table.
+// deniedNumbersWithoutMountView are metadata writes Landlock does not cover and the
+// supervisor does not carry out (see metadata.go), newer than the go-seccomp-bpf syscall
+// table: extended attributes and file attributes by a path relative to a directory. With
+// the mount view the kernel refuses them outside the temp dir (EROFS) and they work inside
+// it, so they are denied only without it.
 var deniedNumbersWithoutMountView = []uint32{
 	unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT, unix.SYS_FILE_SETATTR,
 }
@@ -77,7 +70,10 @@ const retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 // default action, which is "allow" for a deny list, so a 32-bit int 0x80 system call
 // (socketcall on i386) would pass. The guard in front returns EPERM for every system call
 // made with a foreign calling convention, and for the numbers the library does not know.
-func seccompFilter(abi int, mountView bool) ([]bpf.Instruction, error) {
+// After it, the calls that reach another process by its pid go to the supervisor (see
+// notify.go): with notify set as SECCOMP_RET_USER_NOTIF, otherwise refused.
+func seccompFilter(key programKey) ([]bpf.Instruction, error) {
+	abi, mountView := key.abi, key.mountView
 	native, err := arch.GetInfo("")
 	if err != nil {
 		return nil, fmt.Errorf("seccomp: unknown native architecture: %w", err)
@@ -88,7 +84,6 @@ func seccompFilter(abi int, mountView bool) ([]bpf.Instruction, error) {
 	denied := slices.Clone(deniedSyscalls)
 	numbers := slices.Clone(deniedNumbers)
 	if !mountView {
-		denied = append(denied, deniedWithoutMountView...)
 		numbers = append(numbers, deniedNumbersWithoutMountView...)
 	}
 	for _, minABI := range slices.Sorted(maps.Keys(deniedBeforeABI)) {
@@ -123,18 +118,25 @@ func seccompFilter(abi int, mountView bool) ([]bpf.Instruction, error) {
 		guard = append(guard, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipTrue: uint8(k - i)})
 	}
 	guard = append(guard, bpf.Jump{Skip: 1}, bpf.RetConstant{Val: retEPERM})
+	action := uint32(retEPERM)
+	if key.notify {
+		action = retNotify
+	}
+	guard = append(guard, pidCallRouting(abi, key.supervisorPID, action)...)
+	if !mountView {
+		guard = append(guard, metadataRouting(key.notify)...)
+	}
 	return append(guard, body...), nil
 }
 
 // seccompProgram is the filter in the form seccomp(2) takes.
-func seccompProgram(abi int, mountView bool) ([]unix.SockFilter, error) {
-	key := programKey{abi, mountView}
+func seccompProgram(key programKey) ([]unix.SockFilter, error) {
 	programs.Lock()
 	defer programs.Unlock()
 	if p, ok := programs.m[key]; ok {
 		return p, nil
 	}
-	p, err := assembleProgram(abi, mountView)
+	p, err := assembleProgram(key)
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +154,19 @@ var programs struct {
 	m map[programKey][]unix.SockFilter
 }
 
+// programKey is what a filter depends on.
 type programKey struct {
 	abi       int
 	mountView bool
+	// supervisorPID is the process that installs the filter on one of its threads.
+	supervisorPID uint32
+	// notify says the supervisor answers the routed calls (SECCOMP_RET_USER_NOTIF);
+	// without it they are refused.
+	notify bool
 }
 
-func assembleProgram(abi int, mountView bool) ([]unix.SockFilter, error) {
-	insts, err := seccompFilter(abi, mountView)
+func assembleProgram(key programKey) ([]unix.SockFilter, error) {
+	insts, err := seccompFilter(key)
 	if err != nil {
 		return nil, err
 	}
@@ -176,13 +184,32 @@ func assembleProgram(abi int, mountView bool) ([]unix.SockFilter, error) {
 // loadSeccomp installs the filter on the calling thread only: no SECCOMP_FILTER_FLAG_TSYNC,
 // so the helper's other threads, which supervise the command, stay unfiltered. The caller
 // has set no_new_privs on the thread already, which the kernel requires of an unprivileged
-// filter.
-func loadSeccomp(filter []unix.SockFilter) error {
+// filter. With listen set it asks the kernel for the filter's notification listener, a
+// close-on-exec descriptor of this process, and returns it; otherwise it returns -1.
+func loadSeccomp(filter []unix.SockFilter, listen bool) (int, error) {
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog)))
+	var flags uintptr
+	if listen {
+		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
+	}
+	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&prog)))
 	runtime.KeepAlive(filter)
 	if errno != 0 {
-		return fmt.Errorf("seccomp: load the filter: %w", errno)
+		return -1, fmt.Errorf("seccomp: load the filter: %w", errno)
+	}
+	if !listen {
+		return -1, nil
+	}
+	return int(r), nil
+}
+
+// userNotifAvailable reports whether the kernel can hand system calls to a supervisor
+// (SECCOMP_RET_USER_NOTIF, Linux 5.0).
+func userNotifAvailable() error {
+	action := uint32(retNotify)
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action)))
+	if errno != 0 {
+		return errno
 	}
 	return nil
 }
