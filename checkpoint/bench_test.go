@@ -38,3 +38,40 @@ func BenchmarkSnapshot5000OneChanged(b *testing.B) {
 	b.ReportMetric(float64(size)/(1<<20), "shadow-MiB")
 	b.ReportMetric(float64(r.PeakRSSKiB())/1024, "git-peak-RSS-MiB")
 }
+
+// BenchmarkSnapshot5000Unchanged is the snapshot before and after a command that changed
+// nothing (ls, git status, go test): the change detector answers without git.
+func BenchmarkSnapshot5000Unchanged(b *testing.B) {
+	work := b.TempDir()
+	if _, err := WriteSampleTree(work, 5000); err != nil {
+		b.Fatal(err)
+	}
+	r := open(b, work)
+	snap(b, r)
+	snap(b, r)
+	runs := r.GitRuns()
+	for b.Loop() {
+		snap(b, r)
+	}
+	b.ReportMetric(float64(r.GitRuns()-runs)/float64(b.N), "git-runs/op")
+}
+
+// BenchmarkWatchList5000 is working out the watch list of the 5,000-file tree: what a
+// snapshot adds after a directory was created or removed.
+func BenchmarkWatchList5000(b *testing.B) {
+	work := b.TempDir()
+	if _, err := WriteSampleTree(work, 5000); err != nil {
+		b.Fatal(err)
+	}
+	r := open(b, work)
+	snap(b, r)
+	w := r.currentWatch()
+	if w == nil {
+		b.Fatal("not watching")
+	}
+	for b.Loop() {
+		if _, _, err := r.watchList(context.Background(), w, DefaultWatchLimit); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // ErrUnavailable is returned when the git binary cannot be found.
@@ -58,6 +61,60 @@ type Repo struct {
 	// is the largest resident set seen.
 	measure atomic.Bool
 	peakKiB atomic.Int64
+	// gitRuns counts the git processes started (GitRuns).
+	gitRuns atomic.Int64
+
+	// The change detector (watch.go). tree is the id the last snapshot that ran git
+	// returned, "" when unknown (never taken, failed, or the index changed since); guarded by
+	// mu. watchLimit caps the watches (DefaultWatchLimit); refusedWatch and refusedWatchAt
+	// are why and when the tree could last not be watched; guarded by mu.
+	tree           string
+	watchLimit     int
+	refusedWatch   error
+	refusedWatchAt time.Time
+	// wmu guards watch and unwatched, which SetWatching changes without waiting for a
+	// running snapshot.
+	wmu       sync.Mutex
+	watch     *treeWatch
+	unwatched bool
+	log       *slog.Logger
+	// afterAdd, when set (by tests), runs between git add and write-tree.
+	afterAdd func()
+}
+
+// Option configures a Repo.
+type Option func(*Repo)
+
+// WithLogger makes the repository log to l (at debug level: when its tree cannot be watched
+// and every snapshot runs git).
+func WithLogger(l *slog.Logger) Option { return func(r *Repo) { r.log = l } }
+
+// GitRuns is the number of git processes the repository has started.
+func (r *Repo) GitRuns() int64 { return r.gitRuns.Load() }
+
+// SetWatching turns the change detector off (closing its inotify instance at once, without
+// waiting for a running snapshot) or on again; it is on after Open. While it is off every
+// snapshot runs git. The app turns it off for a conversation that leaves memory: inotify
+// instances are few (fs.inotify.max_user_instances, 128 by default, for all of a person's
+// programs).
+func (r *Repo) SetWatching(on bool) {
+	r.wmu.Lock()
+	r.unwatched = !on
+	w := r.watch
+	if !on {
+		r.watch = nil
+	}
+	r.wmu.Unlock()
+	if !on && w != nil {
+		w.close()
+	}
+}
+
+// Watching reports whether the change detector follows the tree now.
+func (r *Repo) Watching() bool {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	return r.watch != nil
 }
 
 // MeasureMemory makes the repository record the peak resident set of its git commands
@@ -133,11 +190,14 @@ func vmHWM(path string) int64 {
 func (r *Repo) GitDir() string { return r.gitDir }
 
 // Open opens (creating it on first use) the shadow repository in gitDir for workTree.
-func Open(ctx context.Context, gitDir, workTree string) (*Repo, error) {
+func Open(ctx context.Context, gitDir, workTree string, opts ...Option) (*Repo, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	r := &Repo{gitDir: gitDir, workTree: workTree}
+	r := &Repo{gitDir: gitDir, workTree: workTree, watchLimit: DefaultWatchLimit, log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(r)
+	}
 	if initialised(gitDir) {
 		return r, nil
 	}
@@ -191,6 +251,13 @@ func (r *Repo) WorkTree() string { return r.workTree }
 
 // git runs one git command on the shadow repository and returns its standard output.
 func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	return r.gitStatus(ctx, stdin, 0, args...)
+}
+
+// gitStatus is git for a command whose exit status up to okStatus is an answer, not a
+// failure (check-ignore exits with 1 when no path is ignored).
+func (r *Repo) gitStatus(ctx context.Context, stdin []byte, okStatus int, args ...string) ([]byte, error) {
+	r.gitRuns.Add(1)
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = r.workTree
 	cmd.Env = append(os.Environ(),
@@ -210,6 +277,9 @@ func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 	} else {
 		err = cmd.Run()
 	}
+	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) && ctx.Err() == nil && exit.ExitCode() > 0 && exit.ExitCode() <= okStatus {
+		err = nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("git %s: %w", args[0], ctx.Err())
@@ -220,7 +290,8 @@ func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 }
 
 // Snapshot records the working tree as it is now and returns its id. Files that .gitignore
-// excludes are not recorded. Only files that changed since the last snapshot are read.
+// excludes are not recorded. Only files that changed since the last snapshot are read, and
+// when the change detector saw nothing change, no git runs at all.
 func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -237,12 +308,18 @@ var ErrClosed = errors.New("the checkpoint repository was closed: its conversati
 // Close waits for a running snapshot or restore to end and refuses every later one, so that
 // the repository's directory can be removed without a git command writing into it meanwhile.
 func (r *Repo) Close() {
+	r.SetWatching(false)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
 }
 
 func (r *Repo) snapshot(ctx context.Context) (string, error) {
+	w := r.currentWatch()
+	if w != nil && r.tree != "" && w.clean(ctx) {
+		return r.tree, nil
+	}
+	r.tree = ""
 	if _, err := os.Stat(filepath.Join(r.gitDir, "index")); errors.Is(err, os.ErrNotExist) {
 		// The first snapshot copies the whole tree: refuse a tree that would fill the
 		// data directory (a conversation started in the home directory, a dataset that no
@@ -260,14 +337,100 @@ func (r *Repo) snapshot(ctx context.Context) (string, error) {
 		}
 		r.refusal = nil
 	}
+	// The watches are brought up to date before git reads the tree, and the dirty flag
+	// is cleared just before: a change git may have missed is an event after that.
+	if w = r.syncWatch(ctx, w); w != nil {
+		w.startRun()
+	}
 	if _, err := r.git(ctx, nil, "add", "--all", "--ignore-errors", "."); err != nil {
 		return "", err
+	}
+	if r.afterAdd != nil {
+		r.afterAdd()
 	}
 	out, err := r.git(ctx, nil, "write-tree")
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(string(out)), nil
+	r.tree = strings.TrimSpace(string(out))
+	return r.tree, nil
+}
+
+func (r *Repo) currentWatch() *treeWatch {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	return r.watch
+}
+
+// syncWatch starts the change detector if there is none (and the tree may be watched), and
+// works out its watch list again when the tree's directories may have changed. It returns
+// the detector, or nil when every snapshot runs git for now. It never fails the snapshot.
+func (r *Repo) syncWatch(ctx context.Context, w *treeWatch) *treeWatch {
+	if w != nil {
+		if err := w.failure(); err != nil {
+			r.log.Debug("the checkpoint change detector lost track of the working tree; it starts again", "tree", r.workTree, "error", err)
+			r.dropWatch(w)
+			w = nil
+		}
+	}
+	if w == nil {
+		if r.refusedWatch != nil && time.Since(r.refusedWatchAt) < watchRetry {
+			return nil
+		}
+		r.wmu.Lock()
+		off := r.unwatched
+		r.wmu.Unlock()
+		if off {
+			return nil
+		}
+		nw, err := newTreeWatch(r.workTree, r.gitDir)
+		if err != nil {
+			r.refuseWatch(err)
+			return nil
+		}
+		r.wmu.Lock()
+		if r.unwatched || r.watch != nil {
+			r.wmu.Unlock()
+			nw.close()
+			return nil
+		}
+		r.watch = nw
+		r.wmu.Unlock()
+		w = nw
+	}
+	if !w.needsSync() {
+		return w
+	}
+	want, skipped, err := r.watchList(ctx, w, r.watchLimit)
+	if err == nil {
+		err = w.apply(want, skipped)
+	}
+	if err != nil {
+		r.dropWatch(w)
+		if ctx.Err() == nil && !errors.Is(err, fsnotify.ErrClosed) {
+			r.refuseWatch(err)
+		}
+		return nil
+	}
+	r.refusedWatch = nil
+	return w
+}
+
+// refuseWatch records why the tree cannot be watched: every snapshot runs git until
+// watchRetry has passed.
+func (r *Repo) refuseWatch(err error) {
+	r.refusedWatch, r.refusedWatchAt = err, time.Now()
+	r.log.Debug("checkpoints cannot watch the working tree for changes, so every snapshot runs git", "tree", r.workTree, "retry_in", watchRetry, "error", err)
+}
+
+// dropWatch closes w if it is the repository's detector.
+func (r *Repo) dropWatch(w *treeWatch) {
+	r.wmu.Lock()
+	if r.watch == w {
+		r.watch = nil
+	}
+	r.wmu.Unlock()
+	w.close()
 }
 
 // Limits of the tree a first snapshot copies.
@@ -365,6 +528,8 @@ func (r *Repo) restore(ctx context.Context, tree string, paths []string) error {
 	if len(paths) == 0 {
 		return nil
 	}
+	// checkout writes the shadow index: the last tree id no longer describes it.
+	r.tree = ""
 	out, err := r.git(ctx, nil, append([]string{"ls-tree", "-r", "-z", "--name-only", tree, "--"}, literal(paths)...)...)
 	if err != nil {
 		return err

@@ -39,6 +39,7 @@ func open(t testing.TB, work string) *Repo {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(r.Close)
 	return r
 }
 
@@ -166,12 +167,14 @@ func TestReopenKeepsSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r.Close()
 	s1 := snap(t, r)
 	write(t, filepath.Join(work, "f"), "two")
 	r2, err := Open(context.Background(), gitDir, work)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r2.Close()
 	if _, err := r2.Restore(context.Background(), s1, []string{"f"}); err != nil {
 		t.Fatal(err)
 	}
@@ -233,6 +236,7 @@ func TestOpenReplacesAnUnfinishedRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer repo.Close()
 	if tree, err := repo.Snapshot(context.Background()); err != nil || tree == "" {
 		t.Fatalf("snapshot after replacing the unfinished repository: %q, %v", tree, err)
 	}

@@ -1,0 +1,565 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
+)
+
+// The change detector: a Repo watches its work tree with inotify (through fsnotify) so that
+// a snapshot of a tree in which nothing changed since the last one returns the last tree id
+// without starting git. See doc.go for why it never misses a change, and what it cannot see.
+
+// DefaultWatchLimit caps the watches one repository takes (directories, plus files with
+// more than one hard link). Before Linux 5.11 a user's programs share 8,192 watches in all
+// (fs.inotify.max_user_watches), and editors, file managers and sync clients take their part:
+// one conversation must leave them most of it. A tree of 20,000 files (MaxFiles) rarely has
+// more than 2,000 directories that .gitignore does not exclude. Past the cap the repository
+// runs git for every snapshot, as it would without the detector.
+const DefaultWatchLimit = 4096
+
+// watchRetry is how long a repository that could not watch its tree (too many directories,
+// no inotify instance or watch left, a file system whose changes inotify does not see) runs
+// git for every snapshot before it tries again.
+const watchRetry = 10 * time.Minute
+
+// barrierTimeout bounds the wait for the detector to catch up with the kernel's queue; past
+// it the snapshot runs git (it only happens when the machine is very slow or the queue lost
+// the marker, which the detector then reports as an overflow anyway).
+const barrierTimeout = 2 * time.Second
+
+// syncDirName is the directory, inside the shadow repository, where the detector writes its
+// markers (see barrier). git never looks into it, and it is the only part of the shadow
+// repository that is watched: git's own writes there must not count as changes.
+const syncDirName = "phoenix-watch"
+
+// errNotWatchable refuses a tree that inotify cannot follow.
+var errNotWatchable = errors.New("the working tree cannot be watched for changes")
+
+// treeWatch follows one work tree. Its flags are set by the goroutine that reads the events
+// and read by the snapshot, which holds the Repo's lock.
+type treeWatch struct {
+	fs      *fsnotify.Watcher
+	root    string // the work tree, symbolic links resolved (event names start with it)
+	syncDir string
+	done    chan struct{} // closed when the event goroutine has ended
+
+	mu sync.Mutex
+	// dirty: something may have changed since it was last cleared. A new watcher starts
+	// dirty: what changed before its watches existed is unknown.
+	dirty bool
+	// structural: the set of directories to watch may have changed (a directory created,
+	// removed or renamed, a .gitignore changed, a file with a second hard link appeared).
+	structural bool
+	// broken: the watcher lost events or failed; it is replaced at the next snapshot.
+	broken error
+	// watched are the paths added (directories, and files with several hard links).
+	watched map[string]bool
+	// links are the files of the tree known to have more than one hard link: found by the
+	// first sync, which looks at every file, and by the events of files created (or whose
+	// attributes changed) since; later syncs only walk the directories.
+	links   map[string]bool
+	scanned bool
+	// marker is the file the barrier waits for, and seen is closed when its event arrives.
+	marker string
+	seen   chan struct{}
+	seq    uint64
+}
+
+// newTreeWatch starts an empty watcher for root; sync adds the watches.
+func newTreeWatch(root, gitDir string) (*treeWatch, error) {
+	resolved, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNotWatchable, err)
+	}
+	if err := remoteFS(resolved); err != nil {
+		return nil, err
+	}
+	syncDir := filepath.Join(gitDir, syncDirName)
+	if err := os.MkdirAll(syncDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", syncDir, err)
+	}
+	if resolvedSync, err := filepath.EvalSymlinks(syncDir); err == nil {
+		syncDir = resolvedSync
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("%w: no inotify instance (fs.inotify.max_user_instances reached?): %v", errNotWatchable, err)
+	}
+	if err := fw.Add(syncDir); err != nil {
+		_ = fw.Close()
+		return nil, fmt.Errorf("%w: watch %s: %v", errNotWatchable, syncDir, err)
+	}
+	w := &treeWatch{fs: fw, root: resolved, syncDir: syncDir, done: make(chan struct{}),
+		dirty: true, structural: true, watched: map[string]bool{}, links: map[string]bool{}}
+	go w.run()
+	return w, nil
+}
+
+// close stops the watcher and waits for its goroutines.
+func (w *treeWatch) close() {
+	_ = w.fs.Close()
+	<-w.done
+}
+
+func (w *treeWatch) run() {
+	defer close(w.done)
+	// A barrier waiting when the watcher closes must not wait for its timeout.
+	defer w.fail(fsnotify.ErrClosed)
+	for {
+		select {
+		case ev, ok := <-w.fs.Events:
+			if !ok {
+				return
+			}
+			w.event(ev)
+		case err, ok := <-w.fs.Errors:
+			if !ok {
+				return
+			}
+			w.fail(err)
+		}
+	}
+}
+
+func (w *treeWatch) event(ev fsnotify.Event) {
+	if ev.Name == w.syncDir || filepath.Dir(ev.Name) == w.syncDir {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		switch {
+		case ev.Name == w.marker && ev.Has(fsnotify.Create):
+			close(w.seen)
+			w.marker, w.seen = "", nil
+		case ev.Name == w.syncDir:
+			// The shadow repository itself went (the conversation is being deleted).
+			w.failLocked(fmt.Errorf("%s was removed or moved", w.syncDir))
+		}
+		return
+	}
+	structural := w.structural0(ev)
+	w.mu.Lock()
+	w.dirty = true
+	w.structural = w.structural || structural
+	w.mu.Unlock()
+}
+
+// structural0 says whether an event may change the set of paths to watch.
+func (w *treeWatch) structural0(ev fsnotify.Event) bool {
+	if filepath.Base(ev.Name) == ".gitignore" {
+		return true
+	}
+	if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod) {
+		// A new directory, or one that became readable, is to be watched; so is a file
+		// that gained a second name.
+		info, err := os.Lstat(ev.Name)
+		if err != nil {
+			return ev.Has(fsnotify.Create) // gone again: look at the tree again
+		}
+		if hardLinked(info) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			known := w.links[ev.Name]
+			w.links[ev.Name] = true
+			return !known
+		}
+		return info.IsDir()
+	}
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.watched[ev.Name]
+	}
+	return false
+}
+
+func (w *treeWatch) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.failLocked(err)
+}
+
+func (w *treeWatch) failLocked(err error) {
+	if w.broken == nil {
+		w.broken = err
+	}
+	w.dirty = true
+	if w.seen != nil {
+		close(w.seen)
+		w.marker, w.seen = "", nil
+	}
+}
+
+// clean reports whether nothing changed in the tree since the dirty flag was last cleared.
+// Events reach the watcher through the kernel's queue and a goroutine, so a change made just
+// before the call may not have been read yet: the barrier makes sure it has.
+func (w *treeWatch) clean(ctx context.Context) bool {
+	w.mu.Lock()
+	if w.dirty || w.structural || w.broken != nil {
+		w.mu.Unlock()
+		return false
+	}
+	w.mu.Unlock()
+	if !w.barrier(ctx) {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.dirty && !w.structural && w.broken == nil
+}
+
+// barrier returns once every event the kernel queued before the call has been handled. One
+// inotify instance has one queue, in order: a marker file created now in the watched sync
+// directory queues its event behind every earlier one, so when the marker's event arrives,
+// all earlier events have set their flags (the way watchman's cookie files work). It
+// returns false when the marker was not seen (the watcher failed, ctx ended, or the wait
+// timed out); the caller then treats the tree as changed.
+func (w *treeWatch) barrier(ctx context.Context) bool {
+	w.mu.Lock()
+	w.seq++
+	marker := filepath.Join(w.syncDir, "m"+strconv.FormatUint(w.seq, 10))
+	seen := make(chan struct{})
+	w.marker, w.seen = marker, seen
+	w.mu.Unlock()
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		w.fail(fmt.Errorf("create the marker %s: %w", marker, err))
+		return false
+	}
+	_ = f.Close()
+	defer os.Remove(marker)
+	t := time.NewTimer(barrierTimeout)
+	defer t.Stop()
+	select {
+	case <-seen:
+		return true
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	w.mu.Lock()
+	if w.marker == marker {
+		w.marker, w.seen = "", nil
+	}
+	w.mu.Unlock()
+	return false
+}
+
+// startRun clears the dirty flag just before git reads the tree: an event from now on (a
+// change git may or may not have seen) makes the next snapshot run git again.
+func (w *treeWatch) startRun() {
+	w.mu.Lock()
+	w.dirty = false
+	w.mu.Unlock()
+}
+
+// needsSync reports whether the watch list must be worked out again, and clears the flag
+// (an event from now on asks again).
+func (w *treeWatch) needsSync() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.structural
+	w.structural = false
+	return s
+}
+
+func (w *treeWatch) failure() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.broken
+}
+
+// apply makes the watches those of want. It runs before git reads the tree (see
+// Repo.snapshot), so what changed before a watch existed is read by that git run, and what
+// changes after it is reported. A directory created inside a newly watched one after the
+// walk but before its watch existed is reported to no one: each newly watched directory is
+// listed again once its watch is in place, and a subdirectory the walk did not see asks for
+// another sync at the next snapshot (by then the new directory's watch reports the rest).
+func (w *treeWatch) apply(want, skipped map[string]bool) error {
+	have := map[string]bool{}
+	for _, p := range w.fs.WatchList() {
+		have[p] = true
+	}
+	for p := range have {
+		if !want[p] && p != w.syncDir {
+			// A watch the kernel already dropped (its directory went) is no error.
+			_ = w.fs.Remove(p)
+		}
+	}
+	var unseen bool
+	for p := range want {
+		if have[p] {
+			continue
+		}
+		if err := w.fs.Add(p); err != nil {
+			if errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENOTDIR) {
+				// Gone since the walk (its parent's event may have been missed if the
+				// parent is new too): look again.
+				unseen = true
+				continue
+			}
+			if errors.Is(err, fsnotify.ErrClosed) {
+				return err
+			}
+			return fmt.Errorf("%w: watch %s: %v (fs.inotify.max_user_watches reached?)", errNotWatchable, p, err)
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			continue // a file (a hard-linked one), or unreadable
+		}
+		for _, e := range entries {
+			sub := filepath.Join(p, e.Name())
+			if e.IsDir() && !want[sub] && !skipped[sub] {
+				unseen = true
+			}
+		}
+	}
+	w.mu.Lock()
+	w.watched = want
+	w.structural = w.structural || unseen
+	w.mu.Unlock()
+	return nil
+}
+
+// watchList works out what to watch: every directory of the work tree that .gitignore does
+// not exclude (including empty ones and those holding only ignored files: a file created
+// there later must be seen), each nested repository's git directory (a snapshot records a
+// nested repository as its HEAD commit), and each file with more than one hard link (a
+// write through another link reaches only that link's directory). skipped are the
+// directories deliberately left out. It refuses a tree with more than limit paths to watch,
+// or one on a file system whose changes inotify does not report.
+func (r *Repo) watchList(ctx context.Context, w *treeWatch, limit int) (want, skipped map[string]bool, err error) {
+	ignored, err := r.ignoredDirs(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	want, skipped = map[string]bool{}, map[string]bool{}
+	w.mu.Lock()
+	scanFiles := !w.scanned
+	links := make([]string, 0, len(w.links))
+	for p := range w.links {
+		links = append(links, p)
+	}
+	copied := len(links)
+	w.mu.Unlock()
+	var rootDev uint64
+	if st, err := os.Stat(w.root); err == nil {
+		rootDev = st.Sys().(*syscall.Stat_t).Dev
+	}
+	gitDir := r.gitDir
+	if resolved, err := filepath.EvalSymlinks(gitDir); err == nil {
+		gitDir = resolved
+	}
+	add := func(p string) error {
+		want[p] = true
+		if len(want) > limit {
+			return fmt.Errorf("%w: more than %d directories to watch (the limit is there to leave inotify watches to other programs)", errNotWatchable, limit)
+		}
+		return nil
+	}
+	err = filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == w.root {
+				return err
+			}
+			// An unreadable directory: git cannot read it either, and its parent is
+			// watched (making it readable is an event there).
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			if scanFiles && d.Type().IsRegular() {
+				if info, err := d.Info(); err == nil && hardLinked(info) {
+					links = append(links, p)
+				}
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(w.root, p)
+		switch {
+		case p == gitDir || strings.HasPrefix(p, gitDir+string(filepath.Separator)):
+			skipped[p] = true
+			return filepath.SkipDir
+		case d.Name() == ".git":
+			// git never records what is in a .git directory. A nested repository is
+			// recorded as its HEAD commit, so what decides that commit is watched; the
+			// project's own repository (the work tree's .git) plays no part.
+			skipped[p] = true
+			if filepath.Dir(p) != w.root {
+				if err := addGitDir(p, add); err != nil {
+					return err
+				}
+			}
+			return filepath.SkipDir
+		case ignored[filepath.ToSlash(rel)+"/"]:
+			skipped[p] = true
+			return filepath.SkipDir
+		}
+		if info, err := d.Info(); err == nil && info.Sys().(*syscall.Stat_t).Dev != rootDev {
+			if err := remoteFS(p); err != nil {
+				return err
+			}
+		}
+		if err := add(p); err != nil {
+			return err
+		}
+		if p != w.root {
+			// A nested repository whose .git is a file (a submodule, a linked worktree).
+			gitFile := filepath.Join(p, ".git")
+			if info, err := os.Lstat(gitFile); err == nil && info.Mode().IsRegular() {
+				if dir, ok := gitFileDir(gitFile); ok {
+					return addGitDir(dir, add)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	kept := map[string]bool{}
+	for _, p := range links {
+		if info, err := os.Lstat(p); err == nil && hardLinked(info) && want[filepath.Dir(p)] {
+			kept[p] = true
+			if err := add(p); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	w.mu.Lock()
+	// A link an event recorded meanwhile is kept for the next sync, which its event asked for.
+	for p := range w.links {
+		if !slices.Contains(links[:copied], p) {
+			kept[p] = true
+		}
+	}
+	w.links, w.scanned = kept, true
+	w.mu.Unlock()
+	return want, skipped, nil
+}
+
+// addGitDir watches what decides a nested repository's HEAD commit: its git directory (HEAD,
+// packed-refs, and the index and COMMIT_EDITMSG every commit writes) and its branch refs; for
+// a linked worktree, the common directory's too.
+func addGitDir(dir string, add func(string) error) error {
+	dirs := []string{dir}
+	if b, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		dirs = append(dirs, filepath.Clean(common))
+	}
+	for _, d := range dirs {
+		if err := add(d); err != nil {
+			return err
+		}
+		err := filepath.WalkDir(filepath.Join(d, "refs", "heads"), func(p string, e fs.DirEntry, err error) error {
+			if err != nil || !e.IsDir() {
+				return nil
+			}
+			return add(p)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gitFileDir reads the "gitdir:" line of a .git file.
+func gitFileDir(path string) (string, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return "", false
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(filepath.Dir(path), dir)
+	}
+	return filepath.Clean(dir), true
+}
+
+// ignoredDirs lists the directories .gitignore excludes, relative to the work tree with a
+// trailing slash. `ls-files --directory` also names a directory whose files are all ignored
+// though the directory itself is not (build/ under "*.o"): a file created there later is not
+// ignored, so check-ignore keeps only the directories an ignore rule matches.
+func (r *Repo) ignoredDirs(ctx context.Context) (map[string]bool, error) {
+	out, err := r.git(ctx, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	if err != nil {
+		return nil, err
+	}
+	var dirs []byte
+	for _, p := range strings.Split(string(out), "\x00") {
+		if strings.HasSuffix(p, "/") {
+			dirs = append(append(dirs, p...), 0)
+		}
+	}
+	ignored := map[string]bool{}
+	if len(dirs) == 0 {
+		return ignored, nil
+	}
+	out, err = r.gitStatus(ctx, dirs, 1, "check-ignore", "-z", "--stdin")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range bytes.Split(out, []byte{0}) {
+		if len(p) > 0 {
+			ignored[string(p)] = true
+		}
+	}
+	return ignored, nil
+}
+
+// hardLinked reports whether a regular file has another name: a write through that name is
+// reported to that name's directory only, so the file itself is watched.
+func hardLinked(info os.FileInfo) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && info.Mode().IsRegular() && st.Nlink > 1
+}
+
+// remoteFS refuses a file system on which inotify does not see every change: network file
+// systems (another machine's writes) and FUSE (the daemon's own changes).
+func remoteFS(path string) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return fmt.Errorf("%w: %v", errNotWatchable, err)
+	}
+	if name, ok := remoteMagic[int64(st.Type)]; ok {
+		return fmt.Errorf("%w: %s is on %s, whose changes from elsewhere inotify does not report", errNotWatchable, path, name)
+	}
+	return nil
+}
+
+var remoteMagic = map[int64]string{
+	unix.NFS_SUPER_MAGIC:  "NFS",
+	unix.SMB_SUPER_MAGIC:  "SMB",
+	unix.SMB2_SUPER_MAGIC: "SMB",
+	unix.CIFS_SUPER_MAGIC: "CIFS",
+	unix.FUSE_SUPER_MAGIC: "FUSE",
+	unix.V9FS_MAGIC:       "9p",
+	unix.CEPH_SUPER_MAGIC: "Ceph",
+	unix.AFS_SUPER_MAGIC:  "AFS",
+	unix.AFS_FS_MAGIC:     "AFS",
+	unix.CODA_SUPER_MAGIC: "Coda",
+	0x01161970:            "GFS2",
+	0x47504653:            "GPFS",
+	0x0bd00bd0:            "Lustre",
+}
