@@ -124,6 +124,9 @@ type Config struct {
 	Passivation Passivation
 	// passivated, when set (by this package's tests), is called with each passivated id.
 	passivated func(id string)
+	// checkpointsUnwatched, when set (by this package's tests), is called when a stopping
+	// conversation actor has turned its checkpoint change detector off.
+	checkpointsUnwatched func(id string)
 	// MCP holds the MCP servers conversations use; nil means none (--no-mcp).
 	MCP *mcp.Hub
 
@@ -269,6 +272,7 @@ func (r *Runtime) Shutdown() {
 	r.system.Shutdown()
 	r.bgStop()
 	r.bg.Wait()
+	r.unwatchAllCheckpoints()
 }
 
 // Sandbox reports whether Restricted mode is enforced here (REQ-BED-014).

@@ -47,6 +47,11 @@ type Checkpoint struct {
 // Complete reports whether the call finished and its changes are known.
 func (c Checkpoint) Complete() bool { return c.After != "" }
 
+// ChangedNothing reports whether the call finished without changing a file: there is
+// nothing to undo. The checkpoint is kept all the same, because its Before is the tree
+// "Rewind to here" goes back to when it is the first of its message's turn.
+func (c Checkpoint) ChangedNothing() bool { return c.Complete() && len(c.Files) == 0 }
+
 // CheckpointSaved announces a checkpoint once its call has finished.
 type CheckpointSaved struct {
 	ConvID     string
@@ -89,6 +94,8 @@ type checkpointRepos struct {
 	// deleting holds the conversations whose files the store is removing: no repository may
 	// be opened (and so re-created) for them until the delete has ended.
 	deleting map[string]bool
+	// unwatched is set by Shutdown: no repository's change detector may start again.
+	unwatched bool
 }
 
 type warmJob struct {
@@ -145,10 +152,14 @@ func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (*c
 			return repo, nil
 		}
 	}
-	repo, err := checkpoint.Open(ctx, filepath.Join(dir, "shadow.git"), c.Cwd)
+	repo, err := checkpoint.Open(ctx, filepath.Join(dir, "shadow.git"), c.Cwd, checkpoint.WithLogger(r.log))
 	if err != nil {
 		return nil, err
 	}
+	// The change detector runs only while the conversation can run tools (watchCheckpoints):
+	// a repository opened for an Undo of a conversation that is not in memory takes no
+	// inotify instance.
+	repo.SetWatching(false)
 	if r.ckpts.repos == nil {
 		r.ckpts.repos = map[string]*checkpoint.Repo{}
 	}
@@ -186,6 +197,7 @@ func (r *Runtime) warmCheckpoints(id string) {
 		defer cancel()
 		repo, err := r.checkpointRepo(ctx, c)
 		if err == nil {
+			r.watchCheckpoints(id, repo)
 			_, err = repo.Snapshot(ctx)
 		}
 		r.ckpts.mu.Lock()
@@ -197,6 +209,47 @@ func (r *Runtime) warmCheckpoints(id string) {
 			r.log.Debug("warming the checkpoint repository failed; the first tool call will try again", "conversation", id, "error", err)
 		}
 	}()
+}
+
+// watchCheckpoints turns on the change detector of a conversation's repository (package
+// checkpoint): while nothing in the working tree changes, its snapshots start no git. It is
+// on from the conversation's first checkpoint (or warming) until its actor stops
+// (unwatchCheckpoints), so a person's programs keep their inotify instances.
+func (r *Runtime) watchCheckpoints(id string, repo *checkpoint.Repo) {
+	r.ckpts.mu.Lock()
+	defer r.ckpts.mu.Unlock()
+	if !r.ckpts.unwatched && r.ckpts.repos[id] == repo {
+		repo.SetWatching(true)
+	}
+}
+
+// unwatchCheckpoints turns the change detector off when a conversation's actor stops
+// (passivation, delete, shutdown); its next checkpoint turns it on again.
+func (r *Runtime) unwatchCheckpoints(id string) {
+	r.ckpts.mu.Lock()
+	repo := r.ckpts.repos[id]
+	r.ckpts.mu.Unlock()
+	if repo != nil {
+		repo.SetWatching(false)
+	}
+	if r.cfg.checkpointsUnwatched != nil {
+		r.cfg.checkpointsUnwatched(id)
+	}
+}
+
+// unwatchAllCheckpoints stops every change detector for good (Shutdown). The repositories
+// stay usable: a call stopped by the shutdown still completes its checkpoint, with git.
+func (r *Runtime) unwatchAllCheckpoints() {
+	r.ckpts.mu.Lock()
+	r.ckpts.unwatched = true
+	repos := make([]*checkpoint.Repo, 0, len(r.ckpts.repos))
+	for _, repo := range r.ckpts.repos {
+		repos = append(repos, repo)
+	}
+	r.ckpts.mu.Unlock()
+	for _, repo := range repos {
+		repo.SetWatching(false)
+	}
 }
 
 func (r *Runtime) saveCheckpoint(convID string, cp Checkpoint) error {
@@ -221,6 +274,7 @@ func (t *checkpointTask) before(ctx context.Context, exec domain.ExecID, call do
 	repo, err := t.rt.checkpointRepo(ctx, t.conv)
 	var tree string
 	if err == nil {
+		t.rt.watchCheckpoints(t.conv.ID, repo)
 		tree, err = repo.Snapshot(ctx)
 	}
 	cp := Checkpoint{ID: exec, MsgSeq: t.msgSeq, CallID: call.ID, Tool: call.Name, Before: tree, At: time.Now()}
@@ -250,6 +304,8 @@ func (t *checkpointTask) after(cp Checkpoint) {
 		cp.After, err = repo.Snapshot(ctx)
 	}
 	if err == nil {
+		// The same id (nothing changed, which the change detector tells without git)
+		// needs no git either.
 		cp.Files, err = repo.Changes(ctx, cp.Before, cp.After)
 	}
 	if err == nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -185,5 +186,86 @@ func TestCheckpointsAndQueueArePrunedWithTheirConversation(t *testing.T) {
 	}
 	if items, err := h.store.AuxList(c.ID, ""); err != nil || len(items) != 0 {
 		t.Fatalf("the queue, instructions or checkpoint records outlived their conversation: %+v %v", items, err)
+	}
+}
+
+// A command that changes nothing (true, ls, git status, go test) costs no git process in
+// the steady state: the checkpoint repository's change detector tells that the tree is as it
+// was. A change is still recorded, and a conversation that leaves memory gives its inotify
+// instance back.
+func TestReadOnlyToolRoundsRunNoGit(t *testing.T) {
+	needGit(t)
+	unwatched := make(chan string, 10)
+	var passivated <-chan string
+	h := newHarness(t, func(c *Config) {
+		c.Passivation = Passivation{IdleAfter: -1, MaxResident: 1}
+		passivated = passivations(c)
+		c.checkpointsUnwatched = func(id string) { unwatched <- id }
+	})
+	ctx := context.Background()
+	writeFile(t, filepath.Join(h.cwd, "a.txt"), "a\n")
+	c := h.create(NewConversation{Unrestricted: true})
+	h.rt.bg.Wait()
+	h.turn(c.ID, "bash: true")
+	h.rt.ckpts.mu.Lock()
+	repo := h.rt.ckpts.repos[c.ID]
+	h.rt.ckpts.mu.Unlock()
+	if repo == nil || !repo.Watching() {
+		t.Fatal("the conversation's checkpoint repository does not watch its tree")
+	}
+	runs := repo.GitRuns()
+	h.turn(c.ID, "bash: ls && cat a.txt")
+	h.turn(c.ID, "bash: true")
+	if n := repo.GitRuns() - runs; n != 0 {
+		t.Fatalf("two read-only bash rounds ran git %d times", n)
+	}
+	h.turn(c.ID, "bash: echo b > b.txt")
+	cps, err := h.rt.Checkpoints(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := cps[len(cps)-1]
+	if len(cps) != 4 || !last.Complete() || len(last.Files) != 1 || last.Files[0] != (FileChange{Path: "b.txt", Status: checkpoint.Added}) {
+		t.Fatalf("checkpoints %+v", cps)
+	}
+	if ro := cps[1]; !ro.Complete() || ro.Before != ro.After || !ro.ChangedNothing() {
+		t.Fatalf("the checkpoint of a read-only call: %+v", ro)
+	}
+
+	// Another conversation pushes this one out of memory (one resident at most).
+	other := h.create(NewConversation{})
+	h.turn(other.ID, "echo: hi")
+	waitPassivated(t, passivated, c.ID)
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
+	for waiting := true; waiting; {
+		select {
+		case id := <-unwatched:
+			waiting = id != c.ID
+		case <-timeout.C:
+			t.Fatal("the passivated conversation's actor did not stop")
+		}
+	}
+	if repo.Watching() {
+		t.Fatal("a passivated conversation keeps watching its tree")
+	}
+	// An Undo planned while it is out of memory does not start the detector again.
+	if _, err := h.rt.PlanRestore(ctx, c.ID, RestoreUndo, last.ID); err != nil {
+		t.Fatal(err)
+	}
+	if repo.Watching() {
+		t.Fatal("planning an Undo started the change detector")
+	}
+	// Its next tool call does, and sees what changed meanwhile.
+	writeFile(t, filepath.Join(h.cwd, "a.txt"), "changed while out of memory\n")
+	h.turn(c.ID, "bash: echo c > b.txt")
+	cps, _ = h.rt.Checkpoints(ctx, c.ID)
+	last = cps[len(cps)-1]
+	if len(last.Files) != 1 || last.Files[0] != (FileChange{Path: "b.txt", Status: checkpoint.Modified}) || !repo.Watching() {
+		t.Fatalf("after coming back: %+v, watching %v", last, repo.Watching())
+	}
+	h.close()
+	if repo.Watching() {
+		t.Fatal("the change detector outlived the runtime")
 	}
 }

@@ -116,6 +116,9 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 		a.stopping = true
 		a.cleanup()
 		a.restSubAgentOnStop()
+		// Out of memory, the conversation starts no tool: its inotify instance goes (its
+		// next checkpoint starts one again).
+		a.rt.unwatchCheckpoints(a.id)
 	case cmdEvent:
 		if a.loadErr != nil {
 			// Answer, then stop, so that the next command loads the conversation afresh.

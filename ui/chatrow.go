@@ -362,8 +362,9 @@ func (p *toolPart) bind(r *row) {
 	setPlain(p.summary, sum, captionStyle())
 
 	res := r.result
-	_, canUndo := p.cv.m.proj.checkpointForCall(p.cv.cs.id, r.call.ID)
-	p.undo.Hidden = !canUndo || res == nil || p.cv.readOnly
+	cp, canUndo := p.cv.m.proj.checkpointForCall(p.cv.cs.id, r.call.ID)
+	// A call that changed no file (ls, git status, a test run) has nothing to undo.
+	p.undo.Hidden = !canUndo || cp.ChangedNothing() || res == nil || p.cv.readOnly
 	hasDetails := res != nil && (strings.TrimSpace(res.Content) != "" || (res.Display != nil && res.Display.Diff != ""))
 	p.toggle.Hidden = !hasDetails
 	switch {

@@ -133,6 +133,25 @@ func TestRealUndoShowsTheDiffAndRestores(t *testing.T) {
 	})
 }
 
+// A bash call that changed no file keeps its checkpoint (the tree Rewind goes back to) but
+// shows no Undo: there is nothing to undo.
+func TestRealReadOnlyCallHasNoUndo(t *testing.T) {
+	if err := checkpoint.Available(); err != nil {
+		t.Skip(err)
+	}
+	h, r := newRealHarness(t)
+	cs := h.newConversation(r.Cwd, true)
+	h.typeAndSend("bash: ls")
+	h.waitFor("the checkpoint", func() bool { return len(h.m.proj.of(cs.id).ckpts) == 1 && h.m.proj.of(cs.id).ckpts[0].Complete() })
+	h.settle()
+	if h.rowButton(rowTool, "Undo") != nil {
+		t.Fatal("a call that changed nothing shows Undo")
+	}
+	if h.rowButton(rowUser, "Rewind to here") == nil {
+		t.Fatal("the user message lost Rewind to here")
+	}
+}
+
 func TestRealQueueEditRemoveAndSendOnIdle_REQ_BED_002(t *testing.T) {
 	h, r := newRealHarness(t)
 	cs := h.newConversation(r.Cwd, false)
