@@ -16,71 +16,105 @@ const checkpointFiles = 5000
 
 const checkpointRowName = "checkpoint, 5,000-file tree, one file changed"
 
+const checkpointCleanRowName = "checkpoint, 5,000-file tree, nothing changed"
+
 // checkpointSnapshot times the snapshot taken before a tool call that can change files: a
 // 5,000-file tree, one file changed since the previous snapshot. The first snapshot copies
 // the whole tree and is reported in the note, with the disk the shadow repository takes, the
 // largest git process and the CPU time per snapshot (which, unlike the wall time, does not
-// grow when other programs load the machine).
+// grow when other programs load the machine). The second row is the snapshot of the same tree
+// when nothing changed, which the change detector answers without starting git: what a
+// read-only bash round pays, twice.
 func checkpointSnapshot(ctx context.Context, o Options) ([]Row, error) {
-	samples, measured, err := checkpointSamples(ctx, o)
+	s, err := checkpointSamples(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	row := summarise(checkpointRowName, "ms", 50, samples)
-	row.Note = "the snapshot taken before a patch, bash or MCP call in Unrestricted mode, after the conversation's first; " + measured
-	return []Row{row}, nil
+	row := summarise(checkpointRowName, "ms", 50, s.changed)
+	row.Note = "the snapshot taken before a patch, bash or MCP call in Unrestricted mode, after the conversation's first; " + s.note
+	// A git process start alone takes longer than 1 ms; a clean snapshot that ran git fails.
+	clean := summarise(checkpointCleanRowName, "ms", 1, s.clean)
+	clean.Met = clean.Met && s.cleanGitRuns == 0
+	clean.Note = fmt.Sprintf("the snapshots before and after a call that changed no file (true, ls, git status, go test): the change detector (inotify) saw no event, so no git runs (%d git processes in %d snapshots)",
+		s.cleanGitRuns, len(s.clean))
+	return []Row{row, clean}, nil
 }
 
-func checkpointSamples(ctx context.Context, o Options) ([]float64, string, error) {
+type checkpointFigures struct {
+	changed, clean []float64
+	cleanGitRuns   int64
+	note           string
+}
+
+func checkpointSamples(ctx context.Context, o Options) (checkpointFigures, error) {
+	var fig checkpointFigures
 	if err := checkpoint.Available(); err != nil {
-		return nil, "", err
+		return fig, err
 	}
 	root, err := os.MkdirTemp("", "phoenix-bench-checkpoint-")
 	if err != nil {
-		return nil, "", err
+		return fig, err
 	}
 	defer os.RemoveAll(root)
 	work := filepath.Join(root, "work")
 	changed, err := checkpoint.WriteSampleTree(work, checkpointFiles)
 	if err != nil {
-		return nil, "", fmt.Errorf("write the sample tree: %w", err)
+		return fig, fmt.Errorf("write the sample tree: %w", err)
 	}
 	repo, err := checkpoint.Open(ctx, filepath.Join(root, "shadow.git"), work)
 	if err != nil {
-		return nil, "", err
+		return fig, err
+	}
+	defer repo.Close()
+	change := func(i int) error {
+		f, err := os.OpenFile(changed, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, _ = fmt.Fprintf(f, "// change %d\n", i)
+		return f.Close()
 	}
 	start := time.Now()
 	if _, err := repo.Snapshot(ctx); err != nil {
-		return nil, "", err
+		return fig, err
 	}
 	first := time.Since(start)
+	if err := change(-1); err != nil {
+		return fig, err
+	}
 	repo.MeasureMemory(true)
 	if _, err := repo.Snapshot(ctx); err != nil {
-		return nil, "", err
+		return fig, err
 	}
 	repo.MeasureMemory(false)
 	cpuBefore := childCPU()
 	n := samplesOf(o, 30, 3)
-	out := make([]float64, 0, n)
+	fig.changed = make([]float64, 0, n)
 	for i := 0; i < n; i++ {
-		f, err := os.OpenFile(changed, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			return nil, "", err
+		if err := change(i); err != nil {
+			return fig, err
 		}
-		_, _ = fmt.Fprintf(f, "// change %d\n", i)
-		_ = f.Close()
 		start := time.Now()
 		if _, err := repo.Snapshot(ctx); err != nil {
-			return nil, "", err
+			return fig, err
 		}
-		out = append(out, ms(time.Since(start)))
+		fig.changed = append(fig.changed, ms(time.Since(start)))
 	}
 	cpu := (childCPU() - cpuBefore) / time.Duration(n)
+	runs := repo.GitRuns()
+	for i := 0; i < samplesOf(o, 100, 10); i++ {
+		start := time.Now()
+		if _, err := repo.Snapshot(ctx); err != nil {
+			return fig, err
+		}
+		fig.clean = append(fig.clean, ms(time.Since(start)))
+	}
+	fig.cleanGitRuns = repo.GitRuns() - runs
 	shadow, _ := checkpoint.DirSize(repo.GitDir())
 	tree, _ := checkpoint.DirSize(work)
-	note := fmt.Sprintf("shadow git repository (git add -A && git write-tree); first snapshot %.0f ms; CPU %.1f ms per snapshot; disk %.1f MiB for a %.1f MiB tree; git peak RSS %.1f MiB (a snapshot after the first)",
+	fig.note = fmt.Sprintf("shadow git repository (git add -A && git write-tree, after the change detector's event); first snapshot %.0f ms; CPU %.1f ms per snapshot; disk %.1f MiB for a %.1f MiB tree; git peak RSS %.1f MiB (a snapshot after the first)",
 		ms(first), ms(cpu), float64(shadow)/(1<<20), float64(tree)/(1<<20), float64(repo.PeakRSSKiB())/1024)
-	return out, note, nil
+	return fig, nil
 }
 
 // childCPU is the user and system time of the waited-for child processes so far.
