@@ -127,6 +127,11 @@ type Config struct {
 	// checkpointsUnwatched, when set (by this package's tests), is called when a stopping
 	// conversation actor has turned its checkpoint change detector off.
 	checkpointsUnwatched func(id string)
+	// checkpointCompleting and checkpointWaited, when set (by this package's tests), are
+	// called when a call's checkpoint starts completing after its result was sent, and when
+	// a later checkpoint has to wait for one still completing.
+	checkpointCompleting func(id string)
+	checkpointWaited     func(id string)
 	// MCP holds the MCP servers conversations use; nil means none (--no-mcp).
 	MCP *mcp.Hub
 

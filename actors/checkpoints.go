@@ -22,7 +22,10 @@ import (
 // the working tree into the conversation's shadow repository (package checkpoint), and after
 // the call snapshots it again and records which files the call changed. The records live in
 // the store (aux "ckpt/<exec>"), written before the tool runs and completed after, so a
-// crash during the call still leaves the checkpoint to go back to. Undo restores the files
+// crash during the call still leaves the checkpoint to go back to. The completion runs once
+// the call's result is handed on, off the round's critical path; the next checkpoint and
+// every reader wait for it (checkpointAfterPending). While nothing in the tree changes, the
+// repository's change detector answers both snapshots without git. Undo restores the files
 // one call changed; Rewind restores the whole tree as it was before a message's turn. Both
 // run on the caller's goroutine at rest, never in a mailbox, and tell the agent what was
 // restored (domain.UserRestoredFiles).
@@ -96,6 +99,61 @@ type checkpointRepos struct {
 	deleting map[string]bool
 	// unwatched is set by Shutdown: no repository's change detector may start again.
 	unwatched bool
+	// afterPending holds, per conversation, the checkpoint still being completed after its
+	// call's result was sent (checkpointAfterPending); closed when it is done.
+	afterPending map[string]chan struct{}
+}
+
+// checkpointAfterPending registers the completion of a conversation's last checkpoint,
+// which runs after the call's result was handed on, off the round's critical path (the
+// snapshot after a call that changed files runs git, tens of milliseconds on a large tree,
+// while the next request is already on its way). Until release is called, the
+// conversation's next checkpoint and every reader of its checkpoints wait for it
+// (waitCheckpointAfter), so a later call's changes can never be taken for this one's, and
+// Shutdown waits for it too. later is false once the runtime is stopping: the caller then
+// completes the checkpoint first, as it did before.
+func (r *Runtime) checkpointAfterPending(id string) (release func(), later bool) {
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	if r.stopped.Load() {
+		return nil, false
+	}
+	r.bg.Add(1)
+	done := make(chan struct{})
+	r.ckpts.mu.Lock()
+	if r.ckpts.afterPending == nil {
+		r.ckpts.afterPending = map[string]chan struct{}{}
+	}
+	r.ckpts.afterPending[id] = done
+	r.ckpts.mu.Unlock()
+	return func() {
+		r.ckpts.mu.Lock()
+		if r.ckpts.afterPending[id] == done {
+			delete(r.ckpts.afterPending, id)
+		}
+		r.ckpts.mu.Unlock()
+		close(done)
+		r.bg.Done()
+	}, true
+}
+
+// waitCheckpointAfter waits until the conversation's last checkpoint is complete.
+func (r *Runtime) waitCheckpointAfter(ctx context.Context, id string) error {
+	r.ckpts.mu.Lock()
+	done := r.ckpts.afterPending[id]
+	r.ckpts.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	if r.cfg.checkpointWaited != nil {
+		r.cfg.checkpointWaited(id)
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 type warmJob struct {
@@ -123,6 +181,9 @@ func (r *Runtime) releaseCheckpoints(id string) {
 		job.cancel()
 		<-job.done
 	}
+	// A checkpoint still completing finishes first (it is bounded by afterTimeout); it
+	// would fail on the closed repository otherwise.
+	_ = r.waitCheckpointAfter(context.Background(), id)
 	if repo != nil {
 		repo.Close()
 	}
@@ -271,7 +332,12 @@ type checkpointTask struct {
 // before snapshots the tree and records the checkpoint; on failure the tool still runs, and
 // the person is told that this call has no Undo.
 func (t *checkpointTask) before(ctx context.Context, exec domain.ExecID, call domain.ToolCall) (Checkpoint, bool) {
-	repo, err := t.rt.checkpointRepo(ctx, t.conv)
+	// The previous call's checkpoint is completed first: its "after" must not see this call.
+	err := t.rt.waitCheckpointAfter(ctx, t.conv.ID)
+	var repo *checkpoint.Repo
+	if err == nil {
+		repo, err = t.rt.checkpointRepo(ctx, t.conv)
+	}
 	var tree string
 	if err == nil {
 		t.rt.watchCheckpoints(t.conv.ID, repo)
@@ -336,6 +402,10 @@ func (a *conversationActor) checkpointTaskFor(e domain.ExecuteTool) *checkpointT
 // Checkpoints lists a conversation's checkpoints, oldest first.
 func (r *Runtime) Checkpoints(ctx context.Context, id string) ([]Checkpoint, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// The last call's checkpoint may still be completing (checkpointAfterPending).
+	if err := r.waitCheckpointAfter(ctx, id); err != nil {
 		return nil, err
 	}
 	items, err := r.cfg.Store.AuxList(id, auxCheckpointPrefix)

@@ -3,14 +3,17 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/tools"
 )
 
 func readFile(t *testing.T, path string) string {
@@ -268,4 +271,58 @@ func TestReadOnlyToolRoundsRunNoGit(t *testing.T) {
 	if repo.Watching() {
 		t.Fatal("the change detector outlived the runtime")
 	}
+}
+
+// A call's checkpoint is completed after its result is sent; the next call's checkpoint waits
+// for it, so back-to-back calls in one turn each own exactly what they changed.
+func TestBackToBackCallsKeepTheirOwnChanges(t *testing.T) {
+	needGit(t)
+	// Each completion waits until the next call either waits for it (as it must) or has run
+	// its tool (a bug: the completion would then take that call's file for its own), or the
+	// turn has ended.
+	waited, ran, ended := make(chan struct{}, 100), make(chan struct{}, 100), make(chan struct{})
+	h := newHarness(t, func(c *Config) {
+		c.checkpointWaited = func(string) { waited <- struct{}{} }
+		c.checkpointCompleting = func(string) {
+			select {
+			case <-waited:
+			case <-ran:
+			case <-ended:
+			}
+		}
+		c.Tools = signallingTools{inner: c.Tools, ran: ran, runs: new(atomic.Int32)}
+	})
+	c := h.create(NewConversation{Unrestricted: true})
+	var script strings.Builder
+	const calls = 6
+	for i := range calls {
+		fmt.Fprintf(&script, "bash: echo %d > f%d.txt\n", i, i)
+	}
+	h.turn(c.ID, script.String())
+	close(ended)
+	cps, err := h.rt.Checkpoints(context.Background(), c.ID)
+	if err != nil || len(cps) != calls {
+		t.Fatalf("%d checkpoints, %v", len(cps), err)
+	}
+	for i, cp := range cps {
+		want := FileChange{Path: fmt.Sprintf("f%d.txt", i), Status: checkpoint.Added}
+		if !cp.Complete() || len(cp.Files) != 1 || cp.Files[0] != want {
+			t.Errorf("checkpoint %d: %+v, want only %+v", i, cp, want)
+		}
+	}
+}
+
+// signallingTools reports each tool run after the first, once it has run.
+type signallingTools struct {
+	inner ToolRunner
+	ran   chan struct{}
+	runs  *atomic.Int32
+}
+
+func (s signallingTools) Run(ctx context.Context, env tools.Env, call domain.ToolCall) tools.Output {
+	out := s.inner.Run(ctx, env, call)
+	if s.runs.Add(1) > 1 {
+		s.ran <- struct{}{}
+	}
+	return out
 }

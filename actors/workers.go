@@ -122,7 +122,26 @@ func (w *toolRunActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		parent, root := ctx.Parent(), w.rt.system.Root
 		go func() {
-			root.Send(parent, toolDone{Exec: w.exec, Result: w.run()})
+			res, complete := w.run()
+			if complete == nil {
+				root.Send(parent, toolDone{Exec: w.exec, Result: res})
+				return
+			}
+			// The checkpoint after the call is completed once the result is on its way:
+			// the next request does not wait for it, and the conversation's next
+			// checkpoint (and every reader of checkpoints) does (checkpointAfterPending).
+			release, later := w.rt.checkpointAfterPending(w.convID)
+			if !later {
+				complete()
+				root.Send(parent, toolDone{Exec: w.exec, Result: res})
+				return
+			}
+			root.Send(parent, toolDone{Exec: w.exec, Result: res})
+			if w.rt.cfg.checkpointCompleting != nil {
+				w.rt.cfg.checkpointCompleting(w.convID)
+			}
+			complete()
+			release()
 		}()
 	case *actor.Stopping:
 		w.cancel()
@@ -130,8 +149,9 @@ func (w *toolRunActor) Receive(ctx actor.Context) {
 }
 
 // run executes the tool and stores any images it returns, all off the mailbox. A panic
-// becomes an error result for the model: the conversation goes on.
-func (w *toolRunActor) run() (res domain.ToolResult) {
+// becomes an error result for the model: the conversation goes on. complete, when not nil,
+// completes the call's checkpoint (the snapshot after it); the caller runs it.
+func (w *toolRunActor) run() (res domain.ToolResult, complete func()) {
 	defer func() {
 		if p := recover(); p != nil {
 			w.rt.log.Error("panic in a tool", "tool", w.call.Name, "panic", p, "stack", string(debug.Stack()))
@@ -141,11 +161,11 @@ func (w *toolRunActor) run() (res domain.ToolResult) {
 	}()
 	if w.envErr != nil {
 		return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
-			Content: "The tool could not start: " + w.envErr.Error()}
+			Content: "The tool could not start: " + w.envErr.Error()}, nil
 	}
 	if w.ckpt != nil {
 		if cp, ok := w.ckpt.before(w.ctx, w.exec, w.call); ok {
-			defer w.ckpt.after(cp)
+			complete = func() { w.ckpt.after(cp) }
 		}
 	}
 	var out tools.Output
@@ -156,15 +176,15 @@ func (w *toolRunActor) run() (res domain.ToolResult) {
 		})
 	case domain.IsMCPTool(w.call.Name):
 		return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
-			Content: "MCP servers are switched off in this session (--no-mcp), so " + w.call.Name + " cannot run."}
+			Content: "MCP servers are switched off in this session (--no-mcp), so " + w.call.Name + " cannot run."}, complete
 	default:
 		out = w.rt.cfg.Tools.Run(w.ctx, w.env, w.call)
 	}
 	for _, img := range out.Images {
 		if _, err := w.rt.cfg.Store.PutBlob(img.Data); err != nil {
 			return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
-				Content: "The image could not be saved: " + err.Error()}
+				Content: "The image could not be saved: " + err.Error()}, complete
 		}
 	}
-	return out.Result(w.call)
+	return out.Result(w.call), complete
 }
