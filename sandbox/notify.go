@@ -287,11 +287,22 @@ func (n *notifier) answer(req *seccompNotif) seccompNotifResp {
 		case pid > 0:
 			return n.verdict(n.ownsProcess(pid))
 		case pid == 0:
+			// The caller's own group, which the kernel would look up only when the call
+			// goes on: another thread of the caller could move it into the supervisor's
+			// group in between. So the supervisor signals the group it checked itself;
+			// nothing outside can join that group later (only the supervisor shares the
+			// command's session, and it never changes groups).
 			g, err := processGroupOf(int(req.Pid))
 			if err != nil {
 				return refuse(unix.ESRCH)
 			}
-			return n.verdict(n.ownsGroup(g))
+			if owned, err := n.ownsGroup(g); err != nil || !owned {
+				return n.verdict(owned, err)
+			}
+			if err := unix.Kill(-g, unix.Signal(arg(1))); err != nil {
+				return refuseErr(err)
+			}
+			return seccompNotifResp{}
 		case pid == -1:
 			// Every process the caller may signal: the person's whole session.
 			return refuse(unix.EPERM)
