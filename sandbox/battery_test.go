@@ -245,11 +245,27 @@ func TestRestrictedEscapeBattery_REQ_BED_014(t *testing.T) {
 // forEachABI runs check at every Landlock ABI from MinABI to the kernel's.
 func forEachABI(t *testing.T, kernel int, check func(t *testing.T, abi int)) {
 	for abi := MinABI; abi <= kernel; abi++ {
-		t.Run(fmt.Sprintf("ABI %d", abi), func(t *testing.T) {
-			maxABIForTests = abi
-			t.Cleanup(func() { maxABIForTests = 0 })
-			check(t, abi)
-		})
+		atABI(t, abi, func(t *testing.T) { check(t, abi) })
+	}
+}
+
+// atABI runs check as a subtest with the Landlock ABI the sandbox asks for capped at abi.
+func atABI(t *testing.T, abi int, check func(t *testing.T)) {
+	t.Run(fmt.Sprintf("ABI %d", abi), func(t *testing.T) {
+		maxABIForTests = abi
+		t.Cleanup(func() { maxABIForTests = 0 })
+		check(t)
+	})
+}
+
+// skipWithout skips the test when program is named and not installed.
+func skipWithout(t *testing.T, program string) {
+	t.Helper()
+	if program == "" {
+		return
+	}
+	if _, err := exec.LookPath(program); err != nil {
+		t.Skipf("%s is not installed", program)
 	}
 }
 
@@ -429,11 +445,7 @@ func escapeBattery(t *testing.T, f *fixture, view bool, abi int) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.needs != "" {
-				if _, err := exec.LookPath(c.needs); err != nil {
-					t.Skipf("%s is not installed", c.needs)
-				}
-			}
+			skipWithout(t, c.needs)
 			r := runScript(t, Policy{TempDir: f.tmp}, f.work, f.env, c.script)
 			if r.code == 0 {
 				t.Errorf("the attempt succeeded (exit 0)\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
@@ -534,16 +546,10 @@ func TestRestrictedNormalWork_REQ_BED_014(t *testing.T) {
 	kernel := Probe().ABI
 	forEachView(t, func(t *testing.T, view bool) {
 		for _, abi := range []int{MinABI, kernel} {
-			t.Run(fmt.Sprintf("ABI %d", abi), func(t *testing.T) {
-				maxABIForTests = abi
-				t.Cleanup(func() { maxABIForTests = 0 })
+			atABI(t, abi, func(t *testing.T) {
 				for _, c := range cases {
 					t.Run(c.name, func(t *testing.T) {
-						if c.needs != "" {
-							if _, err := exec.LookPath(c.needs); err != nil {
-								t.Skipf("%s is not installed", c.needs)
-							}
-						}
+						skipWithout(t, c.needs)
 						r := runScript(t, Policy{TempDir: f.tmp}, f.work, f.env, c.script)
 						if r.code != 0 {
 							t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
