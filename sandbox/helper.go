@@ -415,6 +415,7 @@ func waitThreadGone(tid int) error {
 // is reparented to the helper and found by the next round. With no child left it returns at
 // once, without reading /proc.
 func sweep(bashPID int) {
+	defer waitNotifiersDone()
 	// bash's pid stays reserved as a group id while any member lives, so this cannot hit an
 	// unrelated group.
 	_ = unix.Kill(-bashPID, unix.SIGKILL)

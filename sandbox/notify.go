@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 	"unsafe"
 
 	"golang.org/x/net/bpf"
@@ -216,24 +218,47 @@ type notifier struct {
 	// tempDir is the command's temp dir with symbolic links resolved, where the
 	// supervisor carries out metadataCalls; empty in the mount view, which routes none.
 	tempDir string
-	done    chan struct{}
 }
 
 // serveNotifications starts answering on listener, which it owns and closes. tempDir is
 // the command's temp dir when metadataCalls are routed (no mount view), else empty.
-func serveNotifications(listener int, tempDir string) *notifier {
-	n := &notifier{listener: listener, self: os.Getpid(), done: make(chan struct{})}
+func serveNotifications(listener int, tempDir string) {
+	n := &notifier{listener: listener, self: os.Getpid()}
 	if tempDir != "" {
 		if real, err := filepath.EvalSymlinks(tempDir); err == nil {
 			n.tempDir = real
 		}
 	}
+	notifiers.Add(1)
 	go n.serve()
-	return n
+}
+
+// notifiers counts the listeners being served. A supervisor runs one command at a time, so
+// once a command's processes are swept its listener is the only one, and it ends as soon as
+// the kernel reports that no process uses the filter.
+var notifiers sync.WaitGroup
+
+// notifierEndTimeout bounds the wait for a swept command's listener to close; the kernel
+// reports the end within microseconds of the last reap, so this only turns a surprise into
+// a descriptor closed a little later.
+const notifierEndTimeout = 2 * time.Second
+
+// waitNotifiersDone waits until every listener has closed, so that a command leaves no
+// descriptor in the supervisor behind it.
+func waitNotifiersDone() {
+	done := make(chan struct{})
+	go func() {
+		notifiers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(notifierEndTimeout):
+	}
 }
 
 func (n *notifier) serve() {
-	defer close(n.done)
+	defer notifiers.Done()
 	defer unix.Close(n.listener)
 	fds := []unix.PollFd{{Fd: int32(n.listener), Events: unix.POLLIN}}
 	for {
