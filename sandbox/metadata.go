@@ -534,6 +534,11 @@ func (c *callerView) read(ptr uint64, buf []byte) error {
 	local[0].SetLen(len(buf))
 	remote := []unix.RemoteIovec{{Base: uintptr(ptr), Len: len(buf)}}
 	n, err := unix.ProcessVMReadv(int(c.req.Pid), local, remote, 0)
+	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.ESRCH) {
+		// The caller cannot be read (it runs a program it may only execute, which makes it
+		// non-dumpable) or has ended: refuse rather than report a bad address.
+		return unix.EPERM
+	}
 	if err != nil {
 		return unix.EFAULT
 	}
