@@ -321,6 +321,7 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 type assembler struct {
 	text         strings.Builder
 	reasoning    reasoningAssembler
+	think        inlineThink
 	calls        []*callBuilder
 	byIdx        map[int]*callBuilder
 	finishReason string
@@ -373,12 +374,21 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, extra *reason
 				emit(Delta{Kind: DeltaReasoning, Text: r})
 			}
 		}
-		// A refusal is the model's answer in another field; the person must see it.
-		for _, s := range []string{d.Content, d.Refusal} {
-			if s != "" {
-				a.text.WriteString(s)
-				emit(Delta{Kind: DeltaText, Text: s})
+		if d.Content != "" {
+			reasoning, text := a.think.split(d.Content)
+			if reasoning != "" {
+				a.reasoning.text.WriteString(reasoning)
+				emit(Delta{Kind: DeltaReasoning, Text: reasoning})
 			}
+			if text != "" {
+				a.text.WriteString(text)
+				emit(Delta{Kind: DeltaText, Text: text})
+			}
+		}
+		// A refusal is the model's answer in another field; the person must see it.
+		if d.Refusal != "" {
+			a.text.WriteString(d.Refusal)
+			emit(Delta{Kind: DeltaText, Text: d.Refusal})
 		}
 		for _, tc := range d.ToolCalls {
 			a.addCall(tc)
@@ -420,6 +430,9 @@ func (a *assembler) addCall(tc openai.ToolCall) {
 
 // result checks completeness and gives every call a unique id.
 func (a *assembler) result() (Response, error) {
+	reasoning, text := a.think.flush()
+	a.reasoning.text.WriteString(reasoning)
+	a.text.WriteString(text)
 	if a.finishReason == "" {
 		return Response{}, newError(domain.ErrorIncompleteResponse, 0,
 			"the stream ended without a finish reason", nil)

@@ -279,3 +279,88 @@ func withMessageFields(req *http.Request, fields map[int]map[string]json.RawMess
 	out.ContentLength = int64(len(body))
 	return out, nil
 }
+
+// Some servers leave a thinking model's reasoning in the answer itself, as a block that
+// opens it: "<think>…</think>" (llama.cpp, Ollama and vLLM without a reasoning parser, LM
+// Studio, DeepSeek-R1 and Qwen3 through plain chat templates). inlineThink moves that block
+// into the reasoning as the stream arrives; tags split across deltas are held back until
+// they can be told apart. Only a block at the very start counts: "<think>" later in an
+// answer is the answer's own text.
+type inlineThink struct {
+	state thinkState
+	// held is text that may still turn out to be (part of) a tag.
+	held string
+}
+
+type thinkState int
+
+const (
+	// thinkUndecided: only whitespace, or a prefix of the opening tag, has arrived.
+	thinkUndecided thinkState = iota
+	// thinkInside: within the block, until the closing tag.
+	thinkInside
+	// thinkAfter: the block has closed; whitespace before the answer is dropped.
+	thinkAfter
+	// thinkNone: the rest is answer.
+	thinkNone
+)
+
+const (
+	thinkOpen  = "<think>"
+	thinkClose = "</think>"
+)
+
+// split takes one piece of content and returns what of it, with what was held back, is
+// reasoning and what is answer.
+func (t *inlineThink) split(s string) (reasoning, text string) {
+	switch t.state {
+	case thinkUndecided:
+		t.held += s
+		rest := strings.TrimLeft(t.held, " \t\r\n")
+		switch {
+		case strings.HasPrefix(rest, thinkOpen):
+			t.state, t.held = thinkInside, ""
+			return t.split(rest[len(thinkOpen):])
+		case strings.HasPrefix(thinkOpen, rest):
+			return "", ""
+		}
+		t.state = thinkNone
+		text, t.held = t.held, ""
+		return "", text
+	case thinkInside:
+		buf := t.held + s
+		if i := strings.Index(buf, thinkClose); i >= 0 {
+			t.state, t.held = thinkAfter, ""
+			_, text = t.split(buf[i+len(thinkClose):])
+			return buf[:i], text
+		}
+		// Hold back a tail that could be the start of the closing tag.
+		keep := 0
+		for k := min(len(thinkClose)-1, len(buf)); k > 0; k-- {
+			if strings.HasSuffix(buf, thinkClose[:k]) {
+				keep = k
+				break
+			}
+		}
+		t.held = buf[len(buf)-keep:]
+		return buf[:len(buf)-keep], ""
+	case thinkAfter:
+		text = strings.TrimLeft(s, " \t\r\n")
+		if text != "" {
+			t.state = thinkNone
+		}
+		return "", text
+	}
+	return "", s
+}
+
+// flush returns what is held back at the end of the answer: a block that never closed is
+// reasoning (the output limit cut the thinking short); anything else is answer.
+func (t *inlineThink) flush() (reasoning, text string) {
+	held := t.held
+	t.held = ""
+	if t.state == thinkInside {
+		return held, ""
+	}
+	return "", held
+}

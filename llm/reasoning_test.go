@@ -365,3 +365,71 @@ func TestContinuationRequestWithReasoning_REQ_BED_020(t *testing.T) {
 		t.Fatalf("a reply of reasoning only: %v, want an incomplete response", err)
 	}
 }
+
+// TestInlineThinkSplitsAtEveryBoundary: a <think> block that opens the content becomes
+// reasoning however the stream cuts it (in two or three pieces, tags included), and content
+// without such a block is left alone.
+func TestInlineThinkSplitsAtEveryBoundary(t *testing.T) {
+	cases := []struct{ in, reasoning, text string }{
+		{"<think>Check the file.\nThen answer.</think>\n\nIt is 42.", "Check the file.\nThen answer.", "It is 42."},
+		{"\n<think>x</think>answer", "x", "answer"},
+		{"<think></think>only the answer", "", "only the answer"},
+		{"<think>cut short by the output limit", "cut short by the output limit", ""},
+		{"The tag <think> is HTML-like.", "", "The tag <think> is HTML-like."},
+		{"<thin air>", "", "<thin air>"},
+		{"<", "", "<"},
+		{"  plain answer", "", "  plain answer"},
+		{"<think>a < b and </thin> is not the end</think>done", "a < b and </thin> is not the end", "done"},
+	}
+	for _, c := range cases {
+		run := func(pieces []string) {
+			t.Helper()
+			var th inlineThink
+			var reasoning, text strings.Builder
+			for _, p := range pieces {
+				r, x := th.split(p)
+				reasoning.WriteString(r)
+				text.WriteString(x)
+			}
+			r, x := th.flush()
+			reasoning.WriteString(r)
+			text.WriteString(x)
+			if reasoning.String() != c.reasoning || text.String() != c.text {
+				t.Fatalf("pieces %q: reasoning %q, text %q; want %q and %q", pieces, reasoning.String(), text.String(), c.reasoning, c.text)
+			}
+		}
+		run([]string{c.in})
+		for i := 0; i <= len(c.in); i++ {
+			run([]string{c.in[:i], c.in[i:]})
+			for j := i; j <= len(c.in); j++ {
+				run([]string{c.in[:i], c.in[i:j], c.in[j:]})
+			}
+		}
+	}
+}
+
+// TestInlineThinkThroughTheStream: a server that leaves the reasoning in the content (as
+// llama.cpp without a reasoning parser does) streams it as reasoning, stores it as the
+// answer's reasoning, and the answer's text without it.
+func TestInlineThinkThroughTheStream(t *testing.T) {
+	s := startServer(t)
+	c := providerClient(t, s, "http://127.0.0.1:8080/v1", "qwen3")
+	s.Enqueue(fakellm.Reply{Text: "<think>\nThe user greets me.\n</think>\n\nHello!", Chunks: 9})
+	var reasoning, text strings.Builder
+	resp, err := c.Stream(t.Context(), Request{History: []domain.Message{userMsg(1, "hi")}}, func(d Delta) {
+		if d.Kind == DeltaReasoning {
+			reasoning.WriteString(d.Text)
+		} else {
+			text.WriteString(d.Text)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "Hello!" || text.String() != "Hello!" {
+		t.Fatalf("answer %q, streamed %q; want %q", resp.Text, text.String(), "Hello!")
+	}
+	if resp.Reasoning == nil || resp.Reasoning.Text != "\nThe user greets me.\n" || reasoning.String() != resp.Reasoning.Text {
+		t.Fatalf("reasoning %+v, streamed %q", resp.Reasoning, reasoning.String())
+	}
+}

@@ -259,8 +259,10 @@ func (s *server) close() {
 // server that cannot start says why.
 func (s *server) describe(err error) error {
 	var parts []string
-	if s.cmd != nil && s.cmd.ProcessState != nil {
-		parts = append(parts, "it exited with "+s.cmd.ProcessState.String())
+	if s.cmd != nil {
+		if note := exitNote(s.cmd.Process); note != "" {
+			parts = append(parts, "it exited with "+note)
+		}
 	}
 	if tail := strings.TrimSpace(s.stderr.String()); tail != "" {
 		parts = append(parts, "its stderr ends with:\n"+lastLines(tail, 10))

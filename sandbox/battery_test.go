@@ -245,11 +245,27 @@ func TestRestrictedEscapeBattery_REQ_BED_014(t *testing.T) {
 // forEachABI runs check at every Landlock ABI from MinABI to the kernel's.
 func forEachABI(t *testing.T, kernel int, check func(t *testing.T, abi int)) {
 	for abi := MinABI; abi <= kernel; abi++ {
-		t.Run(fmt.Sprintf("ABI %d", abi), func(t *testing.T) {
-			maxABIForTests = abi
-			t.Cleanup(func() { maxABIForTests = 0 })
-			check(t, abi)
-		})
+		atABI(t, abi, func(t *testing.T) { check(t, abi) })
+	}
+}
+
+// atABI runs check as a subtest with the Landlock ABI the sandbox asks for capped at abi.
+func atABI(t *testing.T, abi int, check func(t *testing.T)) {
+	t.Run(fmt.Sprintf("ABI %d", abi), func(t *testing.T) {
+		maxABIForTests = abi
+		t.Cleanup(func() { maxABIForTests = 0 })
+		check(t)
+	})
+}
+
+// skipWithout skips the test when program is named and not installed.
+func skipWithout(t *testing.T, program string) {
+	t.Helper()
+	if program == "" {
+		return
+	}
+	if _, err := exec.LookPath(program); err != nil {
+		t.Skipf("%s is not installed", program)
 	}
 }
 
@@ -277,6 +293,9 @@ func escapeBattery(t *testing.T, f *fixture, view bool, abi int) {
 		}
 	}
 	unchanged := absent()
+	deletedLookalike := f.tmp + " (deleted)"
+	mustWrite(t, deletedLookalike, "beside the temp dir\n")
+	t.Cleanup(func() { os.Remove(deletedLookalike) })
 	lastExit := 0
 	exitWas := func(code int) func(t *testing.T, f *fixture) {
 		return func(t *testing.T, f *fixture) {
@@ -396,6 +415,22 @@ func escapeBattery(t *testing.T, f *fixture, view bool, abi int) {
 			}
 		}},
 		{"unshare a user namespace", `unshare -r true`, "unshare", unchanged},
+		// clone(2) with CLONE_NEWUSER|SIGCHLD: had it worked, the child would exit 0 and so
+		// would the parent.
+		{"clone into a new user namespace", py(`import ctypes, os, sys; libc = ctypes.CDLL(None, use_errno=True); r = libc.syscall(56, 0x10000000 | 17, 0, 0, 0, 0); os._exit(0) if r == 0 else None; sys.exit(7 if r < 0 else 0)`), "python3", exitWas(7)},
+		{"chattr (file flags through a read-only descriptor)", `chattr +d file.txt || exit 7`, "chattr", exitWas(7)},
+		// A file beside the temp dir whose name is the temp dir's with " (deleted)", which
+		// is how the kernel names a removed file.
+		{"chmod a file named like the removed temp dir", `chmod 777 "$TMPDIR (deleted)" || exit 7`, "", func(t *testing.T, f *fixture) {
+			if fi, err := os.Stat(f.tmp + " (deleted)"); err != nil || fi.Mode().Perm() != 0o644 {
+				t.Errorf("the file beside the temp dir changed: %v, %v", fi.Mode(), err)
+			}
+		}},
+		{"give a file in TMPDIR file capabilities", `cp "$(command -v true)" "$TMPDIR/captrue" && ` + py(`import os; os.setxattr(os.environ["TMPDIR"] + "/captrue", "security.capability", bytes.fromhex("01000002c000000000000000000000000000"))`) + ` || exit 7`, "python3", func(t *testing.T, f *fixture) {
+			if _, err := unix.Getxattr(filepath.Join(f.tmp, "captrue"), "security.capability", make([]byte, 64)); err == nil {
+				t.Errorf("the file in the temp dir got file capabilities")
+			}
+		}},
 		// The supervisor stays outside the sandbox, so the command cannot kill it to escape
 		// the final sweep. Had the kill worked, the helper would have died by SIGKILL
 		// (exit -1 here) instead of the script reaching its exit 7.
@@ -429,11 +464,7 @@ func escapeBattery(t *testing.T, f *fixture, view bool, abi int) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.needs != "" {
-				if _, err := exec.LookPath(c.needs); err != nil {
-					t.Skipf("%s is not installed", c.needs)
-				}
-			}
+			skipWithout(t, c.needs)
 			r := runScript(t, Policy{TempDir: f.tmp}, f.work, f.env, c.script)
 			if r.code == 0 {
 				t.Errorf("the attempt succeeded (exit 0)\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
@@ -534,16 +565,10 @@ func TestRestrictedNormalWork_REQ_BED_014(t *testing.T) {
 	kernel := Probe().ABI
 	forEachView(t, func(t *testing.T, view bool) {
 		for _, abi := range []int{MinABI, kernel} {
-			t.Run(fmt.Sprintf("ABI %d", abi), func(t *testing.T) {
-				maxABIForTests = abi
-				t.Cleanup(func() { maxABIForTests = 0 })
+			atABI(t, abi, func(t *testing.T) {
 				for _, c := range cases {
 					t.Run(c.name, func(t *testing.T) {
-						if c.needs != "" {
-							if _, err := exec.LookPath(c.needs); err != nil {
-								t.Skipf("%s is not installed", c.needs)
-							}
-						}
+						skipWithout(t, c.needs)
 						r := runScript(t, Policy{TempDir: f.tmp}, f.work, f.env, c.script)
 						if r.code != 0 {
 							t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)

@@ -54,8 +54,14 @@
 //     its target is below the supervisor and is not the supervisor; and, without the mount
 //     view (metadata.go), changes of modes, timestamps, owners and extended attributes,
 //     which it carries out itself on its own copy of the file the caller named when that
-//     file is in the temp dir, and refuses elsewhere. A kernel that gives no listener gets
-//     the same filter with those calls refused, and Describe says so.
+//     file is in the temp dir, and refuses elsewhere; it resolves the caller's path without
+//     /proc's magic links and makes the change on a thread of its own that holds no
+//     capabilities, so it lends the command no privilege (user attributes and ACLs only).
+//     Where the supervisor cannot decide (no seccomp listener, Yama's ptrace_scope above 1)
+//     the same filter refuses those calls, and Describe says so.
+//   - The command runs in a session of its own, so none of its processes can join the
+//     supervisor's process group; new namespaces are refused (clone(2) with CLONE_NEW*;
+//     clone3(2) looks absent, and the C library and Go fall back to clone(2)).
 //   - The mount view (mountview.go): where unprivileged user namespaces work, a Restricted
 //     command's supervisor runs in a user and mount namespace of its own in which every
 //     mount is read-only, and the command's temp dir is bound writable while it runs. The

@@ -300,8 +300,11 @@ func startRestricted(cfg helperConfig, bash, script string, l launch) (pid int, 
 		Dir:   l.dir,
 		Env:   l.env,
 		Files: files,
-		// A process group of its own, so one kill reaches bash and its ordinary children.
-		Sys: &syscall.SysProcAttr{Setpgid: true},
+		// A session (and so a process group) of its own: one kill reaches bash and its
+		// ordinary children, and no process of the command can join the supervisor's
+		// group, which would let it signal the supervisor through the group (kill(0), or the
+		// SIGHUP the kernel sends an orphaned group with a stopped member).
+		Sys: &syscall.SysProcAttr{Setsid: true},
 	}
 
 	type started struct {
@@ -415,6 +418,7 @@ func waitThreadGone(tid int) error {
 // is reparented to the helper and found by the next round. With no child left it returns at
 // once, without reading /proc.
 func sweep(bashPID int) {
+	defer waitNotifiersDone()
 	// bash's pid stays reserved as a group id while any member lives, so this cannot hit an
 	// unrelated group.
 	_ = unix.Kill(-bashPID, unix.SIGKILL)

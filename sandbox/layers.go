@@ -119,7 +119,7 @@ func describe(st Status, seccompErr, notifyErr error, pdeathsig, view bool, view
 		if notifyErr == nil {
 			sc.Detail += "; it hands the calls that reach another process by its pid (signals where Landlock does not limit them; resource limits, scheduling and priorities everywhere) to the supervisor, which lets through only those meant for the command's own processes"
 		} else {
-			sc.Detail += fmt.Sprintf("; the kernel cannot hand calls to the supervisor (%v), so the calls that reach another process by its pid are refused, those to the command's own processes included (`kill $!` and `timeout` fail where Landlock does not limit signals)", notifyErr)
+			sc.Detail += fmt.Sprintf("; the supervisor cannot decide calls for it here (%v), so the calls that reach another process by its pid are refused, those to the command's own processes included (`kill $!` and `timeout` fail where Landlock does not limit signals)", notifyErr)
 		}
 	} else {
 		sc.Detail = fmt.Sprintf("not available (%v): Restricted mode is off, because sockets could not be closed", seccompErr)

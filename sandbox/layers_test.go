@@ -47,7 +47,7 @@ func TestDescribeFollowsTheABITable_REQ_BED_014(t *testing.T) {
 		}
 	}
 	noListener := describe(Status{Available: true, ABI: 2}, nil, errors.New("not supported"), true, false, "user namespaces are off")
-	if text := noListener.String(); !strings.Contains(text, "the kernel cannot hand calls to the supervisor (not supported)") {
+	if text := noListener.String(); !strings.Contains(text, "the supervisor cannot decide calls for it here (not supported)") {
 		t.Errorf("the report does not say that calls to other processes are refused without a listener:\n%s", text)
 	}
 	if holes := strings.Join(noListener.Holes, "\n"); !strings.Contains(holes, "timestamps") || !strings.Contains(holes, "chmod is denied in the temp dir") {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/elastic/go-seccomp-bpf/arch"
@@ -107,6 +108,13 @@ func (n *notifier) answerMetadata(req *seccompNotif, name string) seccompNotifRe
 		target int
 		err    error
 	)
+	// byFd: the caller named the file by a descriptor of its own, which may be a pipe or a
+	// socket it holds; a path may name only a file.
+	byFd := false
+	copyFd := func(fd int) (int, error) {
+		byFd = true
+		return c.copyFd(fd)
+	}
 	switch name {
 	case "chmod":
 		target, err = c.openPath(unix.AT_FDCWD, a[0], true, false)
@@ -120,12 +128,12 @@ func (n *notifier) answerMetadata(req *seccompNotif, name string) seccompNotifRe
 		}
 		target, err = c.openPath(int(int32(a[0])), a[1], true, flags&unix.AT_EMPTY_PATH != 0)
 	case "fchmod":
-		target, err = c.copyFd(int(int32(a[0])))
+		target, err = copyFd(int(int32(a[0])))
 	case "utimensat":
 		flags := int(a[3])
 		if a[1] == 0 {
 			// utimensat(fd, NULL, ...) is futimens(3).
-			target, err = c.copyFd(int(int32(a[0])))
+			target, err = copyFd(int(int32(a[0])))
 		} else {
 			target, err = c.openPath(int(int32(a[0])), a[1], flags&unix.AT_SYMLINK_NOFOLLOW == 0, flags&unix.AT_EMPTY_PATH != 0)
 		}
@@ -133,7 +141,7 @@ func (n *notifier) answerMetadata(req *seccompNotif, name string) seccompNotifRe
 		target, err = c.openPath(unix.AT_FDCWD, a[0], true, false)
 	case "futimesat":
 		if a[1] == 0 {
-			target, err = c.copyFd(int(int32(a[0])))
+			target, err = copyFd(int(int32(a[0])))
 		} else {
 			target, err = c.openPath(int(int32(a[0])), a[1], true, false)
 		}
@@ -142,7 +150,7 @@ func (n *notifier) answerMetadata(req *seccompNotif, name string) seccompNotifRe
 	case "lchown", "lsetxattr", "lremovexattr":
 		target, err = c.openPath(unix.AT_FDCWD, a[0], false, false)
 	case "fchown", "fsetxattr", "fremovexattr":
-		target, err = c.copyFd(int(int32(a[0])))
+		target, err = copyFd(int(int32(a[0])))
 	case "fchownat":
 		flags := int(a[4])
 		target, err = c.openPath(int(int32(a[0])), a[1], flags&unix.AT_SYMLINK_NOFOLLOW == 0, flags&unix.AT_EMPTY_PATH != 0)
@@ -153,11 +161,17 @@ func (n *notifier) answerMetadata(req *seccompNotif, name string) seccompNotifRe
 		return refuseErr(err)
 	}
 	defer unix.Close(target)
-	inside, err := n.inTempDir(target)
+	where, err := n.placeOf(target, byFd)
 	if err != nil {
 		return refuseErr(err)
 	}
-	if !inside {
+	changesTimes := strings.HasPrefix(name, "utime") || name == "futimesat"
+	switch {
+	case where == placeOutside:
+		return refuse(unix.EPERM)
+	case where == placeTempDir && !changesTimes:
+		// The temp dir itself keeps its private mode and owner: a command that opened it
+		// to other users would show them the conversation's scratch files.
 		return refuse(unix.EPERM)
 	}
 	// Read what the call would set before acting, and act only for a caller that is still
@@ -178,7 +192,10 @@ func (n *notifier) answerMetadata(req *seccompNotif, name string) seccompNotifRe
 		uid, gid = int(int32(a[2])), int(int32(a[3]))
 		err = c.mayChown(uid, gid)
 	case "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr":
-		if attr, err = c.readString(a[1]); err == nil && strings.HasSuffix(name, "setxattr") {
+		if attr, err = c.readString(a[1]); err == nil && !ordinaryXattr(attr) {
+			err = unix.EPERM
+		}
+		if err == nil && strings.HasSuffix(name, "setxattr") {
 			attrFlags = int(a[4])
 			value, err = c.readBytes(a[2], a[3])
 		}
@@ -212,39 +229,124 @@ func (n *notifier) answerMetadata(req *seccompNotif, name string) seccompNotifRe
 	// Through the descriptor's /proc link, which reaches the very file that was checked
 	// (a symbolic link itself, when it was opened without following).
 	self := "/proc/self/fd/" + strconv.Itoa(target)
-	switch {
-	case strings.HasPrefix(name, "utime") || name == "futimesat":
-		err = utimensat(self, times)
-	case strings.HasSuffix(name, "chown") || name == "fchownat":
-		err = unix.Fchownat(target, "", uid, gid, unix.AT_EMPTY_PATH)
-	case strings.HasSuffix(name, "setxattr"):
-		err = unix.Setxattr(self, attr, value, attrFlags)
-	case strings.HasSuffix(name, "removexattr"):
-		err = unix.Removexattr(self, attr)
-	default:
+	err = withoutCapabilities(func() error {
+		switch {
+		case changesTimes:
+			return utimensat(self, times)
+		case strings.HasSuffix(name, "chown") || name == "fchownat":
+			return unix.Fchownat(target, "", uid, gid, unix.AT_EMPTY_PATH)
+		case strings.HasSuffix(name, "setxattr"):
+			return unix.Setxattr(self, attr, value, attrFlags)
+		case strings.HasSuffix(name, "removexattr"):
+			return unix.Removexattr(self, attr)
+		}
 		// Set-user and set-group bits are dropped: no_new_privs makes them useless inside
-		// the sandbox, and the supervisor may run as root.
-		err = unix.Chmod(self, mode&0o1777)
-	}
+		// the sandbox, and outside it a set-user-ID file in a temp dir helps nobody.
+		return unix.Chmod(self, mode&0o1777)
+	})
 	if err != nil {
 		return refuseErr(err)
 	}
 	return seccompNotifResp{}
 }
 
-// inTempDir reports whether the file behind fd lies in the command's temp dir.
-func (n *notifier) inTempDir(fd int) (bool, error) {
+// place is where a file is, for the command.
+type place int
+
+const (
+	placeOutside place = iota
+	// placeTempDir is the temp dir itself.
+	placeTempDir
+	// placeInside is below the temp dir.
+	placeInside
+	// placeStream is a pipe or a socket the command holds.
+	placeStream
+)
+
+// placeOf says where the file behind fd lies. The kernel's name for the descriptor's file is
+// compared with the temp dir: Landlock keeps the command from linking or moving a file from
+// outside into it, so a file's name there is its only one.
+func (n *notifier) placeOf(fd int, byFd bool) (place, error) {
 	p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
 	if err != nil {
-		return false, err
+		return placeOutside, err
 	}
 	if !filepath.IsAbs(p) {
-		// A pipe, a socket or an anonymous file: nothing of the person's.
-		return strings.HasPrefix(p, "pipe:") || strings.HasPrefix(p, "anon_inode:") || strings.HasPrefix(p, "socket:"), nil
+		// A pipe or a socket of the caller's own is its to change; an anonymous inode (a
+		// pidfd, an eventfd) may stand for something outside.
+		if byFd && (strings.HasPrefix(p, "pipe:") || strings.HasPrefix(p, "socket:")) {
+			return placeStream, nil
+		}
+		return placeOutside, nil
 	}
-	// A removed file is judged by where it was.
-	p = strings.TrimSuffix(p, " (deleted)")
-	return p == n.tempDir || strings.HasPrefix(p, n.tempDir+"/"), nil
+	if trimmed, ok := strings.CutSuffix(p, " (deleted)"); ok {
+		// Only a file that is really removed is judged by where it was: a live file may
+		// have " (deleted)" in its name.
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err == nil && st.Nlink == 0 {
+			p = trimmed
+		}
+	}
+	switch {
+	case p == n.tempDir:
+		return placeTempDir, nil
+	case strings.HasPrefix(p, n.tempDir+"/"):
+		return placeInside, nil
+	}
+	return placeOutside, nil
+}
+
+// ordinaryXattr reports whether an extended attribute is one any owner may set: a user
+// attribute or an access control list. security.* (file capabilities, SELinux labels) and
+// trusted.* need privileges the command does not have.
+func ordinaryXattr(name string) bool {
+	return strings.HasPrefix(name, "user.") || name == "system.posix_acl_access" || name == "system.posix_acl_default"
+}
+
+// withoutCapabilities runs fn on an OS thread of the supervisor that holds no capabilities,
+// so that the kernel judges each change the supervisor makes for a command by the rights the
+// command itself has: when the app runs as root, the command has dropped its capabilities,
+// and the supervisor, acting for it, must not lend it theirs (CAP_FOWNER, CAP_CHOWN,
+// CAP_SETFCAP). The thread is made on first use and lives as long as the supervisor.
+func withoutCapabilities(fn func() error) error {
+	capless.once.Do(func() {
+		capless.jobs = make(chan caplessJob)
+		ready := make(chan error, 1)
+		onThreadOfItsOwn(func() {
+			// Capabilities are per thread; the thread is never unlocked, so no other
+			// goroutine runs on it.
+			if hasCapabilities() {
+				hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+				var none [2]unix.CapUserData
+				if err := unix.Capset(&hdr, &none[0]); err != nil {
+					ready <- fmt.Errorf("drop the capabilities of the supervisor's thread for metadata changes: %w", err)
+					return
+				}
+			}
+			ready <- nil
+			for j := range capless.jobs {
+				j.done <- j.fn()
+			}
+		})
+		capless.err = <-ready
+	})
+	if capless.err != nil {
+		return unix.EPERM
+	}
+	done := make(chan error, 1)
+	capless.jobs <- caplessJob{fn: fn, done: done}
+	return <-done
+}
+
+type caplessJob struct {
+	fn   func() error
+	done chan error
+}
+
+var capless struct {
+	once sync.Once
+	jobs chan caplessJob
+	err  error
 }
 
 // utimensat sets the times of path (nil: both to now) without following a final symbolic
@@ -300,11 +402,7 @@ func (c *callerView) stillWaiting() bool {
 // copyFd copies the caller's descriptor fd into the supervisor.
 func (c *callerView) copyFd(fd int) (int, error) {
 	if !c.opened {
-		tgid, err := threadGroupOf(int(c.req.Pid))
-		if err != nil {
-			return -1, unix.ESRCH
-		}
-		pidfd, err := unix.PidfdOpen(tgid, 0)
+		pidfd, err := callerPidfd(int(c.req.Pid))
 		if err != nil {
 			return -1, unix.ESRCH
 		}
@@ -343,13 +441,16 @@ func (c *callerView) openPath(dirfd int, ptr uint64, follow, emptyPath bool) (in
 		defer unix.Close(base)
 	}
 	if path == "" {
-		return unix.Dup(base)
+		return unix.FcntlInt(uintptr(base), unix.F_DUPFD_CLOEXEC, 0)
 	}
-	flags := unix.O_PATH | unix.O_CLOEXEC
+	flags := uint64(unix.O_PATH | unix.O_CLOEXEC)
 	if !follow {
 		flags |= unix.O_NOFOLLOW
 	}
-	return unix.Openat(base, path, flags, 0)
+	// The path is the caller's but is resolved by the supervisor: /proc's magic links
+	// (/proc/self/fd/N, /proc/PID/cwd) would name the supervisor's files or any process's,
+	// so they are not followed.
+	return unix.Openat2(base, path, &unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_NO_MAGICLINKS})
 }
 
 // readString reads a NUL-terminated path from the caller's memory, a page at most at a
@@ -433,6 +534,11 @@ func (c *callerView) read(ptr uint64, buf []byte) error {
 	local[0].SetLen(len(buf))
 	remote := []unix.RemoteIovec{{Base: uintptr(ptr), Len: len(buf)}}
 	n, err := unix.ProcessVMReadv(int(c.req.Pid), local, remote, 0)
+	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.ESRCH) {
+		// The caller cannot be read (it runs a program it may only execute, which makes it
+		// non-dumpable) or has ended: refuse rather than report a bad address.
+		return unix.EPERM
+	}
 	if err != nil {
 		return unix.EFAULT
 	}

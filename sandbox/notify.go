@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 	"unsafe"
 
 	"golang.org/x/net/bpf"
@@ -53,13 +55,7 @@ const (
 	// fcntlOwner: fcntl(2) F_SETOWN names a process or group to receive SIGIO and SIGURG;
 	// F_SETOWN_EX (a pointer, which the caller could change after the check) is refused.
 	fcntlOwner
-	// ioctlOwner: FIOSETOWN and SIOCSPGRP on a socketpair do what F_SETOWN does, through a
-	// pointer; both are refused.
-	ioctlOwner
 )
-
-// fioSetOwn is FIOSETOWN from asm-generic/sockios.h, which x/sys/unix lacks.
-const fioSetOwn = 0x8901
 
 // ioprioWhoProcess is IOPRIO_WHO_PROCESS from linux/ioprio.h.
 const ioprioWhoProcess = 1
@@ -73,7 +69,6 @@ var pidCalls = []pidCall{
 	{"rt_tgsigqueueinfo", unix.SYS_RT_TGSIGQUEUEINFO, targetFirst, true},
 	{"pidfd_send_signal", unix.SYS_PIDFD_SEND_SIGNAL, pidfdTarget, true},
 	{"fcntl", unix.SYS_FCNTL, fcntlOwner, true},
-	{"ioctl", unix.SYS_IOCTL, ioctlOwner, true},
 	{"prlimit64", unix.SYS_PRLIMIT64, targetFirstNonzero, false},
 	{"sched_setaffinity", unix.SYS_SCHED_SETAFFINITY, targetFirstNonzero, false},
 	{"sched_setscheduler", unix.SYS_SCHED_SETSCHEDULER, targetFirstNonzero, false},
@@ -171,14 +166,6 @@ func pidCallRouting(abi int, supervisorPID uint32, notify uint32) []bpf.Instruct
 				bpf.RetConstant{Val: retEPERM},
 				bpf.RetConstant{Val: retAllow},
 			}
-		case ioctlOwner:
-			block = []bpf.Instruction{
-				bpf.LoadAbsolute{Off: argLow(1), Size: 4},
-				bpf.JumpIf{Cond: bpf.JumpEqual, Val: fioSetOwn, SkipTrue: 2},
-				bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SIOCSPGRP, SkipTrue: 1},
-				bpf.RetConstant{Val: retAllow},
-				bpf.RetConstant{Val: retEPERM},
-			}
 		}
 		// Every block ends in a return, so the accumulator still holds the system call
 		// number for the next comparison when this one does not match.
@@ -216,20 +203,57 @@ type notifier struct {
 	// tempDir is the command's temp dir with symbolic links resolved, where the
 	// supervisor carries out metadataCalls; empty in the mount view, which routes none.
 	tempDir string
-	done    chan struct{}
+	// done is closed once the listener is closed.
+	done chan struct{}
 }
 
 // serveNotifications starts answering on listener, which it owns and closes. tempDir is
 // the command's temp dir when metadataCalls are routed (no mount view), else empty.
-func serveNotifications(listener int, tempDir string) *notifier {
+func serveNotifications(listener int, tempDir string) {
 	n := &notifier{listener: listener, self: os.Getpid(), done: make(chan struct{})}
 	if tempDir != "" {
 		if real, err := filepath.EvalSymlinks(tempDir); err == nil {
 			n.tempDir = real
 		}
 	}
+	serving.Lock()
+	serving.list = append(serving.list, n)
+	serving.Unlock()
 	go n.serve()
-	return n
+}
+
+// serving lists the listeners not yet known to have closed. A supervisor runs one command at
+// a time, so once a command's processes are swept its listener is the last, and it ends as
+// soon as the kernel reports that no process uses the filter.
+var serving struct {
+	sync.Mutex
+	list []*notifier
+}
+
+// notifierEndTimeout bounds the wait for a swept command's listener to close; the kernel
+// reports the end within microseconds of the last reap, so this only turns a surprise into
+// a descriptor closed a little later.
+const notifierEndTimeout = 2 * time.Second
+
+// waitNotifiersDone waits until every listener has closed, so that a command leaves no
+// descriptor in the supervisor behind it. One that has not closed in time stays listed for
+// the next wait.
+func waitNotifiersDone() {
+	serving.Lock()
+	list := serving.list
+	serving.list = nil
+	serving.Unlock()
+	deadline := time.After(notifierEndTimeout)
+	for i, n := range list {
+		select {
+		case <-n.done:
+		case <-deadline:
+			serving.Lock()
+			serving.list = append(serving.list, list[i:]...)
+			serving.Unlock()
+			return
+		}
+	}
 }
 
 func (n *notifier) serve() {
@@ -287,11 +311,22 @@ func (n *notifier) answer(req *seccompNotif) seccompNotifResp {
 		case pid > 0:
 			return n.verdict(n.ownsProcess(pid))
 		case pid == 0:
+			// The caller's own group, which the kernel would look up only when the call
+			// goes on: another thread of the caller could move it into another group in
+			// between. So the supervisor signals the group it checked itself; nothing
+			// outside can join that group later (a restricted command runs in a session
+			// of its own, and a group has members of one session only).
 			g, err := processGroupOf(int(req.Pid))
 			if err != nil {
 				return refuse(unix.ESRCH)
 			}
-			return n.verdict(n.ownsGroup(g))
+			if owned, err := n.ownsGroup(g); err != nil || !owned {
+				return n.verdict(owned, err)
+			}
+			if err := unix.Kill(-g, unix.Signal(arg(1))); err != nil {
+				return refuseErr(err)
+			}
+			return seccompNotifResp{}
 		case pid == -1:
 			// Every process the caller may signal: the person's whole session.
 			return refuse(unix.EPERM)
@@ -348,11 +383,7 @@ func (n *notifier) sendThroughPidfd(req *seccompNotif) seccompNotifResp {
 	if req.Args[2] != 0 || req.Args[3] != 0 {
 		return refuse(unix.EPERM)
 	}
-	tgid, err := threadGroupOf(int(req.Pid))
-	if err != nil {
-		return refuse(unix.ESRCH)
-	}
-	caller, err := unix.PidfdOpen(tgid, 0)
+	caller, err := callerPidfd(int(req.Pid))
 	if err != nil {
 		return refuse(unix.ESRCH)
 	}
@@ -385,6 +416,25 @@ func (n *notifier) sendThroughPidfd(req *seccompNotif) seccompNotifResp {
 	return seccompNotifResp{}
 }
 
+// pidfdThread is PIDFD_THREAD (linux/pidfd.h, Linux 6.9), which x/sys/unix lacks: a pidfd
+// for one thread rather than its thread group.
+const pidfdThread = unix.O_EXCL
+
+// callerPidfd is a pidfd of the calling thread tid, whose descriptor table pidfd_getfd then
+// reads (a thread made without CLONE_FILES has its own); before Linux 6.9, of its thread
+// group.
+func callerPidfd(tid int) (int, error) {
+	fd, err := unix.PidfdOpen(tid, pidfdThread)
+	if err == nil {
+		return fd, nil
+	}
+	tgid, terr := threadGroupOf(tid)
+	if terr != nil {
+		return -1, terr
+	}
+	return unix.PidfdOpen(tgid, 0)
+}
+
 // pidfdTargetOf is the pid a pidfd, or a /proc/<pid> directory opened as one, refers to.
 func pidfdTargetOf(fd int) (int, error) {
 	info, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(fd))
@@ -404,7 +454,9 @@ func pidfdTargetOf(fd int) (int, error) {
 		return 0, err
 	}
 	if rest, ok := strings.CutPrefix(link, "/proc/"); ok {
-		if pid, err := strconv.Atoi(rest); err == nil && pid > 0 {
+		var st, proc unix.Stat_t
+		if pid, err := strconv.Atoi(rest); err == nil && pid > 0 &&
+			unix.Fstat(fd, &st) == nil && unix.Stat("/proc", &proc) == nil && st.Dev == proc.Dev {
 			return pid, nil
 		}
 	}
@@ -461,7 +513,16 @@ func (n *notifier) ownsGroup(g int) (bool, error) {
 			continue
 		}
 		members++
-		if owned, err := n.ownsProcess(pid); err == nil && !owned {
+		owned, err := n.ownsProcess(pid)
+		if err != nil {
+			if _, gone := threadGroupOf(pid); gone != nil {
+				// It ended while the group was read: it is no member any more.
+				members--
+				continue
+			}
+			return false, nil
+		}
+		if !owned {
 			return false, nil
 		}
 	}

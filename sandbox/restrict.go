@@ -76,6 +76,9 @@ type threadPolicy struct {
 	// filter is the seccomp program whose calls to other processes the supervisor answers;
 	// refusing is the same program refusing them, for a kernel that gives no listener.
 	filter, refusing []unix.SockFilter
+	// notify says the supervisor can answer (see userNotifAvailable); without it the
+	// refusing program is loaded.
+	notify bool
 	// lastCap is the highest capability number, or -1 when the process has no
 	// capabilities to drop.
 	lastCap int
@@ -93,6 +96,7 @@ func prepareThreadPolicy(cfg helperConfig) (*threadPolicy, error) {
 		return nil, err
 	}
 	p := &threadPolicy{ruleset: ruleset, lastCap: -1, mountView: cfg.MountView}
+	p.notify = userNotifAvailable() == nil
 	key := programKey{abi: abi, mountView: cfg.MountView, supervisorPID: uint32(os.Getpid()), notify: true}
 	if p.filter, err = seccompProgram(key); err == nil {
 		key.notify = false
@@ -136,7 +140,10 @@ func (p *threadPolicy) applyToThread() (listener int, err error) {
 	if err := restrictThreadLandlock(p.ruleset); err != nil {
 		return -1, err
 	}
-	listener, err = loadSeccomp(p.filter, true)
+	listener, err = -1, errors.New("the supervisor cannot decide calls here")
+	if p.notify {
+		listener, err = loadSeccomp(p.filter, true)
+	}
 	if err != nil {
 		// A failed load installs nothing, so the refusing program goes on alone.
 		if listener, err = loadSeccomp(p.refusing, false); err != nil {

@@ -5,8 +5,10 @@ package sandbox
 import (
 	"fmt"
 	"maps"
+	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -61,6 +63,75 @@ var deniedBeforeABI = map[int][]string{
 // 6.11). Since Linux 5.1 every architecture numbers new system calls alike, and x/sys/unix
 // gives the number for the architecture being built.
 var deniedNumbers = []uint32{unix.SYS_OPEN_TREE_ATTR}
+
+// Requests of ioctl(2) that change something outside the command through a descriptor it
+// may hold read-only, which Landlock does not check (its ioctl right, ABI 5, covers devices
+// only). FIOSETOWN (asm-generic/sockios.h; x/sys/unix lacks it) and SIOCSPGRP make a process
+// or group the SIGIO owner of a socket, as F_SETOWN does, through a pointer; Landlock's
+// signal scope (ABI 6) stops the signals instead. The file-attribute requests (chattr's
+// flags, the project and extent-size attributes, an encryption policy) need only the
+// file's ownership; the mount view refuses them outside the temp dir with EROFS.
+const fioSetOwn = 0x8901
+
+var (
+	ioctlsBeforeSignalScope = []uint32{fioSetOwn, unix.SIOCSPGRP}
+	ioctlsWithoutMountView  = []uint32{
+		unix.FS_IOC_SETFLAGS, fsIOC32SetFlags, fsIOCFSSetXattr, unix.FS_IOC_SET_ENCRYPTION_POLICY,
+	}
+)
+
+// fsIOC32SetFlags and fsIOCFSSetXattr are FS_IOC32_SETFLAGS and FS_IOC_FSSETXATTR
+// (linux/fs.h), which x/sys/unix lacks: _IOW('f', 2, int) and _IOW('X', 32, struct fsxattr).
+const (
+	fsIOC32SetFlags = 0x40046602
+	fsIOCFSSetXattr = 0x401c5820
+)
+
+// ioctlRouting refuses the ioctl requests above that the policy in force does not cover
+// otherwise.
+func ioctlRouting(abi int, mountView bool) []bpf.Instruction {
+	var refused []uint32
+	if !signalsScopedAt(abi) {
+		refused = append(refused, ioctlsBeforeSignalScope...)
+	}
+	if !mountView {
+		refused = append(refused, ioctlsWithoutMountView...)
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	block := []bpf.Instruction{bpf.LoadAbsolute{Off: argLow(1), Size: 4}}
+	for i, req := range refused {
+		// Jump over the remaining comparisons and the "allow" to the EPERM return.
+		block = append(block, bpf.JumpIf{Cond: bpf.JumpEqual, Val: req, SkipTrue: uint8(len(refused) - i)})
+	}
+	block = append(block, bpf.RetConstant{Val: retAllow}, bpf.RetConstant{Val: retEPERM})
+	return append([]bpf.Instruction{bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_IOCTL, SkipFalse: uint8(len(block))}}, block...)
+}
+
+// cloneNewNamespaces are clone(2)'s flags that make new namespaces; unshare(2) and setns(2)
+// are denied outright. A user namespace would give the command a root of its own to attack
+// the kernel with, and mount and pid namespaces views of its own.
+const cloneNewNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
+	unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET
+
+// retENOSYS makes a system call look absent.
+const retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+
+// namespaceRouting refuses clone(2) with a namespace flag, and answers clone3(2), whose flags
+// sit in memory the filter cannot read, with ENOSYS: the C library and Go then fall back to
+// clone(2), as they do on kernels before 5.3.
+func namespaceRouting() []bpf.Instruction {
+	return []bpf.Instruction{
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE3, SkipFalse: 1},
+		bpf.RetConstant{Val: retENOSYS},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE, SkipFalse: 4},
+		bpf.LoadAbsolute{Off: argLow(0), Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: cloneNewNamespaces, SkipFalse: 1},
+		bpf.RetConstant{Val: retEPERM},
+		bpf.RetConstant{Val: retAllow},
+	}
+}
 
 // retEPERM makes a denied system call fail with "Operation not permitted".
 const retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
@@ -123,6 +194,8 @@ func seccompFilter(key programKey) ([]bpf.Instruction, error) {
 		action = retNotify
 	}
 	guard = append(guard, pidCallRouting(abi, key.supervisorPID, action)...)
+	guard = append(guard, ioctlRouting(abi, mountView)...)
+	guard = append(guard, namespaceRouting()...)
 	if !mountView {
 		guard = append(guard, metadataRouting(key.notify)...)
 	}
@@ -203,13 +276,20 @@ func loadSeccomp(filter []unix.SockFilter, listen bool) (int, error) {
 	return int(r), nil
 }
 
-// userNotifAvailable reports whether the kernel can hand system calls to a supervisor
-// (SECCOMP_RET_USER_NOTIF, Linux 5.0).
+// userNotifAvailable reports whether the supervisor can decide the calls the filter hands
+// it: the kernel has SECCOMP_RET_USER_NOTIF (Linux 5.0), and Yama lets the supervisor read
+// its command's memory and descriptors (process_vm_readv, pidfd_getfd), which it needs to
+// act on what the command named.
 func userNotifAvailable() error {
 	action := uint32(retNotify)
 	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action)))
 	if errno != 0 {
-		return errno
+		return fmt.Errorf("the kernel has no seccomp user notification: %w", errno)
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil {
+		if scope := strings.TrimSpace(string(b)); scope != "0" && scope != "1" {
+			return fmt.Errorf("the ptrace_scope of Yama is %s, so the supervisor may not read its command's memory", scope)
+		}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ package search
 // ms. What bleve would add and we do without: stemming, phrase, prefix and fuzzy queries.
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -710,7 +711,9 @@ type candidate struct {
 }
 
 // Search finds the messages that hold every word of the query (whole words, any case), ranked
-// by BM25, at most three per conversation.
+// by BM25, at most three per conversation. The last word, while it is being typed (the query
+// does not end in a space or punctuation) and has at least minPrefixRunes letters, also
+// finds the words it begins: "refac" finds "refactor" and "refactoring".
 func (x *Index) Search(q Query) (Result, error) {
 	if x.closed.Load() {
 		return Result{}, ErrClosed
@@ -739,24 +742,30 @@ func (x *Index) Search(q Query) (Result, error) {
 	if avg <= 0 {
 		avg = 1
 	}
+	prefixLast := typingLastWord(q.Text, terms)
 	cands := map[docRef]*candidate{}
 	err = x.db.View(func(txn *badger.Txn) error {
 		var ps []posting
 		for i, t := range terms {
+			// A whole term is its own key prefix; the word being typed takes every term
+			// that starts with it, each message once (its counts summed).
 			prefix := postingPrefix(t)
+			if prefixLast && i == len(terms)-1 {
+				prefix = postingPrefix(t)[:len(prefix)-1]
+			}
 			opts := badger.DefaultIteratorOptions
 			opts.Prefix = prefix
 			opts.PrefetchSize = 256
 			it := txn.NewIterator(opts)
-			df := 0
-			type convPostings struct {
-				conv string
-				ps   []posting
-			}
-			var found []convPostings
+			seen := map[docRef]bool{}
+			found := map[docRef]posting{}
 			for it.Rewind(); it.Valid(); it.Next() {
 				key := it.Item().Key()
-				conv, block, ok := splitPosting(key, len(prefix))
+				end := bytes.IndexByte(key[len(prefixPosting):], 0)
+				if end < 0 {
+					continue
+				}
+				conv, block, ok := splitPosting(key, len(prefixPosting)+end+1)
 				if !ok {
 					continue
 				}
@@ -769,34 +778,34 @@ func (x *Index) Search(q Query) (Result, error) {
 					it.Close()
 					return fmt.Errorf("read the postings of %q: %w", t, err)
 				}
-				df += len(ps)
-				if _, ok := allowed[conv]; !ok {
-					continue
-				}
-				keep := make([]posting, 0, len(ps))
+				_, allowedConv := allowed[conv]
 				for _, p := range ps {
-					if c := cands[docRef{conv, p.seq}]; i == 0 || (c != nil && c.matched == i) {
-						keep = append(keep, p)
+					d := docRef{conv, p.seq}
+					seen[d] = true
+					if !allowedConv {
+						continue
 					}
-				}
-				if len(keep) > 0 {
-					found = append(found, convPostings{conv, keep})
+					if c := cands[d]; i != 0 && (c == nil || c.matched != i) {
+						continue
+					}
+					if prev, ok := found[d]; ok {
+						p.tf += prev.tf
+					}
+					found[d] = p
 				}
 			}
 			it.Close()
+			df := len(seen)
 			idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-			for _, f := range found {
-				for _, p := range f.ps {
-					d := docRef{f.conv, p.seq}
-					c := cands[d]
-					if c == nil {
-						c = &candidate{}
-						cands[d] = c
-					}
-					tf, dl := float64(p.tf), float64(p.dl)
-					c.score += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg))
-					c.matched++
+			for d, p := range found {
+				c := cands[d]
+				if c == nil {
+					c = &candidate{}
+					cands[d] = c
 				}
+				tf, dl := float64(p.tf), float64(p.dl)
+				c.score += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg))
+				c.matched++
 			}
 		}
 		return nil
@@ -847,7 +856,7 @@ func (x *Index) Search(q Query) (Result, error) {
 		perConv[s.conv]++
 		sum := allowed[s.conv]
 		res.Hits = append(res.Hits, Hit{ConvID: s.conv, Title: sum.Title, Archived: sum.Archived, Seq: s.seq,
-			Kind: m.Kind, Line: matchLine(docText(m), terms), Score: s.score, At: m.At})
+			Kind: m.Kind, Line: matchLine(docText(m), terms, prefixLast), Score: s.score, At: m.At})
 	}
 	return res, nil
 }
@@ -871,8 +880,8 @@ func splitPosting(key []byte, prefixLen int) (string, uint64, bool) {
 }
 
 // matchLine returns the first line of text that holds a query term, shortened around the
-// term when it is long.
-func matchLine(text string, terms []string) string {
+// term when it is long. With prefixLast the last term may begin a longer word.
+func matchLine(text string, terms []string, prefixLast bool) string {
 	first := ""
 	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.TrimSpace(line)
@@ -887,8 +896,8 @@ func matchLine(text string, terms []string) string {
 		for i, r := range runes {
 			lower[i] = unicode.ToLower(r)
 		}
-		for _, t := range terms {
-			if at := wordIndex(lower, []rune(t)); at >= 0 {
+		for i, t := range terms {
+			if at := wordIndex(lower, []rune(t), prefixLast && i == len(terms)-1); at >= 0 {
 				return window(runes, at)
 			}
 		}
@@ -896,13 +905,13 @@ func matchLine(text string, terms []string) string {
 	return window([]rune(first), 0)
 }
 
-// wordIndex finds term in line as a whole word.
-func wordIndex(line, term []rune) int {
+// wordIndex finds term in line as a whole word, or with prefix as the start of one.
+func wordIndex(line, term []rune, prefix bool) int {
 	for i := 0; i+len(term) <= len(line); i++ {
 		if !slices.Equal(line[i:i+len(term)], term) {
 			continue
 		}
-		if (i == 0 || !isWordRune(line[i-1])) && (i+len(term) == len(line) || !isWordRune(line[i+len(term)])) {
+		if (i == 0 || !isWordRune(line[i-1])) && (prefix || i+len(term) == len(line) || !isWordRune(line[i+len(term)])) {
 			return i
 		}
 	}

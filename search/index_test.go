@@ -123,8 +123,47 @@ func TestSearchRanksAndShowsTheLine(t *testing.T) {
 	if len(res.Hits) != 1 || res.Hits[0].ConvID != "a" {
 		t.Fatalf("AND query: %+v", res.Hits)
 	}
-	if res := mustSearch(t, x, Query{Text: "link"}); len(res.Hits) != 0 {
+	// A finished word (followed by a space) matches whole words only.
+	if res := mustSearch(t, x, Query{Text: "link "}); len(res.Hits) != 0 {
 		t.Fatalf("a part of a word matched: %+v", res.Hits)
+	}
+}
+
+// TestSearchPrefixWhileTyping: the last word, while it is being typed, also finds the words
+// it begins, each message once; a finished word, a short one and the words before it match
+// whole words only.
+func TestSearchPrefixWhileTyping(t *testing.T) {
+	s := memStore(t)
+	addConv(t, s, "a", "Refactor", "Refactoring the parser: refactor it twice.", "done")
+	addConv(t, s, "b", "Other", "the parser refactored", "reference manual")
+	addConv(t, s, "c", "Unrelated", "a parse error", "nothing")
+	x := openIndex(t, filepath.Join(t.TempDir(), "idx"), s)
+
+	res := mustSearch(t, x, Query{Text: "refac"})
+	if res.Matches != 2 || len(res.Hits) != 2 {
+		t.Fatalf("refac: want the two messages that hold refactor*, got %+v", res)
+	}
+	for _, h := range res.Hits {
+		if !strings.Contains(strings.ToLower(h.Line), "refactor") {
+			t.Errorf("the line of %s does not show the word: %q", h.ConvID, h.Line)
+		}
+	}
+	if res := mustSearch(t, x, Query{Text: "parser refact"}); res.Matches != 2 {
+		t.Fatalf("parser refact: %+v", res)
+	}
+	// Only the last word is a prefix: "pars" before it must be whole.
+	if res := mustSearch(t, x, Query{Text: "pars refact"}); res.Matches != 0 {
+		t.Fatalf("an earlier word matched as a prefix: %+v", res)
+	}
+	if res := mustSearch(t, x, Query{Text: "refac "}); res.Matches != 0 {
+		t.Fatalf("a finished word matched as a prefix: %+v", res)
+	}
+	// Two letters are too few to stand for every word they begin.
+	if res := mustSearch(t, x, Query{Text: "re"}); res.Matches != 0 {
+		t.Fatalf("a two-letter prefix matched: %+v", res)
+	}
+	if res := mustSearch(t, x, Query{Text: "REF"}); res.Matches != 3 {
+		t.Fatalf("REF: want refactoring, refactored and reference, got %+v", res)
 	}
 }
 
@@ -287,7 +326,7 @@ func TestMatchLineWindow(t *testing.T) {
 		long += fmt.Sprintf("w%d ", i)
 	}
 	long += "needle tail"
-	got := matchLine("first\n"+long, []string{"needle"})
+	got := matchLine("first\n"+long, []string{"needle"}, false)
 	if len([]rune(got)) > maxLineRunes+2 || !strings.Contains(got, "needle") || got[:3] != "…" {
 		t.Fatalf("window = %q", got)
 	}

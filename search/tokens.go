@@ -45,3 +45,19 @@ func queryTerms(q string) []string {
 	}
 	return out
 }
+
+// minPrefixRunes is the shortest word being typed that is searched as a prefix: shorter ones
+// would match a large part of every conversation's words.
+const minPrefixRunes = 3
+
+// typingLastWord reports whether the last of a query's terms is still being typed, and so is
+// searched as the prefix of longer words: the query ends in a word character and that word
+// is long enough.
+func typingLastWord(q string, terms []string) bool {
+	if len(terms) == 0 {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(q)
+	return isWordRune(last) && utf8.RuneCountInString(terms[len(terms)-1]) >= minPrefixRunes &&
+		strings.HasSuffix(strings.ToLower(q), terms[len(terms)-1])
+}

@@ -36,7 +36,7 @@ func Markdown(c domain.Conversation, msgs []domain.Message) string {
 			}
 			writeImages(&b, m.Images)
 		case domain.KindAssistant:
-			b.WriteString("## Assistant\n\n")
+			b.WriteString("## " + Speaker(m.Kind) + "\n\n")
 			if r := m.Reasoning; r != nil && strings.TrimSpace(r.Text) != "" {
 				// Quoted, so that the reasoning reads as an aside and never as the answer.
 				size := ""

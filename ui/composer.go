@@ -266,5 +266,5 @@ func (m *MainWindow) showAttachDialog() {
 		d.SetLocation(l)
 	}
 	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	m.showModal(d)
 }

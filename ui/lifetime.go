@@ -200,7 +200,7 @@ func (m *MainWindow) askDelete(cs *convState) {
 	d.SetConfirmImportance(widget.DangerImportance)
 	d.SetDismissText("Keep it")
 	m.deleteDlg = d
-	d.Show()
+	m.showModal(d)
 }
 
 // deleteConv deletes a conversation; the window forgets it when ConversationDeleted arrives.

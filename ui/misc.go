@@ -170,7 +170,7 @@ func (m *MainWindow) exportCurrent() {
 		}
 	}, m.win)
 	d.SetFileName(fileName(transcript.Title(cs.conv.Title, cs.conv.Cwd)) + ".md")
-	d.Show()
+	m.showModal(d)
 }
 
 // fileName turns a title into a safe file name.

@@ -65,9 +65,9 @@ type projectUI struct {
 	restoreDlg  *dialog.ConfirmDialog
 	restorePlan actors.RestorePlan
 	modelDlg    *dialog.FormDialog
-	modelEntry  *widget.SelectEntry
+	modelEntry  *escSelectEntry
 	editDlg     *dialog.FormDialog
-	editEntry   *widget.Entry
+	editEntry   *escEntry
 }
 
 func newProjectUI(m *MainWindow) *projectUI {
@@ -322,7 +322,7 @@ func (p *projectUI) enqueue(cs *convState, text string, atts []*attachment) {
 }
 
 func (p *projectUI) showEditDialog(cs *convState, item actors.QueuedMessage) {
-	p.editEntry = widget.NewMultiLineEntry()
+	p.editEntry = newEscMultiLineEntry()
 	p.editEntry.SetText(item.Text)
 	p.editEntry.SetMinRowsVisible(4)
 	p.editDlg = dialog.NewForm("Edit queued message", "Save", "Cancel",
@@ -336,7 +336,9 @@ func (p *projectUI) showEditDialog(cs *convState, item actors.QueuedMessage) {
 			})
 		}, p.m.win)
 	p.editDlg.Resize(fyne.NewSize(560, 240))
-	p.editDlg.Show()
+	// Escape cancels, from the field or from the window.
+	p.editEntry.onEscape = p.editDlg.Hide
+	p.m.showModal(p.editDlg)
 }
 
 // --- the model switch -----------------------------------------------------------------------
@@ -346,7 +348,7 @@ func (p *projectUI) showModelDialog() {
 	if cs == nil {
 		return
 	}
-	p.modelEntry = widget.NewSelectEntry(p.m.modelOptions())
+	p.modelEntry = newEscSelectEntry(p.m.modelOptions())
 	p.modelEntry.SetText(cs.conv.Model)
 	hint := widget.NewLabel(p.m.modelHint(cs.conv.Model))
 	hint.Wrapping = fyne.TextWrapWord
@@ -362,7 +364,8 @@ func (p *projectUI) showModelDialog() {
 		}
 	}, p.m.win)
 	p.modelDlg.Resize(fyne.NewSize(520, 260))
-	p.modelDlg.Show()
+	p.modelEntry.onEscape = p.modelDlg.Hide
+	p.m.showModal(p.modelDlg)
 }
 
 func (p *projectUI) changeModel(cs *convState, model string) {

@@ -48,13 +48,22 @@ func (m *chatModel) answerStarted(exec domain.ExecID) {
 	}
 }
 
-// addCommittedReasoning adds the closed block of a committed reply, when its reasoning has
-// anything to read (an encrypted-only reasoning has not).
+// hiddenReasoningNote is the body of a block whose provider sent its reasoning encrypted
+// only (OpenAI's and Gemini's thinking models through a gateway): there is nothing to read,
+// but the person should know the model thought, and for how long.
+const hiddenReasoningNote = "*The provider keeps this model's reasoning hidden. It goes back, encrypted, with the next request, so the model keeps its train of thought.*"
+
+// addCommittedReasoning adds the closed block of a committed reply that has reasoning: its
+// text, or a note when the provider sent it encrypted only.
 func (m *chatModel) addCommittedReasoning(msg *domain.Message, key string) {
-	if msg.Reasoning == nil || strings.TrimSpace(msg.Reasoning.Text) == "" {
+	if msg.Reasoning == nil || msg.Reasoning.Empty() {
 		return
 	}
-	m.rows = append(m.rows, &row{kind: rowThinking, key: "r" + key, msg: msg, text: msg.Reasoning.Text, at: msg.At, answered: true})
+	text := msg.Reasoning.Text
+	if strings.TrimSpace(text) == "" {
+		text = hiddenReasoningNote
+	}
+	m.rows = append(m.rows, &row{kind: rowThinking, key: "r" + key, msg: msg, text: text, at: msg.At, answered: true})
 }
 
 // reasoningTokens is the size of a block's reasoning: what the provider reported for a
@@ -62,6 +71,9 @@ func (m *chatModel) addCommittedReasoning(msg *domain.Message, key string) {
 func reasoningTokens(r *row) int {
 	if r.msg != nil && r.msg.Usage != nil && r.msg.Usage.ReasoningTokens > 0 {
 		return r.msg.Usage.ReasoningTokens
+	}
+	if r.text == hiddenReasoningNote {
+		return 0
 	}
 	return domain.EstimateTokens(r.text, 0)
 }
@@ -143,9 +155,16 @@ func (p *thinkingPart) bind(r *row) {
 
 // thinkingHeader is the block's title: what the model is doing or did, and how much.
 func thinkingHeader(r *row) string {
-	n := transcript.Tokens(reasoningTokens(r))
+	tokens := reasoningTokens(r)
+	n := transcript.Tokens(tokens)
 	if r.msg == nil && !r.answered {
 		return "Thinking… (" + n + " tokens)"
+	}
+	if r.text == hiddenReasoningNote {
+		if tokens == 0 {
+			return "Thought (hidden by the provider)"
+		}
+		return "Thought (" + n + " tokens, hidden by the provider)"
 	}
 	return "Thought (" + n + " tokens)"
 }

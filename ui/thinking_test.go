@@ -126,7 +126,8 @@ func TestThinkingBlockLiveAndCollapsed(t *testing.T) {
 	}
 }
 
-// A conversation opened from the store shows each reply's reasoning closed above it, and
+// A conversation opened from the store shows each reply's reasoning closed above it (a
+// reasoning the provider sent encrypted only says so, with its size), and
 // find-in-conversation reaches into the reasoning.
 func TestThinkingBlockFromHistory(t *testing.T) {
 	h, _ := newOpenConversation(t, func(f *fakeBackend, d *Deps) {
@@ -134,7 +135,7 @@ func TestThinkingBlockFromHistory(t *testing.T) {
 			domain.Message{Seq: 1, Kind: domain.KindUser, Text: "why?"},
 			domain.Message{Seq: 2, Kind: domain.KindAssistant, Text: "Because.", Reasoning: &domain.Reasoning{Text: "Consider the cause carefully."}},
 			domain.Message{Seq: 3, Kind: domain.KindUser, Text: "and?"},
-			domain.Message{Seq: 4, Kind: domain.KindAssistant, Text: "That is all.",
+			domain.Message{Seq: 4, Kind: domain.KindAssistant, Text: "That is all.", Usage: &domain.Usage{OutputTokens: 700, ReasoningTokens: 512},
 				Reasoning: &domain.Reasoning{Details: []byte(`[{"type":"reasoning.encrypted","data":"x","index":0}]`)}})
 	})
 	var id string
@@ -144,11 +145,17 @@ func TestThinkingBlockFromHistory(t *testing.T) {
 		}
 	}
 	h.open(id)
-	if got := kindsOf(h.rows()); !slices.Equal(got, []rowKind{rowUser, rowThinking, rowAssistant, rowUser, rowAssistant}) {
-		t.Fatalf("rows %v; want a closed block for the readable reasoning only", got)
+	if got := kindsOf(h.rows()); !slices.Equal(got, []rowKind{rowUser, rowThinking, rowAssistant, rowUser, rowThinking, rowAssistant}) {
+		t.Fatalf("rows %v; want a closed block above each reply with reasoning", got)
 	}
-	if h.rows()[1].expanded {
+	if h.rows()[1].expanded || h.rows()[4].expanded {
 		t.Error("a stored reasoning opens expanded")
+	}
+	if got := thinkingHeader(h.rows()[4]); got != "Thought (512 tokens, hidden by the provider)" {
+		t.Errorf("the encrypted-only block is headed %q", got)
+	}
+	if got := h.rows()[4].text; !strings.Contains(got, "keeps this model's reasoning hidden") {
+		t.Errorf("the encrypted-only block says %q", got)
 	}
 	if hits := h.m.current.model.find("cause carefully"); !slices.Equal(hits, []int{1}) {
 		t.Errorf("find in the reasoning = %v, want row 1", hits)

@@ -1127,6 +1127,42 @@ func TestEscapeClosesDialogs(t *testing.T) {
 	}
 }
 
+// TestEscapeClosesTheModelAndDeleteDialogs: the model switch and the delete confirmation
+// close on Escape too, from their field or with nothing focused, and cancel.
+func TestEscapeClosesTheModelAndDeleteDialogs(t *testing.T) {
+	h, _ := newOpenConversation(t, nil)
+	esc := &fyne.KeyEvent{Name: fyne.KeyEscape}
+	open := func() bool { return h.m.win.Canvas().Overlays().Top() != nil }
+	model := h.m.current.conv.Model
+
+	h.m.proj.showModelDialog()
+	if !open() {
+		t.Fatal("the model dialog did not open")
+	}
+	h.m.proj.modelEntry.SetText("another-model")
+	h.m.proj.modelEntry.TypedKey(esc)
+	if open() || len(h.m.modals) != 0 {
+		t.Fatal("Escape in the model field left the dialog open")
+	}
+	if h.m.current.conv.Model != model {
+		t.Errorf("Escape switched the model to %q", h.m.current.conv.Model)
+	}
+
+	n := len(h.f.convs)
+	h.m.askDelete(h.m.current)
+	if !open() {
+		t.Fatal("the delete confirmation did not open")
+	}
+	h.m.win.Canvas().Unfocus()
+	h.m.win.Canvas().OnTypedKey()(esc)
+	if open() {
+		t.Fatal("Escape left the delete confirmation open")
+	}
+	if len(h.f.convs) != n {
+		t.Error("cancelling with Escape deleted the conversation")
+	}
+}
+
 // TestDropSameImageTwiceAttachesOnce: an image dropped again, or twice in one drop, is
 // attached once, and the person is told; the chip keeps the remove button off the image and
 // the name under it.

@@ -13,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 )
@@ -169,6 +170,18 @@ func TestSelectAcrossBlocks(t *testing.T) {
 	v.SelectAll()
 	if v.SelectedText() != v.Text() {
 		t.Errorf("select all gave %q", v.SelectedText())
+	}
+	// Ctrl+A, as the desktop driver delivers it to the view: Control down, then the A key.
+	v.ClearSelection()
+	v.TypedKey(&fyne.KeyEvent{Name: fyne.KeyA})
+	if v.SelectedText() != "" {
+		t.Error("A without Control selected")
+	}
+	v.KeyDown(&fyne.KeyEvent{Name: desktop.KeyControlLeft})
+	v.TypedKey(&fyne.KeyEvent{Name: fyne.KeyA})
+	v.KeyUp(&fyne.KeyEvent{Name: desktop.KeyControlLeft})
+	if v.SelectedText() != v.Text() {
+		t.Errorf("Ctrl+A selected %q", v.SelectedText())
 	}
 	v.FocusLost()
 	if v.SelectedText() != "" {

@@ -56,8 +56,11 @@ type View struct {
 
 	anchor, head pos
 	selecting    bool
-	dragging     bool
-	pressAt      fyne.Position
+	// controlDown is whether a Control key is held while the view has the focus (see
+	// KeyDown).
+	controlDown bool
+	dragging    bool
+	pressAt     fyne.Position
 }
 
 // part is one top-level block as rendered, kept while its source stays the same.
@@ -551,15 +554,37 @@ func (v *View) FocusGained() {}
 // FocusLost clears the selection, as selecting in another reply or typing in the composer
 // would leave two selections otherwise.
 func (v *View) FocusLost() {
+	v.controlDown = false
 	if v.selecting {
 		v.ClearSelection()
 	}
 }
 
+// KeyDown and KeyUp follow the Control keys. The desktop driver hands a view like this one
+// only the Copy shortcut (see Disabled), so Ctrl+A reaches it as the A key while Control is
+// down, and TypedKey selects everything then, as Ctrl+A does in any text.
+func (v *View) KeyDown(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyControlLeft || ev.Name == desktop.KeyControlRight {
+		v.controlDown = true
+	}
+}
+
+// KeyUp: see KeyDown.
+func (v *View) KeyUp(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyControlLeft || ev.Name == desktop.KeyControlRight {
+		v.controlDown = false
+	}
+}
+
 func (v *View) TypedRune(rune) {}
 
-// TypedKey hands keys on to the window (Escape stops the agent there): the view only selects.
+// TypedKey selects everything on Ctrl+A and hands other keys on to the window (Escape stops
+// the agent there): the view only selects.
 func (v *View) TypedKey(ev *fyne.KeyEvent) {
+	if v.controlDown && ev.Name == fyne.KeyA {
+		v.SelectAll()
+		return
+	}
 	if c := fyne.CurrentApp().Driver().CanvasForObject(v); c != nil && c.OnTypedKey() != nil {
 		c.OnTypedKey()(ev)
 	}
