@@ -44,6 +44,9 @@ type Store interface {
 	// Auxiliary records and files of a conversation (instructions, queue, checkpoints),
 	// removed with it by the store's Delete.
 	PutAux(id, name string, value []byte) error
+	// PutAuxUnflushed is PutAux without the flush to disk, for records that hold none of
+	// the person's words (checkpoints).
+	PutAuxUnflushed(id, name string, value []byte) error
 	Aux(id, name string) ([]byte, error)
 	AuxList(id, prefix string) ([]persistence.AuxItem, error)
 	DeleteAux(id, name string) error

@@ -318,7 +318,9 @@ func (r *Runtime) saveCheckpoint(convID string, cp Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	return r.cfg.Store.PutAux(convID, checkpointName(cp.ID), b)
+	// A checkpoint holds none of the person's words: it is kept like the agent's own
+	// commits (surviving the app's crash), without a flush on the bash round's path.
+	return r.cfg.Store.PutAuxUnflushed(convID, checkpointName(cp.ID), b)
 }
 
 // checkpointTask is what a tool worker needs to checkpoint its call; nil when the call

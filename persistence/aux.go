@@ -37,6 +37,18 @@ func checkAuxName(name string) error {
 // flushed to the disk before it returns when it may hold what the person typed (a queued
 // message), like a commit with a user message.
 func (s *Store) PutAux(id, name string, value []byte) error {
+	return s.putAux(id, name, value, s.syncUser)
+}
+
+// PutAuxUnflushed is PutAux for a record that holds none of the person's words (a checkpoint
+// of the working tree): it is as durable as a commit of the agent's own work — it survives
+// the app's crash, and a power cut only with Options.SyncWrites — and spares the flush, which
+// would cost a bash round more than the rest of its bookkeeping.
+func (s *Store) PutAuxUnflushed(id, name string, value []byte) error {
+	return s.putAux(id, name, value, false)
+}
+
+func (s *Store) putAux(id, name string, value []byte, flush bool) error {
 	if err := checkID(id); err != nil {
 		return fmt.Errorf("save %s: %w", name, err)
 	}
@@ -63,7 +75,8 @@ func (s *Store) PutAux(id, name string, value []byte) error {
 	if err != nil {
 		return fmt.Errorf("save %s of conversation %s: %w", name, id, err)
 	}
-	if s.syncUser {
+	if flush {
+		s.auxFlushes.Add(1)
 		if err := s.db.Sync(); err != nil {
 			return fmt.Errorf("save %s of conversation %s: flush to disk: %w", name, id, err)
 		}

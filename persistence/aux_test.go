@@ -69,3 +69,28 @@ func TestFilesDirInMemoryIsOff(t *testing.T) {
 		t.Fatalf("in-memory store has a files dir %s", d)
 	}
 }
+
+// A queued message may hold what the person typed and is flushed; a checkpoint record holds
+// none of their words and is not (it costs a bash round more than the rest of its work).
+func TestOnlyRecordsWithThePersonsWordsAreFlushed(t *testing.T) {
+	s := openDir(t, t.TempDir(), Options{})
+	defer s.Close()
+	newConv(t, s, "a")
+	c := struct{ ID string }{"a"}
+	before := s.auxFlushes.Load()
+	if err := s.PutAuxUnflushed(c.ID, "ckpt/1", []byte("tree")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Aux(c.ID, "ckpt/1"); err != nil || string(got) != "tree" {
+		t.Fatalf("unflushed record reads %q, %v", got, err)
+	}
+	if n := s.auxFlushes.Load() - before; n != 0 {
+		t.Fatalf("a checkpoint record was flushed %d times", n)
+	}
+	if err := s.PutAux(c.ID, "queue", []byte("typed")); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.auxFlushes.Load() - before; n != 1 {
+		t.Fatalf("a queued message was flushed %d times, want 1", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -97,6 +98,8 @@ type Store struct {
 	maxValue int
 	// syncUser flushes commits that hold a user message (see Options.SyncWrites).
 	syncUser bool
+	// auxFlushes counts the flushes of auxiliary records (for tests).
+	auxFlushes atomic.Int64
 	// stopSync ends the background flush; syncDone is closed when it has ended.
 	stopSync chan struct{}
 	syncDone chan struct{}
