@@ -44,7 +44,9 @@ type Options struct {
 	//     kill: the crash test checks every acknowledged commit after 50 SIGKILLs.
 	//   - A commit that holds a user message is flushed before Commit returns anyway, so
 	//     what the person typed, once acknowledged, survives a power cut too; at human pace
-	//     its ~0.3 ms costs nothing.
+	//     its ~0.3 ms costs nothing. So is an auxiliary record (PutAux: a queued message),
+	//     except one that holds none of the person's words (PutAuxUnflushed: a checkpoint,
+	//     two per bash call, where the flush was most of the round's bookkeeping).
 	//   - Everything else reaches the disk within SyncInterval (1 s): a power cut or kernel
 	//     crash can lose at most the agent's last second of work, which recovery then
 	//     treats like any interruption.
