@@ -99,6 +99,9 @@ type checkpointRepos struct {
 	deleting map[string]bool
 	// unwatched is set by Shutdown: no repository's change detector may start again.
 	unwatched bool
+	// watching holds when each conversation whose change detector is on last took a
+	// checkpoint, so that only the maxCheckpointWatchers most recent ones keep theirs.
+	watching map[string]time.Time
 	// afterPending holds, per conversation, the checkpoint still being completed after its
 	// call's result was sent (checkpointAfterPending); closed when it is done.
 	afterPending map[string]chan struct{}
@@ -212,6 +215,9 @@ func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (*c
 		if _, err := os.Stat(filepath.Join(repo.GitDir(), "HEAD")); err == nil {
 			return repo, nil
 		}
+		// The old one's change detector goes with it.
+		repo.SetWatching(false)
+		delete(r.ckpts.watching, c.ID)
 	}
 	repo, err := checkpoint.Open(ctx, filepath.Join(dir, "shadow.git"), c.Cwd, checkpoint.WithLogger(r.log))
 	if err != nil {
@@ -279,16 +285,42 @@ func (r *Runtime) warmCheckpoints(id string) {
 func (r *Runtime) watchCheckpoints(id string, repo *checkpoint.Repo) {
 	r.ckpts.mu.Lock()
 	defer r.ckpts.mu.Unlock()
-	if !r.ckpts.unwatched && r.ckpts.repos[id] == repo {
-		repo.SetWatching(true)
+	if r.ckpts.unwatched || r.ckpts.repos[id] != repo {
+		return
+	}
+	repo.SetWatching(true)
+	if r.ckpts.watching == nil {
+		r.ckpts.watching = map[string]time.Time{}
+	}
+	r.ckpts.watching[id] = time.Now()
+	if len(r.ckpts.watching) <= maxCheckpointWatchers {
+		return
+	}
+	oldest := ""
+	for other, at := range r.ckpts.watching {
+		if other != id && (oldest == "" || at.Before(r.ckpts.watching[oldest])) {
+			oldest = other
+		}
+	}
+	delete(r.ckpts.watching, oldest)
+	if old := r.ckpts.repos[oldest]; old != nil {
+		// Its next checkpoint runs git once and turns it on again.
+		old.SetWatching(false)
 	}
 }
+
+// maxCheckpointWatchers caps the conversations whose change detector runs at once. Each
+// takes an inotify instance, and a user has 128 (fs.inotify.max_user_instances) for all of
+// their programs, editors and file managers included; the conversations a person works in at
+// once are fewer than this, and any other pays one git run on its next call.
+var maxCheckpointWatchers = 8
 
 // unwatchCheckpoints turns the change detector off when a conversation's actor stops
 // (passivation, delete, shutdown); its next checkpoint turns it on again.
 func (r *Runtime) unwatchCheckpoints(id string) {
 	r.ckpts.mu.Lock()
 	repo := r.ckpts.repos[id]
+	delete(r.ckpts.watching, id)
 	r.ckpts.mu.Unlock()
 	if repo != nil {
 		repo.SetWatching(false)
@@ -303,6 +335,7 @@ func (r *Runtime) unwatchCheckpoints(id string) {
 func (r *Runtime) unwatchAllCheckpoints() {
 	r.ckpts.mu.Lock()
 	r.ckpts.unwatched = true
+	r.ckpts.watching = nil
 	repos := make([]*checkpoint.Repo, 0, len(r.ckpts.repos))
 	for _, repo := range r.ckpts.repos {
 		repos = append(repos, repo)

@@ -326,3 +326,37 @@ func (s signallingTools) Run(ctx context.Context, env tools.Env, call domain.Too
 	}
 	return out
 }
+
+// Only the conversations that took a checkpoint most recently keep their change detector
+// (each costs an inotify instance, of which a person has 128 for all their programs); the
+// others run git once on their next call and watch again.
+func TestCheckpointWatchersAreCapped(t *testing.T) {
+	needGit(t)
+	defer func(n int) { maxCheckpointWatchers = n }(maxCheckpointWatchers)
+	maxCheckpointWatchers = 2
+	h := newHarness(t)
+	repoOf := func(id string) *checkpoint.Repo {
+		h.rt.ckpts.mu.Lock()
+		defer h.rt.ckpts.mu.Unlock()
+		return h.rt.ckpts.repos[id]
+	}
+	var ids []string
+	for range 3 {
+		c := h.create(NewConversation{Unrestricted: true})
+		h.turn(c.ID, "bash: true")
+		ids = append(ids, c.ID)
+	}
+	if repoOf(ids[0]).Watching() || !repoOf(ids[1]).Watching() || !repoOf(ids[2]).Watching() {
+		t.Fatalf("watching: %v %v %v, want only the two most recent", repoOf(ids[0]).Watching(), repoOf(ids[1]).Watching(), repoOf(ids[2]).Watching())
+	}
+	writeFile(t, filepath.Join(h.cwd, "x.txt"), "changed while not watched\n")
+	h.turn(ids[0], "bash: echo y > y.txt")
+	cps, err := h.rt.Checkpoints(context.Background(), ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := cps[len(cps)-1]
+	if len(last.Files) != 1 || last.Files[0].Path != "y.txt" || !repoOf(ids[0]).Watching() || repoOf(ids[1]).Watching() {
+		t.Fatalf("the first conversation's next call: %+v; watching %v %v", last, repoOf(ids[0]).Watching(), repoOf(ids[1]).Watching())
+	}
+}
