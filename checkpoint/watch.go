@@ -52,10 +52,15 @@ var errNotWatchable = errors.New("the working tree cannot be watched for changes
 // treeWatch follows one work tree. Its flags are set by the goroutine that reads the events
 // and read by the snapshot, which holds the Repo's lock.
 type treeWatch struct {
-	fs      *fsnotify.Watcher
-	root    string // the work tree, symbolic links resolved (event names start with it)
-	syncDir string
-	done    chan struct{} // closed when the event goroutine has ended
+	fs   *fsnotify.Watcher
+	root string // the work tree, symbolic links resolved (event names start with it)
+	// workTree is the work tree as the repository names it, and rootID the identity of the
+	// directory it named when the watch began: a work tree moved away and made again at
+	// the same path, or a symbolic link pointed elsewhere, sends no event to any watch.
+	workTree string
+	rootID   fileID
+	syncDir  string
+	done     chan struct{} // closed when the event goroutine has ended
 
 	mu sync.Mutex
 	// dirty: something may have changed since it was last cleared. A new watcher starts
@@ -85,10 +90,16 @@ func newTreeWatch(root, gitDir string) (*treeWatch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNotWatchable, err)
 	}
+	rootID, err := identify(root)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNotWatchable, err)
+	}
 	if err := remoteFS(resolved); err != nil {
 		return nil, err
 	}
 	syncDir := filepath.Join(gitDir, syncDirName)
+	// Markers a crash left behind would collide with this watcher's names.
+	_ = os.RemoveAll(syncDir)
 	if err := os.MkdirAll(syncDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", syncDir, err)
 	}
@@ -103,7 +114,7 @@ func newTreeWatch(root, gitDir string) (*treeWatch, error) {
 		_ = fw.Close()
 		return nil, fmt.Errorf("%w: watch %s: %v", errNotWatchable, syncDir, err)
 	}
-	w := &treeWatch{fs: fw, root: resolved, syncDir: syncDir, done: make(chan struct{}),
+	w := &treeWatch{fs: fw, root: resolved, workTree: root, rootID: rootID, syncDir: syncDir, done: make(chan struct{}),
 		dirty: true, structural: true, watched: map[string]bool{}, links: map[string]bool{}}
 	go w.run()
 	return w, nil
@@ -177,12 +188,36 @@ func (w *treeWatch) structural0(ev fsnotify.Event) bool {
 		}
 		return info.IsDir()
 	}
-	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+	if ev.Has(fsnotify.Rename) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.watched[ev.Name] {
+			// A watched directory (or hard-linked file) moved: the kernel keeps the watches
+			// of everything below it, but fsnotify still names them by their old paths, and
+			// a directory made again at such a path would never be watched. Start afresh.
+			w.failLocked(fmt.Errorf("%s was moved", ev.Name))
+			return true
+		}
+		return false
+	}
+	if ev.Has(fsnotify.Remove) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		return w.watched[ev.Name]
 	}
 	return false
+}
+
+// fileID is a file's identity: its device and inode.
+type fileID struct{ dev, ino uint64 }
+
+// identify is the identity of the file at path, symbolic links followed.
+func identify(path string) (fileID, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return fileID{}, err
+	}
+	return fileID{dev: uint64(st.Dev), ino: st.Ino}, nil
 }
 
 func (w *treeWatch) fail(err error) {
@@ -212,6 +247,10 @@ func (w *treeWatch) clean(ctx context.Context) bool {
 		return false
 	}
 	w.mu.Unlock()
+	if id, err := identify(w.workTree); err != nil || id != w.rootID {
+		w.fail(fmt.Errorf("the working tree %s is no longer the directory that was watched", w.workTree))
+		return false
+	}
 	if !w.barrier(ctx) {
 		return false
 	}
@@ -227,13 +266,30 @@ func (w *treeWatch) clean(ctx context.Context) bool {
 // returns false when the marker was not seen (the watcher failed, ctx ended, or the wait
 // timed out); the caller then treats the tree as changed.
 func (w *treeWatch) barrier(ctx context.Context) bool {
+	var (
+		marker string
+		seen   chan struct{}
+		f      *os.File
+		err    error
+	)
 	w.mu.Lock()
+	if w.broken != nil {
+		// fail has run: nothing would close seen.
+		w.mu.Unlock()
+		return false
+	}
 	w.seq++
-	marker := filepath.Join(w.syncDir, "m"+strconv.FormatUint(w.seq, 10))
-	seen := make(chan struct{})
+	marker = filepath.Join(w.syncDir, "m"+strconv.FormatUint(w.seq, 10))
+	seen = make(chan struct{})
 	w.marker, w.seen = marker, seen
 	w.mu.Unlock()
-	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	f, err = os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		// Left by an earlier run that did not remove it: its creation is long past, so
+		// the marker is made again, and that event is the one waited for.
+		_ = os.Remove(marker)
+		f, err = os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	}
 	if err != nil {
 		w.fail(fmt.Errorf("create the marker %s: %w", marker, err))
 		return false
@@ -307,6 +363,12 @@ func (w *treeWatch) apply(want, skipped map[string]bool) error {
 				// Gone since the walk (its parent's event may have been missed if the
 				// parent is new too): look again.
 				unseen = true
+				continue
+			}
+			if errors.Is(err, unix.EACCES) {
+				// A directory this user may not read (a volume another user owns): git
+				// cannot read it either, and making it readable is an event in its
+				// watched parent.
 				continue
 			}
 			if errors.Is(err, fsnotify.ErrClosed) {

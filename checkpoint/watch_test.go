@@ -393,3 +393,75 @@ func TestRestoreAndWatchingOff(t *testing.T) {
 		t.Fatalf("settled on %s, want %s", got, s1)
 	}
 }
+
+// TestMovedDirectoriesAndRootsAreSeen: a watched directory moved away, with a new one made
+// at its path (a rename, a swap of two directories, the work tree itself replaced as a
+// re-clone does), leaves no stale watch behind: later changes there are seen.
+func TestMovedDirectoriesAndRootsAreSeen(t *testing.T) {
+	t.Run("a directory moved, then made again", func(t *testing.T) {
+		work := t.TempDir()
+		write(t, filepath.Join(work, "A", "x", "f"), "v1\n")
+		r := open(t, work)
+		snap(t, r)
+		settle(t, r)
+		must(t, os.Rename(filepath.Join(work, "A"), filepath.Join(work, "B")))
+		write(t, filepath.Join(work, "A", "x", "f"), "v2\n")
+		if got, want := snap(t, r), truth(t, work); got != want {
+			t.Fatalf("after the move the snapshot is %s, git alone sees %s", got, want)
+		}
+		settle(t, r)
+		write(t, filepath.Join(work, "A", "x", "f"), "v3\n")
+		if got, want := snap(t, r), truth(t, work); got != want {
+			t.Fatalf("a write in the new directory is not seen: %s, git alone sees %s", got, want)
+		}
+	})
+	t.Run("two directories swapped", func(t *testing.T) {
+		work := t.TempDir()
+		write(t, filepath.Join(work, "src", "pkg", "f"), "old\n")
+		write(t, filepath.Join(work, "src.new", "pkg", "f"), "new\n")
+		r := open(t, work)
+		snap(t, r)
+		settle(t, r)
+		must(t, os.Rename(filepath.Join(work, "src"), filepath.Join(work, "src.old")))
+		must(t, os.Rename(filepath.Join(work, "src.new"), filepath.Join(work, "src")))
+		snap(t, r)
+		settle(t, r)
+		write(t, filepath.Join(work, "src", "pkg", "f"), "edited\n")
+		if got, want := snap(t, r), truth(t, work); got != want {
+			t.Fatalf("an edit in the swapped-in directory is not seen: %s, git alone sees %s", got, want)
+		}
+	})
+	t.Run("the work tree replaced", func(t *testing.T) {
+		parent := t.TempDir()
+		work := filepath.Join(parent, "proj")
+		write(t, filepath.Join(work, "src", "f"), "v1\n")
+		r := open(t, work)
+		snap(t, r)
+		settle(t, r)
+		must(t, os.Rename(work, filepath.Join(parent, "proj.bak")))
+		write(t, filepath.Join(work, "src", "f"), "re-cloned\n")
+		if got, want := snap(t, r), truth(t, work); got != want {
+			t.Fatalf("a replaced work tree is not seen: %s, git alone sees %s", got, want)
+		}
+	})
+}
+
+// TestLeftoverMarkersDoNotDisableTheDetector: markers a crash left in the sync directory do
+// not make every snapshot run git.
+func TestLeftoverMarkersDoNotDisableTheDetector(t *testing.T) {
+	work := t.TempDir()
+	write(t, filepath.Join(work, "a.txt"), "v1\n")
+	r := open(t, work)
+	snap(t, r)
+	for i := 1; i <= 5; i++ {
+		write(t, filepath.Join(r.GitDir(), syncDirName, "m"+strconv.Itoa(i)), "")
+	}
+	settle(t, r)
+	before := r.GitRuns()
+	for range 5 {
+		snap(t, r)
+	}
+	if n := r.GitRuns() - before; n != 0 {
+		t.Fatalf("five snapshots of an unchanged tree ran git %d times", n)
+	}
+}
