@@ -105,6 +105,58 @@ type checkpointRepos struct {
 	// afterPending holds, per conversation, the checkpoint still being completed after its
 	// call's result was sent (checkpointAfterPending); closed when it is done.
 	afterPending map[string]chan struct{}
+	// calls holds, per conversation, the last call that takes a checkpoint, from its start
+	// until its checkpoint is complete (checkpointCallStarted).
+	calls map[string]chan struct{}
+}
+
+// checkpointCallStarted registers a call that takes a checkpoint, from before its tool runs
+// until its checkpoint is complete (finish), and returns the conversation's call before it,
+// if that one has not finished. Stop puts the conversation at rest at once, while the
+// stopped call's goroutine still kills its processes and then completes its checkpoint: the
+// next call's checkpoint, and a restore, wait for it (waitCheckpointCalls), so neither is
+// taken for that call's changes.
+func (r *Runtime) checkpointCallStarted(id string) (prev <-chan struct{}, finish func()) {
+	done := make(chan struct{})
+	r.ckpts.mu.Lock()
+	if r.ckpts.calls == nil {
+		r.ckpts.calls = map[string]chan struct{}{}
+	}
+	if p, ok := r.ckpts.calls[id]; ok {
+		prev = p
+	}
+	r.ckpts.calls[id] = done
+	r.ckpts.mu.Unlock()
+	return prev, func() {
+		r.ckpts.mu.Lock()
+		if r.ckpts.calls[id] == done {
+			delete(r.ckpts.calls, id)
+		}
+		r.ckpts.mu.Unlock()
+		close(done)
+	}
+}
+
+// waitCheckpointCalls waits until the conversation's last call that takes a checkpoint has
+// completed it (see checkpointCallStarted).
+func (r *Runtime) waitCheckpointCalls(ctx context.Context, id string) error {
+	r.ckpts.mu.Lock()
+	done := r.ckpts.calls[id]
+	r.ckpts.mu.Unlock()
+	return waitDone(ctx, done)
+}
+
+// waitDone waits for done to close; a nil done is closed already.
+func waitDone(ctx context.Context, done <-chan struct{}) error {
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // checkpointAfterPending registers the completion of a conversation's last checkpoint,
@@ -151,12 +203,7 @@ func (r *Runtime) waitCheckpointAfter(ctx context.Context, id string) error {
 	if r.cfg.checkpointWaited != nil {
 		r.cfg.checkpointWaited(id)
 	}
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return waitDone(ctx, done)
 }
 
 type warmJob struct {
@@ -184,8 +231,9 @@ func (r *Runtime) releaseCheckpoints(id string) {
 		job.cancel()
 		<-job.done
 	}
-	// A checkpoint still completing finishes first (it is bounded by afterTimeout); it
-	// would fail on the closed repository otherwise.
+	// A checkpoint still completing finishes first (it is bounded by afterTimeout), that of
+	// a stopped call too; it would fail on the closed repository otherwise.
+	_ = r.waitCheckpointCalls(context.Background(), id)
 	_ = r.waitCheckpointAfter(context.Background(), id)
 	if repo != nil {
 		repo.Close()
@@ -362,13 +410,30 @@ type checkpointTask struct {
 	rt     *Runtime
 	conv   domain.Conversation
 	msgSeq uint64
+	// prev is the conversation's call before this one, until its checkpoint is complete
+	// (checkpointCallStarted); nil when there is none.
+	prev <-chan struct{}
 }
 
 // before snapshots the tree and records the checkpoint; on failure the tool still runs, and
 // the person is told that this call has no Undo.
 func (t *checkpointTask) before(ctx context.Context, exec domain.ExecID, call domain.ToolCall) (Checkpoint, bool) {
-	// The previous call's checkpoint is completed first: its "after" must not see this call.
-	err := t.rt.waitCheckpointAfter(ctx, t.conv.ID)
+	// The previous call's checkpoint is completed first: its "after" must not see this call
+	// (a stopped call may still be ending when the next one starts).
+	var err error
+	select {
+	case <-t.prev: // done, or nil: no call before it
+	default:
+		if t.prev != nil {
+			if t.rt.cfg.checkpointWaited != nil {
+				t.rt.cfg.checkpointWaited(t.conv.ID)
+			}
+			err = waitDone(ctx, t.prev)
+		}
+	}
+	if err == nil {
+		err = t.rt.waitCheckpointAfter(ctx, t.conv.ID)
+	}
 	var repo *checkpoint.Repo
 	if err == nil {
 		repo, err = t.rt.checkpointRepo(ctx, t.conv)
@@ -540,6 +605,13 @@ func (r *Runtime) PlanRestore(ctx context.Context, id string, kind RestoreKind, 
 	conv, err := r.cfg.Store.Get(id)
 	if err != nil {
 		return RestorePlan{}, fmt.Errorf("restore files of %s: %w", id, err)
+	}
+	if !domain.Busy(conv.State) {
+		// At rest, a call may still be ending (Stop does not wait for it): its checkpoint,
+		// and the files it changed, come first.
+		if err := r.waitCheckpointCalls(ctx, id); err != nil {
+			return RestorePlan{}, err
+		}
 	}
 	cp, all, err := r.checkpointByID(ctx, id, ckpt)
 	if err != nil {

@@ -122,6 +122,12 @@ func (w *toolRunActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		parent, root := ctx.Parent(), w.rt.system.Root
 		go func() {
+			if w.ckpt != nil {
+				var finish func()
+				w.ckpt.prev, finish = w.rt.checkpointCallStarted(w.convID)
+				// After the checkpoint is complete, on every path below.
+				defer finish()
+			}
 			res, complete := w.run()
 			if complete == nil {
 				root.Send(parent, toolDone{Exec: w.exec, Result: res})
