@@ -47,8 +47,12 @@
 //     repository, the project's own .git, ignored directories.
 //   - Which events: any (create, write, remove, rename, attribute change) marks the tree
 //     dirty; a watcher error or a queue overflow marks it dirty and replaces the watcher.
-//     An event that may change what is to be watched (a directory created, removed or
-//     renamed, a .gitignore changed, a new hard link) also asks for a new watch list.
+//     An event that may change what is to be watched (a directory created or removed, a
+//     .gitignore changed, a new hard link) also asks for a new watch list. A watched
+//     directory moved replaces the watcher: the kernel keeps the watches below it, which
+//     fsnotify would go on naming by their old paths. Before trusting "clean", the work
+//     tree's path must still name the directory that was watched (device and inode): a tree
+//     moved away and made again, or a symbolic link pointed elsewhere, sends no event.
 //   - No event still in flight: the kernel queues an event when the write happens, but the
 //     watcher reads it a little later. Before trusting "clean", a snapshot creates a marker
 //     file in a watched directory of its own (phoenix-watch, in the shadow repository) and
@@ -69,6 +73,8 @@
 // writes through a shared memory mapping (mmap) with no write, truncate or close after them;
 // writes through a hard link made from outside the tree after the watch list was made; a
 // change of the person's global excludes file. Git's own stat check would see the first two.
+// Each repository's watches count against the user's limit on their own: eight
+// conversations on large trees, or several in one directory, watch it each.
 //
 // Measured on the 5,000-file sample tree (BenchmarkSnapshot5000Unchanged,
 // BenchmarkWatchList5000): a snapshot of an unchanged tree 0.05–0.2 ms and no git process;
