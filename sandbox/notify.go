@@ -136,11 +136,9 @@ func pidCallRouting(abi int, supervisorPID uint32, notify uint32) []bpf.Instruct
 				// A thread id: the supervisor's own threads are told apart only by it.
 				block = []bpf.Instruction{bpf.RetConstant{Val: notify}}
 			}
-		case targetFirstNonzero, pidfdTarget:
-			if c.shape == pidfdTarget {
-				block = []bpf.Instruction{bpf.RetConstant{Val: notify}}
-				break
-			}
+		case pidfdTarget:
+			block = []bpf.Instruction{bpf.RetConstant{Val: notify}}
+		case targetFirstNonzero:
 			block = []bpf.Instruction{
 				bpf.LoadAbsolute{Off: argLow(0), Size: 4},
 				bpf.JumpIf{Cond: bpf.JumpEqual, Val: 0, SkipFalse: 1},
