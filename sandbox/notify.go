@@ -405,11 +405,7 @@ func (n *notifier) sendThroughPidfd(req *seccompNotif) seccompNotifResp {
 		return n.verdict(owned, err)
 	}
 	if err := unix.PidfdSendSignal(fd, unix.Signal(int32(uint32(req.Args[1]))), nil, 0); err != nil {
-		var errno unix.Errno
-		if errors.As(err, &errno) {
-			return refuse(errno)
-		}
-		return refuse(unix.EPERM)
+		return refuseErr(err)
 	}
 	return seccompNotifResp{}
 }
