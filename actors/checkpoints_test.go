@@ -360,3 +360,64 @@ func TestCheckpointWatchersAreCapped(t *testing.T) {
 		t.Fatalf("the first conversation's next call: %+v; watching %v %v", last, repoOf(ids[0]).Watching(), repoOf(ids[1]).Watching())
 	}
 }
+
+// stoppableTools runs every call normally, except that a call whose command holds
+// "slow-stop" writes its file only after it is released, ignoring the cancel meanwhile: a
+// command that changes a file while Stop is killing it.
+type stoppableTools struct {
+	inner    ToolRunner
+	started  chan struct{}
+	release  chan struct{}
+	lateFile string
+}
+
+func (s *stoppableTools) Run(ctx context.Context, env tools.Env, call domain.ToolCall) tools.Output {
+	if !strings.Contains(call.Arguments, "slow-stop") {
+		return s.inner.Run(ctx, env, call)
+	}
+	s.started <- struct{}{}
+	<-s.release
+	_ = os.WriteFile(s.lateFile, []byte("written while stopping\n"), 0o644)
+	return tools.Output{Content: "stopped"}
+}
+
+// A stopped call may still be ending (and changing files) when the conversation is at rest
+// again: the next call's checkpoint waits for the stopped one's, so each keeps its own files.
+func TestStoppedCallKeepsItsChangesFromTheNextCall(t *testing.T) {
+	needGit(t)
+	st := &stoppableTools{started: make(chan struct{}, 1), release: make(chan struct{})}
+	waited := make(chan string, 10)
+	h := newHarness(t, func(c *Config) {
+		c.checkpointWaited = func(id string) { waited <- id }
+		st.inner = c.Tools
+		c.Tools = st
+	})
+	// Set before any call runs (the send below orders it).
+	st.lateFile = filepath.Join(h.cwd, "late.txt")
+	c := h.create(NewConversation{Unrestricted: true})
+	h.send(c.ID, "bash: echo slow-stop")
+	<-st.started
+	if err := h.rt.Cancel(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.waitRest(c.ID)
+	// The next turn's call waits for the stopped one, which is still running.
+	h.send(c.ID, "bash: echo next > next.txt")
+	select {
+	case <-waited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the next call's checkpoint did not wait for the stopped call")
+	}
+	close(st.release)
+	h.waitRest(c.ID)
+	cps, err := h.rt.Checkpoints(context.Background(), c.ID)
+	if err != nil || len(cps) != 2 {
+		t.Fatalf("%d checkpoints, %v", len(cps), err)
+	}
+	if f := cps[0].Files; len(f) != 1 || f[0].Path != "late.txt" {
+		t.Errorf("the stopped call's checkpoint has %+v, want late.txt alone", f)
+	}
+	if f := cps[1].Files; len(f) != 1 || f[0].Path != "next.txt" {
+		t.Errorf("the next call's checkpoint has %+v, want next.txt alone", f)
+	}
+}
