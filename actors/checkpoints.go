@@ -477,6 +477,10 @@ func (t *checkpointTask) after(cp Checkpoint) {
 	if err == nil {
 		err = t.rt.saveCheckpoint(t.conv.ID, cp)
 	}
+	if errors.Is(err, checkpoint.ErrClosed) {
+		// The conversation is being deleted with its checkpoints: nothing to complete.
+		return
+	}
 	if err != nil {
 		t.rt.log.Warn("could not complete a checkpoint; Undo compares with the current files instead", "conversation", t.conv.ID, "error", err)
 		return
