@@ -365,6 +365,11 @@ var maxCheckpointWatchers = 8
 
 // unwatchCheckpoints turns the change detector off when a conversation's actor stops
 // (passivation, delete, shutdown); its next checkpoint turns it on again.
+//
+// The actor calls it while it stops, on its mailbox: closing a detector closes its inotify
+// descriptor and waits for its goroutine, which returns as soon as the descriptor is closed,
+// so nothing here waits on the disk or the network. (A goroutine of its own would need
+// stopMu to be counted for Shutdown, which holds stopMu while it stops the actors.)
 func (r *Runtime) unwatchCheckpoints(id string) {
 	r.ckpts.mu.Lock()
 	repo := r.ckpts.repos[id]
@@ -420,6 +425,8 @@ type checkpointTask struct {
 func (t *checkpointTask) before(ctx context.Context, exec domain.ExecID, call domain.ToolCall) (Checkpoint, bool) {
 	// The previous call's checkpoint is completed first: its "after" must not see this call
 	// (a stopped call may still be ending when the next one starts).
+	// The previous call's done is closed only after its checkpoint is complete, so this also
+	// waits for that "after" (checkpointAfterPending).
 	var err error
 	select {
 	case <-t.prev: // done, or nil: no call before it
@@ -430,9 +437,6 @@ func (t *checkpointTask) before(ctx context.Context, exec domain.ExecID, call do
 			}
 			err = waitDone(ctx, t.prev)
 		}
-	}
-	if err == nil {
-		err = t.rt.waitCheckpointAfter(ctx, t.conv.ID)
 	}
 	var repo *checkpoint.Repo
 	if err == nil {

@@ -138,16 +138,17 @@ func (w *toolRunActor) Receive(ctx actor.Context) {
 			// checkpoint (and every reader of checkpoints) does (checkpointAfterPending).
 			release, later := w.rt.checkpointAfterPending(w.convID)
 			if !later {
+				// The runtime is stopping: complete it first, as Shutdown will not wait.
 				complete()
-				root.Send(parent, toolDone{Exec: w.exec, Result: res})
-				return
 			}
 			root.Send(parent, toolDone{Exec: w.exec, Result: res})
-			if w.rt.cfg.checkpointCompleting != nil {
-				w.rt.cfg.checkpointCompleting(w.convID)
+			if later {
+				if w.rt.cfg.checkpointCompleting != nil {
+					w.rt.cfg.checkpointCompleting(w.convID)
+				}
+				complete()
+				release()
 			}
-			complete()
-			release()
 		}()
 	case *actor.Stopping:
 		w.cancel()
