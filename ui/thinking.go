@@ -53,6 +53,12 @@ func (m *chatModel) answerStarted(exec domain.ExecID) {
 // but the person should know the model thought, and for how long.
 const hiddenReasoningNote = "*The provider keeps this model's reasoning hidden. It goes back, encrypted, with the next request, so the model keeps its train of thought.*"
 
+// hiddenReasoning reports whether a reply's reasoning came encrypted only: there is some,
+// but no text to read.
+func hiddenReasoning(msg *domain.Message) bool {
+	return !msg.Reasoning.Empty() && strings.TrimSpace(msg.Reasoning.Text) == ""
+}
+
 // addCommittedReasoning adds the closed block of a committed reply that has reasoning: its
 // text, or a note when the provider sent it encrypted only.
 func (m *chatModel) addCommittedReasoning(msg *domain.Message, key string) {
@@ -60,7 +66,7 @@ func (m *chatModel) addCommittedReasoning(msg *domain.Message, key string) {
 		return
 	}
 	text := msg.Reasoning.Text
-	if strings.TrimSpace(text) == "" {
+	if hiddenReasoning(msg) {
 		text = hiddenReasoningNote
 	}
 	m.rows = append(m.rows, &row{kind: rowThinking, key: "r" + key, msg: msg, text: text, at: msg.At, answered: true})
@@ -72,7 +78,7 @@ func reasoningTokens(r *row) int {
 	if r.msg != nil && r.msg.Usage != nil && r.msg.Usage.ReasoningTokens > 0 {
 		return r.msg.Usage.ReasoningTokens
 	}
-	if r.text == hiddenReasoningNote {
+	if r.msg != nil && hiddenReasoning(r.msg) {
 		return 0
 	}
 	return domain.EstimateTokens(r.text, 0)
@@ -160,7 +166,7 @@ func thinkingHeader(r *row) string {
 	if r.msg == nil && !r.answered {
 		return "Thinking… (" + n + " tokens)"
 	}
-	if r.text == hiddenReasoningNote {
+	if r.msg != nil && hiddenReasoning(r.msg) {
 		if tokens == 0 {
 			return "Thought (hidden by the provider)"
 		}
