@@ -53,6 +53,16 @@ var metadataCalls = []metadataCall{
 // xattrValueMax is XATTR_SIZE_MAX (linux/limits.h), the largest value the kernel accepts.
 const xattrValueMax = 64 << 10
 
+// metadataNumber is this architecture's number of a metadata call, if it has one.
+func metadataNumber(native *arch.Info, name string) (uint32, bool) {
+	if name == "fchmodat2" {
+		// Linux 6.6, newer than the library's table.
+		return unix.SYS_FCHMODAT2, true
+	}
+	nr, ok := native.SyscallNames[name]
+	return uint32(nr), ok
+}
+
 // metadataNumbers maps this architecture's numbers of metadataCalls to their names.
 var metadataNumbers = func() map[uint32]string {
 	out := map[uint32]string{}
@@ -61,28 +71,25 @@ var metadataNumbers = func() map[uint32]string {
 		return out
 	}
 	for _, c := range metadataCalls {
-		if nr, ok := native.SyscallNames[c.name]; ok {
-			out[uint32(nr)] = c.name
+		if nr, ok := metadataNumber(native, c.name); ok {
+			out[nr] = c.name
 		}
 	}
-	// fchmodat2 (Linux 6.6) is newer than the library's table.
-	out[unix.SYS_FCHMODAT2] = "fchmodat2"
 	return out
 }()
 
 // metadataRouting is the part of the filter, placed after the system call number is loaded,
 // that hands metadataCalls to the supervisor (notify set) or applies their old rules.
 func metadataRouting(notify bool) []bpf.Instruction {
+	native, err := arch.GetInfo("")
+	if err != nil {
+		// seccompFilter has failed on this already.
+		return nil
+	}
 	var out []bpf.Instruction
 	for _, c := range metadataCalls {
-		var nr uint32
-		found := false
-		for n, name := range metadataNumbers {
-			if name == c.name {
-				nr, found = n, true
-			}
-		}
-		if !found {
+		nr, ok := metadataNumber(native, c.name)
+		if !ok {
 			continue
 		}
 		action := c.withoutListener
