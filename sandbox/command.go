@@ -48,6 +48,21 @@ type Policy struct {
 	// Unrestricted runs bash without Landlock, seccomp or dropped capabilities. The
 	// supervisor still runs, so cancellation still ends every process the command started.
 	Unrestricted bool
+	// Project, on a policy that is not Unrestricted, is Project mode: every wall of the
+	// Restricted policy stays up, but the working tree (except its protected files, see
+	// ProtectedFiles) is writable and the network is reachable through the app's proxy
+	// only. Nil is Restricted.
+	Project *Project
+}
+
+// Project is what Project mode adds to the Restricted policy.
+type Project struct {
+	// Tree is the working tree the command may change: an absolute path to a directory.
+	Tree string
+	// ProxySocket is the unix socket of the app's network proxy for this conversation
+	// (see package proxy); the command reaches it as a loopback address named by
+	// HTTP_PROXY, HTTPS_PROXY and ALL_PROXY. Empty means no network at all.
+	ProxySocket string
 }
 
 // helperConfig is what Command hands to the helper process, as one JSON argument.
