@@ -317,6 +317,11 @@ func escapeBattery(t *testing.T, f *fixture, view bool, abi int) {
 			t.Errorf("the modification time changed from %v to %v", f.mtime, fi.ModTime())
 		}
 	}
+	// In the mount view these succeed inside the command's own namespaces (its private
+	// /dev/shm, its network namespace's loopback); verify proves nothing reached outside.
+	insideViewNamespaces := map[string]bool{
+		"write in /dev/shm": true, "python TCP bind": true, "UDP send via /dev/udp": true, "python UDP send": true,
+	}
 	cases := []struct {
 		name   string
 		script string
@@ -466,7 +471,7 @@ func escapeBattery(t *testing.T, f *fixture, view bool, abi int) {
 		t.Run(c.name, func(t *testing.T) {
 			skipWithout(t, c.needs)
 			r := runScript(t, Policy{TempDir: f.tmp}, f.work, f.env, c.script)
-			if r.code == 0 {
+			if r.code == 0 && !(view && insideViewNamespaces[c.name]) {
 				t.Errorf("the attempt succeeded (exit 0)\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
 			}
 			lastExit = r.code

@@ -79,6 +79,11 @@ type helperConfig struct {
 	// the temp dir is read-only (see mountview.go). A long-lived supervisor sets it itself,
 	// from how it was started.
 	MountView bool `json:"mount_view,omitempty"`
+	// Hidden is the secrets table as the app found it (hiddenPaths): covered in the mount
+	// view, left out of Landlock's read rules without it.
+	Hidden []string `json:"hidden,omitempty"`
+	// Shm says the supervisor in the mount view has a private /dev/shm; it sets it itself.
+	Shm bool `json:"-"`
 }
 
 var (
@@ -163,9 +168,10 @@ func checkTempDir(dir string) (string, error) {
 	return filepath.Clean(dir), nil
 }
 
-// MakeTempDir creates a private (0700) temporary directory for one conversation, below the
-// system temp dir. The caller removes it, with os.RemoveAll, when the conversation is
-// deleted or the app stops.
+// MakeTempDir creates a private (0700) temporary directory for one conversation, in the
+// sandbox's temp root below the system temp dir, which is hidden from every other
+// conversation's commands (see Secrets). The caller removes it, with os.RemoveAll, when the
+// conversation is deleted or the app stops.
 func MakeTempDir(conversationID string) (string, error) {
 	safe := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
@@ -176,7 +182,11 @@ func MakeTempDir(conversationID string) (string, error) {
 	if len(safe) > 64 {
 		safe = safe[:64]
 	}
-	dir, err := os.MkdirTemp("", "phoenix-"+safe+"-")
+	root, err := ensureTempRoot()
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(root, safe+"-")
 	if err != nil {
 		return "", fmt.Errorf("create the private temp dir of conversation %s: %w", conversationID, err)
 	}

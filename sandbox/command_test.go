@@ -362,7 +362,7 @@ func TestMakeTempDir(t *testing.T) {
 	if fi.Mode().Perm() != 0o700 {
 		t.Errorf("mode %v, want 0700", fi.Mode().Perm())
 	}
-	if filepath.Dir(dir) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(dir), "phoenix-conv____1_x-") {
+	if filepath.Dir(dir) != tempRoot() || !strings.HasPrefix(filepath.Base(dir), "conv____1_x-") {
 		t.Errorf("unexpected dir %s", dir)
 	}
 }

@@ -74,10 +74,18 @@ func becomeSupervisor() (<-chan os.Signal, error) {
 // supervise runs one command as its child and, whatever happens, leaves no process behind.
 func supervise(cfg helperConfig, script string) int {
 	if cfg.MountView {
-		if err := setUpMountView(); err != nil {
-			return setupFailed(err)
+		// Opened before anything is covered: the temp dir may lie below a secret.
+		dirFd, err := unix.Open(cfg.TempDir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return setupFailed(fmt.Errorf("open the temp dir: %w", err))
 		}
-		if _, err := bindWritable(cfg.TempDir); err != nil {
+		shm, err := setUpView()
+		if err == nil {
+			cfg.Shm = shm
+			err = prepareView(cfg, dirFd)
+		}
+		unix.Close(dirFd)
+		if err != nil {
 			return setupFailed(err)
 		}
 	}

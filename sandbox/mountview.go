@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -30,13 +31,36 @@ import (
 // again (see dropCapabilities).
 func viewSysProcAttr(attr *syscall.SysProcAttr) {
 	uid, gid := os.Getuid(), os.Getgid()
-	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	attr.Cloneflags |= viewNamespaces
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
-	if uid != 0 {
-		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+	if uid != 0 && os.Getenv(noAmbientCapsEnv) != "1" {
+		// CAP_NET_ADMIN brings the namespace's loopback up (namespaces.go).
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_NET_ADMIN}
 	}
+}
+
+// noAmbientCapsEnv, set to 1 in the app's environment, starts an unprivileged user's
+// supervisors without ambient capabilities, so that their user namespace's root loses every
+// capability at exec: the state AppArmor leaves such a namespace in on Ubuntu 24.04 and
+// later. Tests use it to prove the fallback on a real kernel.
+const noAmbientCapsEnv = "PHOENIX_SANDBOX_TEST_NO_AMBIENT_CAPS"
+
+// setUpView prepares a supervisor's mount view: it checks that the user namespace gives it
+// the capabilities it needs, makes every mount read-only, brings the network namespace's
+// loopback up and mounts a private /dev/shm. It reports whether /dev/shm is private.
+func setUpView() (shm bool, err error) {
+	if err := checkNamespaceCapabilities(); err != nil {
+		return false, err
+	}
+	if err := setUpMountView(); err != nil {
+		return false, err
+	}
+	if err := setUpLoopback(); err != nil {
+		return false, err
+	}
+	return setUpShm()
 }
 
 // setUpMountView makes every mount of this process's (new) mount namespace read-only and
@@ -64,7 +88,12 @@ func setUpMountView() error {
 // bindWritable binds dir read-write over itself in the view, and returns the function that
 // takes the binding away again.
 func bindWritable(dir string) (func(), error) {
-	if err := unix.Mount(dir, dir, "", unix.MS_BIND, ""); err != nil {
+	return bindWritableFrom(dir, dir)
+}
+
+// bindWritableFrom binds source (a path, or fdPath of a descriptor) read-write at dir.
+func bindWritableFrom(source, dir string) (func(), error) {
+	if err := unix.Mount(source, dir, "", unix.MS_BIND, ""); err != nil {
 		return nil, fmt.Errorf("mount view: bind the temp dir %s: %w", dir, err)
 	}
 	undo := func() { _ = unix.Unmount(dir, unix.MNT_DETACH) }
@@ -91,26 +120,58 @@ type boundTempDir struct {
 
 var writableTempDir boundTempDir
 
-func (b *boundTempDir) bind(dir string) error {
+// bind binds the temp dir dir, which the app opened as fd (the path may lie below a
+// covered secret, which the supervisor can no longer reach by name), unless it is bound
+// already.
+func (b *boundTempDir) bind(dir string, fd int) error {
 	var st unix.Stat_t
-	if err := unix.Stat(dir, &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("mount view: the temp dir: %w", err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return fmt.Errorf("mount view: the temp dir %s is not a directory", dir)
 	}
 	// The same path may name a new directory (the old one removed and made again); the
 	// binding would still show the old one.
 	if b.dir == dir && b.dev == st.Dev && b.ino == st.Ino {
 		return nil
 	}
-	if b.undo != nil {
-		b.undo()
-		b.dir, b.undo = "", nil
+	b.unbind()
+	// The source must be a mount of this namespace, so the app's descriptor only tells
+	// which directory is meant; the supervisor opens its own and checks it is the same.
+	source := dir
+	if cover, coverFd := covers.coveringDir(dir); cover != "" {
+		own, err := openBelow(cover, coverFd, dir)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(own)
+		if err := makeMountPoint(cover, dir); err != nil {
+			return err
+		}
+		source = fdPath(own)
 	}
-	undo, err := bindWritable(dir)
+	var seen unix.Stat_t
+	if err := unix.Stat(source, &seen); err != nil {
+		return fmt.Errorf("mount view: the temp dir %s: %w", dir, err)
+	}
+	if seen.Dev != st.Dev || seen.Ino != st.Ino {
+		return fmt.Errorf("mount view: the temp dir %s is not the directory the app opened", dir)
+	}
+	undo, err := bindWritableFrom(source, dir)
 	if err != nil {
 		return err
 	}
 	b.dir, b.dev, b.ino, b.undo = dir, st.Dev, st.Ino, undo
 	return nil
+}
+
+// unbind takes the binding away, so that the next command binds afresh.
+func (b *boundTempDir) unbind() {
+	if b.undo != nil {
+		b.undo()
+	}
+	b.dir, b.undo = "", nil
 }
 
 // noMountViewForTests turns the mount view off, so that the tests can run the battery with
@@ -148,6 +209,8 @@ func mountViewUsable() (bool, string) {
 // mountViewReason explains a failed start in the person's terms.
 func mountViewReason(err error) string {
 	switch {
+	case strings.Contains(err.Error(), errNoCapabilitiesInNamespace.Error()):
+		return "user namespaces here are created without capabilities (on Ubuntu 24.04 and later AppArmor does this to programs without a profile, kernel.apparmor_restrict_unprivileged_userns=1): install the app from its .deb, which ships that profile, or load it with `apparmor_parser -r /etc/apparmor.d/phoenix-desktop`"
 	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
 		return fmt.Sprintf("user namespaces are not allowed for unprivileged users here (%v): on Debian set kernel.unprivileged_userns_clone=1, on Ubuntu 24.04 and later kernel.apparmor_restrict_unprivileged_userns=0", err)
 	case errors.Is(err, unix.ENOSPC):
@@ -156,4 +219,18 @@ func mountViewReason(err error) string {
 		return fmt.Sprintf("this kernel lacks user namespaces or mount_setattr (Linux 5.12) (%v)", err)
 	}
 	return err.Error()
+}
+
+// prepareView makes the view ready for one command: the secrets of cfg covered, its temp dir
+// (opened by the app as tempDirFd) bound writable.
+func prepareView(cfg helperConfig, tempDirFd int) error {
+	changed, err := covers.update(cfg.Hidden)
+	if err != nil {
+		return err
+	}
+	if changed {
+		// A new cover may lie above the binding and hide it.
+		writableTempDir.unbind()
+	}
+	return writableTempDir.bind(cfg.TempDir, tempDirFd)
 }

@@ -91,7 +91,7 @@ type threadPolicy struct {
 // connect denied (ABI 4), signals and abstract unix sockets scoped to the sandbox (ABI 6),
 // and the seccomp filter.
 func prepareThreadPolicy(cfg helperConfig) (*threadPolicy, error) {
-	ruleset, abi, err := landlockRuleset(cfg.TempDir, cfg.MaxABI)
+	ruleset, abi, err := landlockRulesetFor(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +134,11 @@ func (p *threadPolicy) close() { _ = unix.Close(p.ruleset) }
 // above the app has one already: only one per chain); the calls that would go to it are then
 // refused.
 func (p *threadPolicy) applyToThread() (listener int, err error) {
+	if p.mountView {
+		if err := unshareIPC(); err != nil {
+			return -1, err
+		}
+	}
 	if err := dropCapabilities(p.lastCap); err != nil {
 		return -1, err
 	}
@@ -162,6 +167,14 @@ func (p *threadPolicy) applyToThread() (listener int, err error) {
 // landlockRuleset creates the policy's Landlock ruleset for the kernel's ABI, capped by
 // maxABI when that is set, and returns the ABI it asked for.
 func landlockRuleset(tempDir string, maxABI int) (int, int, error) {
+	return landlockRulesetFor(helperConfig{Restricted: true, TempDir: tempDir, MaxABI: maxABI})
+}
+
+// landlockRulesetFor creates the Landlock ruleset of cfg: without the mount view, the read
+// rule leaves the secrets table out (hide.go); in the view, the mount view hides them, the
+// network namespace keeps TCP in, and /dev/shm is the command's own.
+func landlockRulesetFor(cfg helperConfig) (int, int, error) {
+	tempDir, maxABI := cfg.TempDir, cfg.MaxABI
 	// The kernel itself is asked, not Probe: the test override must not make the helper
 	// skip restrictions the app already decided on.
 	st := probeKernel()
@@ -169,32 +182,55 @@ func landlockRuleset(tempDir string, maxABI int) (int, int, error) {
 		return -1, 0, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
 	}
 	abi := effectiveABI(st.ABI, maxABI)
-	cfg, err := landlockConfig(abi)
+	llcfg, err := landlockConfig(abi)
 	if err != nil {
 		return -1, 0, err
 	}
-	handled := uint64(cfg.HandledAccessFS)
+	handled := uint64(llcfg.HandledAccessFS)
 	attr := ll.RulesetAttr{
 		HandledAccessFS: handled,
 		// No network rule is added, so every handled network right (TCP bind and connect
-		// from ABI 4, UDP from ABI 10) is denied.
-		HandledAccessNet: uint64(cfg.HandledAccessNet),
-		Scoped:           uint64(cfg.Scoped),
+		// from ABI 4, UDP from ABI 10) is denied — except in the mount view's network
+		// namespace, where TCP reaches only the namespace's own loopback, and a command's
+		// test server must be able to bind and accept.
+		HandledAccessNet: uint64(llcfg.HandledAccessNet),
+		Scoped:           uint64(llcfg.Scoped),
+	}
+	if cfg.MountView {
+		attr.HandledAccessNet = 0
 	}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
 		return -1, 0, fmt.Errorf("landlock: create the ruleset: %w", err)
+	}
+	hidden := cfg.Hidden
+	if cfg.MountView {
+		hidden = nil
+	}
+	reads, err := readRules(hidden)
+	if err == nil {
+		err = addRules(fd, reads, handled)
+	}
+	if err != nil {
+		_ = unix.Close(fd)
+		return -1, 0, err
 	}
 	rules := []struct {
 		path     string
 		access   uint64
 		optional bool
 	}{
-		{"/", accessRead, false},
 		{writableDevices[0], accessDevice, false},
 		{writableDevices[1], accessDevice, true},
 		{writableDevices[2], accessDevice, true},
 		{tempDir, accessTempDir, false},
+	}
+	if cfg.MountView && cfg.Shm {
+		rules = append(rules, struct {
+			path     string
+			access   uint64
+			optional bool
+		}{shmDir, accessTempDir, false})
 	}
 	for _, r := range rules {
 		err := addPathRule(fd, r.path, r.access&handled)
@@ -287,7 +323,8 @@ func verifyRestricted(mountView bool) error {
 			return fmt.Errorf("self-check: unexpected error opening /dev/urandom for writing: %w", err)
 		}
 	}
-	fd, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
+	// A unix socket is denied with and without a network namespace.
+	fd, err = unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err == nil {
 		_ = unix.Close(fd)
 		return errors.New("self-check: socket(2) was not denied, the seccomp filter is not in force")

@@ -22,15 +22,15 @@ import (
 // cover only TCP connect and bind on this kernel generation, so the filter closes what they
 // miss, and a few kernel interfaces that would reach past a path-based sandbox.
 var deniedSyscalls = []string{
-	// Every new socket: UDP, Multipath TCP (IPPROTO_MPTCP is not "TCP" to Landlock), raw
-	// and packet sockets, netlink, and unix sockets, whose pathname connect(2) Landlock ABI
-	// < 9 cannot restrict (the session bus or a docker socket would be a way out).
-	// socketpair(2) stays allowed: an unnamed pair reaches nothing outside.
-	"socket",
-	// io_uring can open sockets and files without the socket(2) system call.
+	// Sockets are decided in sockets.go. io_uring can open sockets and files without the
+	// socket(2) system call.
 	"io_uring_setup", "io_uring_enter", "io_uring_register",
-	// Reaching into other processes' memory.
-	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
+	// ptrace(2) and process_vm_readv(2)/writev(2) stay allowed: Landlock (every ABI) lets
+	// a command trace only processes of its own domain — its own descendants, never the
+	// supervisor, whose threads are outside it, nor another command — and Yama, where
+	// present, only its own children; so strace -f and gdb of its own programs work.
+	// pidfd_getfd(2) is not needed for that.
+	"pidfd_getfd",
 	// Kernel code, tracing and global state that root could otherwise still change.
 	"bpf", "perf_event_open", "userfaultfd",
 	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
@@ -64,50 +64,12 @@ var deniedBeforeABI = map[int][]string{
 // gives the number for the architecture being built.
 var deniedNumbers = []uint32{unix.SYS_OPEN_TREE_ATTR}
 
-// Requests of ioctl(2) that change something outside the command through a descriptor it
-// may hold read-only, which Landlock does not check (its ioctl right, ABI 5, covers devices
-// only). FIOSETOWN (asm-generic/sockios.h; x/sys/unix lacks it) and SIOCSPGRP make a process
-// or group the SIGIO owner of a socket, as F_SETOWN does, through a pointer; Landlock's
-// signal scope (ABI 6) stops the signals instead. The file-attribute requests (chattr's
-// flags, the project and extent-size attributes, an encryption policy) need only the
-// file's ownership; the mount view refuses them outside the temp dir with EROFS.
-const fioSetOwn = 0x8901
-
-var (
-	ioctlsBeforeSignalScope = []uint32{fioSetOwn, unix.SIOCSPGRP}
-	ioctlsWithoutMountView  = []uint32{
-		unix.FS_IOC_SETFLAGS, fsIOC32SetFlags, fsIOCFSSetXattr, unix.FS_IOC_SET_ENCRYPTION_POLICY,
-	}
-)
-
 // fsIOC32SetFlags and fsIOCFSSetXattr are FS_IOC32_SETFLAGS and FS_IOC_FSSETXATTR
 // (linux/fs.h), which x/sys/unix lacks: _IOW('f', 2, int) and _IOW('X', 32, struct fsxattr).
 const (
 	fsIOC32SetFlags = 0x40046602
 	fsIOCFSSetXattr = 0x401c5820
 )
-
-// ioctlRouting refuses the ioctl requests above that the policy in force does not cover
-// otherwise.
-func ioctlRouting(abi int, mountView bool) []bpf.Instruction {
-	var refused []uint32
-	if !signalsScopedAt(abi) {
-		refused = append(refused, ioctlsBeforeSignalScope...)
-	}
-	if !mountView {
-		refused = append(refused, ioctlsWithoutMountView...)
-	}
-	if len(refused) == 0 {
-		return nil
-	}
-	block := []bpf.Instruction{bpf.LoadAbsolute{Off: argLow(1), Size: 4}}
-	for i, req := range refused {
-		// Jump over the remaining comparisons and the "allow" to the EPERM return.
-		block = append(block, bpf.JumpIf{Cond: bpf.JumpEqual, Val: req, SkipTrue: uint8(len(refused) - i)})
-	}
-	block = append(block, bpf.RetConstant{Val: retAllow}, bpf.RetConstant{Val: retEPERM})
-	return append([]bpf.Instruction{bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_IOCTL, SkipFalse: uint8(len(block))}}, block...)
-}
 
 // cloneNewNamespaces are clone(2)'s flags that make new namespaces; unshare(2) and setns(2)
 // are denied outright. A user namespace would give the command a root of its own to attack
@@ -157,6 +119,10 @@ func seccompFilter(key programKey) ([]bpf.Instruction, error) {
 	if !mountView {
 		numbers = append(numbers, deniedNumbersWithoutMountView...)
 	}
+	if !mountView {
+		// The mount view gives each command an IPC namespace of its own (namespaces.go).
+		denied = append(denied, ipcSyscalls...)
+	}
 	for _, minABI := range slices.Sorted(maps.Keys(deniedBeforeABI)) {
 		if abi < minABI {
 			denied = append(denied, deniedBeforeABI[minABI]...)
@@ -194,7 +160,10 @@ func seccompFilter(key programKey) ([]bpf.Instruction, error) {
 		action = retNotify
 	}
 	guard = append(guard, pidCallRouting(abi, key.supervisorPID, action)...)
-	guard = append(guard, ioctlRouting(abi, mountView)...)
+	// The mount view's supervisor runs in a network namespace of its own (namespaces.go).
+	netns := mountView
+	guard = append(guard, socketRouting(netns)...)
+	guard = append(guard, ioctlRouting(mountView, netns)...)
 	guard = append(guard, namespaceRouting()...)
 	if !mountView {
 		guard = append(guard, metadataRouting(key.notify)...)

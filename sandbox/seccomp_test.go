@@ -59,7 +59,8 @@ func TestSeccompFilter_REQ_BED_014(t *testing.T) {
 	}{
 		{"socket denied", unix.SYS_SOCKET, id, retEPERM},
 		{"io_uring_setup denied", unix.SYS_IO_URING_SETUP, id, retEPERM},
-		{"ptrace denied", unix.SYS_PTRACE, id, retEPERM},
+		{"pidfd_getfd denied", unix.SYS_PIDFD_GETFD, id, retEPERM},
+		{"bpf denied", unix.SYS_BPF, id, retEPERM},
 		{"fchmodat handed to the supervisor", unix.SYS_FCHMODAT, id, retNotify},
 		{"fchmodat2 handed to the supervisor", unix.SYS_FCHMODAT2, id, retNotify},
 		{"fchownat handed to the supervisor", unix.SYS_FCHOWNAT, id, retNotify},
@@ -139,12 +140,24 @@ func TestSeccompRoutesCallsToOtherProcesses(t *testing.T) {
 		{"F_SETOWN asks the supervisor", 1, unix.SYS_FCNTL, []uint32{3, unix.F_SETOWN, 77}, retNotify},
 		{"F_SETOWN_EX refused", 1, unix.SYS_FCNTL, []uint32{3, unix.F_SETOWN_EX, 0}, retEPERM},
 		{"other fcntl allowed", 1, unix.SYS_FCNTL, []uint32{3, unix.F_GETFL}, allow},
-		{"FIOSETOWN refused", 1, unix.SYS_IOCTL, []uint32{3, fioSetOwn}, retEPERM},
-		{"SIOCSPGRP refused", 1, unix.SYS_IOCTL, []uint32{3, unix.SIOCSPGRP}, retEPERM},
-		{"FIOSETOWN left to Landlock from ABI 6", 6, unix.SYS_IOCTL, []uint32{3, fioSetOwn}, allow},
-		{"chattr flags refused without the mount view", 7, unix.SYS_IOCTL, []uint32{3, unix.FS_IOC_SETFLAGS}, retEPERM},
-		{"file attributes refused without the mount view", 7, unix.SYS_IOCTL, []uint32{3, fsIOCFSSetXattr}, retEPERM},
-		{"other ioctl allowed", 1, unix.SYS_IOCTL, []uint32{1, unix.TCGETS}, allow},
+		{"FIOSETOWN refused", 1, unix.SYS_IOCTL, []uint32{3, 0x8901}, retENOTTY},
+		{"SIOCSPGRP refused", 1, unix.SYS_IOCTL, []uint32{3, unix.SIOCSPGRP}, retENOTTY},
+		{"FIOSETOWN refused with the signal scope too", 6, unix.SYS_IOCTL, []uint32{3, 0x8901}, retENOTTY},
+		{"chattr flags refused without the mount view", 7, unix.SYS_IOCTL, []uint32{3, unix.FS_IOC_SETFLAGS}, retENOTTY},
+		{"file attributes refused without the mount view", 7, unix.SYS_IOCTL, []uint32{3, fsIOCFSSetXattr}, retENOTTY},
+		{"an fscrypt key cannot be added", 7, unix.SYS_IOCTL, []uint32{3, unix.FS_IOC_ADD_ENCRYPTION_KEY}, retENOTTY},
+		{"an fscrypt key cannot be removed", 7, unix.SYS_IOCTL, []uint32{3, unix.FS_IOC_REMOVE_ENCRYPTION_KEY}, retENOTTY},
+		{"an inode generation cannot be set", 7, unix.SYS_IOCTL, []uint32{3, 0x40087602}, retENOTTY},
+		{"a file-system label cannot be set", 7, unix.SYS_IOCTL, []uint32{3, 0x41009432}, retENOTTY},
+		{"TIOCSTI refused", 1, unix.SYS_IOCTL, []uint32{0, unix.TIOCSTI}, retENOTTY},
+		{"terminal queries allowed", 1, unix.SYS_IOCTL, []uint32{1, unix.TCGETS}, allow},
+		{"FIOCLEX allowed", 1, unix.SYS_IOCTL, []uint32{1, 0x5451}, allow},
+		{"the high half of a request does not count", 1, unix.SYS_IOCTL, []uint32{1, unix.TCGETS}, allow},
+		{"ptrace is left to Landlock", 1, unix.SYS_PTRACE, []uint32{unix.PTRACE_TRACEME}, allow},
+		{"unnamed stream pairs allowed", 1, unix.SYS_SOCKETPAIR, []uint32{unix.AF_UNIX, unix.SOCK_STREAM | unix.SOCK_CLOEXEC}, allow},
+		{"unnamed datagram pairs refused", 1, unix.SYS_SOCKETPAIR, []uint32{unix.AF_UNIX, unix.SOCK_DGRAM | unix.SOCK_CLOEXEC}, retEPERM},
+		{"System V shared memory refused without an IPC namespace", 7, unix.SYS_SHMGET, []uint32{0, 4096}, retEPERM},
+		{"POSIX message queues refused without an IPC namespace", 7, unix.SYS_MQ_OPEN, nil, retEPERM},
 		{"clone3 looks absent", 7, unix.SYS_CLONE3, nil, retENOSYS},
 		{"clone of a process allowed", 7, unix.SYS_CLONE, []uint32{uint32(unix.SIGCHLD)}, allow},
 		{"clone of a thread allowed", 7, unix.SYS_CLONE, []uint32{unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES | unix.CLONE_SIGHAND | unix.CLONE_THREAD}, allow},
@@ -160,6 +173,33 @@ func TestSeccompRoutesCallsToOtherProcesses(t *testing.T) {
 		{"ioprio_set of a group refused", 7, unix.SYS_IOPRIO_SET, []uint32{2, 0, 0}, retEPERM},
 		{"unrelated calls pass", 1, unix.SYS_GETPID, nil, allow},
 		{"sockets stay denied", 1, unix.SYS_SOCKET, []uint32{2, 2, 0}, retEPERM},
+	}
+	// In the mount view (and its network namespace) some of this is allowed.
+	for _, c := range []struct {
+		name string
+		nr   uint32
+		args []uint32
+		want uint32
+	}{
+		{"TCP in the namespace", unix.SYS_SOCKET, []uint32{unix.AF_INET, unix.SOCK_STREAM | unix.SOCK_CLOEXEC, 0}, allow},
+		{"UDP over IPv6 in the namespace", unix.SYS_SOCKET, []uint32{unix.AF_INET6, unix.SOCK_DGRAM, 0}, allow},
+		{"raw sockets refused", unix.SYS_SOCKET, []uint32{unix.AF_INET, unix.SOCK_RAW, 1}, retEPERM},
+		{"unix sockets refused", unix.SYS_SOCKET, []uint32{unix.AF_UNIX, unix.SOCK_STREAM, 0}, retEPERM},
+		{"unix datagram sockets refused", unix.SYS_SOCKET, []uint32{unix.AF_UNIX, unix.SOCK_DGRAM, 0}, retEPERM},
+		{"routing netlink allowed", unix.SYS_SOCKET, []uint32{unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE}, allow},
+		{"audit netlink refused", unix.SYS_SOCKET, []uint32{unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_AUDIT}, retEPERM},
+		{"packet sockets refused", unix.SYS_SOCKET, []uint32{unix.AF_PACKET, unix.SOCK_RAW, 0}, retEPERM},
+		{"datagram pairs refused", unix.SYS_SOCKETPAIR, []uint32{unix.AF_UNIX, unix.SOCK_DGRAM}, retEPERM},
+		{"shared memory in the command's IPC namespace", unix.SYS_SHMGET, []uint32{0, 4096}, allow},
+		{"chattr in the view", unix.SYS_IOCTL, []uint32{3, unix.FS_IOC_SETFLAGS}, allow},
+		{"an fscrypt key cannot be added in the view", unix.SYS_IOCTL, []uint32{3, unix.FS_IOC_ADD_ENCRYPTION_KEY}, retENOTTY},
+		{"interface queries in the namespace", unix.SYS_IOCTL, []uint32{3, unix.SIOCGIFFLAGS}, allow},
+		{"interface changes refused", unix.SYS_IOCTL, []uint32{3, unix.SIOCSIFFLAGS}, retENOTTY},
+	} {
+		key := programKey{abi: 7, mountView: true, supervisorPID: supervisor, notify: true}
+		if got := runFilterKey(t, key, c.nr, id, c.args...); got != c.want {
+			t.Errorf("mount view, %s: filter returned %#x, want %#x", c.name, got, c.want)
+		}
 	}
 	// Without the mount view, modes and timestamps go to the supervisor too; without a
 	// listener the old rules apply: modes denied, timestamps allowed.

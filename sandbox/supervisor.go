@@ -137,6 +137,7 @@ func prepare(p Policy, script string) (helperConfig, error) {
 		}
 		cfg.TempDir = dir
 		cfg.Setpriv = pdeathsigSetpriv()
+		cfg.Hidden = hiddenPaths()
 	}
 	return cfg, nil
 }
@@ -385,7 +386,22 @@ func (s *supervisor) run(ctx context.Context, req runRequest, stdout, stderr io.
 		outW.Close()
 		return 0, false, fmt.Errorf("create the output pipe: %w", err)
 	}
-	err = writeFrame(s.conn, message{Run: &req}, int(outW.Fd()), int(errW.Fd()))
+	fds := []int{int(outW.Fd()), int(errW.Fd())}
+	if s.kind == kindView {
+		// The supervisor binds the temp dir from this descriptor: its path may lie below a
+		// secret the view hides (mountview.go).
+		dirFd, err := unix.Open(req.TempDir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			outR.Close()
+			outW.Close()
+			errR.Close()
+			errW.Close()
+			return 0, false, fmt.Errorf("open the sandbox temp dir: %w", err)
+		}
+		defer unix.Close(dirFd)
+		fds = append(fds, dirFd)
+	}
+	err = writeFrame(s.conn, message{Run: &req}, fds...)
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -581,8 +597,9 @@ func serve(view bool) int {
 		_ = writeFrame(conn, outcome{SetupError: err.Error()})
 		return setupFailed(err)
 	}
+	shm := false
 	if view {
-		if err := setUpMountView(); err != nil {
+		if shm, err = setUpView(); err != nil {
 			return fail(err)
 		}
 	}
@@ -620,7 +637,7 @@ func serve(view bool) int {
 			}
 			in = m
 		}
-		if in.msg.Run == nil || len(in.fds) != 2 {
+		if in.msg.Run == nil || len(in.fds) < 2 || len(in.fds) > 3 {
 			// A stop for a command that has ended already, or a malformed request.
 			closeFds(in.fds)
 			if in.msg.Run != nil {
@@ -629,8 +646,16 @@ func serve(view bool) int {
 			continue
 		}
 		in.msg.Run.MountView = view
-		o, quit := runOne(*in.msg.Run, launch{files: [3]int{devNull, in.fds[0], in.fds[1]}, dir: in.msg.Run.Dir, env: in.msg.Run.Env}, msgs, stop)
+		in.msg.Run.Shm = shm
+		tempDirFd := -1
+		if len(in.fds) == 3 {
+			tempDirFd = in.fds[2]
+		}
+		o, quit := runOne(*in.msg.Run, launch{files: [3]int{devNull, in.fds[0], in.fds[1]}, dir: in.msg.Run.Dir, env: in.msg.Run.Env}, tempDirFd, msgs, stop)
 		closeFds(in.fds)
+		if shm {
+			emptyShm()
+		}
 		if quit {
 			return 0
 		}
@@ -642,7 +667,7 @@ func serve(view bool) int {
 
 // runOne runs one command for serve. quit reports that the app is gone (the socket closed,
 // or a signal), after which the supervisor ends.
-func runOne(req runRequest, l launch, msgs <-chan incoming, stop <-chan os.Signal) (o outcome, quit bool) {
+func runOne(req runRequest, l launch, tempDirFd int, msgs <-chan incoming, stop <-chan os.Signal) (o outcome, quit bool) {
 	if req.Restricted && req.TempDir == "" {
 		return outcome{SetupError: "a restricted policy needs a temp dir"}, false
 	}
@@ -650,7 +675,10 @@ func runOne(req runRequest, l launch, msgs <-chan incoming, stop <-chan os.Signa
 		if !req.Restricted {
 			return outcome{SetupError: "an unrestricted command was sent to a supervisor in the mount view"}, false
 		}
-		if err := writableTempDir.bind(req.TempDir); err != nil {
+		if tempDirFd < 0 {
+			return outcome{SetupError: "the request did not carry the temp dir"}, false
+		}
+		if err := prepareView(req.helperConfig, tempDirFd); err != nil {
 			return outcome{SetupError: err.Error()}, false
 		}
 	}
