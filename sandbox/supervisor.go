@@ -285,7 +285,7 @@ func supervisorEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if name == "PATH" || name == "LANG" || name == "LANGUAGE" || strings.HasPrefix(name, "LC_") {
+		if name == "PATH" || name == "LANG" || name == "LANGUAGE" || strings.HasPrefix(name, "LC_") || name == noCapsInNamespaceEnv {
 			env = append(env, kv)
 		}
 	}

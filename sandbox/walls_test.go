@@ -1,0 +1,334 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// secretsFixture is a fake home full of secrets, the app's own data directory with another
+// conversation's words in it, and a second conversation's temp dir beside this one's.
+type secretsFixture struct {
+	home, appData, otherTemp string
+	// files maps each secret file to its content.
+	files map[string]string
+}
+
+func newSecretsFixture(t *testing.T) *secretsFixture {
+	t.Helper()
+	root := t.TempDir()
+	s := &secretsFixture{home: filepath.Join(root, "home"), appData: filepath.Join(root, "home", ".local", "share", "phoenix-desktop"), files: map[string]string{}}
+	for _, rel := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc", ".git-credentials", ".docker/config.json", ".config/gcloud/credentials.db", ".kube/config", ".gnupg/private-keys-v1.d/key"} {
+		p := filepath.Join(s.home, rel)
+		s.files[p] = "SECRET-" + strings.ReplaceAll(rel, "/", "_") + "\n"
+		mustWrite(t, p, s.files[p])
+	}
+	words := filepath.Join(s.appData, "conversations", "000001.vlog")
+	s.files[words] = "SECRET-another-conversation's-words\n"
+	mustWrite(t, words, s.files[words])
+	mustWrite(t, filepath.Join(s.home, "project", "README"), "not a secret\n")
+	secretsConfig.Lock()
+	oldHome, oldApp := secretsConfig.home, secretsConfig.app
+	secretsConfig.home, secretsConfig.app = s.home, nil
+	secretsConfig.Unlock()
+	HideAppDirs(s.appData)
+	t.Cleanup(func() {
+		secretsConfig.Lock()
+		secretsConfig.home, secretsConfig.app = oldHome, oldApp
+		secretsConfig.Unlock()
+	})
+	other, err := MakeTempDir("other-conversation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(other) })
+	s.otherTemp = other
+	p := filepath.Join(other, "notes.txt")
+	s.files[p] = "SECRET-other-temp-dir\n"
+	mustWrite(t, p, s.files[p])
+	return s
+}
+
+// TestSecretsAreUnreadable_REQ_BED_014: no entry of the secrets table can be read by a
+// Restricted command, at every Landlock ABI, with the mount view and without: not with cat,
+// not with grep over the home directory, not from the conversation's own temp dir below the
+// app's data directory (where the app keeps temp dirs), while the project stays readable.
+func TestSecretsAreUnreadable_REQ_BED_014(t *testing.T) {
+	st := Probe()
+	if !st.Available {
+		t.Skipf("Landlock unavailable: %s", st.Reason)
+	}
+	s := newSecretsFixture(t)
+	// The app keeps each conversation's temp dir below its data directory, a secret itself.
+	tmpParent := filepath.Join(s.appData, "sandbox-tmp")
+	if err := os.MkdirAll(tmpParent, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	forEachView(t, func(t *testing.T, view bool) {
+		forEachABI(t, st.ABI, func(t *testing.T, abi int) {
+			tmp, err := os.MkdirTemp(tmpParent, "conv-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := append(os.Environ(), "HOME="+s.home)
+			var script strings.Builder
+			for p := range s.files {
+				script.WriteString("cat " + shellQuote(p) + " 2>/dev/null\n")
+			}
+			script.WriteString("grep -rs SECRET \"$HOME\" /tmp 2>/dev/null\n")
+			script.WriteString("cat \"$HOME/project/README\"\necho inside > \"$TMPDIR/mine\" && cat \"$TMPDIR/mine\"\n")
+			r := runScript(t, Policy{TempDir: tmp}, s.home, env, script.String())
+			if strings.Contains(r.stdout, "SECRET") {
+				t.Errorf("a secret was read:\n%s", r.stdout)
+			}
+			if !strings.Contains(r.stdout, "not a secret") {
+				t.Errorf("the project was not readable:\n%s\n%s", r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stdout, "inside") {
+				t.Errorf("the temp dir below the hidden data directory was not usable:\n%s\n%s", r.stdout, r.stderr)
+			}
+		})
+	})
+}
+
+// TestSecretsTable: the table lists the person's keys, the app's own directories and the
+// other conversations' temp dirs, with symlinks followed and nested entries folded.
+func TestSecretsTable(t *testing.T) {
+	s := newSecretsFixture(t)
+	if err := os.Symlink(filepath.Join(s.home, ".aws"), filepath.Join(s.home, ".azure")); err != nil {
+		t.Fatal(err)
+	}
+	got := hiddenPaths()
+	for _, want := range []string{filepath.Join(s.home, ".ssh"), filepath.Join(s.home, ".aws"), s.appData, tempRoot()} {
+		real, _ := filepath.EvalSymlinks(want)
+		found := false
+		for _, g := range got {
+			found = found || g == real
+		}
+		if !found {
+			t.Errorf("%s is not hidden: %v", want, got)
+		}
+	}
+	for i := 1; i < len(got); i++ {
+		if isBelow(got[i], got[i-1]) || got[i] == got[i-1] {
+			t.Errorf("nested or repeated entries: %s after %s", got[i], got[i-1])
+		}
+	}
+	if err := SetExtraSecrets([]string{"relative/path"}); err == nil {
+		t.Errorf("a relative extra secret was accepted")
+	}
+	if err := SetExtraSecrets([]string{"~/vault"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = SetExtraSecrets(nil) })
+	found := false
+	for _, e := range Secrets() {
+		found = found || e.Path == filepath.Join(s.home, "vault")
+	}
+	if !found {
+		t.Errorf("~/vault is not in the table")
+	}
+}
+
+// TestEscapeClassesAreClosed_REQ_BED_014: the five classes an outside battery found, each
+// checked by its effect outside, at every ABI, with the mount view and without.
+func TestEscapeClassesAreClosed_REQ_BED_014(t *testing.T) {
+	st := Probe()
+	if !st.Available {
+		t.Skipf("Landlock unavailable: %s", st.Reason)
+	}
+	pyBin := python(t)
+	py := func(code string) string { return shellQuote(pyBin) + " -c " + shellQuote(code) }
+	work := t.TempDir()
+	target := filepath.Join(work, "generation.txt")
+	mustWrite(t, target, "x\n")
+
+	// A unix datagram socket outside, which a command must not reach by its path.
+	dgramPath := filepath.Join(t.TempDir(), "log.sock")
+	dgram, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: dgramPath, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dgram.Close() })
+	// A System V shared memory segment and message queue of another process.
+	const shmKey, msgKey = 0x50484e58, 0x50484e59
+	shmID, err := unix.SysvShmGet(shmKey, 4096, unix.IPC_CREAT|0o600)
+	if err != nil {
+		t.Fatalf("create the outside segment: %v", err)
+	}
+	t.Cleanup(func() { _, _ = unix.SysvShmCtl(shmID, unix.IPC_RMID, nil) })
+	segment, err := unix.SysvShmAttach(shmID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = unix.SysvShmDetach(segment) })
+
+	generation := func() uint64 {
+		fd, err := unix.Open(target, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(fd)
+		var v uint64
+		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), fsIOCGetVersion, uintptr(unsafe.Pointer(&v))); errno != 0 {
+			t.Logf("this file system has no inode generations (%v): that case checks nothing here", errno)
+			return 0
+		}
+		return v
+	}
+	gen := generation()
+	shmBefore := sysvCount(t, "/proc/sysvipc/shm")
+	msgBefore := sysvCount(t, "/proc/sysvipc/msg")
+	semBefore := sysvCount(t, "/proc/sysvipc/sem")
+	libc := `import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); `
+	cases := []struct{ name, script string }{
+		{"unix datagram to a path outside", py(`import os, socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendto(b"x", os.environ["DGRAM"])`)},
+		{"unix datagram with SCM_RIGHTS", py(`import os, socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(4))], 0, os.environ["DGRAM"])`)},
+		{"write another process's shared memory", py(libc + `i = libc.shmget(0x50484e58, 4096, 0); assert i >= 0, ctypes.get_errno(); libc.shmat.restype = ctypes.c_void_p; p = libc.shmat(i, None, 0); assert p not in (None, 2**64-1); ctypes.memmove(p, b"pwned", 5)`)},
+		{"leave a shared memory segment, a queue and a semaphore", py(libc + `assert libc.shmget(0, 4096, 0o1600) >= 0; assert libc.msgget(0, 0o1600) >= 0; assert libc.semget(0, 1, 0o1600) >= 0`)},
+		{"leave a POSIX message queue", py(`import ctypes; rt = ctypes.CDLL("librt.so.1", use_errno=True); assert rt.mq_open(b"/phoenix-walls", 0o100 | 2, 0o600, None) >= 0`)},
+		{"set an inode generation", py(`import fcntl, struct, os; fd = os.open(os.environ["TARGET"], os.O_RDONLY); fcntl.ioctl(fd, 0x40087602, struct.pack("Q", 4242))`)},
+		{"remove every user's fscrypt key", py(`import fcntl, os; fd = os.open("/", os.O_RDONLY); fcntl.ioctl(fd, 0xc0406619, bytes(64))`)},
+	}
+	forEachView(t, func(t *testing.T, view bool) {
+		forEachABI(t, st.ABI, func(t *testing.T, abi int) {
+			env := append(os.Environ(), "DGRAM="+dgramPath, "TARGET="+target)
+			for _, c := range cases {
+				r := runScript(t, Policy{TempDir: t.TempDir()}, work, env, c.script)
+				t.Logf("%s: exit %d: %s", c.name, r.code, lastLine(r.stderr))
+			}
+			if n := pendingUnixgram(t, dgram); n != 0 {
+				t.Errorf("the datagram socket outside received %d message(s)", n)
+			}
+			if got := string((segment)[:5]); got == "pwned" {
+				t.Errorf("another process's shared memory was written")
+			}
+			for _, c := range []struct {
+				file   string
+				before int
+			}{{"/proc/sysvipc/shm", shmBefore}, {"/proc/sysvipc/msg", msgBefore}, {"/proc/sysvipc/sem", semBefore}} {
+				if after := sysvCount(t, c.file); after != c.before {
+					t.Errorf("%s: %d objects before, %d after: a command's IPC object outlived it", c.file, c.before, after)
+				}
+			}
+			if _, err := os.Stat("/dev/mqueue/phoenix-walls"); err == nil {
+				_ = os.Remove("/dev/mqueue/phoenix-walls")
+				t.Errorf("a POSIX message queue outlived the command")
+			}
+			if g := generation(); g != gen {
+				t.Errorf("the inode generation changed from %d to %d", gen, g)
+			}
+		})
+	})
+	_ = msgKey
+}
+
+// sysvCount counts the System V IPC objects of the machine's (the test's) namespace.
+func sysvCount(t *testing.T, file string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Skipf("no %s: %v", file, err)
+	}
+	return strings.Count(strings.TrimSpace(string(b)), "\n")
+}
+
+func pendingUnixgram(t *testing.T, c *net.UnixConn) int {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	buf := make([]byte, 2048)
+	_ = rc.Control(func(fd uintptr) {
+		for {
+			if _, _, err := unix.Recvfrom(int(fd), buf, unix.MSG_DONTWAIT); err != nil {
+				return
+			}
+			n++
+		}
+	})
+	return n
+}
+
+// TestEverydayWorkInsideTheView: in the mount view, what real tests need works inside a
+// Restricted command: Python's multiprocessing (POSIX semaphores in /dev/shm), a server on
+// loopback that the command itself talks to, strace -f of its own child; and a person's
+// loopback service stays out of reach.
+func TestEverydayWorkInsideTheView(t *testing.T) {
+	if st := Probe(); !st.Available {
+		t.Skipf("Landlock unavailable: %s", st.Reason)
+	}
+	if usable, reason := mountViewUsable(); !usable {
+		t.Skipf("no mount view here: %s", reason)
+	}
+	pyBin := python(t)
+	py := func(code string) string { return shellQuote(pyBin) + " -c " + shellQuote(code) }
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	port := ln.Addr().(*net.TCPAddr).Port
+	cases := []struct{ name, needs, script string }{
+		{"multiprocessing", "", py(`import multiprocessing as mp
+if __name__ == "__main__":
+    with mp.Pool(2) as p: assert p.map(abs, [-1, -2]) == [1, 2]
+    l = mp.Lock(); l.acquire(); l.release(); print("ok")`)},
+		{"a server on loopback", "", py(`import socket, threading
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+def serve():
+    c, _ = s.accept(); c.sendall(c.recv(10)); c.close()
+threading.Thread(target=serve).start()
+c = socket.create_connection(s.getsockname()); c.sendall(b"ok"); print(c.recv(10).decode())`)},
+		{"strace -f of its own child", "strace", `strace -f -o /dev/null true && echo ok`},
+		{"the person's loopback service is out of reach", "", py(`import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", ` + strconv.Itoa(port) + `), 2)
+except OSError:
+    print("ok"); sys.exit(0)
+sys.exit(1)`)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			skipWithout(t, c.needs)
+			r := runScript(t, Policy{TempDir: t.TempDir()}, t.TempDir(), os.Environ(), c.script)
+			if r.code != 0 || !strings.Contains(r.stdout, "ok") {
+				t.Errorf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+	if n := pendingConnections(t, ln.(*net.TCPListener)); n != 0 {
+		t.Errorf("the person's loopback service received %d connection(s)", n)
+	}
+}
+
+// TestMountViewFallsBackWithoutNamespaceCapabilities: where a user namespace comes without
+// capabilities (AppArmor on Ubuntu 24.04 and later), the mount view is refused with a reason
+// that names AppArmor, before any mount is tried.
+func TestMountViewFallsBackWithoutNamespaceCapabilities(t *testing.T) {
+	if st := Probe(); !st.Available {
+		t.Skipf("Landlock unavailable: %s", st.Reason)
+	}
+	if usable, reason := mountViewUsable(); !usable {
+		t.Skipf("no mount view here: %s", reason)
+	}
+	t.Setenv(noCapsInNamespaceEnv, "1")
+	s, err := startSupervisor(kindView)
+	if err == nil {
+		s.close()
+		t.Fatal("a supervisor started in a namespace without capabilities")
+	}
+	if reason := mountViewReason(err); !strings.Contains(reason, "AppArmor") {
+		t.Errorf("the reason does not name AppArmor: %s (from %v)", reason, err)
+	}
+}
