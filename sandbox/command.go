@@ -84,6 +84,10 @@ type helperConfig struct {
 	Hidden []string `json:"hidden,omitempty"`
 	// Shm says the supervisor in the mount view has a private /dev/shm; it sets it itself.
 	Shm bool `json:"-"`
+	// Caches are the toolchain caches to share copy-on-write in the mount view (caches.go);
+	// Mounted are those the supervisor did mount for this command.
+	Caches  []CacheDir `json:"caches,omitempty"`
+	Mounted []CacheDir `json:"-"`
 }
 
 var (

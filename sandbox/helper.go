@@ -83,6 +83,7 @@ func supervise(cfg helperConfig, script string) int {
 		if err == nil {
 			cfg.Shm = shm
 			err = prepareView(cfg, dirFd)
+			cfg.Mounted = writableTempDir.caches
 		}
 		unix.Close(dirFd)
 		if err != nil {
@@ -149,7 +150,7 @@ func startCommand(cfg helperConfig, script string, l launch, stopped func() bool
 		}
 		return pid, nil
 	}
-	l.env = withTempDir(l.env, cfg.TempDir)
+	l.env = withCaches(withTempDir(l.env, cfg.TempDir), cfg.Mounted)
 	pid, release, err := startRestricted(cfg, bash, script, l)
 	if err == nil && stopped() {
 		sweep(pid)

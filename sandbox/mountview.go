@@ -116,6 +116,9 @@ type boundTempDir struct {
 	dev  uint64
 	ino  uint64
 	undo func()
+	// caches are the toolchain caches mounted copy-on-write with their upper layers in
+	// this temp dir (caches.go); they go with it.
+	caches []CacheDir
 }
 
 var writableTempDir boundTempDir
@@ -123,7 +126,7 @@ var writableTempDir boundTempDir
 // bind binds the temp dir dir, which the app opened as fd (the path may lie below a
 // covered secret, which the supervisor can no longer reach by name), unless it is bound
 // already.
-func (b *boundTempDir) bind(dir string, fd int) error {
+func (b *boundTempDir) bind(dir string, fd int, caches []CacheDir) error {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("mount view: the temp dir: %w", err)
@@ -163,11 +166,16 @@ func (b *boundTempDir) bind(dir string, fd int) error {
 		return err
 	}
 	b.dir, b.dev, b.ino, b.undo = dir, st.Dev, st.Ino, undo
+	// A cache that cannot be shared is left to the empty one in the temp dir; the command
+	// still runs.
+	b.caches, _ = mountCaches(dir, caches)
 	return nil
 }
 
 // unbind takes the binding away, so that the next command binds afresh.
 func (b *boundTempDir) unbind() {
+	unmountCaches(b.caches)
+	b.caches = nil
 	if b.undo != nil {
 		b.undo()
 	}
@@ -232,5 +240,5 @@ func prepareView(cfg helperConfig, tempDirFd int) error {
 		// A new cover may lie above the binding and hide it.
 		writableTempDir.unbind()
 	}
-	return writableTempDir.bind(cfg.TempDir, tempDirFd)
+	return writableTempDir.bind(cfg.TempDir, tempDirFd, cfg.Caches)
 }

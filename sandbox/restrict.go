@@ -232,6 +232,13 @@ func landlockRulesetFor(cfg helperConfig) (int, int, error) {
 			optional bool
 		}{shmDir, accessTempDir, false})
 	}
+	for _, c := range cfg.Mounted {
+		rules = append(rules, struct {
+			path     string
+			access   uint64
+			optional bool
+		}{c.Path, accessTempDir, false})
+	}
 	for _, r := range rules {
 		err := addPathRule(fd, r.path, r.access&handled)
 		if r.optional && errors.Is(err, unix.ENOENT) {

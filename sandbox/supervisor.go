@@ -138,6 +138,7 @@ func prepare(p Policy, script string) (helperConfig, error) {
 		cfg.TempDir = dir
 		cfg.Setpriv = pdeathsigSetpriv()
 		cfg.Hidden = hiddenPaths()
+		cfg.Caches = sharedCaches(cfg.Hidden)
 	}
 	return cfg, nil
 }
@@ -231,6 +232,8 @@ func (p *pool) prewarm() {
 			p.warming = false
 			p.mu.Unlock()
 		}()
+		// Asking go for its caches costs a program start; the first command should not.
+		Caches()
 		// Trying the mount view leaves its supervisor in the pool when it works.
 		if usable, _ := mountViewUsable(); usable {
 			p.fill(kindView)
@@ -681,6 +684,7 @@ func runOne(req runRequest, l launch, tempDirFd int, msgs <-chan incoming, stop 
 		if err := prepareView(req.helperConfig, tempDirFd); err != nil {
 			return outcome{SetupError: err.Error()}, false
 		}
+		req.Mounted = writableTempDir.caches
 	}
 	// A stop or the app's end during set-up is seen only here, before the command may run.
 	var pending *incoming

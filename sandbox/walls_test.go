@@ -5,6 +5,7 @@ package sandbox
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -331,4 +332,65 @@ func TestMountViewFallsBackWithoutNamespaceCapabilities(t *testing.T) {
 	if reason := mountViewReason(err); !strings.Contains(reason, "AppArmor") {
 		t.Errorf("the reason does not name AppArmor: %s (from %v)", reason, err)
 	}
+}
+
+// TestFirstGoBuildReusesThePersonsCache: in the mount view a Restricted command's Go build
+// cache is the person's, copy-on-write: a first build in a new conversation compiles only
+// the module's own package (the standard library comes from the person's cache), and the
+// person's cache is not written.
+func TestFirstGoBuildReusesThePersonsCache(t *testing.T) {
+	if st := Probe(); !st.Available {
+		t.Skipf("Landlock unavailable: %s", st.Reason)
+	}
+	if usable, reason := mountViewUsable(); !usable {
+		t.Skipf("no mount view here: %s", reason)
+	}
+	var goCache string
+	for _, c := range Caches() {
+		if c.Name == "go-build" {
+			goCache = c.Path
+		}
+	}
+	if goCache == "" {
+		t.Skip("no Go build cache on this machine")
+	}
+	mod := t.TempDir()
+	mustWrite(t, filepath.Join(mod, "go.mod"), "module example.com/hello\n\ngo 1.21\n")
+	mustWrite(t, filepath.Join(mod, "main.go"), "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n")
+	warm := exec.Command("go", "build", "-o", os.DevNull, ".")
+	warm.Dir = mod
+	if out, err := warm.CombinedOutput(); err != nil {
+		t.Fatalf("the warm build outside: %v\n%s", err, out)
+	}
+	// A new program, so the build inside has something of its own to compile.
+	mustWrite(t, filepath.Join(mod, "main.go"), "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello inside\") }\n")
+	before := countFiles(t, goCache)
+	tmp := t.TempDir()
+	r := runScript(t, Policy{TempDir: tmp}, mod, append(os.Environ(), "GOCACHE="+filepath.Join(tmp, "empty")),
+		`go build -o "$TMPDIR/hello" . && "$TMPDIR/hello" && go env GOCACHE`)
+	if r.code != 0 || !strings.Contains(r.stdout, "hello inside") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, goCache) {
+		t.Errorf("GOCACHE inside is not the shared cache %s:\n%s", goCache, r.stdout)
+	}
+	if after := countFiles(t, goCache); after != before {
+		t.Errorf("the person's cache was written: %d files before, %d after", before, after)
+	}
+	// A build that compiled the standard library afresh writes hundreds of entries.
+	if n := countFiles(t, filepath.Join(tmp, cacheLayersDir, "go-build", "upper")); n == 0 || n > 60 {
+		t.Errorf("the conversation's layer holds %d files; want a few (the module's own)", n)
+	}
+}
+
+func countFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
 }
