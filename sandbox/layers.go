@@ -60,7 +60,11 @@ type Layer struct {
 // the settings.
 type Layers struct {
 	Status
-	Layers []Layer `json:"layers"`
+	// Summary says first, in plain words, what Restricted mode means for the person here.
+	Summary string `json:"summary"`
+	// Secrets is the secrets table: what no sandboxed command can read.
+	Secrets []Secret `json:"secrets"`
+	Layers  []Layer  `json:"layers"`
 	// Holes lists, in words for a person, what a Restricted command can still do here that
 	// it should not.
 	Holes []string `json:"holes,omitempty"`
@@ -73,8 +77,26 @@ func Describe() Layers {
 	if st.Available {
 		view, reason = mountViewUsable()
 	}
-	return describe(st, seccompAvailable(), userNotifAvailable(), pdeathsigSetpriv() != "", view, reason)
+	out := describe(st, seccompAvailable(), userNotifAvailable(), pdeathsigSetpriv() != "", view, reason)
+	out.Secrets = Secrets()
+	if view {
+		var names []string
+		for _, c := range sharedCaches(hiddenPaths()) {
+			names = append(names, c.Name+" ("+c.Path+")")
+		}
+		cl := Layer{Name: "toolchain caches", Active: len(names) > 0}
+		if len(names) > 0 {
+			cl.Detail = "shared copy-on-write, so a first build reuses what you compiled and your caches are never written: " + strings.Join(names, ", ")
+		} else {
+			cl.Detail = "no Go, npm or pip cache found; a command's caches start empty in its temp dir"
+		}
+		out.Layers = append(out.Layers, cl)
+	}
+	return out
 }
+
+// restrictedSummary is what Restricted mode means, in the person's words.
+const restrictedSummary = "Commands can read your project, not your keys; they cannot change anything outside their own temp dir; no network."
 
 func seccompAvailable() error {
 	_, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
@@ -84,7 +106,10 @@ func seccompAvailable() error {
 // describe builds the report from what was found: seccompErr and notifyErr say why seccomp,
 // or its handing of calls to the supervisor, is missing.
 func describe(st Status, seccompErr, notifyErr error, pdeathsig, view bool, viewReason string) Layers {
-	out := Layers{Status: st}
+	out := Layers{Status: st, Summary: restrictedSummary}
+	if !st.Available {
+		out.Summary = "Restricted mode is unavailable here, so commands run with your full rights: " + st.Reason
+	}
 	ll := Layer{Name: "Landlock", Active: st.Available}
 	switch {
 	case st.ABI == 0:
@@ -112,7 +137,12 @@ func describe(st Status, seccompErr, notifyErr error, pdeathsig, view bool, view
 
 	sc := Layer{Name: "seccomp", Active: seccompErr == nil}
 	if sc.Active {
-		sc.Detail = "denies every new socket (UDP, unix, raw, Multipath TCP), io_uring, ptrace, mounts, namespaces and kernel modules"
+		sc.Detail = "denies io_uring, mounts, namespaces, kernel modules, unix sockets and datagram socket pairs; lets through only an allow-list of ioctl requests (terminal and file-system queries real tools use); leaves ptrace to Landlock, so a command traces only its own processes"
+		if view {
+			sc.Detail += "; allows IPv4 and IPv6 sockets, which reach only the command's own network namespace"
+		} else {
+			sc.Detail += "; denies every other socket and System V IPC and POSIX message queues"
+		}
 		if !view && notifyErr != nil {
 			sc.Detail += ", and chmod, chown and extended attributes everywhere (without the mount view they cannot be told apart by path)"
 		}
@@ -132,7 +162,7 @@ func describe(st Status, seccompErr, notifyErr error, pdeathsig, view bool, view
 	mv := Layer{Name: "mount view", Active: view}
 	switch {
 	case view:
-		mv.Detail = "commands run in a user and mount namespace where every mount is read-only and only the temp dir is writable, so the kernel refuses changes to timestamps, modes, ownership and extended attributes outside it, and chmod, git init and git clone work inside it"
+		mv.Detail = "commands run in a user and mount namespace where every mount is read-only and only the temp dir is writable, so the kernel refuses changes to timestamps, modes, ownership and extended attributes outside it, and chmod, git init and git clone work inside it; every secret is covered by an empty file system; a network namespace of their own has only loopback (their own test servers work, your loopback services are out of reach); each command has its own IPC namespace and a private /dev/shm (Python's multiprocessing works)"
 	case !st.Available:
 		mv.Detail = "not in use without Restricted mode"
 	case notifyErr == nil:
@@ -144,6 +174,14 @@ func describe(st Status, seccompErr, notifyErr error, pdeathsig, view bool, view
 			"chmod is denied in the temp dir too, so `git init` and `git clone` there fail")
 	}
 	out.Layers = append(out.Layers, mv)
+	if st.Available && !view {
+		out.Holes = append(out.Holes,
+			"the names of files in a hidden directory can be listed (their contents cannot be read): without the mount view the secrets are left out of Landlock's read rules, which cover contents, not names",
+			"/dev/shm is read-only, so Python's multiprocessing fails; there is no loopback, so a test cannot start its own server; toolchain caches start empty in each conversation")
+	}
+	if st.Available {
+		out.Holes = append(out.Holes, "a bash command outlives its supervisor if something outside kills the supervisor outright (the OOM killer, you); the app reports the supervisor's end as an error")
+	}
 
 	out.Layers = append(out.Layers, Layer{Name: "supervisor", Active: true,
 		Detail: "each command runs below a long-lived supervisor that is never restricted; it kills the whole tree, setsid escapees included, when the command ends or is stopped, and when the app ends"})
@@ -160,10 +198,21 @@ func describe(st Status, seccompErr, notifyErr error, pdeathsig, view bool, view
 // String renders the report for a person, one layer a line.
 func (l Layers) String() string {
 	var b strings.Builder
+	if l.Summary != "" {
+		fmt.Fprintf(&b, "%s\n\n", l.Summary)
+	}
 	if l.Available {
 		fmt.Fprintf(&b, "Restricted mode: available\n")
 	} else {
 		fmt.Fprintf(&b, "Restricted mode: unavailable: %s\n", l.Reason)
+	}
+	if l.Available && len(l.Secrets) > 0 {
+		b.WriteString("Hidden from every command (the secrets table):\n")
+		for _, s := range l.Secrets {
+			if s.Present {
+				fmt.Fprintf(&b, "  - %s: %s\n", s.Path, s.What)
+			}
+		}
 	}
 	for _, layer := range l.Layers {
 		mark := "on "

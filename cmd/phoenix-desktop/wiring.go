@@ -169,7 +169,38 @@ func (c *commonFlags) openStore(log *slog.Logger) (*persistence.Store, error) {
 		}
 		dir = d
 	}
-	return persistence.Open(dir, persistence.Options{Logger: log})
+	store, err := persistence.Open(dir, persistence.Options{Logger: log})
+	if err == nil {
+		hideAppFiles(store.Dir(), log)
+	}
+	return store, err
+}
+
+// extraSecretsFile names the file, in the app's configuration directory, where the person
+// lists more places no sandboxed command may read, one absolute path (or ~/path) a line.
+const extraSecretsFile = "hidden-paths.txt"
+
+// hideAppFiles adds the app's own directories — its configuration (the key file where no
+// keyring answers), its data (every conversation's store, the search index, checkpoints, the
+// temp dirs) and its cache — and the person's own list to the sandbox's secrets table.
+func hideAppFiles(dataDir string, log *slog.Logger) {
+	dirs := []string{dataDir}
+	if d, err := os.UserConfigDir(); err == nil {
+		dirs = append(dirs, filepath.Join(d, "phoenix-desktop"), filepath.Join(d, "fyne"))
+		b, err := os.ReadFile(filepath.Join(d, "phoenix-desktop", extraSecretsFile))
+		switch {
+		case err == nil:
+			if err := sandbox.SetExtraSecrets(strings.Split(string(b), "\n")); err != nil {
+				log.Warn("the list of places to hide from commands has an entry that is not a path; the list is ignored until it is fixed", "file", filepath.Join(d, "phoenix-desktop", extraSecretsFile), "err", err)
+			}
+		case !errors.Is(err, os.ErrNotExist):
+			log.Warn("the list of places to hide from commands could not be read", "err", err)
+		}
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		dirs = append(dirs, filepath.Join(d, "phoenix-desktop"))
+	}
+	sandbox.HideAppDirs(dirs...)
 }
 
 // indexDirName is the search index's directory inside the data directory.
