@@ -1,0 +1,197 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Project mode (Policy.Project): every wall of the Restricted policy stays up — the secrets
+// hidden, the rest of the disk read-only, the namespaces, the filter — and in addition the
+// working tree is writable and the network is reachable through the app's proxy only
+// (relay.go). It needs the mount view: a Landlock rule cannot make a file below a writable
+// directory read-only, and without a network namespace there is no way to let a command
+// reach the proxy and nothing else.
+//
+// In the tree, the files that make a program run later — git's hooks and configuration, the
+// project's agent and editor settings, shell start-up files — stay read-only: each that
+// exists is bound read-only over itself, so neither writing nor renaming nor replacing it
+// works (a mount point cannot be renamed or removed: EBUSY). .git itself is pinned the same
+// way (bound over itself, writable), so it cannot be moved aside and replaced by a directory
+// or a pointer file of the command's making, while objects, refs and the index stay
+// writable and `git add` and `git commit` work. A protected name that does not exist yet
+// cannot be bound; if a command creates one, the supervisor removes it when the command
+// ends, before anything else can run it, and the tool result says so.
+
+// ProtectedFiles is the one table of the tree's protected paths, relative to the tree.
+// Describe, the mode badge's details and the patch tool read it.
+var ProtectedFiles = []string{
+	".git/hooks",
+	".git/config",
+	".gitmodules",
+	".mcp.json",
+	".phoenix",
+	".claude",
+	".vscode",
+	".idea",
+	".devcontainer",
+	".envrc",
+	".bashrc",
+	".bash_profile",
+	".bash_login",
+	".profile",
+	".zshrc",
+	".zshenv",
+	".zprofile",
+}
+
+// pinnedDir is bound over itself, writable, so that it cannot be renamed or replaced.
+const pinnedDir = ".git"
+
+// IsProtected reports whether rel, a clean path relative to the tree, is or lies below a
+// protected path.
+func IsProtected(rel string) bool {
+	rel = filepath.Clean(rel)
+	if rel == pinnedDir {
+		return true
+	}
+	for _, p := range ProtectedFiles {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// projectConfig is Project mode as the supervisor gets it.
+type projectConfig struct {
+	Tree string `json:"tree"`
+	// Proxy says a proxy socket comes with the request (its descriptor); without it the
+	// command has no network.
+	Proxy bool `json:"proxy,omitempty"`
+}
+
+// boundTree is the tree a Project supervisor has made writable, kept from one command to
+// the next of the same tree.
+type boundTree struct {
+	tree   string
+	dev    uint64
+	ino    uint64
+	mounts []string // innermost last; taken down in reverse
+	// existed records which protected paths existed when the last command started.
+	existed map[string]bool
+}
+
+var writableTree boundTree
+
+// bind makes tree writable with its protected files read-only and .git pinned, or updates
+// the protected binds when the same tree is bound already (a protected file may have
+// appeared since, created outside the sandbox).
+func (b *boundTree) bind(tree string) error {
+	var st unix.Stat_t
+	if err := unix.Stat(tree, &st); err != nil {
+		return fmt.Errorf("project mode: the working tree %s: %w", tree, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return fmt.Errorf("project mode: the working tree %s is not a directory", tree)
+	}
+	if b.tree != tree || b.dev != st.Dev || b.ino != st.Ino {
+		b.unbind()
+		if cover, _ := covers.coveringDir(tree); cover != "" || slices.Contains(covers.hidden(), tree) {
+			return fmt.Errorf("project mode: the working tree %s lies in a place hidden from commands (%s)", tree, cover)
+		}
+		if _, err := bindWritable(tree); err != nil {
+			return err
+		}
+		b.tree, b.dev, b.ino = tree, st.Dev, st.Ino
+		b.mounts = []string{tree}
+	}
+	b.existed = map[string]bool{}
+	pinned := filepath.Join(tree, pinnedDir)
+	if !slices.Contains(b.mounts, pinned) {
+		if fi, err := os.Lstat(pinned); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			if err := b.mount(pinned, !fi.IsDir()); err != nil {
+				return err
+			}
+		}
+	}
+	for _, rel := range ProtectedFiles {
+		p := filepath.Join(tree, rel)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		b.existed[rel] = true
+		if slices.Contains(b.mounts, p) {
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			// A bind would follow it out of the tree; the link itself sits in a writable
+			// directory. What it points to outside the tree is read-only anyway; one
+			// inside is protected only if it is itself on the list.
+			continue
+		}
+		if err := b.mount(p, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mount binds p over itself, read-only or writable, and records it.
+func (b *boundTree) mount(p string, readOnly bool) error {
+	if err := unix.Mount(p, p, "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("project mode: protect %s: %w", p, err)
+	}
+	b.mounts = append(b.mounts, p)
+	return setReadOnly(p, readOnly)
+}
+
+// unbind takes every binding of the tree away.
+func (b *boundTree) unbind() {
+	for i := len(b.mounts) - 1; i >= 0; i-- {
+		_ = unix.Unmount(b.mounts[i], unix.MNT_DETACH)
+	}
+	*b = boundTree{}
+}
+
+// removeCreated removes the protected paths a command created (they did not exist when it
+// started), and says which, for the tool result. Programs outside the sandbox read them only
+// later (an editor, git, a shell, an agent), and by then they are gone.
+func (b *boundTree) removeCreated() []string {
+	if b.tree == "" {
+		return nil
+	}
+	var notes []string
+	for _, rel := range ProtectedFiles {
+		if b.existed[rel] {
+			continue
+		}
+		p := filepath.Join(b.tree, rel)
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if err := os.RemoveAll(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			notes = append(notes, fmt.Sprintf("The command created %s, a protected file that makes programs run later; removing it failed (%v): check it before you open the project.", rel, err))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("The command created %s, a protected file that makes programs run later, so it was removed: only the person may change it (Unrestricted mode, or by hand).", rel))
+	}
+	return notes
+}
+
+// hidden lists the covered paths.
+func (c *coverSet) hidden() []string {
+	var out []string
+	for p := range c.covered {
+		out = append(out, p)
+	}
+	return out
+}
