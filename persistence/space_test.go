@@ -290,4 +290,3 @@ func TestFullDiskRealFS(t *testing.T) {
 		})
 	}
 }
-
