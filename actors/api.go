@@ -168,6 +168,10 @@ type Runtime struct {
 	// gates holds each conversation's stopGate (id → *stopGate), shared by Cancel and the
 	// conversation's actor.
 	gates sync.Map
+	// restoreHook, when set, runs in ApplyRestore after the actor granted the restore and
+	// before git writes the tree. Only tests in this package set it, to hold a restore half
+	// way.
+	restoreHook func()
 }
 
 // gate returns the stop gate of a conversation, creating it on first use.

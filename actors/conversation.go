@@ -87,7 +87,7 @@ func workerSupervisor() actor.SupervisorStrategy {
 func (a *conversationActor) Receive(ctx actor.Context) {
 	if a.stopping {
 		switch ctx.Message().(type) {
-		case cmdEvent, cmdStop:
+		case cmdEvent, cmdStop, cmdRestore:
 			ctx.Respond(reply{Err: ErrStopped})
 		case cmdQueue:
 			ctx.Respond(replyQueue{Err: ErrStopped})
@@ -126,6 +126,10 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 			ctx.Stop(ctx.Self())
 			return
 		}
+		if err := a.refuseWhileRestoring(msg.Event); err != nil {
+			ctx.Respond(reply{Err: err})
+			return
+		}
 		err := a.apply(ctx, msg.Event)
 		ctx.Respond(reply{Err: err})
 		var commitErr *commitError
@@ -149,6 +153,8 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 		ctx.Respond(reply{Err: err})
 	case cmdArchive:
 		ctx.Respond(reply{Err: a.archive(msg.Archived)})
+	case cmdRestore:
+		ctx.Respond(reply{Err: a.onRestore(ctx, msg.Begin)})
 	case cmdQueue:
 		q, err := a.onQueue(ctx, msg.Op)
 		ctx.Respond(replyQueue{Queue: q, Err: err})
