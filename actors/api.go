@@ -51,6 +51,9 @@ type Store interface {
 	AuxList(id, prefix string) ([]persistence.AuxItem, error)
 	DeleteAux(id, name string) error
 	FilesDir(id string) string
+	// Space is nil while the store can write, else the persistence.DiskFullError a write
+	// would get (the disk is full; everything stays readable).
+	Space() error
 }
 
 // Searcher is the search index (package search) as the runtime uses it: told of every commit
@@ -380,6 +383,11 @@ func (r *Runtime) List(ctx context.Context, includeArchived bool) ([]Summary, er
 	}
 	return list, err
 }
+
+// DiskSpace is nil while the store can write, else an error matching persistence.ErrDiskFull
+// whose Banner method says how much to free. The window's banner and the CLI show it; a
+// conversation a full disk interrupted comes to rest by itself once it is nil again.
+func (r *Runtime) DiskSpace() error { return r.cfg.Store.Space() }
 
 // Snapshot is everything a UI needs to show a conversation it connects to (REQ-BED-011).
 type Snapshot struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/mcp"
+	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -57,6 +58,10 @@ type conversationActor struct {
 	// tempDir is the private TMPDIR of this conversation's sandboxed commands, created on
 	// first use and removed when the actor stops.
 	tempDir string
+
+	// diskWait retries bringing the conversation to rest after a full disk refused a commit
+	// (holdForDisk); nil when none is pending.
+	diskWait *time.Timer
 
 	// mcp is this conversation's MCP servers, made on the first request that offers tools
 	// (nil when MCP is off). Its servers die with the actor (cleanup): closing or passivating
@@ -180,6 +185,9 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 	case retryFired:
 		delete(a.timers, msg.Exec)
 		a.applyInternal(ctx, domain.RetryTimeout{Exec: msg.Exec})
+	case diskRetry:
+		a.diskWait = nil
+		a.retryAfterDiskFull(ctx)
 	case deadlineFired:
 		delete(a.timers, msg.Exec)
 		a.applyInternal(ctx, domain.SubAgentDeadline{Exec: msg.Exec})
@@ -312,6 +320,10 @@ func (a *conversationActor) start(ctx actor.Context) {
 }
 
 func (a *conversationActor) cleanup() {
+	if a.diskWait != nil {
+		a.diskWait.Stop()
+		a.diskWait = nil
+	}
 	if a.llmCancel != nil {
 		a.gate.unbind(a.llmExec)
 		a.llmCancel()
@@ -347,6 +359,10 @@ func (a *conversationActor) applyInternal(ctx actor.Context, ev domain.Event) {
 		return
 	}
 	var commitErr *commitError
+	if errors.As(err, &commitErr) && errors.Is(err, persistence.ErrDiskFull) {
+		a.holdForDisk(ctx)
+		return
+	}
 	if errors.As(err, &commitErr) {
 		panic(err)
 	}
