@@ -252,7 +252,7 @@ func (s *Store) openMode() (readOnly bool, err error) {
 		}
 	}
 	if leftover == 0 {
-		s.log.Warn("the disk is full: the store opens read-only", "dir", s.dir, "free", free)
+		s.log.Warn((&DiskFullError{Dir: s.dir, Free: free, Need: s.reserve}).Error())
 		return true, nil
 	}
 	if need := leftover + 4*memTableSize; free < need {
