@@ -51,6 +51,9 @@ type Store interface {
 	AuxList(id, prefix string) ([]persistence.AuxItem, error)
 	DeleteAux(id, name string) error
 	FilesDir(id string) string
+	// Space is nil while the store can write, else the persistence.DiskFullError a write
+	// would get (the disk is full; everything stays readable).
+	Space() error
 }
 
 // Searcher is the search index (package search) as the runtime uses it: told of every commit
@@ -168,6 +171,10 @@ type Runtime struct {
 	// gates holds each conversation's stopGate (id → *stopGate), shared by Cancel and the
 	// conversation's actor.
 	gates sync.Map
+	// restoreHook, when set, runs in ApplyRestore after the actor granted the restore and
+	// before git writes the tree. Only tests in this package set it, to hold a restore half
+	// way.
+	restoreHook func()
 }
 
 // gate returns the stop gate of a conversation, creating it on first use.
@@ -376,6 +383,11 @@ func (r *Runtime) List(ctx context.Context, includeArchived bool) ([]Summary, er
 	}
 	return list, err
 }
+
+// DiskSpace is nil while the store can write, else an error matching persistence.ErrDiskFull
+// whose Banner method says how much to free. The window's banner and the CLI show it; a
+// conversation a full disk interrupted comes to rest by itself once it is nil again.
+func (r *Runtime) DiskSpace() error { return r.cfg.Store.Space() }
 
 // Snapshot is everything a UI needs to show a conversation it connects to (REQ-BED-011).
 type Snapshot struct {

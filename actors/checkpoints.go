@@ -707,12 +707,20 @@ func onlyPaths(changes []checkpoint.Change, paths []string) []checkpoint.Change 
 // restored and the error says which files (ErrRestoreConflict). The conversation must be at
 // rest; the agent is told what was restored.
 func (r *Runtime) ApplyRestore(ctx context.Context, id string, plan RestorePlan, overwrite bool) ([]FileChange, error) {
+	// The actor grants the restore only at rest and refuses every message until it ends
+	// (restore.go): nothing can start a turn while the tree is written.
+	if err := r.restoreGate(ctx, id, true); err != nil {
+		return nil, err
+	}
+	defer func() {
+		// A fresh context: the restore must end even when the caller's was cancelled.
+		if err := r.restoreGate(context.Background(), id, false); err != nil {
+			r.log.Warn("could not end the restore; the conversation refuses messages until the app restarts", "conversation", id, "error", err)
+		}
+	}()
 	conv, err := r.cfg.Store.Get(id)
 	if err != nil {
 		return nil, fmt.Errorf("restore files of %s: %w", id, err)
-	}
-	if domain.Busy(conv.State) {
-		return nil, fmt.Errorf("restore files: %w: stop it first", domain.ErrAgentBusy)
 	}
 	fresh, err := r.PlanRestore(ctx, id, plan.Kind, plan.Checkpoint.ID)
 	if err != nil {
@@ -731,6 +739,9 @@ func (r *Runtime) ApplyRestore(ctx context.Context, id string, plan RestorePlan,
 	if err != nil {
 		return nil, err
 	}
+	if r.restoreHook != nil {
+		r.restoreHook()
+	}
 	tree, err := repo.Restore(ctx, fresh.target, checkpoint.Paths(fresh.Files))
 	if err != nil {
 		return nil, fmt.Errorf("restore files: %w", err)
@@ -742,6 +753,15 @@ func (r *Runtime) ApplyRestore(ctx context.Context, id string, plan RestorePlan,
 		r.publish(Notice{ConvID: id, Level: NoticeWarning, Text: "The files were restored, but the agent could not be told: " + err.Error()})
 	}
 	return fresh.Files, nil
+}
+
+// restoreGate begins or ends a restore in the conversation's actor.
+func (r *Runtime) restoreGate(ctx context.Context, id string, begin bool) error {
+	res, err := r.request(ctx, cmdRestore{ID: id, Begin: begin})
+	if err != nil {
+		return err
+	}
+	return res.(reply).Err
 }
 
 // restoreSummary is the system notice that tells the agent what the person restored.

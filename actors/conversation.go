@@ -14,6 +14,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/mcp"
+	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -58,6 +59,10 @@ type conversationActor struct {
 	// first use and removed when the actor stops.
 	tempDir string
 
+	// diskWait retries bringing the conversation to rest after a full disk refused a commit
+	// (holdForDisk); nil when none is pending.
+	diskWait *time.Timer
+
 	// mcp is this conversation's MCP servers, made on the first request that offers tools
 	// (nil when MCP is off). Its servers die with the actor (cleanup): closing or passivating
 	// the conversation, or quitting, kills their process trees.
@@ -87,7 +92,7 @@ func workerSupervisor() actor.SupervisorStrategy {
 func (a *conversationActor) Receive(ctx actor.Context) {
 	if a.stopping {
 		switch ctx.Message().(type) {
-		case cmdEvent, cmdStop:
+		case cmdEvent, cmdStop, cmdRestore:
 			ctx.Respond(reply{Err: ErrStopped})
 		case cmdQueue:
 			ctx.Respond(replyQueue{Err: ErrStopped})
@@ -126,6 +131,10 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 			ctx.Stop(ctx.Self())
 			return
 		}
+		if err := a.refuseWhileRestoring(msg.Event); err != nil {
+			ctx.Respond(reply{Err: err})
+			return
+		}
 		err := a.apply(ctx, msg.Event)
 		ctx.Respond(reply{Err: err})
 		var commitErr *commitError
@@ -149,6 +158,8 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 		ctx.Respond(reply{Err: err})
 	case cmdArchive:
 		ctx.Respond(reply{Err: a.archive(msg.Archived)})
+	case cmdRestore:
+		ctx.Respond(reply{Err: a.onRestore(ctx, msg.Begin)})
 	case cmdQueue:
 		q, err := a.onQueue(ctx, msg.Op)
 		ctx.Respond(replyQueue{Queue: q, Err: err})
@@ -174,6 +185,9 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 	case retryFired:
 		delete(a.timers, msg.Exec)
 		a.applyInternal(ctx, domain.RetryTimeout{Exec: msg.Exec})
+	case diskRetry:
+		a.diskWait = nil
+		a.retryAfterDiskFull(ctx)
 	case deadlineFired:
 		delete(a.timers, msg.Exec)
 		a.applyInternal(ctx, domain.SubAgentDeadline{Exec: msg.Exec})
@@ -306,6 +320,10 @@ func (a *conversationActor) start(ctx actor.Context) {
 }
 
 func (a *conversationActor) cleanup() {
+	if a.diskWait != nil {
+		a.diskWait.Stop()
+		a.diskWait = nil
+	}
 	if a.llmCancel != nil {
 		a.gate.unbind(a.llmExec)
 		a.llmCancel()
@@ -341,6 +359,10 @@ func (a *conversationActor) applyInternal(ctx actor.Context, ev domain.Event) {
 		return
 	}
 	var commitErr *commitError
+	if errors.As(err, &commitErr) && errors.Is(err, persistence.ErrDiskFull) {
+		a.holdForDisk(ctx)
+		return
+	}
 	if errors.As(err, &commitErr) {
 		panic(err)
 	}

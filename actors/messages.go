@@ -25,6 +25,13 @@ type (
 		ID       string
 		Archived bool
 	}
+	// cmdRestore begins (Begin) or ends a restore of the conversation's files (Undo,
+	// Rewind): while it runs the conversation accepts no message, so no turn can run beside
+	// git writing the tree. The reply is reply.
+	cmdRestore struct {
+		ID    string
+		Begin bool
+	}
 	// cmdCreate creates a conversation; the reply is replyConv.
 	cmdCreate struct {
 		Conv domain.Conversation

@@ -266,8 +266,9 @@ func (a *conversationActor) onQueue(ctx actor.Context, op queueOp) (Queue, error
 	if err := a.saveQueue(q); err != nil {
 		return Queue{}, err
 	}
-	// Sent at once when nothing else will bring the conversation to rest.
-	if q.Held == "" && len(q.Items) > 0 && !op.release {
+	// Sent at once when nothing else will bring the conversation to rest; a restore that
+	// runs holds it until it ends (restore.go).
+	if q.Held == "" && len(q.Items) > 0 && !op.release && !a.restoring() {
 		if _, idle := a.conv.State.(domain.Idle); idle || (op.resume && !domain.Busy(a.conv.State)) {
 			q = a.sendNext(ctx, q)
 		}

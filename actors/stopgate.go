@@ -37,6 +37,10 @@ type stopGate struct {
 	// running holds the cancel functions of the model request and the tool in flight, by
 	// execution id.
 	running map[domain.ExecID]context.CancelFunc
+	// restoring is true while an Undo or Rewind writes the working tree (restore.go). It
+	// lives here, beside the actor, so that an actor reloaded mid-restore (a restart, a
+	// passivation) still refuses messages until the restore ends.
+	restoring bool
 }
 
 func newStopGate() *stopGate {

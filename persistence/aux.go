@@ -58,11 +58,11 @@ func (s *Store) putAux(id, name string, value []byte, flush bool) error {
 	if len(value) > s.maxValue {
 		return fmt.Errorf("save %s of conversation %s: %w: %d bytes, the limit is %d", name, id, ErrTooLarge, len(value), s.maxValue)
 	}
-	if err := s.acquire(); err != nil {
+	if err := s.acquireWrite(); err != nil {
 		return fmt.Errorf("save %s of conversation %s: %w", name, id, err)
 	}
 	defer s.release()
-	err := s.update(func(txn *badger.Txn) error {
+	err := s.updateSized(int64(len(value)), func(txn *badger.Txn) error {
 		ok, err := exists(txn, convKey(id))
 		if err != nil {
 			return err
@@ -147,7 +147,7 @@ func (s *Store) DeleteAux(id, name string) error {
 	if err := checkID(id); err != nil {
 		return fmt.Errorf("remove %s: %w", name, err)
 	}
-	if err := s.acquire(); err != nil {
+	if err := s.acquireWrite(); err != nil {
 		return fmt.Errorf("remove %s of conversation %s: %w", name, id, err)
 	}
 	defer s.release()

@@ -19,7 +19,7 @@ import (
 // that reference each blob, and Delete drops a blob when the last of them goes, so a deleted
 // screenshot does not linger. Bytes that were put but never committed in a message are kept.
 func (s *Store) PutBlob(data []byte) (string, error) {
-	if err := s.acquire(); err != nil {
+	if err := s.acquireWrite(); err != nil {
 		return "", fmt.Errorf("store image: %w", err)
 	}
 	defer s.release()
@@ -28,7 +28,7 @@ func (s *Store) PutBlob(data []byte) (string, error) {
 	if len(data) > s.maxValue {
 		return "", fmt.Errorf("store image %s: %w: %d bytes, more than the %d an image may take; resize it first", sha, ErrTooLarge, len(data), s.maxValue)
 	}
-	err := s.update(func(txn *badger.Txn) error {
+	err := s.updateSized(int64(len(data)), func(txn *badger.Txn) error {
 		stored, err := exists(txn, blobKey(sha))
 		if err != nil || stored {
 			return err

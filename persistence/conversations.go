@@ -50,7 +50,7 @@ func (s *Store) stamp() time.Time { return s.now().UTC().Round(0) }
 // returns the stored value. The id must be new; a sub-agent's parent must exist. A new
 // conversation has no messages, so its NextSeq must be 0.
 func (s *Store) Create(c domain.Conversation) (domain.Conversation, error) {
-	if err := s.acquire(); err != nil {
+	if err := s.acquireWrite(); err != nil {
 		return domain.Conversation{}, fmt.Errorf("create conversation %s: %w", c.ID, err)
 	}
 	defer s.release()
@@ -106,7 +106,7 @@ func (s *Store) Create(c domain.Conversation) (domain.Conversation, error) {
 // The working directory and the parent link are fixed at creation (REQ-BED-010): a commit
 // that changes them is refused with ErrInvalid.
 func (s *Store) Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error) {
-	if err := s.acquire(); err != nil {
+	if err := s.acquireWrite(); err != nil {
 		return domain.Conversation{}, nil, fmt.Errorf("commit %s: %w", c.ID, err)
 	}
 	defer s.release()
@@ -599,7 +599,7 @@ func childIDs(txn *badger.Txn, parentID string) ([]string, error) {
 // SetArchived hides a conversation from List (unless archived ones are asked for) or shows it
 // again. It does not touch UpdatedAt, so unarchiving puts it back where it was.
 func (s *Store) SetArchived(id string, archived bool) error {
-	if err := s.acquire(); err != nil {
+	if err := s.acquireWrite(); err != nil {
 		return fmt.Errorf("set archived=%t: %w", archived, err)
 	}
 	defer s.release()

@@ -21,7 +21,7 @@ func (s *Store) Delete(id string) error {
 	if err := checkID(id); err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
-	if err := s.acquire(); err != nil {
+	if err := s.acquireWrite(); err != nil {
 		return fmt.Errorf("delete conversation %s: %w", id, err)
 	}
 	defer s.release()

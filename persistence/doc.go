@@ -43,6 +43,12 @@
 // Options.SyncWrites; the bad situations (locked, not writable, unreadable, corrupt values,
 // too large, closed) each have a sentinel in errors.go.
 //
+// A full disk is a state, not a crash (space.go): every write first checks that the data
+// directory's file system keeps DefaultReserve free and is refused with a DiskFullError
+// (ErrDiskFull) otherwise; Badger's memtable logs are small and preallocated so a mapped write
+// never meets a missing block; a full disk opens read-only, and the store turns writable by
+// itself when there is room. Reading never needs room.
+//
 // The package must never decide what a state means: that is domain's job. It must never
 // delete, repair or rewrite data it cannot read; it reports it (ErrCorrupt) and keeps the
 // rest usable.

@@ -40,7 +40,7 @@ type RecoveryReport struct {
 // conversation failures are in the report.
 func (s *Store) Recover() (RecoveryReport, error) {
 	report := RecoveryReport{Failed: map[string]error{}}
-	if err := s.acquire(); err != nil {
+	if err := s.acquireWrite(); err != nil {
 		return report, fmt.Errorf("recover: %w", err)
 	}
 	defer s.release()

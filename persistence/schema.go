@@ -33,11 +33,20 @@ func (s *Store) migrate() error {
 			return fmt.Errorf("%w: the database in %s holds data but no schema version; it was not written by Phoenix Desktop, "+
 				"or its metadata is damaged: nothing was changed; pass --data-dir to use another directory", ErrSchema, s.dir)
 		}
+		if s.readOnly.Load() {
+			// Stamped when the store turns writable; there is nothing to read meanwhile.
+			return nil
+		}
 		return s.writeSchema(currentSchema())
 	}
 	if v > currentSchema() {
 		return fmt.Errorf("%w: the database in %s has schema version %d, newer than this build's %d: "+
 			"update Phoenix Desktop, or pass --data-dir to use another directory", ErrSchema, s.dir, v, currentSchema())
+	}
+	if v < currentSchema() && s.readOnly.Load() {
+		free, _ := s.freeSpace(s.dir)
+		return fmt.Errorf("the database in %s must be migrated to schema %d first: %w", s.dir, currentSchema(),
+			&DiskFullError{Dir: s.dir, Free: free, Need: s.reserve})
 	}
 	for ; v < currentSchema(); v++ {
 		if err := migrations[v-1](s.db); err != nil {

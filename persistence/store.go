@@ -61,6 +61,12 @@ type Options struct {
 	// Now stamps UpdatedAt and message times; nil means time.Now. Tests set it to order
 	// conversations deterministically.
 	Now func() time.Time
+	// Reserve is the free space every write leaves on the data directory's file system
+	// (space.go); zero means DefaultReserve and a negative value turns the check off.
+	Reserve int64
+	// FreeSpace reads the free space of a directory's file system; nil means FreeSpace.
+	// Tests stand a full disk in here.
+	FreeSpace func(dir string) (int64, error)
 }
 
 // MaxValueSize bounds one stored message (encoded) or image. Tool output is truncated long
@@ -105,6 +111,18 @@ type Store struct {
 	// stopSync ends the background flush; syncDone is closed when it has ended.
 	stopSync chan struct{}
 	syncDone chan struct{}
+	// syncInterval is the background flush's period, <= 0 for none (kept to start it when a
+	// read-only store turns writable).
+	syncInterval time.Duration
+
+	// The full disk (space.go): bopts opens Badger again when the store turns writable;
+	// readOnly is set while Badger is open read-only; sinceAlloc counts the bytes written
+	// since the last look for a memtable log to allocate.
+	bopts      badger.Options
+	reserve    int64
+	freeSpace  func(dir string) (int64, error)
+	readOnly   atomic.Bool
+	sinceAlloc atomic.Int64
 }
 
 // DefaultDir is where the data lives unless --data-dir says otherwise:
@@ -130,7 +148,13 @@ func OpenInMemory() (*Store, error) {
 // the directory is locked, not writable, or does not open, the error says where the data is
 // and what to do. Call Recover once after Open, before any actor starts.
 func Open(dir string, opts Options) (*Store, error) {
-	s := &Store{log: opts.Logger, now: opts.Now, maxValue: MaxValueSize}
+	s := &Store{log: opts.Logger, now: opts.Now, maxValue: MaxValueSize, reserve: opts.Reserve, freeSpace: opts.FreeSpace}
+	if s.reserve == 0 {
+		s.reserve = DefaultReserve
+	}
+	if s.freeSpace == nil {
+		s.freeSpace = FreeSpace
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -144,7 +168,10 @@ func Open(dir string, opts Options) (*Store, error) {
 		// conversation store needs.
 		WithBlockCacheSize(64 << 20).
 		WithNumCompactors(2).
-		WithNumMemtables(3)
+		WithNumMemtables(3).
+		// Small logs, so that the reserve a write leaves covers them (space.go).
+		WithMemTableSize(memTableSize).
+		WithValueLogFileSize(valueLogFileSize)
 	if opts.InMemory {
 		bopts = bopts.WithInMemory(true)
 		// Without a value log, Badger keeps every value in the LSM tree and refuses one
@@ -171,40 +198,176 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		bopts = bopts.WithDir(abs).WithValueDir(abs).WithSyncWrites(opts.SyncWrites)
 	}
-	db, err := badger.Open(bopts)
-	for deadline := time.Now().Add(lockWait); err != nil && isBadgerLocked(err) && time.Now().Before(deadline); {
-		time.Sleep(lockPoll)
-		db, err = badger.Open(bopts)
+	s.bopts = bopts
+	readOnly := false
+	if !opts.InMemory {
+		var err error
+		if readOnly, err = s.openMode(); err != nil {
+			s.unlock()
+			return nil, err
+		}
 	}
+	db, err := s.openDB(readOnly)
 	if err != nil {
 		s.unlock()
-		if isBadgerLocked(err) {
-			return nil, &LockedError{Dir: s.dir, Detail: "another process holds the database"}
-		}
-		return nil, fmt.Errorf("open the database in %s: %w; nothing was changed or deleted. "+
-			"If this persists, move that directory aside (keep it: it holds your conversations) and start again, or pass --data-dir to use another", s.dir, err)
-	}
-	s.db = db
-	if err := s.migrate(); err != nil {
-		_ = s.closeDB()
 		return nil, err
 	}
-	// A Delete that a crash interrupted is finished here, so that no half-deleted
-	// conversation's messages linger under an id that could be reused.
-	if err := s.finishDeletes(); err != nil {
+	s.db = db
+	s.readOnly.Store(readOnly)
+	if err := s.prepare(); err != nil {
 		_ = s.closeDB()
 		return nil, err
 	}
 	s.syncUser = !opts.InMemory && !opts.SyncWrites
 	if !opts.InMemory && !opts.SyncWrites && opts.SyncInterval >= 0 {
-		interval := opts.SyncInterval
-		if interval == 0 {
-			interval = DefaultSyncInterval
+		s.syncInterval = opts.SyncInterval
+		if s.syncInterval == 0 {
+			s.syncInterval = DefaultSyncInterval
 		}
-		s.stopSync, s.syncDone = make(chan struct{}), make(chan struct{})
-		go s.syncLoop(interval)
+	}
+	if !readOnly {
+		s.startSync()
 	}
 	return s, nil
+}
+
+// openMode decides whether Badger opens read-write or, on a full disk, read-only. A
+// read-write open creates a memtable log and flushes the ones a crash left, which needs room;
+// a read-only open creates nothing, but Badger refuses it while a crash's memtable log waits
+// to be cut to its last entry. Then the disk must have room for that flush, or the error says
+// how much to free.
+func (s *Store) openMode() (readOnly bool, err error) {
+	free, err := s.freeSpace(s.dir)
+	if err != nil || s.reserve < 0 || free >= s.reserve {
+		return false, nil
+	}
+	logs, err := logFiles(s.dir)
+	if err != nil {
+		return false, err
+	}
+	var leftover int64
+	for name, size := range logs {
+		if filepath.Ext(name) == ".mem" {
+			leftover += size
+		}
+	}
+	if leftover == 0 {
+		s.log.Warn((&DiskFullError{Dir: s.dir, Free: free, Need: s.reserve}).Error())
+		return true, nil
+	}
+	if need := leftover + 4*memTableSize; free < need {
+		return false, &DiskFullError{Dir: s.dir, Free: free, Need: need}
+	}
+	return false, nil
+}
+
+// openDB opens Badger, waiting briefly for a lock a child process may still hold (lockWait),
+// with faults turned into errors; the logs a failed attempt created are removed.
+func (s *Store) openDB(readOnly bool) (*badger.DB, error) {
+	bopts := s.bopts
+	if readOnly {
+		// The store's own flock (phoenix.lock) keeps other instances out.
+		bopts = bopts.WithReadOnly(true).WithBypassLockGuard(true)
+	}
+	var before map[string]int64
+	if s.dir != "" {
+		var err error
+		if before, err = logFiles(s.dir); err != nil {
+			return nil, err
+		}
+	}
+	var db *badger.DB
+	err := guardFault(func() error {
+		var err error
+		db, err = badger.Open(bopts)
+		for deadline := time.Now().Add(lockWait); err != nil && isBadgerLocked(err) && time.Now().Before(deadline); {
+			time.Sleep(lockPoll)
+			db, err = badger.Open(bopts)
+		}
+		return err
+	})
+	if err == nil {
+		if !readOnly && s.dir != "" {
+			s.preallocate()
+			s.keepBallast()
+		}
+		return db, nil
+	}
+	if s.dir != "" {
+		s.removeNewLogs(before)
+	}
+	if errors.Is(err, ErrDiskFull) {
+		free, _ := s.freeSpace(s.dir)
+		return nil, &DiskFullError{Dir: s.dir, Free: free, Need: s.reserve}
+	}
+	if isBadgerLocked(err) {
+		return nil, &LockedError{Dir: s.dir, Detail: "another process holds the database"}
+	}
+	return nil, fmt.Errorf("open the database in %s: %w; nothing was changed or deleted. "+
+		"If this persists, move that directory aside (keep it: it holds your conversations) and start again, or pass --data-dir to use another", s.dir, err)
+}
+
+// prepare readies a freshly opened database: the schema, and the deletions a crash
+// interrupted. A read-only store only checks the schema; the rest waits until it is writable.
+func (s *Store) prepare() error {
+	if err := s.migrate(); err != nil {
+		return err
+	}
+	if s.readOnly.Load() {
+		return nil
+	}
+	// A Delete that a crash interrupted is finished here, so that no half-deleted
+	// conversation's messages linger under an id that could be reused.
+	return s.finishDeletes()
+}
+
+func (s *Store) startSync() {
+	if s.syncInterval <= 0 || s.stopSync != nil {
+		return
+	}
+	s.stopSync, s.syncDone = make(chan struct{}), make(chan struct{})
+	go s.syncLoop(s.syncInterval)
+}
+
+// acquireWrite is acquire for a method that writes: a store opened read-only on a full disk
+// first turns writable if there is room now.
+func (s *Store) acquireWrite() error {
+	if s.readOnly.Load() {
+		s.reopenWritable()
+	}
+	return s.acquire()
+}
+
+// reopenWritable reopens a read-only Badger read-write once the disk has room. On failure
+// the store stays read-only (or, if even that fails, closed) and says why in the log.
+func (s *Store) reopenWritable() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || !s.readOnly.Load() || s.Space() != nil {
+		return
+	}
+	if err := s.db.Close(); err != nil {
+		s.log.Warn("close the read-only database", "dir", s.dir, "err", err)
+	}
+	db, err := s.openDB(false)
+	if err == nil {
+		s.db = db
+		s.readOnly.Store(false)
+		if err = s.prepare(); err == nil {
+			s.startSync()
+			s.log.Info("the disk has room again: the store is writable", "dir", s.dir)
+			return
+		}
+		_ = db.Close()
+	}
+	s.log.Warn("the store could not turn writable; it stays read-only", "dir", s.dir, "err", err)
+	if s.db, err = s.openDB(true); err != nil {
+		s.log.Error("the store could not be reopened; restart the app", "dir", s.dir, "err", err)
+		s.db, s.closed = nil, true
+		s.unlock()
+		return
+	}
+	s.readOnly.Store(true)
 }
 
 // Dir is the data directory, or "" for an in-memory store.
@@ -241,6 +404,9 @@ func (s *Store) release() { s.mu.RUnlock() }
 func (s *Store) closeDB() error {
 	var err error
 	if s.db != nil {
+		if !s.readOnly.Load() {
+			s.dropBallast()
+		}
 		if err = s.db.Close(); err != nil {
 			err = fmt.Errorf("close the database in %s: %w", s.dir, err)
 		}
@@ -398,7 +564,14 @@ func (badgerLogger) Debugf(string, ...any) {}
 // update runs fn in a read-write transaction, retrying when Badger reports a conflict with a
 // concurrent transaction (such as a Delete dropping a blob that a Commit references). fn must
 // only touch the transaction, so running it again is safe.
-func (s *Store) update(fn func(txn *badger.Txn) error) error {
+func (s *Store) update(fn func(txn *badger.Txn) error) error { return s.updateSized(0, fn) }
+
+// updateSized is update for a write of about n bytes (a large value goes to the value log,
+// which grows by it). The free space is checked first (space.go).
+func (s *Store) updateSized(n int64, fn func(txn *badger.Txn) error) error {
+	if err := s.checkWrite(n); err != nil {
+		return err
+	}
 	const attempts = 5
 	var err error
 	for range attempts {

@@ -40,6 +40,9 @@ const callTimeout = 30 * time.Second
 // MainWindow is the app's main window. Create it with NewMainWindow; all of its fields are
 // owned by the UI goroutine.
 type MainWindow struct {
+	// disk is the full-disk banner (diskbanner.go).
+	disk *diskBanner
+
 	app    fyne.App
 	win    fyne.Window
 	b      Backend
@@ -182,6 +185,7 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 	m.pump = newPump(events, m.do, m.applyBatch)
 	go m.pump.run()
 	go m.clock()
+	go m.watchDisk()
 	go m.loadList()
 	m.refreshAll()
 	return m
@@ -358,7 +362,8 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	status := container.NewBorder(nil, nil, dot, m.stopBtn, m.statusLabel)
 
 	m.proj = newProjectUI(m)
-	m.top = container.NewVBox(m.header, m.proj.row, m.landlockNote, m.meterRow, m.findBar)
+	m.disk = newDiskBanner()
+	m.top = container.NewVBox(m.disk.box, m.header, m.proj.row, m.landlockNote, m.meterRow, m.findBar)
 	m.bottom = container.NewVBox(m.exhaustedBox, m.inlineBox, m.proj.queueBox, m.strip, composer, status)
 	m.right = container.NewBorder(m.top, m.bottom, nil, nil, m.chatHolder)
 	split := container.NewHSplit(sidebar, container.NewPadded(m.right))

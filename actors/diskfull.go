@@ -1,0 +1,54 @@
+package actors
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// A full disk while a turn runs (persistence/space.go) is a state, not a crash. When it
+// refuses the commit of a result the runtime produced (a reply, a tool result), restarting
+// the actor would only fail the same commit again until the supervisor gave up. Instead the
+// conversation stops what it runs (holdForDisk) and keeps its last committed state, which
+// is busy with nothing running; the notice of the failed commit has told the person, in the
+// banner's words, how much to free. Every diskRetryEvery it asks the store for room, and once
+// there is some it brings the conversation to rest exactly as after a restart
+// (RestoreAfterRestart): every committed word is kept and the interrupted call is answered.
+
+// diskRetryEvery is how often a conversation a full disk interrupted asks for room.
+const diskRetryEvery = 2 * time.Second
+
+// diskRetry is the timer's message to try again.
+type diskRetry struct{}
+
+func (a *conversationActor) holdForDisk(ctx actor.Context) {
+	if a.llmPID != nil {
+		a.finishLLM(ctx)
+	}
+	if a.toolPID != nil {
+		a.finishTool(ctx)
+	}
+	a.rt.log.Warn("the disk is full: the conversation waits for room to come to rest", "conversation", a.id)
+	a.scheduleDiskRetry(ctx)
+}
+
+func (a *conversationActor) scheduleDiskRetry(ctx actor.Context) {
+	if a.diskWait != nil {
+		return
+	}
+	self, root := ctx.Self(), a.rt.system.Root
+	a.diskWait = time.AfterFunc(diskRetryEvery, func() { root.Send(self, diskRetry{}) })
+}
+
+func (a *conversationActor) retryAfterDiskFull(ctx actor.Context) {
+	if a.loadErr != nil || !domain.Busy(a.conv.State) || a.llmPID != nil || a.toolPID != nil || len(a.subAgents) > 0 {
+		return
+	}
+	if a.rt.cfg.Store.Space() != nil {
+		a.scheduleDiskRetry(ctx)
+		return
+	}
+	a.applyInternal(ctx, domain.RestoreAfterRestart{Unanswered: domain.UnansweredCalls(a.history)})
+}

@@ -1,0 +1,96 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/persistence"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// fullStore stands a full disk in front of the real store: while full is set, every commit
+// and Space fail as the store fails on a full disk.
+type fullStore struct {
+	*persistence.Store
+	full atomic.Bool
+}
+
+func (s *fullStore) err() error {
+	return &persistence.DiskFullError{Dir: s.Dir(), Free: 0, Need: persistence.DefaultReserve}
+}
+
+func (s *fullStore) Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error) {
+	if s.full.Load() {
+		return domain.Conversation{}, nil, s.err()
+	}
+	return s.Store.Commit(c, msgs)
+}
+
+func (s *fullStore) Space() error {
+	if s.full.Load() {
+		return s.err()
+	}
+	return s.Store.Space()
+}
+
+// blockingTools holds a bash call until released.
+type blockingTools struct {
+	inner            ToolRunner
+	started, release chan struct{}
+}
+
+func (b blockingTools) Run(ctx context.Context, env tools.Env, call domain.ToolCall) tools.Output {
+	b.started <- struct{}{}
+	<-b.release
+	return b.inner.Run(ctx, env, call)
+}
+
+// TestDiskFullDuringTurnWaitsAndRecovers fills the disk while a tool runs: its result cannot
+// be committed. The actor does not crash or restart in a loop; the person is told in the
+// banner's words; the committed message is kept; and once the disk has room the conversation
+// comes to rest by itself, the interrupted call answered, and takes a new message.
+func TestDiskFullDuringTurnWaitsAndRecovers(t *testing.T) {
+	var fs *fullStore
+	bt := blockingTools{inner: tools.NewRegistry(), started: make(chan struct{}), release: make(chan struct{})}
+	h := newHarness(t, func(c *Config) {
+		fs = &fullStore{Store: c.Store.(*persistence.Store)}
+		c.Store = fs
+		c.Tools = bt
+	})
+	c := h.create(NewConversation{})
+	h.send(c.ID, "bash: echo hi")
+	<-bt.started
+	fs.full.Store(true)
+	close(bt.release)
+
+	var notice Notice
+	for notice.Text == "" {
+		if n, ok := (<-h.sub.Events()).(Notice); ok && n.ConvID == c.ID {
+			notice = n
+		}
+	}
+	mustContain(t, notice.Text, "The disk holding your conversations is full: free")
+	if err := h.rt.DiskSpace(); !errors.Is(err, persistence.ErrDiskFull) {
+		t.Fatalf("DiskSpace on a full disk: %v", err)
+	}
+	if err := h.rt.Send(context.Background(), c.ID, "more", nil); !errors.Is(err, domain.ErrAgentBusy) && !errors.Is(err, persistence.ErrDiskFull) {
+		t.Fatalf("Send while the interrupted turn waits for room: %v", err)
+	}
+
+	fs.full.Store(false)
+	rest := h.waitRest(c.ID)
+	if rest.State.Kind() != domain.StateIdle {
+		t.Fatalf("after room returned: %s, want idle", rest.State.Kind())
+	}
+	hist := h.history(c.ID)
+	if lastOf(hist, domain.KindUser).Text != "bash: echo hi" {
+		t.Fatal("the person's message was lost")
+	}
+	if r := results(hist); len(r) != 1 || r[0].Outcome == domain.OutcomeSuccess {
+		t.Fatalf("the interrupted call is answered as interrupted: %+v", r)
+	}
+	h.turn(c.ID, "after the disk had room")
+}
