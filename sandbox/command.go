@@ -88,6 +88,35 @@ type helperConfig struct {
 	// Mounted are those the supervisor did mount for this command.
 	Caches  []CacheDir `json:"caches,omitempty"`
 	Mounted []CacheDir `json:"-"`
+	// Project is Project mode (project.go); nil is Restricted.
+	Project *projectConfig `json:"project,omitempty"`
+	// ProxySocket is the proxy's socket for a supervisor of one command (Command), which
+	// opens it before it hides anything; a long-lived one gets a descriptor instead.
+	ProxySocket string `json:"proxy_socket,omitempty"`
+}
+
+// proxySocket is the policy's proxy socket, "" when it has none.
+func (p Policy) proxySocket() string {
+	if p.Project == nil || p.Unrestricted {
+		return ""
+	}
+	return p.Project.ProxySocket
+}
+
+// ErrProjectUnavailable is returned for a Project policy where the mount view cannot be
+// set up; the error wraps it with the reason. Project mode is never run with fewer walls.
+var ErrProjectUnavailable = errors.New("project mode is unavailable")
+
+// ProjectAvailable reports whether Project mode can be enforced here, and if not, why, in
+// the person's words.
+func ProjectAvailable() (bool, string) {
+	if st := Probe(); !st.Available {
+		return false, st.Reason
+	}
+	if usable, reason := mountViewUsable(); !usable {
+		return false, "it needs user namespaces, for a writable project with read-only protected files and a network that reaches only the proxy: " + reason
+	}
+	return true, ""
 }
 
 var (
@@ -145,6 +174,13 @@ func Command(ctx context.Context, p Policy, script string) (*exec.Cmd, error) {
 	}
 	if cfg.MountView {
 		viewSysProcAttr(cmd.SysProcAttr)
+	}
+	if cfg.Project != nil {
+		cfg.ProxySocket = p.proxySocket()
+		if arg, err = json.Marshal(cfg); err != nil {
+			return nil, fmt.Errorf("encode the sandbox policy: %w", err)
+		}
+		cmd.Args[2] = string(arg)
 	}
 	cmd.Cancel = func() error {
 		// SIGTERM, not SIGKILL: the helper must live long enough to SIGKILL its descendants,

@@ -37,8 +37,8 @@ func MaybeRunHelper() {
 
 // runHelper returns the exit status for syscall.Exit.
 func runHelper(args []string) int {
-	if len(args) == 1 && (args[0] == serveMode || args[0] == serveViewMode) {
-		return serve(args[0] == serveViewMode)
+	if len(args) == 1 && (args[0] == serveMode || args[0] == serveViewMode || args[0] == serveProjectMode) {
+		return serve(args[0] != serveMode, args[0] == serveProjectMode)
 	}
 	if len(args) != 2 {
 		return setupFailed(fmt.Errorf("expected a policy and a script, got %d arguments", len(args)))
@@ -73,11 +73,19 @@ func becomeSupervisor() (<-chan os.Signal, error) {
 
 // supervise runs one command as its child and, whatever happens, leaves no process behind.
 func supervise(cfg helperConfig, script string) int {
+	var proxy *relay
 	if cfg.MountView {
-		// Opened before anything is covered: the temp dir may lie below a secret.
+		// Opened before anything is covered: the temp dir and the proxy's socket may lie
+		// below a secret.
 		dirFd, err := unix.Open(cfg.TempDir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return setupFailed(fmt.Errorf("open the temp dir: %w", err))
+		}
+		proxyFd := -1
+		if cfg.Project != nil && cfg.ProxySocket != "" {
+			if proxyFd, err = unix.Open(cfg.ProxySocket, unix.O_PATH|unix.O_CLOEXEC, 0); err != nil {
+				return setupFailed(fmt.Errorf("open the proxy's socket: %w", err))
+			}
 		}
 		shm, err := setUpView()
 		if err == nil {
@@ -86,6 +94,9 @@ func supervise(cfg helperConfig, script string) int {
 			cfg.Mounted = writableTempDir.caches
 		}
 		unix.Close(dirFd)
+		if err == nil && cfg.Project != nil {
+			proxy, err = prepareProject(cfg, proxyFd)
+		}
 		if err != nil {
 			return setupFailed(err)
 		}
@@ -95,6 +106,9 @@ func supervise(cfg helperConfig, script string) int {
 		return setupFailed(err)
 	}
 	l := launch{files: [3]int{0, 1, 2}, env: bashEnv()}
+	if proxy != nil {
+		l.env = proxy.proxyEnv(l.env)
+	}
 	pid, err := startCommand(cfg, script, l, func() bool {
 		select {
 		case <-stop:
@@ -118,6 +132,13 @@ func supervise(cfg helperConfig, script string) int {
 			return 0, false
 		}
 	})
+	if cfg.Project != nil {
+		// The program (an MCP server) has ended; its output is closed, so what was done
+		// about it goes to the log.
+		for _, n := range finishProject() {
+			fmt.Fprintf(os.Stderr, "phoenix sandbox: %s\n", n)
+		}
+	}
 	return status
 }
 

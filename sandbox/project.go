@@ -115,8 +115,11 @@ func (b *boundTree) bind(tree string) error {
 	}
 	b.existed = map[string]bool{}
 	pinned := filepath.Join(tree, pinnedDir)
-	if !slices.Contains(b.mounts, pinned) {
-		if fi, err := os.Lstat(pinned); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+	if fi, err := os.Lstat(pinned); err == nil {
+		b.existed[pinnedDir] = true
+		if !slices.Contains(b.mounts, pinned) && fi.Mode()&os.ModeSymlink == 0 {
+			// A .git file (a worktree's pointer) is bound read-only: changing where it
+			// points would be replacing it.
 			if err := b.mount(pinned, !fi.IsDir()); err != nil {
 				return err
 			}
@@ -170,7 +173,7 @@ func (b *boundTree) removeCreated() []string {
 		return nil
 	}
 	var notes []string
-	for _, rel := range ProtectedFiles {
+	for _, rel := range append([]string{pinnedDir}, ProtectedFiles...) {
 		if b.existed[rel] {
 			continue
 		}
@@ -194,4 +197,60 @@ func (c *coverSet) hidden() []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// checkTree checks the working tree of a Project policy: an absolute path to a directory,
+// symlinks followed (the binding reaches the real directory).
+func checkTree(tree string) (string, error) {
+	if tree == "" || !filepath.IsAbs(tree) {
+		return "", fmt.Errorf("project mode needs the working tree as an absolute path, got %q", tree)
+	}
+	real, err := filepath.EvalSymlinks(tree)
+	if err != nil {
+		return "", fmt.Errorf("project mode: the working tree: %w", err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("project mode: the working tree: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("project mode: the working tree %s is not a directory", tree)
+	}
+	if real == "/" {
+		return "", errors.New("project mode: the working tree cannot be / (everything would be writable): open the conversation in a project directory")
+	}
+	return real, nil
+}
+
+// prepareProject makes the tree writable for a Project command and opens the relay to the
+// proxy (proxyFd, -1 for none), starting the relay on the first Project command of this
+// supervisor.
+func prepareProject(cfg helperConfig, proxyFd int) (*relay, error) {
+	if err := writableTree.bind(cfg.Project.Tree); err != nil {
+		return nil, err
+	}
+	if projectRelay == nil {
+		r, err := startRelay()
+		if err != nil {
+			return nil, err
+		}
+		projectRelay = r
+	}
+	if proxyFd >= 0 {
+		projectRelay.open(fdPath(proxyFd))
+	}
+	return projectRelay, nil
+}
+
+// projectRelay is the supervisor's relay to the proxy, started with its first Project
+// command.
+var projectRelay *relay
+
+// finishProject ends a Project command's network and removes the protected files it
+// created; it returns what the model should be told.
+func finishProject() []string {
+	if projectRelay != nil {
+		projectRelay.closeAll()
+	}
+	return writableTree.removeCreated()
 }

@@ -232,6 +232,13 @@ func landlockRulesetFor(cfg helperConfig) (int, int, error) {
 			optional bool
 		}{shmDir, accessTempDir, false})
 	}
+	if cfg.MountView && cfg.Project != nil {
+		rules = append(rules, struct {
+			path     string
+			access   uint64
+			optional bool
+		}{cfg.Project.Tree, accessTempDir, false})
+	}
 	for _, c := range cfg.Mounted {
 		rules = append(rules, struct {
 			path     string

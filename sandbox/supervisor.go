@@ -24,8 +24,9 @@ import (
 // supervisor (see Run) instead of the supervisor of one command; the second sets up the
 // mount view first.
 const (
-	serveMode     = "serve"
-	serveViewMode = "serve-view"
+	serveMode        = "serve"
+	serveViewMode    = "serve-view"
+	serveProjectMode = "serve-project"
 )
 
 // maxIdleSupervisors bounds how many started supervisors wait for work. Commands of one
@@ -46,6 +47,10 @@ type RunOptions struct {
 	Env []string
 	// Stdout and Stderr receive the command's output; nil discards it. Stdin is /dev/null.
 	Stdout, Stderr io.Writer
+	// Notice, when set, receives what the sandbox did about the command that the model
+	// should know, in plain words (Project mode: a protected file the command created was
+	// removed).
+	Notice func(string)
 }
 
 // SetupError says that the supervisor could not start the command (restrict it, find bash,
@@ -88,12 +93,15 @@ func Run(ctx context.Context, p Policy, script string, o RunOptions) (int, error
 			k = kindView
 		}
 	}
+	if cfg.Project != nil {
+		k = kindProject
+	}
 	for attempt := 0; ; attempt++ {
 		s, err := defaultPool.get(k)
 		if err != nil {
 			return 0, err
 		}
-		status, sent, err := s.run(ctx, req, o.Stdout, o.Stderr)
+		status, sent, err := s.run(ctx, req, p.proxySocket(), o)
 		if err == nil || errors.Is(err, ErrOutputHeld) {
 			defaultPool.put(s)
 			return status, err
@@ -139,6 +147,16 @@ func prepare(p Policy, script string) (helperConfig, error) {
 		cfg.Setpriv = pdeathsigSetpriv()
 		cfg.Hidden = hiddenPaths()
 		cfg.Caches = sharedCaches(cfg.Hidden)
+		if p.Project != nil {
+			if ok, reason := ProjectAvailable(); !ok {
+				return helperConfig{}, fmt.Errorf("%w: %s", ErrProjectUnavailable, reason)
+			}
+			tree, err := checkTree(p.Project.Tree)
+			if err != nil {
+				return helperConfig{}, err
+			}
+			cfg.Project = &projectConfig{Tree: tree, Proxy: p.Project.ProxySocket != ""}
+		}
 	}
 	return cfg, nil
 }
@@ -167,6 +185,9 @@ type message struct {
 type outcome struct {
 	Status     int    `json:"status"`
 	SetupError string `json:"setup_error,omitempty"`
+	// Notes are what the supervisor did about the command that the model should know
+	// (a protected file it created and that was removed).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // kind is the sort of supervisor: one for Unrestricted commands and Restricted ones without
@@ -176,7 +197,14 @@ type kind int
 const (
 	kindPlain kind = iota
 	kindView
+	// kindProject runs Project commands: in the mount view, with a writable tree and the
+	// proxy relay. Restricted commands never run on it, so the tree's binding can stay from
+	// one command to the next.
+	kindProject
 )
+
+// inView reports whether supervisors of this kind run in the mount view.
+func (k kind) inView() bool { return k != kindPlain }
 
 // pool holds the started supervisors that wait for work.
 type pool struct {
@@ -315,8 +343,11 @@ func startSupervisor(k kind) (*supervisor, error) {
 		return nil, fmt.Errorf("use the sandbox supervisor's socket: %w", err)
 	}
 	mode := serveMode
-	if k == kindView {
+	switch k {
+	case kindView:
 		mode = serveViewMode
+	case kindProject:
+		mode = serveProjectMode
 	}
 	cmd := exec.Command(exe, HelperArg, mode)
 	cmd.Env = supervisorEnv()
@@ -330,7 +361,7 @@ func startSupervisor(k kind) (*supervisor, error) {
 		// reports the app's end closed, whichever comes first.
 		Pdeathsig: syscall.SIGTERM,
 	}
-	if k == kindView {
+	if k.inView() {
 		viewSysProcAttr(cmd.SysProcAttr)
 	}
 	if err := cmd.Start(); err != nil {
@@ -378,7 +409,8 @@ func (s *supervisor) close() {
 
 // run hands the command to the supervisor and waits for its status. sent reports whether
 // the supervisor received the command.
-func (s *supervisor) run(ctx context.Context, req runRequest, stdout, stderr io.Writer) (status int, sent bool, err error) {
+func (s *supervisor) run(ctx context.Context, req runRequest, proxySocket string, o RunOptions) (status int, sent bool, err error) {
+	stdout, stderr := o.Stdout, o.Stderr
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return 0, false, fmt.Errorf("create the output pipe: %w", err)
@@ -390,7 +422,7 @@ func (s *supervisor) run(ctx context.Context, req runRequest, stdout, stderr io.
 		return 0, false, fmt.Errorf("create the output pipe: %w", err)
 	}
 	fds := []int{int(outW.Fd()), int(errW.Fd())}
-	if s.kind == kindView {
+	if s.kind.inView() {
 		// The supervisor binds the temp dir from this descriptor: its path may lie below a
 		// secret the view hides (mountview.go).
 		dirFd, err := unix.Open(req.TempDir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -403,6 +435,20 @@ func (s *supervisor) run(ctx context.Context, req runRequest, stdout, stderr io.
 		}
 		defer unix.Close(dirFd)
 		fds = append(fds, dirFd)
+	}
+	if s.kind == kindProject && proxySocket != "" {
+		// The supervisor connects through this descriptor (relay.go): the socket's path may
+		// lie below a secret the view hides.
+		sockFd, err := unix.Open(proxySocket, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			outR.Close()
+			outW.Close()
+			errR.Close()
+			errW.Close()
+			return 0, false, fmt.Errorf("open the proxy's socket %s: %w", proxySocket, err)
+		}
+		defer unix.Close(sockFd)
+		fds = append(fds, sockFd)
 	}
 	err = writeFrame(s.conn, message{Run: &req}, fds...)
 	outW.Close()
@@ -434,9 +480,9 @@ func (s *supervisor) run(ctx context.Context, req runRequest, stdout, stderr io.
 		}
 		answer <- o
 	}()
-	var o outcome
+	var out outcome
 	select {
-	case o = <-answer:
+	case out = <-answer:
 	case err = <-failed:
 	case <-ctx.Done():
 		// The supervisor kills the tree and then answers.
@@ -445,7 +491,7 @@ func (s *supervisor) run(ctx context.Context, req runRequest, stdout, stderr io.
 			break
 		}
 		select {
-		case o = <-answer:
+		case out = <-answer:
 		case err = <-failed:
 		case <-time.After(WaitDelay):
 			err = errors.New("the sandbox supervisor did not stop the command in time")
@@ -471,15 +517,20 @@ func (s *supervisor) run(ctx context.Context, req runRequest, stdout, stderr io.
 		outR.Close()
 		errR.Close()
 	}
-	switch {
-	case o.SetupError != "":
-		return ExitSetupFailed, true, &SetupError{Reason: o.SetupError}
-	case ctx.Err() != nil:
-		return o.Status, true, ctx.Err()
-	case held:
-		return o.Status, true, ErrOutputHeld
+	if o.Notice != nil {
+		for _, n := range out.Notes {
+			o.Notice(n)
+		}
 	}
-	return o.Status, true, nil
+	switch {
+	case out.SetupError != "":
+		return ExitSetupFailed, true, &SetupError{Reason: out.SetupError}
+	case ctx.Err() != nil:
+		return out.Status, true, ctx.Err()
+	case held:
+		return out.Status, true, ErrOutputHeld
+	}
+	return out.Status, true, nil
 }
 
 // waitTimeout waits for wg, and reports true when d passed first.
@@ -588,7 +639,7 @@ type incoming struct {
 // serve is the long-lived supervisor: it runs the commands that arrive on descriptor 3 one
 // at a time, answers each with its status, and ends, after sweeping, when the app closes the
 // socket or dies (SIGTERM from the parent-death signal).
-func serve(view bool) int {
+func serve(view, project bool) int {
 	f := os.NewFile(3, "sandbox-supervisor")
 	c, err := net.FileConn(f)
 	f.Close()
@@ -640,7 +691,7 @@ func serve(view bool) int {
 			}
 			in = m
 		}
-		if in.msg.Run == nil || len(in.fds) < 2 || len(in.fds) > 3 {
+		if in.msg.Run == nil || len(in.fds) < 2 || len(in.fds) > 4 {
 			// A stop for a command that has ended already, or a malformed request.
 			closeFds(in.fds)
 			if in.msg.Run != nil {
@@ -650,11 +701,19 @@ func serve(view bool) int {
 		}
 		in.msg.Run.MountView = view
 		in.msg.Run.Shm = shm
-		tempDirFd := -1
-		if len(in.fds) == 3 {
+		tempDirFd, proxyFd := -1, -1
+		if len(in.fds) >= 3 {
 			tempDirFd = in.fds[2]
 		}
-		o, quit := runOne(*in.msg.Run, launch{files: [3]int{devNull, in.fds[0], in.fds[1]}, dir: in.msg.Run.Dir, env: in.msg.Run.Env}, tempDirFd, msgs, stop)
+		if len(in.fds) == 4 {
+			proxyFd = in.fds[3]
+		}
+		if (in.msg.Run.Project != nil) != project {
+			closeFds(in.fds)
+			_ = writeFrame(conn, outcome{SetupError: "a command was sent to a supervisor of the wrong kind (Project or not)"})
+			continue
+		}
+		o, quit := runOne(*in.msg.Run, launch{files: [3]int{devNull, in.fds[0], in.fds[1]}, dir: in.msg.Run.Dir, env: in.msg.Run.Env}, tempDirFd, proxyFd, msgs, stop)
 		closeFds(in.fds)
 		if shm {
 			emptyShm()
@@ -670,7 +729,7 @@ func serve(view bool) int {
 
 // runOne runs one command for serve. quit reports that the app is gone (the socket closed,
 // or a signal), after which the supervisor ends.
-func runOne(req runRequest, l launch, tempDirFd int, msgs <-chan incoming, stop <-chan os.Signal) (o outcome, quit bool) {
+func runOne(req runRequest, l launch, tempDirFd, proxyFd int, msgs <-chan incoming, stop <-chan os.Signal) (o outcome, quit bool) {
 	if req.Restricted && req.TempDir == "" {
 		return outcome{SetupError: "a restricted policy needs a temp dir"}, false
 	}
@@ -685,6 +744,15 @@ func runOne(req runRequest, l launch, tempDirFd int, msgs <-chan incoming, stop 
 			return outcome{SetupError: err.Error()}, false
 		}
 		req.Mounted = writableTempDir.caches
+		if req.Project != nil {
+			r, err := prepareProject(req.helperConfig, proxyFd)
+			if err != nil {
+				finishProject()
+				return outcome{SetupError: err.Error()}, false
+			}
+			l.env = r.proxyEnv(l.env)
+			defer func() { o.Notes = append(o.Notes, finishProject()...) }()
+		}
 	}
 	// A stop or the app's end during set-up is seen only here, before the command may run.
 	var pending *incoming
