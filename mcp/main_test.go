@@ -21,6 +21,9 @@ import (
 // the tests; its value picks the behaviour.
 const testServerEnv = "PHOENIX_MCP_TEST_SERVER"
 
+// gateEnv names the FIFO a "gate" server opens before it starts serving.
+const gateEnv = "PHOENIX_MCP_TEST_GATE"
+
 // TestMain lets the test binary act as the sandbox helper, as the app binary does, and as the
 // small in-test MCP server.
 func TestMain(m *testing.M) {
@@ -58,6 +61,20 @@ func runTestServer(mode string) int {
 				return 0
 			}
 		}
+	}
+	if mode == "banner" {
+		// Servers that greet on stdout are common; the client must skip the line.
+		fmt.Println("Hello! banner-server v1 listening on stdio")
+	}
+	if mode == "gate" {
+		// Starts only once the test opens the FIFO for writing: a server as slow as the
+		// test wants, with no clock involved.
+		f, err := os.Open(os.Getenv(gateEnv))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "test server:", err)
+			return 1
+		}
+		f.Close()
 	}
 	s := newTestServer()
 	if mode == "nolist" {
@@ -109,6 +126,11 @@ func newTestServer() *sdk.Server {
 	s.AddTool(&sdk.Tool{Name: "pid", Description: "Its process id.", InputSchema: obj(`{}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return text(fmt.Sprint(os.Getpid())), nil
+		})
+	s.AddTool(&sdk.Tool{Name: "cwd", Description: "Its working directory.", InputSchema: obj(`{}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			wd, _ := os.Getwd()
+			return text(wd), nil
 		})
 	s.AddTool(&sdk.Tool{Name: "fail", Description: "Reports an error result.", InputSchema: obj(`{}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
