@@ -139,6 +139,8 @@ type Config struct {
 	Invalid map[string]InvalidServer `json:"-"`
 	// Notes say what of the file was ignored (VS Code's "inputs").
 	Notes []string `json:"-"`
+	// Source is the file it was read from, for messages; set by LoadConfig.
+	Source string `json:"-"`
 
 	// key is the top-level key the file keeps its servers under ("mcpServers", or VS Code's
 	// "servers"); raw is each entry as written, so an entry the app did not change is saved
@@ -354,6 +356,7 @@ func LoadConfig(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
+	c.Source = path
 	return c, nil
 }
 

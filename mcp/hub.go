@@ -116,6 +116,12 @@ func OpenHub(path string, opts Options) (*Hub, error) {
 	return h, nil
 }
 
+// Notes say what of the configuration file was ignored, with the file's name.
+func (h *Hub) Notes() []string {
+	_, notes := h.problems("")
+	return notes
+}
+
 // LoadError is why the configuration file could not be used, or nil.
 func (h *Hub) LoadError() error { return h.loadErr }
 
@@ -480,7 +486,7 @@ type problem struct{ name, file, reason string }
 // cannot be used, and what of the files was ignored.
 func (h *Hub) problems(cwd string) ([]problem, []string) {
 	h.mu.Lock()
-	file := h.path
+	file := h.cfg.Source
 	if file == "" {
 		file = "the MCP configuration"
 	}
