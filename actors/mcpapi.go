@@ -20,6 +20,12 @@ type (
 	MCPProjectServer = mcp.ProjectServer
 )
 
+// The server states Settings treats apart.
+const (
+	MCPStateFailed  = mcp.StateFailed
+	MCPStateInvalid = mcp.StateInvalid
+)
+
 // MCPServers edits the MCP configuration and reports the servers' states. It is safe for
 // concurrent use; every method may touch the disk or start a server, so the window calls them
 // off its UI goroutine.
@@ -124,4 +130,4 @@ func (a *conversationActor) startMCP() {
 
 // RetryMCPServer lets conversations start a server again whose start failed (Settings'
 // "Retry"); each does at its next request.
-func (m *MCPServers) RetryMCPServer(name string) { m.hub.Retry(name) }
+func (m *MCPServers) Retry(name string) { m.hub.Retry(name) }
