@@ -66,6 +66,10 @@ type Options struct {
 	HTTPClient *http.Client
 	// LookupEnv resolves ${VAR} in configurations; nil is os.LookupEnv (tests set it).
 	LookupEnv func(string) (string, bool)
+	// Elicit answers a server's request for input (elicitation, as a request or within a
+	// 2026-07-28 multi round-trip call) by asking the person; nil refuses every request with
+	// an error that says input cannot be given here.
+	Elicit func(ctx context.Context, server string, req Elicitation) (ElicitAnswer, error)
 }
 
 const (

@@ -96,7 +96,16 @@ func runTestServer(mode string) int {
 }
 
 func newTestServer() *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "phoenix-test-server", Version: "1"}, nil)
+	s := sdk.NewServer(&sdk.Implementation{Name: "phoenix-test-server", Version: "1"},
+		&sdk.ServerOptions{Instructions: "Call echo to repeat text."})
+	s.AddResource(&sdk.Resource{URI: "test://notes", Name: "notes", MIMEType: "text/plain"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "test://notes", Text: "the resource's text"}}}, nil
+		})
+	s.AddPrompt(&sdk.Prompt{Name: "greet", Description: "Greets someone.", Arguments: []*sdk.PromptArgument{{Name: "who", Required: true}}},
+		func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Say hello to " + req.Params.Arguments["who"]}}}}, nil
+		})
 	text := func(t string) *sdk.CallToolResult {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t}}}
 	}
@@ -126,6 +135,19 @@ func newTestServer() *sdk.Server {
 	s.AddTool(&sdk.Tool{Name: "pid", Description: "Its process id.", InputSchema: obj(`{}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return text(fmt.Sprint(os.Getpid())), nil
+		})
+	s.AddTool(&sdk.Tool{Name: "link", Description: "Links a resource.", InputSchema: obj(`{}`),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ResourceLink{URI: "test://notes", Name: "notes"}}}, nil
+		})
+	s.AddTool(&sdk.Tool{Name: "ask", Description: "Asks the person for a name (a 2026-07-28 multi round-trip call).", InputSchema: obj(`{}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if ans, ok := req.Params.InputResponses["name"].(*sdk.ElicitResult); ok {
+				return text(fmt.Sprintf("%s %v", ans.Action, ans.Content["name"])), nil
+			}
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"name": &sdk.ElicitParams{Mode: "form", Message: "Your name?",
+				RequestedSchema: mustJSON(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}}}, nil
 		})
 	s.AddTool(&sdk.Tool{Name: "cwd", Description: "Its working directory.", InputSchema: obj(`{}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

@@ -42,6 +42,11 @@ func specNames(specs []domain.ToolSpec) []string {
 	return names
 }
 
+// withoutInstructions leaves out the notes that carry a server's instructions.
+func withoutInstructions(notes []string) []string {
+	return slices.DeleteFunc(notes, func(n string) bool { return strings.Contains(n, "says how to use it") })
+}
+
 // readyTools is a request's tools once every server has settled: Tools itself never waits.
 func readyTools(set *Set, ctx context.Context, env tools.Env) ([]domain.ToolSpec, []string, []string) {
 	set.Start(env)
@@ -392,6 +397,7 @@ func TestServersStartTogetherAndReportTheirState(t *testing.T) {
 	set := hub.NewSet(t.TempDir())
 	defer set.Close()
 	specs, notes, notices := readyTools(set, ctx, env)
+	notes = withoutInstructions(notes)
 	names := specNames(specs)
 	if !slices.Contains(names, "mcp__a__echo") || !slices.Contains(names, "mcp__b__echo") {
 		t.Fatalf("tools %v", names)
@@ -600,6 +606,7 @@ func TestBadEntryDisablesOnlyItself(t *testing.T) {
 	set := hub.NewSet(cwd)
 	t.Cleanup(set.Close)
 	specs, notes, notices := readyTools(set, ctx, env)
+	notes = withoutInstructions(notes)
 	if !slices.Contains(specNames(specs), "mcp__good__echo") {
 		t.Fatalf("specs %v", specNames(specs))
 	}
@@ -713,5 +720,63 @@ func TestEditWhileConversationsResolveServers(t *testing.T) {
 		if len(offered) == 0 || offered[0] != "proj" {
 			t.Fatalf("offered %q, want proj", offered)
 		}
+	}
+}
+
+// Issue 26: the protocol beyond tools. The client declares elicitation and answers it through
+// Options.Elicit (refusing clearly without one); a server's instructions reach the model,
+// capped; its annotations show; its resources are readable through mcp__SERVER__read_resource,
+// which a resource link points to; its prompts are listed and fetched.
+func TestProtocolFeatures(t *testing.T) {
+	ctx := context.Background()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	var asked Elicitation
+	hub := FixedHub(Config{Servers: map[string]ServerConfig{"go": selfServer(t, "serve")}}, Options{
+		Elicit: func(_ context.Context, server string, req Elicitation) (ElicitAnswer, error) {
+			asked = req
+			return ElicitAnswer{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		}})
+	set := hub.NewSet(t.TempDir())
+	t.Cleanup(set.Close)
+	specs, notes, _ := readyTools(set, ctx, env)
+	if !slices.Contains(specNames(specs), "mcp__go__read_resource") {
+		t.Fatalf("specs %v", specNames(specs))
+	}
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "Call echo to repeat text.") }) {
+		t.Errorf("the instructions are not in the notes: %q", notes)
+	}
+	for _, sp := range specs {
+		if sp.Name == "mcp__go__read_resource" && !strings.Contains(sp.Description, "test://notes") {
+			t.Errorf("the reader does not list the resources: %s", sp.Description)
+		}
+		if sp.Name == "mcp__go__link" && !strings.Contains(sp.Description, "only reads") {
+			t.Errorf("the read-only hint is not in the description: %s", sp.Description)
+		}
+	}
+	if st := hub.Statuses("")[0]; !slices.ContainsFunc(st.Tools, func(i ToolInfo) bool { return i.ServerTool == "link" && i.ReadOnly }) {
+		t.Errorf("tools %+v", st.Tools)
+	}
+	if out := set.Call(ctx, env, call("mcp__go__ask", `{}`), nil); out.Content != "accept Ada" || asked.Message != "Your name?" {
+		t.Errorf("elicitation: %s %q %+v", out.Outcome, out.Content, asked)
+	}
+	if out := set.Call(ctx, env, call("mcp__go__link", `{}`), nil); !strings.Contains(out.Content, "mcp__go__read_resource") {
+		t.Errorf("a resource link: %q", out.Content)
+	}
+	if out := set.Call(ctx, env, call("mcp__go__read_resource", `{"uri":"test://notes"}`), nil); out.Content != "the resource's text" {
+		t.Errorf("read_resource: %s %q", out.Outcome, out.Content)
+	}
+	prompts, err := set.Prompts(ctx)
+	if err != nil || len(prompts) != 1 || prompts[0].Name != "greet" || !prompts[0].Arguments[0].Required {
+		t.Fatalf("prompts %+v %v", prompts, err)
+	}
+	if text, err := set.GetPrompt(ctx, "go", "greet", map[string]string{"who": "Ada"}); err != nil || text != "Say hello to Ada" {
+		t.Errorf("prompt %q %v", text, err)
+	}
+
+	// Headless, without an answerer: a clear refusal reaches the model.
+	plain := fixedSet(t, map[string]ServerConfig{"go": selfServer(t, "serve")}, Options{})
+	readyTools(plain, ctx, env)
+	if out := plain.Call(ctx, env, call("mcp__go__ask", `{}`), nil); !strings.Contains(out.Content, "cannot ask the person for input") {
+		t.Errorf("headless elicitation: %s %q", out.Outcome, out.Content)
 	}
 }

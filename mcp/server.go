@@ -52,6 +52,8 @@ type server struct {
 	// stdoutDone is closed when the copier of a stdio server's stdout has ended.
 	stdoutDone chan struct{}
 	stdio      *stdioTransport
+	// instructions is what the server said about using it, for the system prompt.
+	instructions string
 	// life bounds an SSE server's event stream, which lasts until close (endLife).
 	life    context.Context
 	endLife context.CancelFunc
@@ -75,15 +77,19 @@ const clientName = "phoenix-desktop"
 // startServer starts (stdio) or connects to (URL) one server and completes the MCP
 // handshake, within ctx. When the handshake fails, the dead server is returned with the error,
 // for what it wrote on stderr.
-func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, httpClient *http.Client) (*server, error) {
+func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, httpClient *http.Client, elicit ElicitFunc) (*server, error) {
 	if cfg.IsURL() && l.restricted {
 		return nil, ErrUnreachable
 	}
 	s := &server{name: name, cfg: cfg, restricted: l.restricted, stderr: newTailBuffer(stderrKeep),
 		exited: make(chan struct{}), progress: map[string]func(Progress){}, listChangedSignal: make(chan struct{}, 1)}
 	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, &sdk.ClientOptions{
-		// No roots, sampling or elicitation: the app offers none of them.
-		Capabilities: &sdk.ClientCapabilities{},
+		// Elicitation only: roots, sampling and logging are deprecated by the 2026-07-28
+		// revision, and the app offers none of them.
+		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return elicitFor(ctx, name, elicit, req)
+		},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			s.listChanged.Store(true)
 			select {
@@ -115,6 +121,9 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 		return s, s.describe(fmt.Errorf("start MCP server %s: %w", name, err))
 	}
 	s.session = session
+	if init := session.InitializeResult(); init != nil {
+		s.instructions = init.Instructions
+	}
 	go func() {
 		_ = session.Wait()
 		close(s.exited)

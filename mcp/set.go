@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/tools"
@@ -154,6 +155,9 @@ func (s *Set) Tools(_ context.Context, env tools.Env) (specs []domain.ToolSpec, 
 			for _, o := range e.list {
 				routes[o.spec.Name] = o
 				specs = append(specs, o.spec)
+			}
+			if in := strings.TrimSpace(e.srv.instructions); in != "" {
+				modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s says how to use it:\n%s", name, capText(in, MaxInstructions)))
 			}
 		}
 	}
@@ -325,7 +329,7 @@ func (s *Set) bringUp(ctx context.Context, name string, c ServerConfig, env tool
 	}
 	startCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	srv, err := startServer(startCtx, name, rc, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: restricted}, s.hub.opts.HTTPClient)
+	srv, err := startServer(startCtx, name, rc, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: restricted}, s.hub.opts.HTTPClient, s.hub.opts.Elicit)
 	if err != nil {
 		return srv, nil, nil, explainStart(ctx, startCtx, name, timeout, srv, err, restricted && !c.IsURL())
 	}
@@ -341,6 +345,9 @@ func (s *Set) bringUp(ctx context.Context, name string, c ServerConfig, env tool
 		return nil, nil, nil, err
 	}
 	list, infos := convert(name, raw)
+	if reader, ok := readerTool(listCtx, srv, list); ok {
+		list = append(list, reader)
+	}
 	return srv, list, infos, nil
 }
 
@@ -402,7 +409,13 @@ func (s *Set) relist(e *entry) {
 			return
 		}
 		var infos []ToolInfo
-		e.list, infos = convert(e.name, raw)
+		list, infos := convert(e.name, raw)
+		for _, o := range e.list {
+			if o.reader {
+				list = append(list, o)
+			}
+		}
+		e.list = list
 		e.notices = append(e.notices, skippedNotices(e.name, infos)...)
 		s.hub.report(e.name, func(st *Status) { st.Tools = infos })
 	}()
@@ -580,7 +593,13 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 	_, callTimeout := c.timeouts(s.hub.opts.StartTimeout, s.hub.opts.CallTimeout)
 	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	res, err := srv.call(callCtx, route.tool, []byte(call.Arguments), onProgress)
+	var res *sdk.CallToolResult
+	var readOut tools.Output
+	if route.reader {
+		readOut, err = readResource(callCtx, srv, call.Arguments)
+	} else {
+		res, err = srv.call(callCtx, route.tool, []byte(call.Arguments), onProgress)
+	}
 	switch {
 	case ctx.Err() != nil:
 		s.stop(srv)
@@ -597,7 +616,14 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 	case err != nil:
 		return errorOutput("The MCP server %s answered the call of %s with an error: %v", route.server, route.tool, err)
 	}
-	return toOutput(route.server, route.tool, res, env.ImageLimits)
+	if route.reader {
+		return readOut
+	}
+	out := toOutput(route.server, route.tool, res, env.ImageLimits)
+	if srv.hasResources() && strings.Contains(out.Content, "[resource link: ") {
+		out.Content += fmt.Sprintf("\n(Open a linked resource with %s.)", ToolName(route.server, ReadResourceTool))
+	}
+	return out
 }
 
 // stop drops a server outside a locked section.

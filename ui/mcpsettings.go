@@ -316,7 +316,7 @@ func (p *mcpPanel) showTools(st actors.MCPStatus) {
 		if t.Skipped != "" {
 			fmt.Fprintf(&b, "%s — not offered: %s\n", t.Name, t.Skipped)
 		} else {
-			fmt.Fprintf(&b, "%s — %s\n", t.Name, t.Description)
+			fmt.Fprintf(&b, "%s%s — %s\n", t.Name, toolHint(t), t.Description)
 		}
 	}
 	l := widget.NewLabel(strings.TrimSpace(b.String()))
@@ -413,4 +413,15 @@ func parsePairs(text, sep, what string) (map[string]string, error) {
 		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return out, nil
+}
+
+// toolHint shows a tool's annotations: what the server says it does to the world.
+func toolHint(t actors.MCPToolInfo) string {
+	switch {
+	case t.ReadOnly:
+		return " [read-only]"
+	case t.Destructive:
+		return " [may change or delete]"
+	}
+	return ""
 }
