@@ -317,6 +317,7 @@ func (a *conversationActor) start(ctx actor.Context) {
 	if domain.Busy(conv.State) {
 		a.applyInternal(ctx, domain.RestoreAfterRestart{Unanswered: domain.UnansweredCalls(a.history)})
 	}
+	a.startMCP()
 }
 
 func (a *conversationActor) cleanup() {

@@ -20,6 +20,12 @@ type (
 	MCPProjectServer = mcp.ProjectServer
 )
 
+// The server states Settings treats apart.
+const (
+	MCPStateFailed  = mcp.StateFailed
+	MCPStateInvalid = mcp.StateInvalid
+)
+
 // MCPServers edits the MCP configuration and reports the servers' states. It is safe for
 // concurrent use; every method may touch the disk or start a server, so the window calls them
 // off its UI goroutine.
@@ -44,6 +50,9 @@ func NewMCPServers(hub *mcp.Hub, sb SandboxStatus) *MCPServers {
 // LoadError is why the configuration file could not be used (the servers are off until it is
 // fixed), or nil.
 func (m *MCPServers) LoadError() error { return m.hub.LoadError() }
+
+// Notes say what of the configuration file was ignored (VS Code's "inputs").
+func (m *MCPServers) Notes() []string { return m.hub.Notes() }
 
 // ConfigPath is the file the servers are saved in; "" when they come from --mcp-config.
 func (m *MCPServers) ConfigPath() string { return m.hub.Path() }
@@ -104,3 +113,21 @@ func OpenMCPServers(path string, sb SandboxStatus) (*MCPServers, error) {
 	hub, err := mcp.OpenHub(path, mcp.Options{})
 	return &MCPServers{hub: hub, sandbox: sb}, err
 }
+
+// startMCP starts the conversation's MCP servers in the background as it opens, so that they
+// are ready by its first request; the request never waits for them (mcp.Set.Tools). Nothing
+// starts for a conversation in a directory without servers.
+func (a *conversationActor) startMCP() {
+	if a.rt.cfg.MCP == nil || !a.rt.cfg.MCP.HasServers(a.conv.Cwd) {
+		return
+	}
+	env, err := a.toolEnv(a.conv.Mode)
+	if err != nil {
+		return // the first request says why (startLLM)
+	}
+	a.mcpServers().Start(env)
+}
+
+// RetryMCPServer lets conversations start a server again whose start failed (Settings'
+// "Retry"); each does at its next request.
+func (m *MCPServers) Retry(name string) { m.hub.Retry(name) }

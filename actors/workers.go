@@ -57,9 +57,9 @@ func (w *llmRequestActor) Receive(ctx actor.Context) {
 	}
 }
 
-// addMCPTools starts the conversation's MCP servers if needed (off the mailbox, cancelled with
-// the request) and fixes their tools for this request; what the model should know of servers
-// it cannot use goes into the system prompt.
+// addMCPTools fixes the tools of the conversation's ready MCP servers for this request without
+// waiting for any (servers not running start in the background); what the model should know
+// of servers it cannot use yet, or at all, goes into the system prompt.
 func (w *llmRequestActor) addMCPTools() {
 	if w.servers == nil || w.req.Tools == nil {
 		return

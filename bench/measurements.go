@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -66,6 +67,7 @@ func measurements() []measurement {
 		{name: "MCP server start (stdio echo server)", unit: "ms",
 			note: "a conversation's first need → the app binary started as the server through the sandbox supervisor → MCP handshake → tools listed and checked",
 			run:  mcpStart},
+		{name: "first request with an MCP server that never starts", unit: "ms", rows: mcpSilentRows, count: 2},
 		{name: checkpointRowName, unit: "ms", rows: checkpointSnapshot, count: 2},
 	}
 }
@@ -588,7 +590,10 @@ func mcpStart(ctx context.Context, o Options) ([]float64, error) {
 	for i := 0; i < samplesOf(o, 20, 3); i++ {
 		set := hub.NewSet(cwd)
 		start := time.Now()
-		specs, notes, _ := set.Tools(ctx, tools.Env{Cwd: cwd, Mode: mode, TempDir: cwd})
+		env := tools.Env{Cwd: cwd, Mode: mode, TempDir: cwd}
+		set.Start(env)
+		set.WaitStarted(ctx)
+		specs, notes, _ := set.Tools(ctx, env)
 		took := time.Since(start)
 		set.Close()
 		if len(specs) != 1 {
@@ -597,4 +602,57 @@ func mcpStart(ctx context.Context, o Options) ([]float64, error) {
 		out = append(out, ms(took))
 	}
 	return out, nil
+}
+
+// mcpSilentRows measures a new conversation's first request (Send → request sent) with no MCP
+// server and, in turn within the same run, with one configured server that never answers its
+// handshake (`sleep`): a server that is starting must not delay a request.
+func mcpSilentRows(ctx context.Context, o Options) ([]Row, error) {
+	first := func(cfg *mcp.Config) (float64, error) {
+		e := &env{}
+		inner, err := rig.Start(rig.Options{Runtime: func(c *actors.Config) {
+			e.client = &timedClient{inner: c.LLM}
+			c.LLM = e.client
+			if cfg != nil {
+				c.MCP = mcp.FixedHub(*cfg, mcp.Options{})
+			}
+		}})
+		if err != nil {
+			return 0, err
+		}
+		e.Env = inner
+		defer e.close()
+		conv, err := e.Runtime.Create(ctx, actors.NewConversation{Cwd: e.Cwd, Unrestricted: !sandbox.Probe().Available})
+		if err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		if _, err := e.turn(ctx, conv.ID, "echo: hello"); err != nil {
+			return 0, err
+		}
+		e.client.mu.Lock()
+		defer e.client.mu.Unlock()
+		if len(e.client.starts) == 0 {
+			return 0, errors.New("no model request was sent")
+		}
+		return ms(e.client.starts[0].Sub(start)), nil
+	}
+	silent := mcp.Config{Servers: map[string]mcp.ServerConfig{"mute": {Command: "sleep", Args: []string{"3600"}}}}
+	var without, with []float64
+	for i := 0; i < samplesOf(o, 20, 3); i++ {
+		a, err := first(nil)
+		if err != nil {
+			return nil, err
+		}
+		b, err := first(&silent)
+		if err != nil {
+			return nil, err
+		}
+		without, with = append(without, a), append(with, b)
+	}
+	r1 := summarise("first request, no MCP server", "ms", 0, without)
+	r1.Note = "a new conversation: Send pressed → its first model request sent"
+	r2 := summarise("first request, one MCP server that never starts", "ms", 0, with)
+	r2.Note = "the same with a configured server that never answers its handshake: it starts in the background and the request goes without it"
+	return []Row{r1, r2}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ConfigFileName is the file in the app's config directory that lists the person's servers.
@@ -24,16 +25,27 @@ const ConfigFileName = "mcp.json"
 const ProjectFileName = ".mcp.json"
 
 // ServerConfig is one server, in the shape other MCP clients write: either a command (stdio)
-// or a URL (streamable HTTP).
+// or a URL (streamable HTTP, or the legacy HTTP+SSE transport with "type": "sse").
+//
+// Command, Args, Env values, Cwd, URL and Headers values may hold ${VAR}, ${env:VAR},
+// ${VAR:-default} and ${workspaceFolder}; they are expanded when the server starts (see
+// expand), so the file keeps what the person wrote.
 type ServerConfig struct {
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
+	// Cwd is the directory a stdio server runs in; relative to the conversation's working
+	// directory, which is the default.
+	Cwd     string            `json:"cwd,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	// Type is what some clients write beside a command or URL ("stdio", "http",
-	// "streamable-http"); it is checked against the rest, never needed.
+	// "streamable-http", "sse"); it is checked against the rest, and "sse" picks the legacy
+	// transport.
 	Type string `json:"type,omitempty"`
+	// Timeout, in milliseconds (as other clients write it), bounds the server's start and
+	// each of its requests; 0 takes the hub's defaults (Options).
+	Timeout int64 `json:"timeout,omitempty"`
 	// Disabled keeps a server in the file without starting it (Settings' Enable switch).
 	Disabled bool `json:"disabled,omitempty"`
 }
@@ -41,12 +53,37 @@ type ServerConfig struct {
 // IsURL reports whether the server is reached over HTTP rather than started as a command.
 func (c ServerConfig) IsURL() bool { return c.URL != "" }
 
-// Kind is "stdio" or "url", as Settings and `mcp list` show it.
+// IsSSE reports whether a URL server uses the legacy HTTP+SSE transport (deprecated by the
+// protocol; served for configurations copied from other clients).
+func (c ServerConfig) IsSSE() bool { return c.IsURL() && c.Type == typeSSE }
+
+// Kind is "stdio", "url" or "sse", as Settings and `mcp list` show it.
 func (c ServerConfig) Kind() string {
-	if c.IsURL() {
+	switch {
+	case c.IsSSE():
+		return typeSSE
+	case c.IsURL():
 		return "url"
 	}
 	return "stdio"
+}
+
+// The "type" values a server entry may have: the one home of that list.
+const typeSSE = "sse"
+
+var (
+	stdioTypes = []string{"", "stdio"}
+	urlTypes   = []string{"", "http", "streamable-http", "streamableHttp", typeSSE}
+)
+
+// timeouts returns the server's start and call timeouts: its own Timeout for both, else the
+// defaults.
+func (c ServerConfig) timeouts(start, call time.Duration) (time.Duration, time.Duration) {
+	if c.Timeout > 0 {
+		d := time.Duration(c.Timeout) * time.Millisecond
+		return d, d
+	}
+	return start, call
 }
 
 // RedactedValue stands for a secret value wherever a configuration is shown.
@@ -96,6 +133,94 @@ func (c ServerConfig) Redacted() ServerConfig {
 // Config is the whole file.
 type Config struct {
 	Servers map[string]ServerConfig `json:"mcpServers"`
+	// Invalid are the entries that cannot be used, by name: each disables only itself, is
+	// shown with its reason (Settings, `mcp list`, a notice in the conversation), and is
+	// written back as it was when the file is saved.
+	Invalid map[string]InvalidServer `json:"-"`
+	// Notes say what of the file was ignored (VS Code's "inputs").
+	Notes []string `json:"-"`
+	// Source is the file it was read from, for messages; set by LoadConfig.
+	Source string `json:"-"`
+
+	// key is the top-level key the file keeps its servers under ("mcpServers", or VS Code's
+	// "servers"); raw is each entry as written, so an entry the app did not change is saved
+	// byte for byte (keys the app does not know included); rest are the file's other
+	// top-level keys, saved unchanged.
+	key  string
+	raw  map[string]json.RawMessage
+	rest map[string]json.RawMessage
+}
+
+// InvalidServer is an entry of the file that cannot be used.
+type InvalidServer struct {
+	// Config is what could be read of it (for display); Reason says what is wrong and what
+	// to do.
+	Config ServerConfig
+	Reason string
+	raw    json.RawMessage
+}
+
+// The top-level keys a file may keep its servers under: the one home of that list.
+const (
+	keyMCPServers = "mcpServers"
+	keyVSCode     = "servers"
+	keyInputs     = "inputs"
+)
+
+// clone copies the configuration deeply enough for an edit.
+func (c Config) clone() Config {
+	out := c
+	out.Servers = maps.Clone(c.Servers)
+	if out.Servers == nil {
+		out.Servers = map[string]ServerConfig{}
+	}
+	out.Invalid = maps.Clone(c.Invalid)
+	out.Notes = slices.Clone(c.Notes)
+	return out
+}
+
+// MarshalJSON writes the file in the shape it was read in: its servers under the same key,
+// unchanged entries as they were written, invalid ones too, and the other top-level keys.
+func (c Config) MarshalJSON() ([]byte, error) {
+	servers := map[string]json.RawMessage{}
+	for name, inv := range c.Invalid {
+		if _, replaced := c.Servers[name]; !replaced && inv.raw != nil {
+			servers[name] = inv.raw
+		}
+	}
+	for name, sc := range c.Servers {
+		if raw, ok := c.raw[name]; ok {
+			if was, err := decodeServer(raw); err == nil && fingerprint(was) == fingerprint(sc) {
+				servers[name] = raw
+				continue
+			}
+		}
+		data, err := json.Marshal(sc)
+		if err != nil {
+			return nil, err
+		}
+		servers[name] = data
+	}
+	top := maps.Clone(c.rest)
+	if top == nil {
+		top = map[string]json.RawMessage{}
+	}
+	data, err := json.Marshal(servers)
+	if err != nil {
+		return nil, err
+	}
+	key := c.key
+	if key == "" {
+		key = keyMCPServers
+	}
+	top[key] = data
+	return json.Marshal(top)
+}
+
+func decodeServer(raw json.RawMessage) (ServerConfig, error) {
+	var sc ServerConfig
+	err := json.Unmarshal(raw, &sc)
+	return sc, err
 }
 
 // serverName is what a server may be called: its name is part of the tool names the model
@@ -130,13 +255,16 @@ func (c ServerConfig) Validate(name string) error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("MCP server %s: url %q is not an http(s) URL", name, c.URL)
 		}
-		if c.Type != "" && c.Type != "http" && c.Type != "streamable-http" && c.Type != "streamableHttp" {
-			return fmt.Errorf("MCP server %s: type %q is not supported for a url; only streamable HTTP is (type \"http\")", name, c.Type)
+		if !slices.Contains(urlTypes, c.Type) {
+			return fmt.Errorf("MCP server %s: type %q is not supported for a url; use \"http\" (streamable HTTP) or \"sse\" (the legacy transport)", name, c.Type)
 		}
 	default:
-		if c.Type != "" && c.Type != "stdio" {
+		if !slices.Contains(stdioTypes, c.Type) {
 			return fmt.Errorf("MCP server %s: type %q does not go with a command; use \"stdio\" or leave it out", name, c.Type)
 		}
+	}
+	if c.Timeout < 0 {
+		return fmt.Errorf("MCP server %s: timeout %d is negative; give milliseconds, or leave it out for the default", name, c.Timeout)
 	}
 	return nil
 }
@@ -162,19 +290,57 @@ func (c Config) Names() []string {
 	return names
 }
 
-// ParseConfig reads a configuration from JSON. An empty document is an empty configuration.
+// ParseConfig reads a configuration from JSON: {"mcpServers": {...}} as most clients write
+// it, or VS Code's {"servers": {...}, "inputs": [...]}. An empty document (or {}) is an empty
+// configuration. An entry that cannot be used lands in Invalid and disables only itself; the
+// error is for a file that is not JSON or lists no servers at all.
 func ParseConfig(data []byte) (Config, error) {
-	var c Config
+	c := Config{Servers: map[string]ServerConfig{}}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return Config{Servers: map[string]ServerConfig{}}, nil
+		return c, nil
 	}
-	if err := json.Unmarshal(data, &c); err != nil {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
 		return Config{}, fmt.Errorf("not a valid MCP configuration (expected {\"mcpServers\": {...}}): %w", err)
 	}
-	if c.Servers == nil {
-		c.Servers = map[string]ServerConfig{}
+	if len(top) == 0 {
+		return c, nil
 	}
-	return c, c.Validate()
+	c.key = keyMCPServers
+	if _, ok := top[keyMCPServers]; !ok {
+		if _, ok := top[keyVSCode]; !ok {
+			return Config{}, fmt.Errorf("no MCP servers found: the file has neither %q nor VS Code's %q (it has %s); put the servers under {\"mcpServers\": {NAME: {\"command\": …}}}",
+				keyMCPServers, keyVSCode, strings.Join(slices.Sorted(maps.Keys(top)), ", "))
+		}
+		c.key = keyVSCode
+	}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(top[c.key], &entries); err != nil {
+		return Config{}, fmt.Errorf("not a valid MCP configuration: %q must be an object of servers by name: %w", c.key, err)
+	}
+	c.rest = top
+	delete(c.rest, c.key)
+	if _, ok := top[keyInputs]; ok {
+		c.Notes = append(c.Notes, fmt.Sprintf("%q is ignored: the app does not prompt for inputs; a server that uses ${input:…} is not started (put the value in an environment variable and write ${env:NAME})", keyInputs))
+	}
+	c.raw = entries
+	for _, name := range slices.Sorted(maps.Keys(entries)) {
+		sc, err := decodeServer(entries[name])
+		if err == nil {
+			err = sc.Validate(name)
+		} else {
+			err = fmt.Errorf("MCP server %s is not a valid entry: %w", name, err)
+		}
+		if err != nil {
+			if c.Invalid == nil {
+				c.Invalid = map[string]InvalidServer{}
+			}
+			c.Invalid[name] = InvalidServer{Config: sc, Reason: err.Error(), raw: entries[name]}
+			continue
+		}
+		c.Servers[name] = sc
+	}
+	return c, nil
 }
 
 // LoadConfig reads a configuration file; a missing file is an empty configuration.
@@ -190,6 +356,7 @@ func LoadConfig(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
+	c.Source = path
 	return c, nil
 }
 
@@ -202,7 +369,13 @@ func SaveConfig(path string, c Config) error {
 	if c.Servers == nil {
 		c.Servers = map[string]ServerConfig{}
 	}
-	data, err := json.MarshalIndent(c, "", "  ")
+	compact, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encode MCP configuration: %w", err)
+	}
+	var pretty bytes.Buffer
+	err = json.Indent(&pretty, compact, "", "  ")
+	data := pretty.Bytes()
 	if err != nil {
 		return fmt.Errorf("encode MCP configuration: %w", err)
 	}

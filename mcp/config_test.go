@@ -32,22 +32,138 @@ func TestParseConfig(t *testing.T) {
 	if empty, err := ParseConfig([]byte("  ")); err != nil || len(empty.Servers) != 0 {
 		t.Errorf("an empty file: %+v %v", empty, err)
 	}
-	for _, tt := range []struct{ name, doc, want string }{
-		{"not JSON", `{"mcpServers": [`, "not a valid MCP configuration"},
-		{"both", `{"mcpServers": {"x": {"command": "a", "url": "http://h"}}}`, "both a command and a url"},
-		{"neither", `{"mcpServers": {"x": {}}}`, "neither a command nor a url"},
-		{"bad url", `{"mcpServers": {"x": {"url": "ftp://h"}}}`, "not an http(s) URL"},
-		{"sse", `{"mcpServers": {"x": {"type": "sse", "url": "http://h/sse"}}}`, "only streamable HTTP"},
-		{"type mismatch", `{"mcpServers": {"x": {"type": "http", "command": "a"}}}`, "does not go with a command"},
-		{"double underscore", `{"mcpServers": {"a__b": {"command": "a"}}}`, "not usable"},
-		{"dot", `{"mcpServers": {"a.b": {"command": "a"}}}`, "not usable"},
-		{"too long", `{"mcpServers": {"` + strings.Repeat("a", MaxServerNameLen+1) + `": {"command": "a"}}}`, "not usable"},
+	if _, err := ParseConfig([]byte(`{"mcpServers": [`)); err == nil || !strings.Contains(err.Error(), "not a valid MCP configuration") {
+		t.Errorf("not JSON: %v", err)
+	}
+	// Issue 26: a bad entry disables only itself; the good one beside it is used.
+	for _, tt := range []struct{ name, entry, want string }{
+		{"both", `{"command": "a", "url": "http://h"}`, "both a command and a url"},
+		{"neither", `{}`, "neither a command nor a url"},
+		{"bad url", `{"url": "ftp://h"}`, "not an http(s) URL"},
+		{"websocket", `{"type": "ws", "url": "ws://h/mcp"}`, "not an http(s) URL"},
+		{"unknown type", `{"type": "websocket", "url": "http://h/mcp"}`, "not supported for a url"},
+		{"type mismatch", `{"type": "http", "command": "a"}`, "does not go with a command"},
+		{"not an object", `["a"]`, "not a valid entry"},
+		{"negative timeout", `{"command": "a", "timeout": -1}`, "negative"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := ParseConfig([]byte(tt.doc)); err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("err %v, want %q", err, tt.want)
+			c, err := ParseConfig([]byte(`{"mcpServers": {"good": {"command": "srv"}, "x": ` + tt.entry + `}}`))
+			if err != nil {
+				t.Fatalf("one bad entry failed the whole file: %v", err)
+			}
+			if _, ok := c.Servers["good"]; !ok || len(c.Servers) != 1 {
+				t.Errorf("servers %v", c.Names())
+			}
+			if inv, ok := c.Invalid["x"]; !ok || !strings.Contains(inv.Reason, tt.want) {
+				t.Errorf("invalid %+v, want %q", c.Invalid, tt.want)
 			}
 		})
+	}
+	for _, name := range []string{"a__b", "a.b", strings.Repeat("a", MaxServerNameLen+1)} {
+		c, err := ParseConfig([]byte(`{"mcpServers": {"` + name + `": {"command": "a"}}}`))
+		if err != nil || !strings.Contains(c.Invalid[name].Reason, "not usable") {
+			t.Errorf("name %s: %+v %v", name, c.Invalid, err)
+		}
+	}
+	sse, err := ParseConfig([]byte(`{"mcpServers": {"old": {"type": "sse", "url": "http://h/sse"}}}`))
+	if err != nil || sse.Servers["old"].Kind() != "sse" || len(sse.Invalid) != 0 {
+		t.Errorf("an sse entry: %+v %v", sse, err)
+	}
+}
+
+// Issue 26: VS Code's shape is read (its "inputs" ignored with a note), and a file that lists
+// no servers under either key says so instead of meaning "no servers".
+func TestParseConfigShapes(t *testing.T) {
+	c, err := ParseConfig([]byte(`{"inputs": [{"id": "tok", "type": "promptString"}],
+		"servers": {"gh": {"type": "http", "url": "https://api.example.com/mcp"}, "fs": {"type": "stdio", "command": "srv"}}}`))
+	if err != nil || strings.Join(c.Names(), ",") != "fs,gh" {
+		t.Fatalf("VS Code shape: %v %v", c.Names(), err)
+	}
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], `"inputs" is ignored`) {
+		t.Errorf("notes %q", c.Notes)
+	}
+	for _, doc := range []string{`{"mcp": {"servers": {}}}`, `{"fs": {"command": "srv"}}`} {
+		if _, err := ParseConfig([]byte(doc)); err == nil || !strings.Contains(err.Error(), "no MCP servers found") {
+			t.Errorf("%s: %v", doc, err)
+		}
+	}
+	if c, err := ParseConfig([]byte(`{}`)); err != nil || len(c.Servers) != 0 {
+		t.Errorf("{}: %v %v", c.Names(), err)
+	}
+}
+
+// Saving keeps what the app does not understand: an invalid entry, an entry's unknown keys, the
+// file's other keys and its shape.
+func TestSaveKeepsWhatItDoesNotUse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ConfigFileName)
+	doc := `{"inputs": [1], "servers": {"bad": {"type": "ws", "url": "ws://h"}, "keep": {"command": "srv", "autoApprove": ["x"]}, "edit": {"command": "old"}}}`
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, err := OpenHub(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.SetServer("edit", ServerConfig{Command: "new"}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"inputs"`, `"servers"`, `"ws://h"`, `"autoApprove"`, `"new"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("saved file lacks %s:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), `"mcpServers"`) || strings.Contains(string(data), `"old"`) {
+		t.Errorf("saved file:\n%s", data)
+	}
+	sts := h.Statuses("")
+	if len(sts) != 3 || sts[0].Name != "bad" || sts[0].State != StateInvalid || !strings.Contains(sts[0].Error, "not an http(s) URL") {
+		t.Errorf("statuses %+v", sts)
+	}
+	if err := h.RemoveServer("bad"); err != nil {
+		t.Errorf("removing an invalid entry: %v", err)
+	}
+}
+
+// Issue 26: ${VAR}, ${env:VAR}, ${VAR:-default} and ${workspaceFolder} are expanded when a
+// server starts, in every field that other clients expand; an unset variable or an input
+// disables the server with an error that says what to do.
+func TestExpandVariables(t *testing.T) {
+	env := map[string]string{"TOKEN": "t0k", "EMPTY": "", "DIR": "sub"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	cwd := t.TempDir()
+	if err := os.Mkdir(filepath.Join(cwd, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := ServerConfig{Command: "${env:DIR}/srv", Args: []string{"--token=${TOKEN}", "${EMPTY:-dflt}", "${workspaceFolder}", "$HOME"},
+		Env: map[string]string{"K": "${MISSING:-none}"}, Cwd: "${DIR}"}
+	got, err := c.resolved("s", cwd, lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--token=t0k", "dflt", cwd, "$HOME"}
+	if got.Command != "sub/srv" || !slices.Equal(got.Args, want) || got.Env["K"] != "none" || got.Cwd != filepath.Join(cwd, "sub") {
+		t.Errorf("%+v", got)
+	}
+	u := ServerConfig{URL: "https://h/${TOKEN}", Headers: map[string]string{"Authorization": "Bearer ${env:TOKEN}"}}
+	if got, err := u.resolved("u", cwd, lookup); err != nil || got.URL != "https://h/t0k" || got.Headers["Authorization"] != "Bearer t0k" {
+		t.Errorf("%+v %v", got, err)
+	}
+	for _, tt := range []struct {
+		c    ServerConfig
+		want string
+	}{
+		{ServerConfig{Command: "srv", Args: []string{"${NOPE}"}}, "NOPE is not set"},
+		{ServerConfig{Command: "srv", Env: map[string]string{"A": "${input:tok}"}}, "asks for an input"},
+		{ServerConfig{Command: "srv", Args: []string{"${oops"}}, "without its closing"},
+		{ServerConfig{Command: "srv", Cwd: "missing"}, "not a directory"},
+	} {
+		if _, err := tt.c.resolved("s", cwd, lookup); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: %v, want %q", tt.c, err, tt.want)
+		}
 	}
 }
 

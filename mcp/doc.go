@@ -1,13 +1,26 @@
 // Package mcp connects Phoenix Desktop to Model Context Protocol servers, on the official Go
-// SDK (github.com/modelcontextprotocol/go-sdk): stdio servers (a command the app starts) and
-// streamable-HTTP servers (a URL), configured in the shape other MCP clients use
-// ({"mcpServers": {NAME: {command, args, env} | {url, headers}}}).
+// SDK (github.com/modelcontextprotocol/go-sdk): stdio servers (a command the app starts),
+// streamable-HTTP servers (a URL) and legacy HTTP+SSE ones ("type": "sse"), configured in the
+// shapes other MCP clients use ({"mcpServers": {NAME: {command, args, env, cwd, timeout} |
+// {url, headers}}}, or VS Code's {"servers": …}), with ${VAR}, ${env:VAR}, ${VAR:-default}
+// and ${workspaceFolder} expanded when a server starts (expand.go). An entry the app cannot
+// use disables only itself (Config.Invalid) and is kept as written when the file is saved.
 //
 // A Hub holds the configuration and the latest status of every server (for Settings and
-// `phoenix-desktop mcp list`). A Set is one conversation's servers: started when first
-// needed, restarted when the conversation's mode changes, closed with the conversation's
-// actor. Its tools reach the model as mcp__SERVER__TOOL, each input schema compiled as JSON
-// Schema before it is offered.
+// `phoenix-desktop mcp list`). A Set is one conversation's servers: started in the
+// background when the conversation opens, never waited for by a model request (Tools offers
+// the ready servers' tools and says which are still starting), restarted when the
+// conversation's mode changes, closed with the conversation's actor. Its tools reach the
+// model as mcp__SERVER__TOOL, each input schema compiled as JSON Schema before it is offered.
+// A line on a stdio server's stdout that is not JSON-RPC is skipped into its log (stdio.go).
+//
+// Of the protocol beyond tools (features.go, elicit.go): the client declares elicitation and
+// answers it through Options.Elicit (refusing clearly without one); resources are read
+// through one more tool per server, mcp__SERVER__read_resource; prompts are listed
+// (Set.Prompts) and fetched (Set.GetPrompt); a server's instructions go into the system
+// prompt, capped; tool annotations are shown and told to the model. Roots, sampling and
+// logging are deprecated by the 2026-07-28 revision and not offered. OAuth for URL servers
+// is not done: they take static headers.
 //
 // The sandbox's rules hold for servers as for bash: a stdio server of a Restricted
 // conversation runs under the Restricted policy (read-only file system, no network, the

@@ -18,11 +18,13 @@ import (
 type State string
 
 const (
-	StateIdle        State = "not started" // configured; starts when a conversation needs it
-	StateStarting    State = "starting"
-	StateRunning     State = "running"
-	StateFailed      State = "failed"
-	StateStopped     State = "stopped"
+	StateIdle     State = "not started" // configured; starts when a conversation needs it
+	StateStarting State = "starting"
+	StateRunning  State = "running"
+	StateFailed   State = "failed"
+	StateStopped  State = "stopped"
+	// StateInvalid is an entry of the file that cannot be used; Error says why.
+	StateInvalid     State = "invalid configuration"
 	StateDisabled    State = "disabled"
 	StateUnreachable State = "unreachable in Restricted mode"
 	// StateChecked is a server that a check started, listed and stopped again.
@@ -62,6 +64,12 @@ type Options struct {
 	CallTimeout time.Duration
 	// HTTPClient reaches URL servers; nil is http.DefaultClient.
 	HTTPClient *http.Client
+	// LookupEnv resolves ${VAR} in configurations; nil is os.LookupEnv (tests set it).
+	LookupEnv func(string) (string, bool)
+	// Elicit answers a server's request for input (elicitation, as a request or within a
+	// 2026-07-28 multi round-trip call) by asking the person; nil refuses every request with
+	// an error that says input cannot be given here.
+	Elicit func(ctx context.Context, server string, req Elicitation) (ElicitAnswer, error)
 }
 
 const (
@@ -87,6 +95,9 @@ type Hub struct {
 	status    map[string]*Status
 	listeners map[int]func()
 	nextID    int
+	// retries counts the person's "Retry" clicks per server: a set starts a server that
+	// failed under an older count again.
+	retries map[string]int
 }
 
 // OpenHub loads the person's configuration from path (a missing file is no servers) and the
@@ -107,6 +118,12 @@ func OpenHub(path string, opts Options) (*Hub, error) {
 	}
 	h.cfg = cfg
 	return h, nil
+}
+
+// Notes say what of the configuration file was ignored, with the file's name.
+func (h *Hub) Notes() []string {
+	_, notes := h.problems("")
+	return notes
 }
 
 // LoadError is why the configuration file could not be used, or nil.
@@ -136,7 +153,7 @@ func (h *Hub) Path() string { return h.path }
 func (h *Hub) Config() Config {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return Config{Servers: maps.Clone(h.cfg.Servers)}
+	return h.cfg.clone()
 }
 
 // OnChange registers a function called (on the goroutine of the change; it must not block)
@@ -175,7 +192,7 @@ func (h *Hub) edit(change func(c *Config) error) error {
 		return fmt.Errorf("%w; fix or remove the file first (nothing was changed)", h.loadErr)
 	}
 	h.mu.Lock()
-	next := Config{Servers: maps.Clone(h.cfg.Servers)}
+	next := h.cfg.clone()
 	if err := change(&next); err != nil {
 		h.mu.Unlock()
 		return err
@@ -198,6 +215,7 @@ func (h *Hub) SetServer(name string, c ServerConfig) error {
 	}
 	return h.edit(func(cfg *Config) error {
 		cfg.Servers[name] = c
+		delete(cfg.Invalid, name)
 		return nil
 	})
 }
@@ -205,10 +223,13 @@ func (h *Hub) SetServer(name string, c ServerConfig) error {
 // RemoveServer deletes a server from the configuration.
 func (h *Hub) RemoveServer(name string) error {
 	err := h.edit(func(cfg *Config) error {
-		if _, ok := cfg.Servers[name]; !ok {
+		_, ok := cfg.Servers[name]
+		_, bad := cfg.Invalid[name]
+		if !ok && !bad {
 			return fmt.Errorf("there is no MCP server named %s", name)
 		}
 		delete(cfg.Servers, name)
+		delete(cfg.Invalid, name)
 		return nil
 	})
 	if err == nil {
@@ -350,11 +371,20 @@ func (h *Hub) Statuses(cwd string) []Status {
 	for n := range h.cfg.Servers {
 		names[n] = true
 	}
+	for n := range h.cfg.Invalid {
+		names[n] = true
+	}
 	for n := range servers {
 		names[n] = true
 	}
 	var out []Status
 	for _, n := range slices.Sorted(maps.Keys(names)) {
+		if inv, bad := h.cfg.Invalid[n]; bad {
+			if _, replaced := h.cfg.Servers[n]; !replaced {
+				out = append(out, Status{Name: n, Config: inv.Config, State: StateInvalid, Error: inv.Reason})
+				continue
+			}
+		}
 		st := Status{Name: n, State: StateIdle}
 		if p := h.status[n]; p != nil {
 			st = *p
@@ -404,10 +434,18 @@ func (h *Hub) Check(ctx context.Context, name string, env tools.Env) Status {
 		h.mu.Unlock()
 	}
 	if !ok {
+		h.mu.Lock()
+		inv, bad := h.cfg.Invalid[name]
+		h.mu.Unlock()
+		if bad {
+			return Status{Name: name, Config: inv.Config, State: StateInvalid, Error: inv.Reason}
+		}
 		return Status{Name: name, State: StateFailed, Error: "no such server"}
 	}
 	set := h.NewSet(cwd)
 	set.forceEnabled = map[string]ServerConfig{name: c}
+	set.Start(env)
+	set.WaitStarted(ctx)
 	set.Tools(ctx, env)
 	set.Close()
 	h.report(name, func(st *Status) {
@@ -421,4 +459,60 @@ func (h *Hub) Check(ctx context.Context, name string, env tools.Env) Status {
 		}
 	}
 	return Status{Name: name, State: StateFailed, Error: "no status was recorded"}
+}
+
+// Retry lets every conversation start a server again whose start failed (Settings' "Retry"):
+// a failed start is otherwise remembered for the conversation, so that no request waits for
+// it again.
+func (h *Hub) Retry(name string) {
+	h.mu.Lock()
+	if h.retries == nil {
+		h.retries = map[string]int{}
+	}
+	h.retries[name]++
+	if st := h.status[name]; st != nil && st.State == StateFailed {
+		st.State, st.Error = StateIdle, ""
+	}
+	h.mu.Unlock()
+	h.changed()
+}
+
+func (h *Hub) retryGen(name string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.retries[name]
+}
+
+// problem is an entry of a configuration file that cannot be used.
+type problem struct{ name, file, reason string }
+
+// problems lists the entries of the person's file (and of the project's, for cwd) that
+// cannot be used, and what of the files was ignored.
+func (h *Hub) problems(cwd string) ([]problem, []string) {
+	h.mu.Lock()
+	file := h.cfg.Source
+	if file == "" {
+		file = "the MCP configuration"
+	}
+	var out []problem
+	for _, n := range slices.Sorted(maps.Keys(h.cfg.Invalid)) {
+		if _, replaced := h.cfg.Servers[n]; !replaced {
+			out = append(out, problem{n, file, h.cfg.Invalid[n].Reason})
+		}
+	}
+	notes := slices.Clone(h.cfg.Notes)
+	own := h.path != ""
+	h.mu.Unlock()
+	if own && cwd != "" {
+		if pc, err := projectConfig(cwd); err == nil {
+			pf := filepath.Join(cwd, ProjectFileName)
+			for _, n := range slices.Sorted(maps.Keys(pc.Invalid)) {
+				out = append(out, problem{n, pf, pc.Invalid[n].Reason})
+			}
+		}
+	}
+	for i, n := range notes {
+		notes[i] = file + ": " + n
+	}
+	return out, notes
 }

@@ -21,6 +21,9 @@ import (
 // the tests; its value picks the behaviour.
 const testServerEnv = "PHOENIX_MCP_TEST_SERVER"
 
+// gateEnv names the FIFO a "gate" server opens before it starts serving.
+const gateEnv = "PHOENIX_MCP_TEST_GATE"
+
 // TestMain lets the test binary act as the sandbox helper, as the app binary does, and as the
 // small in-test MCP server.
 func TestMain(m *testing.M) {
@@ -59,6 +62,20 @@ func runTestServer(mode string) int {
 			}
 		}
 	}
+	if mode == "banner" {
+		// Servers that greet on stdout are common; the client must skip the line.
+		fmt.Println("Hello! banner-server v1 listening on stdio")
+	}
+	if mode == "gate" {
+		// Starts only once the test opens the FIFO for writing: a server as slow as the
+		// test wants, with no clock involved.
+		f, err := os.Open(os.Getenv(gateEnv))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "test server:", err)
+			return 1
+		}
+		f.Close()
+	}
 	s := newTestServer()
 	if mode == "nolist" {
 		// Completes its handshake, then never answers tools/list.
@@ -79,7 +96,16 @@ func runTestServer(mode string) int {
 }
 
 func newTestServer() *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "phoenix-test-server", Version: "1"}, nil)
+	s := sdk.NewServer(&sdk.Implementation{Name: "phoenix-test-server", Version: "1"},
+		&sdk.ServerOptions{Instructions: "Call echo to repeat text."})
+	s.AddResource(&sdk.Resource{URI: "test://notes", Name: "notes", MIMEType: "text/plain"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "test://notes", Text: "the resource's text"}}}, nil
+		})
+	s.AddPrompt(&sdk.Prompt{Name: "greet", Description: "Greets someone.", Arguments: []*sdk.PromptArgument{{Name: "who", Required: true}}},
+		func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Say hello to " + req.Params.Arguments["who"]}}}}, nil
+		})
 	text := func(t string) *sdk.CallToolResult {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t}}}
 	}
@@ -109,6 +135,24 @@ func newTestServer() *sdk.Server {
 	s.AddTool(&sdk.Tool{Name: "pid", Description: "Its process id.", InputSchema: obj(`{}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return text(fmt.Sprint(os.Getpid())), nil
+		})
+	s.AddTool(&sdk.Tool{Name: "link", Description: "Links a resource.", InputSchema: obj(`{}`),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ResourceLink{URI: "test://notes", Name: "notes"}}}, nil
+		})
+	s.AddTool(&sdk.Tool{Name: "ask", Description: "Asks the person for a name (a 2026-07-28 multi round-trip call).", InputSchema: obj(`{}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if ans, ok := req.Params.InputResponses["name"].(*sdk.ElicitResult); ok {
+				return text(fmt.Sprintf("%s %v", ans.Action, ans.Content["name"])), nil
+			}
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"name": &sdk.ElicitParams{Mode: "form", Message: "Your name?",
+				RequestedSchema: mustJSON(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}}}, nil
+		})
+	s.AddTool(&sdk.Tool{Name: "cwd", Description: "Its working directory.", InputSchema: obj(`{}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			wd, _ := os.Getwd()
+			return text(wd), nil
 		})
 	s.AddTool(&sdk.Tool{Name: "fail", Description: "Reports an error result.", InputSchema: obj(`{}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,6 +42,31 @@ func specNames(specs []domain.ToolSpec) []string {
 	return names
 }
 
+// withoutInstructions leaves out the notes that carry a server's instructions.
+func withoutInstructions(notes []string) []string {
+	return slices.DeleteFunc(notes, func(n string) bool { return strings.Contains(n, "says how to use it") })
+}
+
+// readyTools is a request's tools once every server has settled: Tools itself never waits.
+func readyTools(set *Set, ctx context.Context, env tools.Env) ([]domain.ToolSpec, []string, []string) {
+	set.Start(env)
+	set.WaitStarted(ctx)
+	return set.Tools(ctx, env)
+}
+
+// waitRelist waits for the listing a tools/list_changed notification asked for.
+func waitRelist(set *Set, name string) {
+	set.mu.Lock()
+	var ch chan struct{}
+	if e := set.entries[name]; e != nil {
+		ch = e.relisting
+	}
+	set.mu.Unlock()
+	if ch != nil {
+		<-ch
+	}
+}
+
 func fixedSet(t *testing.T, servers map[string]ServerConfig, opts Options) *Set {
 	t.Helper()
 	set := FixedHub(Config{Servers: servers}, opts).NewSet(t.TempDir())
@@ -62,7 +89,7 @@ func TestFilesystemServerReadsButCannotWriteInRestricted_REQ_BED_014(t *testing.
 	ctx := context.Background()
 	env := testEnv(t, dir, domain.ModeRestricted)
 
-	specs, notes, notices := set.Tools(ctx, env)
+	specs, notes, notices := readyTools(set, ctx, env)
 	if len(notes)+len(notices) > 0 {
 		t.Fatalf("notes %v, notices %v", notes, notices)
 	}
@@ -122,7 +149,7 @@ func TestEverythingServer(t *testing.T) {
 	set := fixedSet(t, map[string]ServerConfig{"every": {Command: bin}}, Options{})
 	ctx := context.Background()
 	env := testEnv(t, t.TempDir(), domain.ModeRestricted)
-	if specs, notes, _ := set.Tools(ctx, env); len(specs) == 0 {
+	if specs, notes, _ := readyTools(set, ctx, env); len(specs) == 0 {
 		t.Fatalf("no tools; notes %v", notes)
 	}
 
@@ -156,7 +183,7 @@ func TestEverythingServer(t *testing.T) {
 	})
 
 	t.Run("progress and Stop", func(t *testing.T) {
-		srv := set.servers["every"]
+		srv := set.entries["every"].srv
 		tree := append(mcptest.Descendants(srv.cmd.Process.Pid), srv.cmd.Process.Pid)
 		callCtx, stop := context.WithCancel(ctx)
 		var mu sync.Mutex
@@ -209,7 +236,7 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 	ctx := context.Background()
 	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
 	set := fixedSet(t, map[string]ServerConfig{"go": selfServer(t, "serve")}, Options{CallTimeout: time.Minute})
-	specs, _, notices := set.Tools(ctx, env)
+	specs, _, notices := readyTools(set, ctx, env)
 	names := specNames(specs)
 	if slices.Contains(names, "mcp__go__bad_schema") || !slices.Contains(names, "mcp__go__echo") {
 		t.Fatalf("tools %v", names)
@@ -243,7 +270,7 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 		}
 	})
 	t.Run("tool list changes from the next request", func(t *testing.T) {
-		srv := set.servers["go"]
+		srv := set.entries["go"].srv
 		if out := set.Call(ctx, env, call("mcp__go__add_tool", `{}`), nil); out.Content != "added" {
 			t.Fatalf("%s %q", out.Outcome, out.Content)
 		}
@@ -256,6 +283,8 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 		if out := set.Call(ctx, env, call("mcp__go__added", `{}`), nil); out.Outcome != domain.OutcomeError {
 			t.Fatalf("a tool not offered with the request ran: %s %q", out.Outcome, out.Content)
 		}
+		set.Tools(ctx, env) // asks for the new list, in the background
+		waitRelist(set, "go")
 		specs, _, _ := set.Tools(ctx, env)
 		if !slices.Contains(specNames(specs), "mcp__go__added") {
 			t.Fatalf("the next request's tools %v lack the new one", specNames(specs))
@@ -295,7 +324,7 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 	})
 	t.Run("never answers, timeout", func(t *testing.T) {
 		short := fixedSet(t, map[string]ServerConfig{"go": selfServer(t, "serve")}, Options{CallTimeout: 300 * time.Millisecond})
-		short.Tools(ctx, env)
+		readyTools(short, ctx, env)
 		out := short.Call(ctx, env, call("mcp__go__hang", `{}`), nil)
 		if out.Outcome != domain.OutcomeError || !strings.Contains(out.Content, "did not answer") {
 			t.Fatalf("%s %q", out.Outcome, out.Content)
@@ -303,7 +332,7 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 	})
 	t.Run("writes garbage", func(t *testing.T) {
 		bad := fixedSet(t, map[string]ServerConfig{"junk": selfServer(t, "garbage")}, Options{StartTimeout: 5 * time.Second})
-		specs, notes, _ := bad.Tools(ctx, env)
+		specs, notes, _ := readyTools(bad, ctx, env)
 		if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "junk is not available") {
 			t.Fatalf("specs %v notes %q", specNames(specs), notes)
 		}
@@ -313,32 +342,29 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 			Options{StartTimeout: 300 * time.Millisecond})
 		set := hub.NewSet(t.TempDir())
 		t.Cleanup(set.Close)
-		type answer struct{ notes, notices []string }
-		done := make(chan answer, 1)
-		reqCtx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			_, notes, notices := set.Tools(reqCtx, env)
-			done <- answer{notes, notices}
-		}()
-		var got answer
-		select {
-		case got = <-done:
-		case <-time.After(30 * time.Second):
-			cancel() // only the request's end frees the set, so that the test can close it
-			<-done
-			t.Fatal("Tools still waited for a server that never answers tools/list after 30 s")
+		// The request does not wait: it goes without the server's tools and says why.
+		specs, notes, notices := set.Tools(ctx, env)
+		if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "mute is still starting") ||
+			len(notices) != 1 || !strings.Contains(notices[0], "still starting") {
+			t.Fatalf("first request: specs %v notes %q notices %q", specNames(specs), notes, notices)
 		}
-		if len(got.notes) != 1 || !strings.Contains(got.notes[0], "mute is not available") || len(got.notices) != 1 ||
-			!strings.Contains(got.notices[0], "did not list its tools within") {
-			t.Fatalf("notes %q notices %q", got.notes, got.notices)
+		set.WaitStarted(ctx)
+		_, notes, notices = set.Tools(ctx, env)
+		if len(notes) != 1 || !strings.Contains(notes[0], "mute is not available") || len(notices) != 1 ||
+			!strings.Contains(notices[0], "did not list its tools within") {
+			t.Fatalf("notes %q notices %q", notes, notices)
 		}
 		sts := hub.Statuses(t.TempDir())
 		if len(sts) != 1 || sts[0].State != StateFailed || !strings.Contains(sts[0].Error, "did not list its tools within 300ms") {
 			t.Fatalf("statuses %+v", sts)
 		}
 		set.mu.Lock()
-		kept := len(set.servers)
+		kept := 0
+		for _, e := range set.entries {
+			if e.state == entryReady {
+				kept++
+			}
+		}
 		set.mu.Unlock()
 		if kept != 0 {
 			t.Fatalf("the set keeps %d servers, want the silent one dropped", kept)
@@ -350,7 +376,7 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 	})
 	t.Run("never completes its start", func(t *testing.T) {
 		silent := fixedSet(t, map[string]ServerConfig{"mute": selfServer(t, "silent")}, Options{StartTimeout: 300 * time.Millisecond})
-		specs, notes, notices := silent.Tools(ctx, env)
+		specs, notes, notices := readyTools(silent, ctx, env)
 		if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "mute is not available") || len(notices) != 1 {
 			t.Fatalf("specs %v notes %q notices %q", specs, notes, notices)
 		}
@@ -370,7 +396,8 @@ func TestServersStartTogetherAndReportTheirState(t *testing.T) {
 		"a": selfServer(t, "serve"), "b": selfServer(t, "serve"), "broken": selfServer(t, "broken")}}, Options{})
 	set := hub.NewSet(t.TempDir())
 	defer set.Close()
-	specs, notes, notices := set.Tools(ctx, env)
+	specs, notes, notices := readyTools(set, ctx, env)
+	notes = withoutInstructions(notes)
 	names := specNames(specs)
 	if !slices.Contains(names, "mcp__a__echo") || !slices.Contains(names, "mcp__b__echo") {
 		t.Fatalf("tools %v", names)
@@ -404,7 +431,7 @@ func TestStdioServerRunsSandboxed_REQ_BED_014(t *testing.T) {
 	ctx := context.Background()
 	env := testEnv(t, t.TempDir(), domain.ModeRestricted)
 	set := fixedSet(t, map[string]ServerConfig{"go": selfServer(t, "serve")}, Options{})
-	set.Tools(ctx, env)
+	readyTools(set, ctx, env)
 	out := set.Call(ctx, env, call("mcp__go__pid", `{}`), nil)
 	pid, err := strconv.Atoi(out.Content)
 	if err != nil {
@@ -445,7 +472,7 @@ func TestURLServer(t *testing.T) {
 	cfg := map[string]ServerConfig{"web": {URL: "http://" + ln.Addr().String(), Headers: map[string]string{"Authorization": "Bearer t"}}}
 	ctx := context.Background()
 	set := fixedSet(t, cfg, Options{})
-	specs, notes, _ := set.Tools(ctx, testEnv(t, t.TempDir(), domain.ModeRestricted))
+	specs, notes, _ := readyTools(set, ctx, testEnv(t, t.TempDir(), domain.ModeRestricted))
 	if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "not reachable in Restricted mode") {
 		t.Fatalf("Restricted: specs %v notes %q", specNames(specs), notes)
 	}
@@ -454,7 +481,7 @@ func TestURLServer(t *testing.T) {
 	}
 
 	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
-	if specs, notes, _ = set.Tools(ctx, env); !slices.Contains(specNames(specs), "mcp__web__echo") {
+	if specs, notes, _ = readyTools(set, ctx, env); !slices.Contains(specNames(specs), "mcp__web__echo") {
 		t.Fatalf("Unrestricted: specs %v notes %q", specNames(specs), notes)
 	}
 	if out := set.Call(ctx, env, call("mcp__web__echo", `{"text":"over http"}`), nil); out.Content != "over http" {
@@ -464,6 +491,142 @@ func TestURLServer(t *testing.T) {
 	defer mu.Unlock()
 	if gotHeader != "Bearer t" {
 		t.Errorf("the configured header was not sent: %q", gotHeader)
+	}
+}
+
+// Issue 26: the legacy HTTP+SSE transport ("type": "sse"), served through the SDK's SSE
+// client, as configurations copied from other clients use it.
+func TestSSEServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return newTestServer() }, nil)}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	ctx := context.Background()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	set := fixedSet(t, map[string]ServerConfig{"old": {Type: "sse", URL: "http://" + ln.Addr().String()}}, Options{})
+	if specs, notes, _ := readyTools(set, ctx, env); !slices.Contains(specNames(specs), "mcp__old__echo") {
+		t.Fatalf("specs %v notes %q", specNames(specs), notes)
+	}
+	if out := set.Call(ctx, env, call("mcp__old__echo", `{"text":"over sse"}`), nil); out.Content != "over sse" {
+		t.Fatalf("%s %q", out.Outcome, out.Content)
+	}
+}
+
+// Issue 26: a server that prints a banner on stdout starts; the line is in its log.
+func TestBannerOnStdoutIsSkipped(t *testing.T) {
+	ctx := context.Background()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	hub := FixedHub(Config{Servers: map[string]ServerConfig{"chatty": selfServer(t, "banner")}}, Options{})
+	set := hub.NewSet(t.TempDir())
+	t.Cleanup(set.Close)
+	specs, notes, _ := readyTools(set, ctx, env)
+	if !slices.Contains(specNames(specs), "mcp__chatty__echo") {
+		t.Fatalf("specs %v notes %q", specNames(specs), notes)
+	}
+	if out := set.Call(ctx, env, call("mcp__chatty__echo", `{"text":"after the banner"}`), nil); out.Content != "after the banner" {
+		t.Fatalf("%s %q", out.Outcome, out.Content)
+	}
+	if st := hub.Statuses("")[0]; !strings.Contains(st.Stderr, "skipped: Hello! banner-server v1") {
+		t.Errorf("the log lacks the skipped line: %q", st.Stderr)
+	}
+}
+
+// Issue 26: a slow server never holds a request up. The request goes without its tools and
+// says it is still starting; a call of its tool (the demo model names tools it was not
+// offered) waits for the start; the next request has its tools and tells the model.
+func TestSlowServerNeverDelaysARequest(t *testing.T) {
+	ctx := context.Background()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	gate := filepath.Join(t.TempDir(), "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	slow := selfServer(t, "gate")
+	slow.Env[gateEnv] = gate
+	hub := FixedHub(Config{Servers: map[string]ServerConfig{"slow": slow, "quick": selfServer(t, "serve")}}, Options{})
+	set := hub.NewSet(t.TempDir())
+	t.Cleanup(set.Close)
+	set.Start(env)
+	// Let the quick one finish; the slow one cannot until the gate opens.
+	set.mu.Lock()
+	quickDone := set.entries["quick"].done
+	set.mu.Unlock()
+	<-quickDone
+	specs, notes, notices := set.Tools(ctx, env)
+	if names := specNames(specs); !slices.Contains(names, "mcp__quick__echo") || slices.Contains(names, "mcp__slow__echo") {
+		t.Fatalf("specs %v", names)
+	}
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "slow is still starting") }) ||
+		!slices.ContainsFunc(notices, func(n string) bool { return strings.Contains(n, "slow is still starting") }) {
+		t.Fatalf("notes %q notices %q", notes, notices)
+	}
+	if st := hub.Statuses("")[1]; st.Name != "slow" || st.State != StateStarting {
+		t.Errorf("status %+v", st)
+	}
+	done := make(chan tools.Output, 1)
+	go func() { done <- set.Call(ctx, env, call("mcp__slow__echo", `{"text":"waited"}`), nil) }()
+	f, err := os.OpenFile(gate, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if out := <-done; out.Content != "waited" {
+		t.Fatalf("%s %q", out.Outcome, out.Content)
+	}
+	specs, notes, notices = set.Tools(ctx, env)
+	if !slices.Contains(specNames(specs), "mcp__slow__echo") || slices.ContainsFunc(notices, func(n string) bool { return strings.Contains(n, "starting") }) ||
+		!slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "slow has finished starting") }) {
+		t.Fatalf("specs %v notes %q notices %q", specNames(specs), notes, notices)
+	}
+}
+
+// Issue 26: a bad entry disables only itself; the person is told once, the model every
+// request; a server that never answers is reported as not answering, even in Restricted mode.
+func TestBadEntryDisablesOnlyItself(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), ConfigFileName)
+	good := selfServer(t, "serve")
+	doc := fmt.Sprintf(`{"mcpServers": {"good": {"command": %q, "env": {%q: "serve"}, "cwd": "sub"}, "old": {"type": "websocket", "url": "http://h/ws"}}}`,
+		good.Command, testServerEnv)
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hub, err := OpenHub(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	if err := os.Mkdir(filepath.Join(cwd, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := testEnv(t, cwd, domain.ModeUnrestricted)
+	set := hub.NewSet(cwd)
+	t.Cleanup(set.Close)
+	specs, notes, notices := readyTools(set, ctx, env)
+	notes = withoutInstructions(notes)
+	if !slices.Contains(specNames(specs), "mcp__good__echo") {
+		t.Fatalf("specs %v", specNames(specs))
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "old is configured but cannot be used") ||
+		len(notices) != 2 || !strings.Contains(notices[0], "The MCP server old in "+path+" is not used") {
+		t.Fatalf("notes %q notices %q", notes, notices)
+	}
+	if _, _, notices := set.Tools(ctx, env); len(notices) != 0 {
+		t.Errorf("told twice: %q", notices)
+	}
+	// cwd is honoured, relative to the conversation's directory.
+	if out := set.Call(ctx, env, call("mcp__good__cwd", `{}`), nil); out.Content != filepath.Join(cwd, "sub") {
+		t.Errorf("cwd %s %q", out.Outcome, out.Content)
+	}
+
+	needSandbox(t)
+	silent := fixedSet(t, map[string]ServerConfig{"mute": selfServer(t, "silent")}, Options{StartTimeout: 300 * time.Millisecond})
+	_, notes, _ = readyTools(silent, ctx, testEnv(t, t.TempDir(), domain.ModeRestricted))
+	if len(notes) != 1 || !strings.Contains(notes[0], "did not answer within 300ms") || strings.Contains(notes[0], "sandbox") {
+		t.Errorf("a silent server: %q", notes)
 	}
 }
 
@@ -486,7 +649,7 @@ func TestProjectServersStartOnlyWhenAllowed(t *testing.T) {
 	project(selfServer(t, "serve"))
 	set := hub.NewSet(cwd)
 	defer set.Close()
-	specs, notes, notices := set.Tools(ctx, env)
+	specs, notes, notices := readyTools(set, ctx, env)
 	if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "offers the MCP servers proj") ||
 		len(notices) != 1 || !strings.Contains(notices[0], "Settings") {
 		t.Fatalf("before the click: specs %v notes %q notices %q", specNames(specs), notes, notices)
@@ -504,7 +667,7 @@ func TestProjectServersStartOnlyWhenAllowed(t *testing.T) {
 	if err := hub.AllowProjectServer(cwd, "proj"); err != nil {
 		t.Fatal(err)
 	}
-	if specs, _, _ := set.Tools(ctx, env); !slices.Contains(specNames(specs), "mcp__proj__echo") {
+	if specs, _, _ := readyTools(set, ctx, env); !slices.Contains(specNames(specs), "mcp__proj__echo") {
 		t.Fatalf("after the click: %v", specNames(specs))
 	}
 
@@ -513,7 +676,7 @@ func TestProjectServersStartOnlyWhenAllowed(t *testing.T) {
 	changed := selfServer(t, "serve")
 	changed.Args = []string{"--other"}
 	project(changed)
-	specs, notes, _ = set.Tools(ctx, env)
+	specs, notes, _ = readyTools(set, ctx, env)
 	if len(specs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "proj") {
 		t.Fatalf("after the edit: specs %v notes %q", specNames(specs), notes)
 	}
@@ -557,5 +720,63 @@ func TestEditWhileConversationsResolveServers(t *testing.T) {
 		if len(offered) == 0 || offered[0] != "proj" {
 			t.Fatalf("offered %q, want proj", offered)
 		}
+	}
+}
+
+// Issue 26: the protocol beyond tools. The client declares elicitation and answers it through
+// Options.Elicit (refusing clearly without one); a server's instructions reach the model,
+// capped; its annotations show; its resources are readable through mcp__SERVER__read_resource,
+// which a resource link points to; its prompts are listed and fetched.
+func TestProtocolFeatures(t *testing.T) {
+	ctx := context.Background()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	var asked Elicitation
+	hub := FixedHub(Config{Servers: map[string]ServerConfig{"go": selfServer(t, "serve")}}, Options{
+		Elicit: func(_ context.Context, server string, req Elicitation) (ElicitAnswer, error) {
+			asked = req
+			return ElicitAnswer{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		}})
+	set := hub.NewSet(t.TempDir())
+	t.Cleanup(set.Close)
+	specs, notes, _ := readyTools(set, ctx, env)
+	if !slices.Contains(specNames(specs), "mcp__go__read_resource") {
+		t.Fatalf("specs %v", specNames(specs))
+	}
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "Call echo to repeat text.") }) {
+		t.Errorf("the instructions are not in the notes: %q", notes)
+	}
+	for _, sp := range specs {
+		if sp.Name == "mcp__go__read_resource" && !strings.Contains(sp.Description, "test://notes") {
+			t.Errorf("the reader does not list the resources: %s", sp.Description)
+		}
+		if sp.Name == "mcp__go__link" && !strings.Contains(sp.Description, "only reads") {
+			t.Errorf("the read-only hint is not in the description: %s", sp.Description)
+		}
+	}
+	if st := hub.Statuses("")[0]; !slices.ContainsFunc(st.Tools, func(i ToolInfo) bool { return i.ServerTool == "link" && i.ReadOnly }) {
+		t.Errorf("tools %+v", st.Tools)
+	}
+	if out := set.Call(ctx, env, call("mcp__go__ask", `{}`), nil); out.Content != "accept Ada" || asked.Message != "Your name?" {
+		t.Errorf("elicitation: %s %q %+v", out.Outcome, out.Content, asked)
+	}
+	if out := set.Call(ctx, env, call("mcp__go__link", `{}`), nil); !strings.Contains(out.Content, "mcp__go__read_resource") {
+		t.Errorf("a resource link: %q", out.Content)
+	}
+	if out := set.Call(ctx, env, call("mcp__go__read_resource", `{"uri":"test://notes"}`), nil); out.Content != "the resource's text" {
+		t.Errorf("read_resource: %s %q", out.Outcome, out.Content)
+	}
+	prompts, err := set.Prompts(ctx)
+	if err != nil || len(prompts) != 1 || prompts[0].Name != "greet" || !prompts[0].Arguments[0].Required {
+		t.Fatalf("prompts %+v %v", prompts, err)
+	}
+	if text, err := set.GetPrompt(ctx, "go", "greet", map[string]string{"who": "Ada"}); err != nil || text != "Say hello to Ada" {
+		t.Errorf("prompt %q %v", text, err)
+	}
+
+	// Headless, without an answerer: a clear refusal reaches the model.
+	plain := fixedSet(t, map[string]ServerConfig{"go": selfServer(t, "serve")}, Options{})
+	readyTools(plain, ctx, env)
+	if out := plain.Call(ctx, env, call("mcp__go__ask", `{}`), nil); !strings.Contains(out.Content, "cannot ask the person for input") {
+		t.Errorf("headless elicitation: %s %q", out.Outcome, out.Content)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -50,6 +49,14 @@ type server struct {
 	kill context.CancelFunc
 	// cmd is the supervisor process of a stdio server, for its exit status.
 	cmd *exec.Cmd
+	// stdoutDone is closed when the copier of a stdio server's stdout has ended.
+	stdoutDone chan struct{}
+	stdio      *stdioTransport
+	// instructions is what the server said about using it, for the system prompt.
+	instructions string
+	// life bounds an SSE server's event stream, which lasts until close (endLife).
+	life    context.Context
+	endLife context.CancelFunc
 	// exited is closed when the session has ended (the server exited or was closed).
 	exited chan struct{}
 	// listChanged is set by the server's tools/list_changed notification; the next request's
@@ -70,15 +77,19 @@ const clientName = "phoenix-desktop"
 // startServer starts (stdio) or connects to (URL) one server and completes the MCP
 // handshake, within ctx. When the handshake fails, the dead server is returned with the error,
 // for what it wrote on stderr.
-func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, httpClient *http.Client) (*server, error) {
+func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, httpClient *http.Client, elicit ElicitFunc) (*server, error) {
 	if cfg.IsURL() && l.restricted {
 		return nil, ErrUnreachable
 	}
 	s := &server{name: name, cfg: cfg, restricted: l.restricted, stderr: newTailBuffer(stderrKeep),
 		exited: make(chan struct{}), progress: map[string]func(Progress){}, listChangedSignal: make(chan struct{}, 1)}
 	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, &sdk.ClientOptions{
-		// No roots, sampling or elicitation: the app offers none of them.
-		Capabilities: &sdk.ClientCapabilities{},
+		// Elicitation only: roots, sampling and logging are deprecated by the 2026-07-28
+		// revision, and the app offers none of them.
+		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return elicitFor(ctx, name, elicit, req)
+		},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			s.listChanged.Store(true)
 			select {
@@ -89,9 +100,13 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 		ProgressNotificationHandler: s.onProgress,
 	})
 	var transport sdk.Transport
-	if cfg.IsURL() {
+	switch {
+	case cfg.IsSSE():
+		s.life, s.endLife = context.WithCancel(context.Background())
+		transport = lifetimeTransport{&sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: withHeaders(httpClient, cfg.Headers)}, s.life}
+	case cfg.IsURL():
 		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: withHeaders(httpClient, cfg.Headers)}
-	} else {
+	default:
 		t, err := s.startStdio(l)
 		if err != nil {
 			return nil, err
@@ -101,10 +116,14 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		s.killTree()
+		s.waitStdout()
 		// The server comes back with the error for its stderr, which says why.
 		return s, s.describe(fmt.Errorf("start MCP server %s: %w", name, err))
 	}
 	s.session = session
+	if init := session.InitializeResult(); init != nil {
+		s.instructions = init.Instructions
+	}
 	go func() {
 		_ = session.Wait()
 		close(s.exited)
@@ -115,8 +134,9 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 // startStdio is the one place a server's process is started: through the sandbox's
 // supervisor, under the conversation's policy, exactly like a bash command (`exec` replaces
 // bash with the server, so the server is bash's process, inside the sandbox and its process
-// group). Its stdin and stdout are the MCP connection.
-func (s *server) startStdio(l launch) (*sdk.CommandTransport, error) {
+// group). Its stdin and stdout are the MCP connection. It runs in the configured cwd, else
+// the conversation's directory.
+func (s *server) startStdio(l launch) (sdk.Transport, error) {
 	procCtx, kill := context.WithCancel(context.Background())
 	argv := append([]string{s.cfg.Command}, s.cfg.Args...)
 	cmd, err := sandbox.Command(procCtx, sandbox.Policy{TempDir: l.tempDir, Unrestricted: !l.restricted}, "exec "+shellQuote(argv))
@@ -125,12 +145,23 @@ func (s *server) startStdio(l launch) (*sdk.CommandTransport, error) {
 		return nil, fmt.Errorf("start MCP server %s: %w", s.name, err)
 	}
 	cmd.Dir = l.cwd
+	if s.cfg.Cwd != "" {
+		cmd.Dir = s.cfg.Cwd
+	}
 	cmd.Env = sandbox.HelperEnv(serverEnv(os.Environ(), s.cfg.Env, l.restricted))
 	cmd.Stderr = s.stderr
 	s.kill, s.cmd = kill, cmd
-	// The transport closes stdin and waits for the exit; kill has already ended the tree by
-	// then when the app closes the server, so a short grace period is plenty.
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil
+	s.stdoutDone = make(chan struct{})
+	s.stdio = &stdioTransport{cmd: cmd, kill: kill, log: s.stderr, done: s.stdoutDone}
+	return s.stdio, nil
+}
+
+// waitStdout waits until the stdio server's stdout has been read to its end (its tree is
+// dead by then), so that no goroutine of it outlives the server.
+func (s *server) waitStdout() {
+	if s.stdoutDone != nil && s.cmd != nil && s.cmd.Process != nil {
+		<-s.stdoutDone
+	}
 }
 
 // offlineEnv tells the package runners that fetch a server before starting it (npx, uvx) to
@@ -244,14 +275,18 @@ func (s *server) killTree() {
 func (s *server) close() {
 	s.closeOnce.Do(func() {
 		s.killTree()
+		if s.endLife != nil {
+			defer s.endLife()
+		}
 		switch {
 		case s.session != nil && s.cfg.IsURL():
 			go s.session.Close()
 		case s.session != nil:
 			_ = s.session.Close()
-		case s.cmd != nil && s.cmd.Process != nil:
-			_ = s.cmd.Wait()
+		case s.stdio != nil && s.cmd.Process != nil:
+			_ = s.stdio.wait()
 		}
+		s.waitStdout()
 	})
 }
 
@@ -279,6 +314,27 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// lifetimeTransport connects within ctx (the start's timeout) but keeps the connection, whose
+// event stream the SSE transport opens with the context it connects with, for life.
+type lifetimeTransport struct {
+	sdk.Transport
+	life context.Context
+}
+
+func (t lifetimeTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	connCtx, cancel := context.WithCancel(t.life)
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := t.Transport.Connect(connCtx)
+	if !stop() && err == nil { // the start ended while it connected
+		conn.Close()
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+	}
+	return conn, err
 }
 
 // withHeaders returns an HTTP client that adds the configured headers to every request.

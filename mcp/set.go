@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,13 +17,17 @@ import (
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
-// Set is one conversation's servers. It starts a server when a request first needs its tools,
-// keeps it for the conversation's later requests and calls, restarts it under the other
-// policy when the conversation's mode changes, and kills every server's process tree on
-// Close (the conversation's actor stopping: closed, passivated or the app quitting).
+// Set is one conversation's servers. Servers start in the background — when the conversation
+// opens (Start) or at its first request — and a model request never waits for one: Tools
+// returns the tools of the servers that are ready and says which are still starting; a server
+// that becomes ready adds its tools from the next request on. A failed start is remembered for
+// the conversation (under its mode and configuration) until the person asks for a retry in
+// Settings. A changed mode restarts the servers under the other policy, and Close kills every
+// server's process tree (the conversation's actor stopping: closed, passivated or the app
+// quitting).
 //
-// Tools and Call run on the conversation's worker goroutines (never its mailbox); the mutex
-// keeps a late, cancelled worker and the next one apart.
+// Tools and Call run on the conversation's worker goroutines (never its mailbox); mu guards
+// the set's maps and is never held while waiting for a server.
 type Set struct {
 	hub *Hub
 	cwd string
@@ -30,112 +35,130 @@ type Set struct {
 	// forceEnabled narrows a set to one server, enabled or not, for Hub.Check.
 	forceEnabled map[string]ServerConfig
 
+	// ctx is the parent of every background start; Close cancels it and waits for them (wg).
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
 	mu         sync.Mutex
 	closed     bool
 	restricted bool
-	servers    map[string]*server
-	// failed remembers a server that could not start under the current mode and
-	// configuration (by fingerprint), so that every request does not wait for it again.
-	failed map[string]failure
-	// lists holds each running server's checked tools until it announces a change.
-	lists map[string][]offered
+	// env is the latest tool environment (working and temp directory, mode): what a
+	// background start uses.
+	env     tools.Env
+	entries map[string]*entry
 	// routes are the tools offered with the latest request, by the name the model sees.
 	routes map[string]offered
-	// offeredNoticed is the list of waiting project servers the person was last told of.
-	offeredNoticed string
+	// waitable are the servers that were still starting at the latest request: a call of one
+	// of their tools (which the model can only have guessed) waits for the start.
+	waitable map[string]bool
+	// offeredNoticed and invalidNoticed are what the person was last told of waiting project
+	// servers and of entries that cannot be used.
+	offeredNoticed, invalidNoticed string
 }
 
-type failure struct {
-	fingerprint string
-	err         error
+type entryState int
+
+const (
+	entryStarting entryState = iota
+	entryReady
+	entryFailed
+)
+
+// entry is one server of the set: starting, ready (running, its tools listed) or failed.
+type entry struct {
+	name       string
+	fp         string // fingerprint of the configuration it started with
+	gen        int    // the hub's retry generation of the server when it started
+	restricted bool
+	state      entryState
+	srv        *server
+	list       []offered
+	err        error
+	done       chan struct{} // closed when the start has ended
+	cancel     context.CancelFunc
+	// notices is news for the person (a failed start, tools skipped), handed out once.
+	notices []string
+	// toldStarting: a request went without its tools; toldReady: the model was told it is
+	// ready since.
+	toldStarting, toldReady bool
+	// relisting is closed when a listing asked for by tools/list_changed has ended.
+	relisting chan struct{}
 }
 
-// NewSet returns the servers of a conversation in cwd; nothing starts until Tools is called.
+// NewSet returns the servers of a conversation in cwd; nothing starts until Start, Tools or
+// Call.
 func (h *Hub) NewSet(cwd string) *Set {
-	return &Set{hub: h, cwd: cwd, restricted: true, servers: map[string]*server{},
-		failed: map[string]failure{}, lists: map[string][]offered{}, routes: map[string]offered{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Set{hub: h, cwd: cwd, ctx: ctx, cancel: cancel, restricted: true,
+		entries: map[string]*entry{}, routes: map[string]offered{}, waitable: map[string]bool{}}
 }
 
 func restrictedMode(env tools.Env) bool { return env.Mode != domain.ModeUnrestricted }
 
-// Tools returns the tools of the conversation's servers for one request, starting the servers
-// that are not running yet, and the notes the model should read about servers it cannot use
-// (a URL server in Restricted mode, one that failed to start). notices are for the person:
-// tools skipped for a bad schema, servers that failed; each is returned once per instance.
-func (s *Set) Tools(ctx context.Context, env tools.Env) (specs []domain.ToolSpec, modelNotes, notices []string) {
+// Start starts the servers that are not running yet, in the background, and returns at once:
+// the conversation's actor calls it when the conversation opens, so that its servers are
+// ready by the time the person has typed.
+func (s *Set) Start(env tools.Env) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.sync(env)
+	}
+}
+
+// Tools returns the tools of the conversation's servers that are ready, for one request,
+// without waiting for any: servers that are not running start in the background. modelNotes
+// are for the system prompt (servers still starting, unreachable, failed or misconfigured);
+// notices are for the person (a server that failed, tools skipped for a bad schema, an entry
+// of the file that cannot be used), each given once.
+func (s *Set) Tools(_ context.Context, env tools.Env) (specs []domain.ToolSpec, modelNotes, notices []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, nil, nil
 	}
-	restricted := restrictedMode(env)
-	s.switchMode(restricted)
-	cfgs, offeredOnly := s.configs()
-	for name, srv := range s.servers {
-		if c, ok := cfgs[name]; !ok || fingerprint(c) != fingerprint(srv.cfg) {
-			s.drop(srv)
-		}
-	}
-	var usable []string
-	for _, name := range slices.Sorted(maps.Keys(cfgs)) {
-		if !(cfgs[name].IsURL() && restricted) {
-			usable = append(usable, name)
-		}
-	}
-	failedNow := s.startMissing(ctx, usable, cfgs, env)
+	cfgs, offeredOnly := s.sync(env)
+	modelNotes, notices = s.configNotes()
 	routes := map[string]offered{}
+	clear(s.waitable)
 	for _, name := range slices.Sorted(maps.Keys(cfgs)) {
 		c := cfgs[name]
-		if c.IsURL() && restricted {
+		if c.IsURL() && s.restricted {
 			modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s (%s) is %v", name, c.URL, ErrUnreachable))
 			s.hub.report(name, func(st *Status) {
 				st.State, st.Error, st.Restricted, st.Tools = StateUnreachable, ErrUnreachable.Error(), true, nil
 			})
 			continue
 		}
-		srv, fresh, err := s.ensure(ctx, name, c, env)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, nil
+		e := s.entries[name]
+		notices = append(notices, e.notices...)
+		e.notices = nil
+		switch e.state {
+		case entryStarting:
+			s.waitable[name] = true
+			modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s is still starting; its tools are offered from a later request once it is ready.", name))
+			if !e.toldStarting {
+				e.toldStarting = true
+				notices = append(notices, fmt.Sprintf("The MCP server %s is still starting: this request goes without its tools, which come with the next request once it is ready.", name))
 			}
-			modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s is not available: %s", name, brief(err)))
-			if fresh || failedNow[name] {
-				notices = append(notices, fmt.Sprintf("The MCP server %s could not start: %v", name, err))
+		case entryFailed:
+			modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s is not available: %s", name, brief(e.err)))
+		case entryReady:
+			if e.srv.listChanged.Load() && e.relisting == nil {
+				s.relist(e)
 			}
-			continue
-		}
-		list, ok := s.lists[name]
-		if !ok || srv.listChanged.Load() {
-			raw, err := s.listTools(ctx, srv)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, nil, nil
-				}
-				s.drop(srv)
-				if errors.Is(err, errListTimedOut) {
-					// Remembered like a start that timed out: the next request does not wait again.
-					s.failed[name] = failure{fingerprint: fingerprint(c), err: err}
-				}
-				modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s is not available: %s", name, brief(err)))
-				notices = append(notices, err.Error())
-				s.hub.report(name, func(st *Status) { st.State, st.Error = StateFailed, err.Error() })
-				continue
+			if e.toldStarting && !e.toldReady {
+				e.toldReady = true
+				modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s has finished starting since an earlier request: its tools are offered from this request on.", name))
 			}
-			var infos []ToolInfo
-			list, infos = convert(name, raw)
-			s.lists[name] = list
-			for _, info := range infos {
-				if info.Skipped != "" {
-					notices = append(notices, fmt.Sprintf("The tool %s of the MCP server %s is not offered to the model: %s.", info.ServerTool, name, info.Skipped))
-				}
+			for _, o := range e.list {
+				routes[o.spec.Name] = o
+				specs = append(specs, o.spec)
 			}
-			s.hub.report(name, func(st *Status) {
-				st.State, st.Error, st.Restricted, st.Tools = StateRunning, "", srv.restricted, infos
-			})
-		}
-		for _, o := range list {
-			routes[o.spec.Name] = o
-			specs = append(specs, o.spec)
+			if in := strings.TrimSpace(e.srv.instructions); in != "" {
+				modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s says how to use it:\n%s", name, capText(in, MaxInstructions)))
+			}
 		}
 	}
 	if len(offeredOnly) > 0 {
@@ -152,12 +175,75 @@ func (s *Set) Tools(ctx context.Context, env tools.Env) (specs []domain.ToolSpec
 	return specs, modelNotes, notices
 }
 
+// configNotes says which entries of the configuration cannot be used: to the model every time
+// (so it does not guess at their tools), to the person when the list changes. Called with mu
+// held.
+func (s *Set) configNotes() (modelNotes, notices []string) {
+	if s.forceEnabled != nil {
+		return nil, nil
+	}
+	invalid, notes := s.hub.problems(s.cwd)
+	for _, p := range invalid {
+		modelNotes = append(modelNotes, fmt.Sprintf("The MCP server %s is configured but cannot be used: %s", p.name, p.reason))
+	}
+	var all []string
+	for _, p := range invalid {
+		all = append(all, fmt.Sprintf("The MCP server %s in %s is not used: %s", p.name, p.file, p.reason))
+	}
+	all = append(all, notes...)
+	if joined := strings.Join(all, "\n"); joined != s.invalidNoticed {
+		s.invalidNoticed = joined
+		notices = all
+	}
+	return modelNotes, notices
+}
+
 // configs is the servers this set uses.
 func (s *Set) configs() (map[string]ServerConfig, []string) {
 	if s.forceEnabled != nil {
 		return s.forceEnabled, nil
 	}
 	return s.hub.serversFor(s.cwd)
+}
+
+// sync brings the set in line with the configuration and env: servers whose configuration
+// changed or went away stop, a changed mode restarts every server, and each usable server
+// that is not running, not starting and not remembered as failed starts in the background.
+// Called with mu held.
+func (s *Set) sync(env tools.Env) (map[string]ServerConfig, []string) {
+	s.env = env
+	s.switchMode(restrictedMode(env))
+	cfgs, offeredOnly := s.configs()
+	for name, e := range s.entries {
+		if c, ok := cfgs[name]; !ok || fingerprint(c) != e.fp {
+			s.dropEntry(e)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfgs)) {
+		c := cfgs[name]
+		if c.IsURL() && s.restricted {
+			continue
+		}
+		if s.current(name) == nil {
+			s.launch(name, c)
+		}
+	}
+	return cfgs, offeredOnly
+}
+
+// current is the server's entry unless it has to start (again): none yet, its server died,
+// or it failed and the person asked for a retry since. Called with mu held.
+func (s *Set) current(name string) *entry {
+	e := s.entries[name]
+	switch {
+	case e == nil:
+		return nil
+	case e.state == entryReady && !e.srv.alive(),
+		e.state == entryFailed && e.gen != s.hub.retryGen(name):
+		s.dropEntry(e)
+		return nil
+	}
+	return e
 }
 
 // switchMode stops every server when the conversation's mode changed since they started:
@@ -167,144 +253,297 @@ func (s *Set) switchMode(restricted bool) {
 	if restricted == s.restricted {
 		return
 	}
-	for _, srv := range s.servers {
-		s.drop(srv)
+	for _, e := range s.entries {
+		s.dropEntry(e)
 	}
-	clear(s.failed)
 	s.restricted = restricted
 }
 
-// ensure returns the running server of that name, starting it if needed. fresh reports that
-// this call made the attempt (so a failure is news). Called with mu held.
-func (s *Set) ensure(ctx context.Context, name string, c ServerConfig, env tools.Env) (srv *server, fresh bool, err error) {
-	if srv, err, known := s.existing(name, c); known {
-		return srv, false, err
-	}
-	srv, err = s.start(ctx, name, c, env)
-	s.record(ctx, name, c, srv, err)
-	return srv, true, err
-}
-
-// existing returns the running server of that name, or the failure of its last start under
-// this mode and configuration; known is false when it has to be started. Called with mu held.
-func (s *Set) existing(name string, c ServerConfig) (srv *server, err error, known bool) {
-	if srv := s.servers[name]; srv != nil {
-		if srv.alive() {
-			return srv, nil, true
-		}
-		s.drop(srv)
-	}
-	if f, ok := s.failed[name]; ok && f.fingerprint == fingerprint(c) {
-		return nil, f.err, true
-	}
-	return nil, nil, false
-}
-
-// start starts one server. It touches none of the set's maps, so several run at once (see
-// startMissing); mu is held by the caller throughout.
-func (s *Set) start(ctx context.Context, name string, c ServerConfig, env tools.Env) (*server, error) {
+// launch starts one server in the background. Called with mu held.
+func (s *Set) launch(name string, c ServerConfig) *entry {
+	ctx, cancel := context.WithCancel(s.ctx)
+	e := &entry{name: name, fp: fingerprint(c), gen: s.hub.retryGen(name), restricted: s.restricted,
+		state: entryStarting, done: make(chan struct{}), cancel: cancel}
+	s.entries[name] = e
+	env := s.env
 	s.hub.report(name, func(st *Status) {
-		st.State, st.Error, st.Restricted = StateStarting, "", s.restricted
+		st.State, st.Error, st.Restricted = StateStarting, "", e.restricted
 	})
-	startCtx, cancel := context.WithTimeout(ctx, s.hub.opts.StartTimeout)
-	defer cancel()
-	srv, err := startServer(startCtx, name, c, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: s.restricted}, s.hub.opts.HTTPClient)
-	if err != nil && errors.Is(startCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		err = fmt.Errorf("MCP server %s did not complete its start within %s: %w", name, s.hub.opts.StartTimeout, err)
-	}
-	if err != nil && s.restricted && !c.IsURL() && ctx.Err() == nil {
-		err = fmt.Errorf("%w (it ran in the Restricted sandbox: no network, a read-only file system; a server that npx or uvx would download must be installed beforehand)", err)
-	}
-	return srv, err
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		srv, list, infos, err := s.bringUp(ctx, name, c, env, e.restricted)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		defer close(e.done)
+		if s.entries[name] != e {
+			// Dropped while it started: the set closed, or the mode or configuration changed.
+			if srv != nil {
+				srv.close()
+			}
+			return
+		}
+		if err != nil {
+			e.state, e.err = entryFailed, err
+			e.notices = append(e.notices, fmt.Sprintf("The MCP server %s could not start: %v", name, err))
+			s.hub.report(name, func(st *Status) {
+				st.State, st.Error, st.stderr = StateFailed, err.Error(), nil
+				if srv != nil {
+					st.stderr = srv.stderr
+				}
+			})
+			if srv != nil {
+				srv.close()
+			}
+			return
+		}
+		e.state, e.srv, e.list = entryReady, srv, list
+		e.notices = append(e.notices, skippedNotices(name, infos)...)
+		s.hub.report(name, func(st *Status) {
+			st.State, st.Error, st.Restricted, st.Tools = StateRunning, "", srv.restricted, infos
+			st.Running++
+			st.stderr = srv.stderr
+		})
+	}()
+	return e
 }
 
-// errListTimedOut marks a server that did not list its tools within the start timeout.
+func skippedNotices(name string, infos []ToolInfo) []string {
+	var out []string
+	for _, info := range infos {
+		if info.Skipped != "" {
+			out = append(out, fmt.Sprintf("The tool %s of the MCP server %s is not offered to the model: %s.", info.ServerTool, name, info.Skipped))
+		}
+	}
+	return out
+}
+
+// bringUp starts one server and lists its tools, each step within the server's start
+// timeout. A failed start returns the dead server, if there was one, for its stderr.
+func (s *Set) bringUp(ctx context.Context, name string, c ServerConfig, env tools.Env, restricted bool) (*server, []offered, []ToolInfo, error) {
+	timeout, _ := c.timeouts(s.hub.opts.StartTimeout, s.hub.opts.CallTimeout)
+	rc, err := c.resolved(name, env.Cwd, s.hub.opts.LookupEnv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	startCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	srv, err := startServer(startCtx, name, rc, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: restricted}, s.hub.opts.HTTPClient, s.hub.opts.Elicit)
+	if err != nil {
+		return srv, nil, nil, explainStart(ctx, startCtx, name, timeout, srv, err, restricted && !c.IsURL())
+	}
+	listCtx, cancelList := context.WithTimeout(ctx, timeout)
+	defer cancelList()
+	raw, err := srv.listTools(listCtx)
+	if err != nil {
+		srv.close()
+		if errors.Is(listCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("MCP server %s did not list its tools within %s (%w): check that it answers tools/list, or raise its \"timeout\", then retry it in Settings",
+				name, timeout, errListTimedOut)
+		}
+		return nil, nil, nil, err
+	}
+	list, infos := convert(name, raw)
+	if reader, ok := readerTool(listCtx, srv, list); ok {
+		list = append(list, reader)
+	}
+	return srv, list, infos, nil
+}
+
+// errListTimedOut marks a server that did not list its tools within its start timeout.
 var errListTimedOut = errors.New("timed out")
 
-// listTools lists a server's tools within the start timeout: a server that completed its
-// handshake and then never answers tools/list must not keep the request (and the set's
-// mutex) waiting forever. Called with mu held.
-func (s *Set) listTools(ctx context.Context, srv *server) ([]*sdk.Tool, error) {
-	listCtx, cancel := context.WithTimeout(ctx, s.hub.opts.StartTimeout)
-	defer cancel()
-	raw, err := srv.listTools(listCtx)
-	if err != nil && errors.Is(listCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		return nil, fmt.Errorf("MCP server %s did not list its tools within %s (%w): check that it answers tools/list, then send again",
-			srv.name, s.hub.opts.StartTimeout, errListTimedOut)
+// explainStart says why a start failed: a server that never answered is reported as such
+// (with whatever it wrote on stderr), a server that exited with its exit status and stderr,
+// and the Restricted sandbox is named only when the server's own words point at it.
+func explainStart(ctx, startCtx context.Context, name string, timeout time.Duration, srv *server, err error, sandboxed bool) error {
+	if ctx.Err() != nil {
+		return err
 	}
-	return raw, err
+	exited := srv != nil && srv.cmd != nil && exitNote(srv.cmd.Process) != ""
+	if errors.Is(startCtx.Err(), context.DeadlineExceeded) && !exited {
+		err = fmt.Errorf("MCP server %s did not answer within %s: it was started but never completed the MCP handshake (check that the command is an MCP server that speaks over stdin and stdout; a first npx download can take longer: raise its \"timeout\")", name, timeout)
+		if srv != nil {
+			err = srv.describe(err)
+		}
+		return err
+	}
+	if sandboxed && srv != nil && sandboxLikely(srv.stderr.String()) {
+		err = fmt.Errorf("%w\nThe Restricted sandbox is the likely cause (no network, a read-only file system): a server that npx or uvx would download must be installed beforehand, or approve write access so that it runs Unrestricted", err)
+	}
+	return err
 }
 
-// record notes the outcome of a start. Called with mu held.
-func (s *Set) record(ctx context.Context, name string, c ServerConfig, srv *server, err error) {
-	if err != nil {
-		if ctx.Err() == nil {
-			s.failed[name] = failure{fingerprint: fingerprint(c), err: err}
+// sandboxWords are what a program writes when the Restricted sandbox refused it something.
+var sandboxWords = []string{"permission denied", "eacces", "read-only file system", "erofs", "operation not permitted",
+	"eperm", "enotcached", "enotfound", "eai_again", "network is unreachable", "getaddrinfo", "enetunreach"}
+
+func sandboxLikely(stderr string) bool {
+	lower := strings.ToLower(stderr)
+	return slices.ContainsFunc(sandboxWords, func(w string) bool { return strings.Contains(lower, w) })
+}
+
+// relist lists a ready server's tools again after its tools/list_changed notification, in
+// the background; the old list stays offered meanwhile. Called with mu held.
+func (s *Set) relist(e *entry) {
+	done := make(chan struct{})
+	e.relisting = done
+	srv := e.srv
+	timeout, _ := srv.cfg.timeouts(s.hub.opts.StartTimeout, s.hub.opts.CallTimeout)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer close(done)
+		ctx, cancel := context.WithTimeout(s.ctx, timeout)
+		raw, err := srv.listTools(ctx)
+		cancel()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		e.relisting = nil
+		if s.entries[e.name] != e || e.srv != srv {
+			return
 		}
-		s.hub.report(name, func(st *Status) {
-			st.State, st.Error, st.stderr = StateFailed, err.Error(), nil
-			if srv != nil {
-				st.stderr = srv.stderr
+		if err != nil {
+			e.notices = append(e.notices, fmt.Sprintf("The MCP server %s changed its tools but could not list them again (%v); its earlier tools stay offered.", e.name, err))
+			return
+		}
+		var infos []ToolInfo
+		list, infos := convert(e.name, raw)
+		for _, o := range e.list {
+			if o.reader {
+				list = append(list, o)
 			}
-		})
-		return
-	}
-	delete(s.failed, name)
-	delete(s.lists, name)
-	s.servers[name] = srv
-	s.hub.report(name, func(st *Status) { st.Running++; st.stderr = srv.stderr })
-}
-
-// startMissing starts every server of names that is not running, all at once, so that a
-// request waits for the slowest server rather than for the sum of them. It returns the names
-// whose start failed just now. Called with mu held.
-func (s *Set) startMissing(ctx context.Context, names []string, cfgs map[string]ServerConfig, env tools.Env) map[string]bool {
-	type outcome struct {
-		name string
-		srv  *server
-		err  error
-	}
-	var todo []string
-	for _, name := range names {
-		if _, _, known := s.existing(name, cfgs[name]); !known {
-			todo = append(todo, name)
 		}
-	}
-	results := make(chan outcome, len(todo))
-	for _, name := range todo {
-		go func() {
-			srv, err := s.start(ctx, name, cfgs[name], env)
-			results <- outcome{name, srv, err}
-		}()
-	}
-	failed := map[string]bool{}
-	for range todo {
-		o := <-results
-		s.record(ctx, o.name, cfgs[o.name], o.srv, o.err)
-		failed[o.name] = o.err != nil
-	}
-	return failed
+		e.list = list
+		e.notices = append(e.notices, skippedNotices(e.name, infos)...)
+		s.hub.report(e.name, func(st *Status) { st.Tools = infos })
+	}()
 }
 
-// drop stops a server and forgets it. Called with mu held.
-func (s *Set) drop(srv *server) {
-	if s.servers[srv.name] == srv {
-		delete(s.servers, srv.name)
-		delete(s.lists, srv.name)
-		s.hub.report(srv.name, func(st *Status) {
+// dropEntry stops a server (or its start) and forgets it. Called with mu held.
+func (s *Set) dropEntry(e *entry) {
+	if s.entries[e.name] == e {
+		delete(s.entries, e.name)
+	}
+	e.cancel()
+	if e.state == entryReady {
+		e.state = entryFailed
+		e.err = errors.New("stopped")
+		s.hub.report(e.name, func(st *Status) {
 			st.Running = max(st.Running-1, 0)
 			if st.Running == 0 && st.State == StateRunning {
 				st.State = StateStopped
 			}
 		})
+		e.srv.close()
+	}
+}
+
+// drop stops a running server and forgets it. Called with mu held.
+func (s *Set) drop(srv *server) {
+	if e := s.entries[srv.name]; e != nil && e.srv == srv {
+		s.dropEntry(e)
+		return
 	}
 	srv.close()
 }
 
+// ready returns the running server of that name, starting it if needed and waiting for its
+// start (a call needs it), or the error of its start. Called with mu held; returns with mu
+// released.
+func (s *Set) ready(ctx context.Context, name string, c ServerConfig) (*server, error) {
+	for range 3 {
+		if s.closed {
+			s.mu.Unlock()
+			return nil, errors.New("the conversation's MCP servers were stopped")
+		}
+		e := s.current(name)
+		if e == nil {
+			e = s.launch(name, c)
+		}
+		switch e.state {
+		case entryReady:
+			s.mu.Unlock()
+			return e.srv, nil
+		case entryFailed:
+			s.mu.Unlock()
+			return nil, e.err
+		}
+		s.mu.Unlock()
+		select {
+		case <-e.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		s.mu.Lock()
+		if s.entries[name] == e {
+			continue // settled: the next round returns it
+		}
+	}
+	s.mu.Unlock()
+	return nil, fmt.Errorf("MCP server %s was restarted while it started (the mode or its configuration changed): send again", name)
+}
+
+// awaitTools waits until a server that was still starting at the latest request has settled,
+// and returns the route of one of its tools. Called with mu held; returns with it held.
+func (s *Set) awaitTools(ctx context.Context, name, tool string) (offered, bool) {
+	e := s.entries[name]
+	if e == nil {
+		return offered{}, false
+	}
+	if e.state == entryStarting {
+		s.mu.Unlock()
+		select {
+		case <-e.done:
+		case <-ctx.Done():
+		}
+		s.mu.Lock()
+	}
+	if s.entries[name] != e || e.state != entryReady {
+		return offered{}, false
+	}
+	for _, o := range e.list {
+		if o.spec.Name == tool {
+			s.routes[tool] = o
+			return o, true
+		}
+	}
+	return offered{}, false
+}
+
+// WaitStarted waits until no server of the set is starting, or ctx ends: for a check of a
+// server (Hub.Check) and for benchmarks, never for a model request.
+func (s *Set) WaitStarted(ctx context.Context) {
+	s.mu.Lock()
+	var waits []chan struct{}
+	for _, e := range s.entries {
+		if e.state == entryStarting {
+			waits = append(waits, e.done)
+		}
+	}
+	s.mu.Unlock()
+	for _, w := range waits {
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// serverOf is the server part of an mcp__SERVER__TOOL name.
+func serverOf(toolName string) string {
+	rest, _ := strings.CutPrefix(toolName, domain.MCPToolPrefix)
+	server, _, _ := strings.Cut(rest, "__")
+	return server
+}
+
 // Call runs one MCP tool call of the conversation: the arguments are checked against the
-// tool's schema, the server is (re)started under the conversation's current mode if needed,
-// and the answer becomes the tool's output. Cancelling ctx (Stop) cancels the request through
-// the SDK and kills the server's process tree; it starts again when next needed.
+// tool's schema, the server is (re)started under the conversation's current mode if needed
+// (the call waits for that start; Stop ends the wait), and the answer becomes the tool's
+// output. Cancelling ctx (Stop) cancels the request through the SDK and kills the server's
+// process tree; it starts again when next needed.
 func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onProgress func(Progress)) tools.Output {
 	s.mu.Lock()
 	if s.closed {
@@ -312,6 +551,13 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 		return errorOutput("The conversation's MCP servers were stopped; %s was not run.", call.Name)
 	}
 	route, ok := s.routes[call.Name]
+	if !ok && s.waitable[serverOf(call.Name)] {
+		route, ok = s.awaitTools(ctx, serverOf(call.Name), call.Name)
+		if !ok && ctx.Err() != nil {
+			s.mu.Unlock()
+			return cancelledOutput("Cancelled while the MCP server " + serverOf(call.Name) + " was starting.")
+		}
+	}
 	if !ok {
 		names := slices.Sorted(maps.Keys(s.routes))
 		s.mu.Unlock()
@@ -324,6 +570,7 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 		s.mu.Unlock()
 		return errorOutput("The arguments of %s do not match its input schema, so it was not called: %v", call.Name, err)
 	}
+	s.env = env
 	restricted := restrictedMode(env)
 	s.switchMode(restricted)
 	cfgs, _ := s.configs()
@@ -336,24 +583,30 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 		s.mu.Unlock()
 		return errorOutput("The MCP server %s is %v", route.server, ErrUnreachable)
 	}
-	srv, _, err := s.ensure(ctx, route.server, c, env)
-	s.mu.Unlock()
+	srv, err := s.ready(ctx, route.server, c)
 	if err != nil {
 		if ctx.Err() != nil {
 			return cancelledOutput("Cancelled while the MCP server " + route.server + " was starting.")
 		}
 		return errorOutput("The MCP server %s could not start, so %s was not called: %v", route.server, call.Name, err)
 	}
-	callCtx, cancel := context.WithTimeout(ctx, s.hub.opts.CallTimeout)
+	_, callTimeout := c.timeouts(s.hub.opts.StartTimeout, s.hub.opts.CallTimeout)
+	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	res, err := srv.call(callCtx, route.tool, []byte(call.Arguments), onProgress)
+	var res *sdk.CallToolResult
+	var readOut tools.Output
+	if route.reader {
+		readOut, err = readResource(callCtx, srv, call.Arguments)
+	} else {
+		res, err = srv.call(callCtx, route.tool, []byte(call.Arguments), onProgress)
+	}
 	switch {
 	case ctx.Err() != nil:
 		s.stop(srv)
 		return cancelledOutput(fmt.Sprintf("Cancelled by the user. The MCP server %s was stopped (it starts again when next needed).", route.server))
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		s.stop(srv)
-		return errorOutput("The MCP server %s did not answer %s within %s; it was stopped and starts again when next needed.", route.server, route.tool, s.hub.opts.CallTimeout)
+		return errorOutput("The MCP server %s did not answer %s within %s; it was stopped and starts again when next needed.", route.server, route.tool, callTimeout)
 	case err != nil && !isServerError(err):
 		// The connection ended under the call: the server crashed or closed its stdout.
 		s.stop(srv)
@@ -363,7 +616,14 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 	case err != nil:
 		return errorOutput("The MCP server %s answered the call of %s with an error: %v", route.server, route.tool, err)
 	}
-	return toOutput(route.server, route.tool, res, env.ImageLimits)
+	if route.reader {
+		return readOut
+	}
+	out := toOutput(route.server, route.tool, res, env.ImageLimits)
+	if srv.hasResources() && strings.Contains(out.Content, "[resource link: ") {
+		out.Content += fmt.Sprintf("\n(Open a linked resource with %s.)", ToolName(route.server, ReadResourceTool))
+	}
+	return out
 }
 
 // stop drops a server outside a locked section.
@@ -377,11 +637,13 @@ func (s *Set) stop(srv *server) {
 // nothing afterwards.
 func (s *Set) Close() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.closed = true
-	for _, srv := range s.servers {
-		s.drop(srv)
+	s.cancel()
+	for _, e := range s.entries {
+		s.dropEntry(e)
 	}
+	s.mu.Unlock()
+	s.wg.Wait()
 }
 
 // isServerError reports whether err is the server's own JSON-RPC error answer (the server is

@@ -33,6 +33,9 @@ func ToolName(server, tool string) string {
 type offered struct {
 	server string
 	tool   string // the server's own name for it
+	// reader marks the app's resource reader (mcp__SERVER__read_resource), which is not one
+	// of the server's tools.
+	reader bool
 	schema *jsonschema.Schema
 	spec   domain.ToolSpec
 }
@@ -45,6 +48,21 @@ type ToolInfo struct {
 	Description string
 	// Skipped says why the tool is not offered (a bad schema, a clashing name); empty when it is.
 	Skipped string
+	// ReadOnly and Destructive are the server's hints (readOnlyHint, destructiveHint, whose
+	// default is true for a tool that is not read-only): what Settings shows and the model
+	// reads in the tool's description. Hints, not guarantees: the sandbox still decides.
+	ReadOnly, Destructive bool
+}
+
+// hints reads a tool's annotations as the protocol defines their defaults.
+func hints(a *sdk.ToolAnnotations) (readOnly, destructive bool) {
+	if a == nil {
+		return false, false // unknown: nothing is claimed either way
+	}
+	if a.ReadOnlyHint {
+		return true, false
+	}
+	return false, a.DestructiveHint == nil || *a.DestructiveHint
 }
 
 // convert checks a server's tools and turns the good ones into tool specs. A tool whose input
@@ -57,6 +75,7 @@ func convert(server string, list []*sdk.Tool) ([]offered, []ToolInfo) {
 	for _, t := range list {
 		name := ToolName(server, t.Name)
 		info := ToolInfo{Name: name, ServerTool: t.Name, Description: firstLine(t.Description)}
+		info.ReadOnly, info.Destructive = hints(t.Annotations)
 		schema, raw, err := compileInputSchema(t.InputSchema)
 		switch {
 		case t.Name == "":
@@ -80,7 +99,14 @@ func convert(server string, list []*sdk.Tool) ([]offered, []ToolInfo) {
 		if len(desc) > maxDescription {
 			desc = strings.ToValidUTF8(desc[:maxDescription], "") + "…"
 		}
-		desc = fmt.Sprintf("%s\n\n(Tool %q of the MCP server %q.)", desc, t.Name, server)
+		var hint string
+		switch {
+		case info.ReadOnly:
+			hint = " The server says it only reads."
+		case info.Destructive:
+			hint = " The server says it may change or delete things."
+		}
+		desc = fmt.Sprintf("%s\n\n(Tool %q of the MCP server %q.%s)", desc, t.Name, server, hint)
 		out = append(out, offered{server: server, tool: t.Name, schema: schema,
 			spec: domain.ToolSpec{Name: name, Description: strings.TrimSpace(desc), Parameters: raw}})
 	}
@@ -148,4 +174,15 @@ func firstLine(s string) string {
 		return string(r[:159]) + "…"
 	}
 	return s
+}
+
+// MaxInstructions bounds what one server's instructions add to the system prompt.
+const MaxInstructions = 2048
+
+// capText cuts s to at most n bytes on a rune boundary, marked.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + " […cut]"
 }

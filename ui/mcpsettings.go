@@ -32,6 +32,7 @@ type MCPServers interface {
 	AllowProjectServer(cwd, name string) error
 	Check(ctx context.Context, name, cwd string, unrestricted bool) actors.MCPStatus
 	OnChange(fn func()) (remove func())
+	Retry(name string)
 }
 
 // mcpPanel is the "MCP servers" dialog; tests reach its widgets.
@@ -236,7 +237,7 @@ func (p *mcpPanel) serverCard(st actors.MCPStatus) fyne.CanvasObject {
 	title := widget.NewLabelWithStyle(st.Name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	state := widget.NewLabel(string(st.State))
 	switch st.State {
-	case "failed", "unreachable in Restricted mode":
+	case actors.MCPStateFailed, actors.MCPStateInvalid, "unreachable in Restricted mode":
 		state.Importance = widget.DangerImportance
 	case "running", "ok":
 		state.Importance = widget.SuccessImportance
@@ -295,7 +296,17 @@ func (p *mcpPanel) serverCard(st actors.MCPStatus) fyne.CanvasObject {
 		enabled.Disable()
 		remove.Disable()
 	}
-	rows = append(rows, container.NewHBox(enabled, check, tools, stderr, remove), widget.NewSeparator())
+	buttons := []fyne.CanvasObject{enabled, check, tools, stderr, remove}
+	switch st.State {
+	case actors.MCPStateInvalid:
+		// Nothing to start until the entry is fixed in the file (or removed here).
+		enabled.Disable()
+		check.Disable()
+	case actors.MCPStateFailed:
+		// A failed start is remembered by each conversation; Retry lets them try again.
+		buttons = append(buttons, widget.NewButton("Retry", func() { p.mcp.Retry(name) }))
+	}
+	rows = append(rows, container.NewHBox(buttons...), widget.NewSeparator())
 	return container.NewVBox(rows...)
 }
 
@@ -305,7 +316,7 @@ func (p *mcpPanel) showTools(st actors.MCPStatus) {
 		if t.Skipped != "" {
 			fmt.Fprintf(&b, "%s — not offered: %s\n", t.Name, t.Skipped)
 		} else {
-			fmt.Fprintf(&b, "%s — %s\n", t.Name, t.Description)
+			fmt.Fprintf(&b, "%s%s — %s\n", t.Name, toolHint(t), t.Description)
 		}
 	}
 	l := widget.NewLabel(strings.TrimSpace(b.String()))
@@ -402,4 +413,15 @@ func parsePairs(text, sep, what string) (map[string]string, error) {
 		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return out, nil
+}
+
+// toolHint shows a tool's annotations: what the server says it does to the world.
+func toolHint(t actors.MCPToolInfo) string {
+	switch {
+	case t.ReadOnly:
+		return " [read-only]"
+	case t.Destructive:
+		return " [may change or delete]"
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,5 +139,44 @@ func TestMCPListRedactsSecrets(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Issue 26: an entry the app cannot use (here an unknown transport) beside a good one in a
+// VS Code-shaped file: `mcp list` shows it as invalid with its reason and lists the good one;
+// chat uses the good one and says, in the transcript, which entry is not used.
+func TestBadMCPEntryDisablesOnlyItself(t *testing.T) {
+	bin := mcptest.Server(t, mcptest.Filesystem)
+	if !sandbox.Probe().Available {
+		mcptest.Missing(t, "Landlock is unavailable")
+	}
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("the notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	doc := fmt.Sprintf(`{"inputs": [], "servers": {"fs": {"type": "stdio", "command": %q, "args": ["${workspaceFolder}"]}, "ws": {"type": "websocket", "url": "http://127.0.0.1:9/ws"}}}`, bin)
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "mcp", "list", "--mcp-config", file, "--cwd", cwd)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"fs ", " ok ", "mcp__fs__read_text_file", "ws ", "invalid configuration", `type "websocket" is not supported`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, `"inputs" is ignored`) {
+		t.Errorf("stderr lacks the note on inputs: %s", errs)
+	}
+	code, out, errs = cli(t, "chat", "--demo", "--mcp-config", file, "--data-dir", t.TempDir(), "--cwd", cwd,
+		`mcp: fs read_text_file {"path":"`+filepath.Join(cwd, "notes.txt")+`"}`)
+	if code != 0 || !strings.Contains(out, "the notes") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out+errs, "The MCP server ws in "+file+" is not used") {
+		t.Errorf("the transcript does not name the unusable entry:\n%s\n%s", out, errs)
 	}
 }

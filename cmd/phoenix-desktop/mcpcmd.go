@@ -55,6 +55,9 @@ func runMCP(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("mcp list: %w", err)
 	}
 	servers := actors.NewMCPServers(hub, sandbox.Describe())
+	for _, n := range servers.Notes() {
+		fmt.Fprintf(stderr, "! %s\n", n)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 

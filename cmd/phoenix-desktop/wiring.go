@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"errors"
 	"flag"
 	"fmt"
@@ -35,6 +37,8 @@ type commonFlags struct {
 	// mcpConfig replaces the person's MCP servers with a file's; noMCP switches MCP off.
 	mcpConfig string
 	noMCP     bool
+	// mcpStartTimeout is --mcp-timeout: 0 takes the default.
+	mcpStartTimeout time.Duration
 	// outputLimits are --output-limit MODEL=TOKENS, repeatable.
 	outputLimits stringList
 }
@@ -82,6 +86,12 @@ func (c *commonFlags) register(fs *flag.FlagSet, withModel bool) {
 func (c *commonFlags) registerMCP(fs *flag.FlagSet) {
 	fs.StringVar(&c.mcpConfig, "mcp-config", "", `use the MCP servers of this file ({"mcpServers": …}) instead of the configured ones`)
 	fs.BoolVar(&c.noMCP, "no-mcp", false, "use no MCP servers")
+	fs.DurationVar(&c.mcpStartTimeout, "mcp-timeout", 0, `how long an MCP server may take to start and list its tools (default 60s; a server's own "timeout" wins)`)
+}
+
+// mcpOptions are the MCP settings the flags give.
+func (c *commonFlags) mcpOptions() mcp.Options {
+	return mcp.Options{StartTimeout: c.mcpStartTimeout}
 }
 
 // openMCP returns the MCP servers conversations use: none with --no-mcp, a file's with
@@ -103,13 +113,13 @@ func (c *commonFlags) openMCP() (*mcp.Hub, error) {
 		if err != nil {
 			return nil, err
 		}
-		return mcp.FixedHub(cfg, mcp.Options{}), nil
+		return mcp.FixedHub(cfg, c.mcpOptions()), nil
 	}
 	path, err := mcp.DefaultConfigPath()
 	if err != nil {
 		return nil, err
 	}
-	return mcp.OpenHub(path, mcp.Options{})
+	return mcp.OpenHub(path, c.mcpOptions())
 }
 
 // Names of the flags that set a model setting, as the Settings dialog names them when they win.
