@@ -31,10 +31,13 @@
 //     goroutines locks itself to a fresh OS thread and restricts that thread alone: drops its
 //     capabilities, sets no_new_privs, applies Landlock (the whole file system read-only
 //     except a few devices and the private TMPDIR; TCP bind and connect denied; signals and
-//     abstract unix sockets scoped) and a seccomp filter (no sockets at all, so no UDP,
-//     Multipath TCP, raw or unix sockets; no io_uring, ptrace, mounts, namespaces; calls
-//     that reach other processes, and without the mount view metadata changes, handed to
-//     the supervisor) — all per-thread, none with TSYNC — checks
+//     abstract unix sockets scoped) and a seccomp filter (no unix sockets and no datagram
+//     socket pairs; no other socket either outside the mount view's network namespace;
+//     ioctl(2) by an allow-list (ioctl.go); no io_uring, mounts, namespaces; System V IPC
+//     and POSIX message queues only in the command's own IPC namespace; calls that reach
+//     other processes, and without the mount view metadata changes, handed to the
+//     supervisor; ptrace left to Landlock, which lets a command trace only its own
+//     processes) — all per-thread, none with TSYNC — checks
 //     that they hold, and forks the command from that thread, which passes all of it on.
 //     The goroutine then ends without unlocking, so the runtime ends the thread. The
 //     command first waits, in a gate, until the supervisor has seen that thread gone,
@@ -68,8 +71,34 @@
 //     kernel then refuses timestamps, modes, ownership and xattrs outside with EROFS, and
 //     chmod, git init and git clone work in the temp dir.
 //
-// Describe reports which layers are active on this machine and why any is missing; doctor,
-// the mode badge's details and the settings all read it.
+//   - The secrets table (secrets.go, hide.go): the person's keys and tokens (~/.ssh, ~/.aws,
+//     ~/.netrc, browser profiles, …), the app's own directories (keys, every conversation's
+//     store, the temp dirs) and what the person adds are hidden from every sandboxed
+//     command, MCP server and sub-agent: in the mount view each is covered by an empty
+//     read-only tmpfs (a file by /dev/null); without it Landlock's read rule becomes an
+//     allow-list of everything else (names in a hidden directory stay listable, contents
+//     not). The app opens each command's temp dir and hands the supervisor its descriptor,
+//     because the temp dirs live in the hidden data directory.
+//   - The mount view's other namespaces (namespaces.go): a network namespace per supervisor
+//     with only loopback (a command's own test servers work; the person's loopback
+//     services, every interface and abstract sockets outside are out of reach); an IPC
+//     namespace per command; a private /dev/shm emptied after each command.
+//   - The person's Go, npm and pip caches are shared copy-on-write in the mount view
+//     (caches.go): an overlay per cache, its upper layer in the conversation's temp dir.
+//   - Project mode (project.go, relay.go): the same walls, plus the working tree writable,
+//     its protected files (ProtectedFiles: git's hooks and config, agent and editor
+//     settings, shell start-up files) bound read-only and .git pinned so neither can be
+//     renamed or replaced, protected files a command creates removed when it ends, and the
+//     network only through the app's proxy, relayed by the supervisor from a loopback port
+//     of the command's network namespace to the proxy's socket. It needs the mount view.
+//   - Ubuntu 24.04 and later give a user namespace no capabilities unless an AppArmor
+//     profile allows it: the supervisor checks its capabilities before any mount and the
+//     app falls back to the path without the view, naming AppArmor; the .deb ships the
+//     profile (packaging/apparmor) and installs it only where AppArmor 4 is.
+//
+// Describe reports which layers are active on this machine and why any is missing, opening
+// with what the mode means in plain words; doctor, the mode badge's details and the settings
+// all read it.
 //
 // The app process itself is never restricted. The package never decides a conversation's
 // mode; it enforces the policy it is handed, and it fails closed: a Restricted policy where
@@ -83,6 +112,7 @@
 // pidfd_send_signal(2) with a siginfo or flags, F_SETOWN_EX and FIOSETOWN are refused; in
 // the mount view, files of other users show the overflow owner (nobody); without it, the
 // supervisor does not carry out the newer *xattrat(2) and file_setattr(2) calls (refused);
-// the conversation's Go build cache starts empty, so its first `go build` compiles the
-// standard library.
+// a protected file of Project mode that is a symlink is not bound (the link itself sits in
+// a writable directory), nor is a .git in a subdirectory of the tree; without the mount view
+// there is no Project mode, no loopback, no private /dev/shm and no shared caches.
 package sandbox

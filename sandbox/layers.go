@@ -65,6 +65,8 @@ type Layers struct {
 	// Secrets is the secrets table: what no sandboxed command can read.
 	Secrets []Secret `json:"secrets"`
 	Layers  []Layer  `json:"layers"`
+	// Project says whether Project mode can be enforced here and what it means.
+	Project ProjectLayers `json:"project"`
 	// Holes lists, in words for a person, what a Restricted command can still do here that
 	// it should not.
 	Holes []string `json:"holes,omitempty"`
@@ -79,6 +81,9 @@ func Describe() Layers {
 	}
 	out := describe(st, seccompAvailable(), userNotifAvailable(), pdeathsigSetpriv() != "", view, reason)
 	out.Secrets = Secrets()
+	out.Project.Available, out.Project.Reason = ProjectAvailable()
+	out.Project.Summary = ProjectSummary(0)
+	out.Project.Protected = append([]string(nil), ProtectedFiles...)
 	if view {
 		var names []string
 		for _, c := range sharedCaches(hiddenPaths()) {
@@ -93,6 +98,40 @@ func Describe() Layers {
 		out.Layers = append(out.Layers, cl)
 	}
 	return out
+}
+
+// ProjectLayers is what Project mode adds, for doctor and the mode badge's details; the app
+// adds the hosts the person allowed, which the proxy keeps.
+type ProjectLayers struct {
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"`
+	Summary   string `json:"summary"`
+	// Protected is the table of files in the tree that stay read-only.
+	Protected []string `json:"protected"`
+}
+
+// ProjectSummary is what Project mode means, in the person's words; hosts is how many hosts
+// the person allowed for the project (the proxy's list).
+func ProjectSummary(hosts int) string {
+	n := "no host so far"
+	switch {
+	case hosts == 1:
+		n = "1 so far"
+	case hosts > 1:
+		n = fmt.Sprintf("%d so far", hosts)
+	}
+	return "Commands can change files in this project only (not its protected files); they cannot read your keys; network: only the hosts you allowed — " + n + "."
+}
+
+// String renders Project mode's part for a person.
+func (p ProjectLayers) String() string {
+	if !p.Available {
+		return "Project mode: unavailable: " + p.Reason + "\n"
+	}
+	return "Project mode: available. " + p.Summary + "\n" +
+		"  In the project, these stay read-only (and cannot be renamed or replaced; one a command creates is removed when it ends): " +
+		strings.Join(p.Protected, ", ") + "; .git cannot be moved or replaced, while its objects, refs and index stay writable so git add and git commit work.\n" +
+		"  Network: none but the app's proxy, which asks you about each new host.\n"
 }
 
 // restrictedSummary is what Restricted mode means, in the person's words.
@@ -220,6 +259,9 @@ func (l Layers) String() string {
 			mark = "off"
 		}
 		fmt.Fprintf(&b, "  [%s] %s: %s\n", mark, layer.Name, layer.Detail)
+	}
+	if l.Project.Summary != "" {
+		b.WriteString(l.Project.String())
 	}
 	if l.Available && len(l.Holes) > 0 {
 		b.WriteString("Known limits here:\n")

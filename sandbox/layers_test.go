@@ -64,3 +64,31 @@ func TestDescribeFollowsTheABITable_REQ_BED_014(t *testing.T) {
 		t.Errorf("limits are listed for a machine without Restricted mode:\n%s", text)
 	}
 }
+
+// TestDescribeOpensWithPlainWords: the report a person reads (doctor, the badge's details)
+// starts with what the mode means, lists the secrets table and, for Project mode, every
+// protected file of the one table.
+func TestDescribeOpensWithPlainWords(t *testing.T) {
+	l := Describe()
+	text := l.String()
+	if !strings.HasPrefix(text, l.Summary) || l.Summary == "" {
+		t.Errorf("the report does not open with the summary:\n%s", text)
+	}
+	if l.Available {
+		for _, s := range l.Secrets {
+			if s.Present && !strings.Contains(text, s.Path) {
+				t.Errorf("the secret %s is not listed", s.Path)
+			}
+		}
+	}
+	if l.Project.Available {
+		for _, p := range ProtectedFiles {
+			if !strings.Contains(text, p) {
+				t.Errorf("the protected file %s is not listed", p)
+			}
+		}
+	}
+	if got := ProjectSummary(3); !strings.Contains(got, "3 so far") {
+		t.Errorf("ProjectSummary(3) = %q", got)
+	}
+}

@@ -29,6 +29,25 @@ for f in /usr/bin/phoenix-desktop /usr/share/applications/dev.phoenixdesktop.app
   [ -e "$f" ] || fail "$f is missing"
 done
 
+# The AppArmor profile ships with the package; postinst installs it only where AppArmor 4
+# restricts user namespaces (checked on fake roots with and without it).
+[ -f /usr/share/phoenix-desktop/apparmor/phoenix-desktop ] || fail "the AppArmor profile is missing"
+for with in yes no; do
+  fake="$TMP/root-$with"
+  mkdir -p "$fake/usr/share/phoenix-desktop/apparmor" "$fake/etc/apparmor.d"
+  cp /usr/share/phoenix-desktop/apparmor/phoenix-desktop "$fake/usr/share/phoenix-desktop/apparmor/"
+  if [ "$with" = yes ]; then mkdir -p "$fake/etc/apparmor.d/abi" && touch "$fake/etc/apparmor.d/abi/4.0"; fi
+  PHOENIX_APPARMOR_ROOT="$fake" sh packaging/postinst.sh || fail "postinst failed on a fake root (AppArmor 4: $with)"
+  if [ "$with" = yes ]; then
+    [ -f "$fake/etc/apparmor.d/phoenix-desktop" ] || fail "postinst did not install the profile where AppArmor 4 is"
+    PHOENIX_APPARMOR_ROOT="$fake" sh packaging/prerm.sh || fail "prerm failed on a fake root"
+    [ ! -e "$fake/etc/apparmor.d/phoenix-desktop" ] || fail "prerm left the profile behind"
+  else
+    [ ! -e "$fake/etc/apparmor.d/phoenix-desktop" ] || fail "postinst installed the profile without AppArmor 4"
+  fi
+done
+say "the AppArmor profile ships, and is installed only where AppArmor 4 is"
+
 out=$(/usr/bin/phoenix-desktop --version) || fail "phoenix-desktop --version failed"
 say "$out"
 case "$out" in "Phoenix Desktop $version "*) ;; *) fail "--version does not name version $version: $out" ;; esac
