@@ -27,6 +27,7 @@
 //     process below it — including those that left the group with setsid, which the
 //     subreaper gets back as orphans — and reaps them. It is never restricted itself, so
 //     the sandboxed command can neither signal nor trace it.
+//
 //   - For a restricted command it does not execute itself a second time. One of its
 //     goroutines locks itself to a fresh OS thread and restricts that thread alone: drops its
 //     capabilities, sets no_new_privs, applies Landlock (the whole file system read-only
@@ -46,10 +47,12 @@
 //     memory. For Run the gate is a few lines bash sources as its $BASH_ENV before the
 //     script, so it costs no program start; for Command it is a bash --posix of its own
 //     that then execs setpriv and bash.
+//
 //   - Every Landlock ABI from 1 (Linux 5.13) is accepted. What an older ABI lacks, another
 //     layer covers (truncate(2) before ABI 3 is denied by seccomp; TCP before ABI 4 and
 //     abstract sockets before ABI 6 by the socket ban; signals before ABI 6 by the
 //     supervisor, below).
+//
 //   - The supervisor decides what the filter hands it (notify.go, SECCOMP_RET_USER_NOTIF):
 //     every call that reaches another process by its pid — signals by pid, process group,
 //     pidfd or SIGIO owner where Landlock does not scope them, and at every ABI resource
@@ -62,9 +65,11 @@
 //     capabilities, so it lends the command no privilege (user attributes and ACLs only).
 //     Where the supervisor cannot decide (no seccomp listener, Yama's ptrace_scope above 1)
 //     the same filter refuses those calls, and Describe says so.
+//
 //   - The command runs in a session of its own, so none of its processes can join the
 //     supervisor's process group; new namespaces are refused (clone(2) with CLONE_NEW*;
 //     clone3(2) looks absent, and the C library and Go fall back to clone(2)).
+//
 //   - The mount view (mountview.go): where unprivileged user namespaces work, a Restricted
 //     command's supervisor runs in a user and mount namespace of its own in which every
 //     mount is read-only, and the command's temp dir is bound writable while it runs. The
@@ -79,18 +84,22 @@
 //     allow-list of everything else (names in a hidden directory stay listable, contents
 //     not). The app opens each command's temp dir and hands the supervisor its descriptor,
 //     because the temp dirs live in the hidden data directory.
+//
 //   - The mount view's other namespaces (namespaces.go): a network namespace per supervisor
 //     with only loopback (a command's own test servers work; the person's loopback
 //     services, every interface and abstract sockets outside are out of reach); an IPC
 //     namespace per command; a private /dev/shm emptied after each command.
+//
 //   - The person's Go, npm and pip caches are shared copy-on-write in the mount view
 //     (caches.go): an overlay per cache, its upper layer in the conversation's temp dir.
+//
 //   - Project mode (project.go, relay.go): the same walls, plus the working tree writable,
 //     its protected files (ProtectedFiles: git's hooks and config, agent and editor
 //     settings, shell start-up files) bound read-only and .git pinned so neither can be
 //     renamed or replaced, protected files a command creates removed when it ends, and the
 //     network only through the app's proxy, relayed by the supervisor from a loopback port
 //     of the command's network namespace to the proxy's socket. It needs the mount view.
+//
 //   - Ubuntu 24.04 and later give a user namespace no capabilities unless an AppArmor
 //     profile allows it: the supervisor checks its capabilities before any mount and the
 //     app falls back to the path without the view, naming AppArmor; the .deb ships the
