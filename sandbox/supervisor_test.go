@@ -22,7 +22,21 @@ import (
 // outright while the command runs.
 const appArg = "__phoenix_test_app"
 
+// noViewForTestsEnv and printViewEnv, in the environment of the test binary acting as the
+// app, turn the mount view off, and print whether it is usable and why not.
+const (
+	noViewForTestsEnv = "PHOENIX_TEST_NO_VIEW"
+	printViewEnv      = "PHOENIX_TEST_PRINT_VIEW"
+)
+
 func runAsApp(tempDir, script string) int {
+	if os.Getenv(noViewForTestsEnv) == "1" {
+		noMountViewForTests = true
+	}
+	if os.Getenv(printViewEnv) == "1" {
+		usable, reason := mountViewUsable()
+		fmt.Printf("mount view usable=%v reason=%s\n", usable, reason)
+	}
 	code, err := Run(context.Background(), Policy{TempDir: tempDir}, script, RunOptions{Env: os.Environ(), Stdout: os.Stdout, Stderr: os.Stderr})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
