@@ -109,6 +109,7 @@ sleep 100 & echo $! >> "$PIDS"; echo $$ >> "$PIDS"; sleep 100; wait`
 						pids = append(pids, n)
 					}
 				}
+				pids = hostPIDs(b, pids)
 				start := time.Now()
 				cancel()
 				_ = wait()

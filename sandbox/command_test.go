@@ -98,6 +98,10 @@ setsid sh -c 'echo $$ >> "$PIDS"; exec sleep 100' &
 	for {
 		b, _ := os.ReadFile(pidFile)
 		if pids := parsePIDs(string(b)); len(pids) == 4 {
+			pids = hostPIDs(t, pids)
+			// A command may wait for this before it ends (its processes must still run
+			// while their pids are found).
+			mustWrite(t, pidFile+".seen", "")
 			return wait, pids
 		}
 		if time.Now().After(deadline) {
@@ -185,7 +189,7 @@ func TestCancelEndsEveryProcess_REQ_BED_005(t *testing.T) {
 func TestBackgroundJobsEndWithTheCommand(t *testing.T) {
 	forEachWay(t, func(t *testing.T, p Policy, viaCommand bool) {
 		wait, pids := startTree(t, context.Background(), p,
-			`while [ "$(wc -l < "$PIDS")" -lt 4 ]; do :; done; echo done`, viaCommand)
+			`while [ ! -e "$PIDS.seen" ]; do :; done; echo done`, viaCommand)
 		start := time.Now()
 		if err := wait(); err != nil {
 			t.Fatalf("Wait: %v", err)

@@ -113,9 +113,11 @@
 // mode; it enforces the policy it is handed, and it fails closed: a Restricted policy where
 // Landlock is unavailable is an error, never a silent unrestricted run.
 //
-// Known limits of the Restricted policy: a command run through Run gets no parent-death
-// signal of its own, so if something outside kills its supervisor outright (the command
-// itself cannot), the command runs on (the app reports the supervisor's end as an error);
+// Known limits of the Restricted policy: without the mount view a command run through Run
+// gets no parent-death signal of its own, so if something outside kills its supervisor
+// outright (the command itself cannot), the command runs on (the app reports the
+// supervisor's end as an error; in the view the supervisor is process 1 of the commands' pid
+// namespace, and the kernel ends them with it);
 // a call the supervisor lets through names its target by number, which another process
 // could take only if the target ended and the kernel went round every pid in between;
 // pidfd_send_signal(2) with a siginfo or flags, F_SETOWN_EX and FIOSETOWN are refused; in

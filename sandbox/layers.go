@@ -201,7 +201,7 @@ func describe(st Status, seccompErr, notifyErr error, pdeathsig, view bool, view
 	mv := Layer{Name: "mount view", Active: view}
 	switch {
 	case view:
-		mv.Detail = "commands run in a user and mount namespace where every mount is read-only and only the temp dir is writable, so the kernel refuses changes to timestamps, modes, ownership and extended attributes outside it, and chmod, git init and git clone work inside it; every secret is covered by an empty file system; a network namespace of their own has only loopback (their own test servers work, your loopback services are out of reach); each command has its own IPC namespace and a private /dev/shm (Python's multiprocessing works)"
+		mv.Detail = "commands run in a user and mount namespace where every mount is read-only and only the temp dir is writable, so the kernel refuses changes to timestamps, modes, ownership and extended attributes outside it, and chmod, git init and git clone work inside it; every secret is covered by an empty file system; a network namespace of their own has only loopback (their own test servers work, your loopback services are out of reach); each command has its own IPC namespace and a private /dev/shm (Python's multiprocessing works); in a pid namespace whose first process is the supervisor, commands see only their own processes and die with the supervisor even if it is killed outright"
 	case !st.Available:
 		mv.Detail = "not in use without Restricted mode"
 	case notifyErr == nil:
@@ -218,8 +218,8 @@ func describe(st Status, seccompErr, notifyErr error, pdeathsig, view bool, view
 			"the names of files in a hidden directory can be listed (their contents cannot be read): without the mount view the secrets are left out of Landlock's read rules, which cover contents, not names",
 			"/dev/shm is read-only, so Python's multiprocessing fails; there is no loopback, so a test cannot start its own server; toolchain caches start empty in each conversation")
 	}
-	if st.Available {
-		out.Holes = append(out.Holes, "a bash command outlives its supervisor if something outside kills the supervisor outright (the OOM killer, you); the app reports the supervisor's end as an error")
+	if st.Available && !view {
+		out.Holes = append(out.Holes, "a bash command outlives its supervisor if something outside kills the supervisor outright (the OOM killer, you): only the mount view's pid namespace ends it with the supervisor")
 	}
 
 	out.Layers = append(out.Layers, Layer{Name: "supervisor", Active: true,

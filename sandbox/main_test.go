@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/phoenix-desktop/phoenix/sandbox/proctest"
 	"golang.org/x/sys/unix"
 )
 
@@ -102,4 +103,15 @@ func forEachView(t *testing.T, check func(t *testing.T, view bool)) {
 		t.Cleanup(func() { noMountViewForTests = false })
 		check(t, false)
 	})
+}
+
+// hostPIDs turns the pids a command printed ($$, $!) into this process's view of them: in the
+// mount view a command has a pid namespace of its own (namespaces.go).
+func hostPIDs(t testing.TB, seen []int) []int {
+	t.Helper()
+	pids, err := proctest.HostPIDs(seen, os.Getpid())
+	if err != nil {
+		t.Fatalf("find the command's processes: %v", err)
+	}
+	return pids
 }

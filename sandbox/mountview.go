@@ -57,6 +57,9 @@ func setUpView() (shm bool, err error) {
 	if err := setUpMountView(); err != nil {
 		return false, err
 	}
+	if err := mountProc(); err != nil {
+		return false, err
+	}
 	if err := setUpLoopback(); err != nil {
 		return false, err
 	}

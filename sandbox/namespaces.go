@@ -29,8 +29,22 @@ import (
 // Without the mount view there are no namespaces: the seccomp filter denies every socket
 // but unnamed stream pairs, and every IPC call (sockets.go, seccomp.go).
 
-// viewNamespaces are the namespaces a supervisor of the mount view is started in.
-const viewNamespaces = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWNET | unix.CLONE_NEWIPC
+// viewNamespaces are the namespaces a supervisor of the mount view is started in. In the
+// pid namespace the supervisor is process 1, so if anything outside kills it outright (the
+// OOM killer, the person), the kernel kills every process of its commands with it; and a
+// command sees only its own processes in /proc (not the person's other programs and their
+// command lines).
+const viewNamespaces = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWNET | unix.CLONE_NEWIPC | unix.CLONE_NEWPID
+
+// mountProc mounts a /proc of the supervisor's pid namespace: the supervisor reads its
+// commands' processes there by the pids they have in it.
+func mountProc() error {
+	// Read-only, like every other mount of the view.
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount view: a /proc of the pid namespace: %w", err)
+	}
+	return nil
+}
 
 // setUpLoopback brings the loopback interface of the supervisor's new network namespace up
 // (it starts down, and then even 127.0.0.1 is unreachable).

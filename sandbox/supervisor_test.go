@@ -146,6 +146,7 @@ wait`)
 		// Poll the file the command writes; there is no event to wait on.
 		time.Sleep(2 * time.Millisecond)
 	}
+	pids = hostPIDs(t, pids)
 	if err := app.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

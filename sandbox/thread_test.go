@@ -135,7 +135,7 @@ func TestCommandDiesWithItsSupervisor(t *testing.T) {
 			for pid == 0 {
 				b, _ := os.ReadFile(pidFile)
 				if pids := parsePIDs(string(b)); len(pids) == 1 {
-					pid = pids[0]
+					pid = hostPIDs(t, pids)[0]
 				}
 				if time.Now().After(deadline) {
 					_ = cmd.Process.Kill()

@@ -3,6 +3,8 @@
 package sandbox
 
 import (
+	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -10,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -19,6 +22,8 @@ import (
 // conversation's words in it, and a second conversation's temp dir beside this one's.
 type secretsFixture struct {
 	home, appData, otherTemp string
+	// marker starts every secret's content, and nothing else on the machine.
+	marker string
 	// files maps each secret file to its content.
 	files map[string]string
 }
@@ -26,14 +31,15 @@ type secretsFixture struct {
 func newSecretsFixture(t *testing.T) *secretsFixture {
 	t.Helper()
 	root := t.TempDir()
-	s := &secretsFixture{home: filepath.Join(root, "home"), appData: filepath.Join(root, "home", ".local", "share", "phoenix-desktop"), files: map[string]string{}}
+	marker := fmt.Sprintf("SECRET%d%d-", os.Getpid(), time.Now().UnixNano())
+	s := &secretsFixture{marker: marker, home: filepath.Join(root, "home"), appData: filepath.Join(root, "home", ".local", "share", "phoenix-desktop"), files: map[string]string{}}
 	for _, rel := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc", ".git-credentials", ".docker/config.json", ".config/gcloud/credentials.db", ".kube/config", ".gnupg/private-keys-v1.d/key"} {
 		p := filepath.Join(s.home, rel)
-		s.files[p] = "SECRET-" + strings.ReplaceAll(rel, "/", "_") + "\n"
+		s.files[p] = marker + strings.ReplaceAll(rel, "/", "_") + "\n"
 		mustWrite(t, p, s.files[p])
 	}
 	words := filepath.Join(s.appData, "conversations", "000001.vlog")
-	s.files[words] = "SECRET-another-conversation's-words\n"
+	s.files[words] = marker + "another-conversation's-words\n"
 	mustWrite(t, words, s.files[words])
 	mustWrite(t, filepath.Join(s.home, "project", "README"), "not a secret\n")
 	secretsConfig.Lock()
@@ -53,7 +59,7 @@ func newSecretsFixture(t *testing.T) *secretsFixture {
 	t.Cleanup(func() { os.RemoveAll(other) })
 	s.otherTemp = other
 	p := filepath.Join(other, "notes.txt")
-	s.files[p] = "SECRET-other-temp-dir\n"
+	s.files[p] = s.marker + "other-temp-dir\n"
 	mustWrite(t, p, s.files[p])
 	return s
 }
@@ -84,10 +90,10 @@ func TestSecretsAreUnreadable_REQ_BED_014(t *testing.T) {
 			for p := range s.files {
 				script.WriteString("cat " + shellQuote(p) + " 2>/dev/null\n")
 			}
-			script.WriteString("grep -rs SECRET \"$HOME\" /tmp 2>/dev/null\n")
+			script.WriteString("grep -rs " + s.marker + " \"$HOME\" /tmp 2>/dev/null\n")
 			script.WriteString("cat \"$HOME/project/README\"\necho inside > \"$TMPDIR/mine\" && cat \"$TMPDIR/mine\"\n")
 			r := runScript(t, Policy{TempDir: tmp}, s.home, env, script.String())
-			if strings.Contains(r.stdout, "SECRET") {
+			if strings.Contains(r.stdout, s.marker) {
 				t.Errorf("a secret was read:\n%s", r.stdout)
 			}
 			if !strings.Contains(r.stdout, "not a secret") {
@@ -404,4 +410,60 @@ func filesBelow(t *testing.T, dir string) []string {
 		return nil
 	})
 	return out
+}
+
+// TestRunCommandDiesWithAKilledSupervisor: in the mount view a command lives in its
+// supervisor's pid namespace, so if something outside kills the long-lived supervisor
+// outright (the OOM killer, the person), the kernel ends the command and everything it
+// started, setsid escapees included.
+func TestRunCommandDiesWithAKilledSupervisor(t *testing.T) {
+	if st := Probe(); !st.Available {
+		t.Skipf("Landlock unavailable: %s", st.Reason)
+	}
+	if usable, reason := mountViewUsable(); !usable {
+		t.Skipf("no mount view here: %s", reason)
+	}
+	tmp := t.TempDir()
+	pidFile := filepath.Join(tmp, "pids")
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), Policy{TempDir: tmp}, `echo $$ > "$TMPDIR/bash"
+setsid sh -c 'echo $$ >> "$TMPDIR/pids"; exec sleep 100' &
+while [ ! -s "$TMPDIR/pids" ]; do :; done; cat "$TMPDIR/bash" >> "$TMPDIR/pids"; sleep 100`, RunOptions{Env: os.Environ()})
+		done <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	var pids []int
+	for len(pids) < 2 {
+		b, _ := os.ReadFile(pidFile)
+		pids = parsePIDs(string(b))
+		if time.Now().After(deadline) {
+			t.Fatalf("the command did not start: %q", b)
+		}
+		// Poll the file the command writes; there is no event to wait on.
+		time.Sleep(2 * time.Millisecond)
+	}
+	pids = hostPIDs(t, pids)
+	// pids[1] is bash, whose parent is the supervisor.
+	sup, err := parentOf(pids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Kill(sup, unix.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Errorf("Run did not report the supervisor's end")
+	}
+	for {
+		left := survivors(pids)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %v outlived their killed supervisor", left)
+		}
+		// Poll: the kernel ends them asynchronously, and there is no event to wait on.
+		time.Sleep(2 * time.Millisecond)
+	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/sandbox"
+	"github.com/phoenix-desktop/phoenix/sandbox/proctest"
 )
 
 func bashCall(t *testing.T, ctx context.Context, env Env, command string, timeout int) Output {
@@ -148,7 +149,12 @@ func TestBashCancelKillsTheGroup_REQ_BED_005(t *testing.T) {
 				done <- bashCall(t, ctx, env, fmt.Sprintf(
 					`sleep 100 & echo $! >> %[1]s; setsid sleep 100 & echo $! >> %[1]s; echo $$ >> %[1]s; sleep 100; wait`, pidFile), 0)
 			}()
-			pids := waitForPIDs(t, pidFile, 3)
+			// In the mount view the command has a pid namespace of its own: the pids it
+			// printed are found as this process sees them while they still run.
+			pids, err := proctest.HostPIDs(waitForPIDs(t, pidFile, 3), os.Getpid())
+			if err != nil {
+				t.Fatal(err)
+			}
 			start := time.Now()
 			cancel()
 			var out Output
