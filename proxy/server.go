@@ -86,6 +86,8 @@ type Server struct {
 	resolve       func(ctx context.Context, host string) ([]netip.Addr, error)
 	now           func() time.Time
 	headerTimeout time.Duration
+	// waiting, when set (tests), is called each time a connection starts waiting for a card.
+	waiting func()
 
 	mu     sync.Mutex
 	closed bool
@@ -381,7 +383,7 @@ func (s *Server) handle(c *conv, conn net.Conn) {
 	defer s.untrack(c, conn)
 	lim := &headLimiter{r: conn, n: maxHeaderBytes}
 	br := bufio.NewReader(lim)
-	_ = conn.SetReadDeadline(s.now().Add(s.headerTimeout))
+	_ = conn.SetReadDeadline(time.Now().Add(s.headerTimeout))
 	req, err := http.ReadRequest(br)
 	if err != nil {
 		var ne net.Error
@@ -570,6 +572,9 @@ func (s *Server) decide(c *conv, conn net.Conn, br *bufio.Reader, h host, port i
 	}
 	p.waiters++
 	s.mu.Unlock()
+	if s.waiting != nil {
+		s.waiting()
+	}
 
 	ctx, stop := watchClient(c.ctx, conn, br)
 	defer stop()
@@ -764,4 +769,3 @@ func (s *Server) forward(c *conv, conn net.Conn, br *bufio.Reader, req *http.Req
 		return
 	}
 }
-
