@@ -28,7 +28,7 @@ const testConv = "conversation-1"
 // harness is a proxy on real unix sockets whose name lookups and dials the test controls:
 // names resolve through names, and a dial to an address in redirect goes to a local server.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	s     *Server
 	rules *Rules
 	path  string // the rules file
@@ -41,7 +41,7 @@ type harness struct {
 }
 
 // newHarness starts the server; setup changes it before its first socket opens.
-func newHarness(t *testing.T, ask Asker, setup ...func(*Server)) *harness {
+func newHarness(t testing.TB, ask Asker, setup ...func(*Server)) *harness {
 	t.Helper()
 	// A short directory: a unix socket's path has at most 107 characters.
 	dir, err := os.MkdirTemp("", "px")
@@ -118,7 +118,7 @@ func (h *harness) allow(entries ...string) {
 
 // client is an HTTP client whose proxy is the socket, as a command's would be through the
 // sandbox's relay.
-func client(t *testing.T, sock string, tlsConfig *tls.Config) *http.Client {
+func client(t testing.TB, sock string, tlsConfig *tls.Config) *http.Client {
 	proxyURL, _ := url.Parse("http://proxy.invalid")
 	tr := &http.Transport{
 		Proxy: http.ProxyURL(proxyURL),
@@ -494,7 +494,12 @@ func TestConcurrentConnectionsShareOneCard(t *testing.T) {
 	}
 	a.answers <- AllowOnce
 	for range n {
-		r := <-results
+		var r result
+		select {
+		case r = <-results:
+		case <-time.After(time.Minute): // only when the connections did not share the card
+			t.Fatalf("connections still wait after the card was answered; %d cards were shown", a.n.Load())
+		}
 		if r.code != 200 {
 			t.Errorf("a waiting connection got %d", r.code)
 			continue
