@@ -67,6 +67,7 @@ func measurements() []measurement {
 			note: "a conversation's first need → the app binary started as the server through the sandbox supervisor → MCP handshake → tools listed and checked",
 			run:  mcpStart},
 		{name: checkpointRowName, unit: "ms", rows: checkpointSnapshot, count: 2},
+		{name: proxyRowName, unit: "ms", rows: proxyRows, count: 3},
 	}
 }
 
