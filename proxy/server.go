@@ -733,6 +733,9 @@ func (s *Server) forward(c *conv, conn net.Conn, br *bufio.Reader, req *http.Req
 	for _, k := range hopHeaders {
 		req.Header.Del(k)
 	}
+	if _, ok := req.Header["User-Agent"]; !ok {
+		req.Header["User-Agent"] = []string{""} // Request.Write would add Go's own otherwise
+	}
 	req.Close = true
 	wrote := make(chan error, 1)
 	go func() { wrote <- req.Write(up) }()

@@ -264,8 +264,8 @@ func TestConnectTLSEndToEnd(t *testing.T) {
 func TestPlainHTTP(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		fmt.Fprintf(w, "%s %s host=%s proxy-auth=%q proxy-conn=%q x=%q body=%q",
-			r.Method, r.URL.RequestURI(), r.Host, r.Header.Get("Proxy-Authorization"), r.Header.Get("Proxy-Connection"), r.Header.Get("X-Keep"), body)
+		fmt.Fprintf(w, "%s %s host=%s proxy-auth=%q proxy-conn=%q x=%q ua=%q body=%q",
+			r.Method, r.URL.RequestURI(), r.Host, r.Header.Get("Proxy-Authorization"), r.Header.Get("Proxy-Connection"), r.Header.Get("X-Keep"), r.UserAgent(), body)
 	}))
 	defer srv.Close()
 	h := newHarness(t, nil)
@@ -278,7 +278,7 @@ func TestPlainHTTP(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if want := fmt.Sprintf("GET /a/b?q=1 host=%s proxy-auth=\"\" proxy-conn=\"\" x=\"\" body=\"\"", u.Host); string(b) != want {
+	if want := fmt.Sprintf("GET /a/b?q=1 host=%s proxy-auth=\"\" proxy-conn=\"\" x=\"\" ua=\"Go-http-client/1.1\" body=\"\"", u.Host); string(b) != want {
 		t.Errorf("got %q, want %q", b, want)
 	}
 
@@ -294,11 +294,33 @@ func TestPlainHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ = io.ReadAll(resp.Body)
-	if want := fmt.Sprintf("POST /post host=%s proxy-auth=\"\" proxy-conn=\"\" x=\"1\" body=\"hello\"", u.Host); string(b) != want {
+	if want := fmt.Sprintf("POST /post host=%s proxy-auth=\"\" proxy-conn=\"\" x=\"1\" ua=\"\" body=\"hello\"", u.Host); string(b) != want {
 		t.Errorf("got %q, want %q", b, want)
 	}
 	if !resp.Close {
 		t.Error("the answer does not say Connection: close")
+	}
+
+	// Expect: 100-continue: the interim answer comes back before the body is sent.
+	conn2, err := net.Dial("unix", h.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn2.Close()
+	fmt.Fprintf(conn2, "PUT %s/put HTTP/1.1\r\nHost: %s\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n", srv.URL, u.Host)
+	br := bufio.NewReader(conn2)
+	interim, err := http.ReadResponse(br, nil)
+	if err != nil || interim.StatusCode != http.StatusContinue {
+		t.Fatalf("before the body: %v %v", interim, err)
+	}
+	io.WriteString(conn2, "abc")
+	resp, err = http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	if !strings.HasPrefix(string(b), "PUT /put") || !strings.HasSuffix(string(b), `body="abc"`) {
+		t.Errorf("after 100 Continue: %q", b)
 	}
 }
 
