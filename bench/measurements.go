@@ -75,6 +75,7 @@ func measurements() []measurement {
 			run:  mcpStart},
 		{name: "first request with an MCP server that never starts", unit: "ms", rows: mcpSilentRows, count: 2},
 		{name: checkpointRowName, unit: "ms", rows: checkpointSnapshot, count: 2},
+		{name: proxyRowName, unit: "ms", rows: proxyRows, count: 3},
 	}
 }
 
