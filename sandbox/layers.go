@@ -31,9 +31,9 @@ var landlockABIs = []landlockABI{
 	{1, "5.13", "the file system read-only except the private temp dir and /dev/null, /dev/zero, /dev/full; no tracing of processes outside", "", "", false},
 	{2, "5.19", "moving and linking files between directories of the temp dir", "files move between directories of the temp dir by copying (mv does this by itself)", "", false},
 	{3, "6.2", "truncating files through their path", "the seccomp filter denies truncate(2) everywhere, the temp dir included", "", false},
-	{4, "6.7", "TCP bind and connect", "the seccomp filter denies creating any socket", "", false},
+	{4, "6.7", "TCP bind and connect", "in the mount view TCP reaches only the command's own network namespace; without it the seccomp filter denies creating any socket", "", false},
 	{5, "6.10", "ioctl on devices", "the only writable devices are /dev/null, /dev/zero and /dev/full, and there is no terminal", "", false},
-	{6, "6.12", "signals and abstract unix sockets limited to the sandbox", "abstract unix sockets: the seccomp filter denies creating any socket; signals: the filter hands each signal a command sends by pid, process group or pidfd, and each SIGIO owner it sets, to the supervisor, which lets through only those meant for the command's own processes", "", true},
+	{6, "6.12", "signals and abstract unix sockets limited to the sandbox", "abstract unix sockets: the seccomp filter denies creating unix sockets; signals: the filter hands each signal a command sends by pid, process group or pidfd, and each SIGIO owner it sets, to the supervisor, which lets through only those meant for the command's own processes", "", true},
 }
 
 // signalsScopedAt reports whether Landlock at this ABI keeps a command from signalling
@@ -245,12 +245,17 @@ func (l Layers) String() string {
 	} else {
 		fmt.Fprintf(&b, "Restricted mode: unavailable: %s\n", l.Reason)
 	}
-	if l.Available && len(l.Secrets) > 0 {
-		b.WriteString("Hidden from every command (the secrets table):\n")
+	if l.Available {
+		var present []string
 		for _, s := range l.Secrets {
 			if s.Present {
-				fmt.Fprintf(&b, "  - %s: %s\n", s.Path, s.What)
+				present = append(present, fmt.Sprintf("  - %s: %s\n", s.Path, s.What))
 			}
+		}
+		if len(present) > 0 {
+			b.WriteString("Hidden from every command (the secrets table):\n" + strings.Join(present, ""))
+		} else {
+			b.WriteString("Hidden from every command: none of the secrets table's places exists here yet; each is hidden as soon as it does\n")
 		}
 	}
 	for _, layer := range l.Layers {
