@@ -20,7 +20,7 @@ import (
 // (the tree bound, the relay listening) and returns the difference in milliseconds.
 func projectOverRestricted(ctx context.Context, o Options) ([]float64, error) {
 	if ok, reason := sandbox.ProjectAvailable(); !ok {
-		return nil, fmt.Errorf("Project mode is unavailable: %s", reason)
+		return nil, fmt.Errorf("project mode is unavailable: %s", reason)
 	}
 	tree, err := os.MkdirTemp("", "phoenix-bench-tree-")
 	if err != nil {

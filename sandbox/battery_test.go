@@ -162,7 +162,7 @@ func pendingConnections(t *testing.T, ln rawConn) int {
 // pendingDatagrams reads, without blocking, whatever arrived on the UDP socket. Loopback
 // delivery happens inside sendto(2), so anything sent has arrived by the time the sandboxed
 // command has exited.
-func pendingDatagrams(t *testing.T, c *net.UDPConn) int {
+func pendingDatagrams(t *testing.T, c rawConn) int {
 	t.Helper()
 	rc, err := c.SyscallConn()
 	if err != nil {

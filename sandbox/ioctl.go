@@ -28,6 +28,9 @@ type ioctlRequest struct {
 	// netnsOnly marks a socket request that is only reachable with sockets, which only a
 	// command in a network namespace of its own has.
 	netnsOnly bool
+	// generic marks a number written here from asm-generic's headers rather than taken
+	// from x/sys/unix, which is right for every architecture: see genericIoctlArch.
+	generic bool
 }
 
 // Numbers from asm-generic/ioctls.h and linux/fs.h that x/sys/unix lacks. They hold on
@@ -66,22 +69,22 @@ var allowedIoctls = []ioctlRequest{
 	{name: "TIOCGSID", nr: unix.TIOCGSID},
 	{name: "TIOCOUTQ", nr: unix.TIOCOUTQ},
 	// Descriptor flags and byte counts: libuv (Node), Rust's standard library, Python.
-	{name: "FIONREAD", nr: fionread},
-	{name: "FIONBIO", nr: fionbio},
-	{name: "FIOCLEX", nr: fioclex},
-	{name: "FIONCLEX", nr: fionclex},
-	{name: "FIOASYNC", nr: fioasync},
-	{name: "FIOQSIZE", nr: fioqsize},
+	{name: "FIONREAD", nr: fionread, generic: true},
+	{name: "FIONBIO", nr: fionbio, generic: true},
+	{name: "FIOCLEX", nr: fioclex, generic: true},
+	{name: "FIONCLEX", nr: fionclex, generic: true},
+	{name: "FIOASYNC", nr: fioasync, generic: true},
+	{name: "FIOQSIZE", nr: fioqsize, generic: true},
 	// Questions to a file system that real tools ask (cp, tar, lsattr, rsync, du).
-	{name: "FIGETBSZ", nr: figetbsz},
+	{name: "FIGETBSZ", nr: figetbsz, generic: true},
 	{name: "FS_IOC_GETFLAGS", nr: unix.FS_IOC_GETFLAGS},
-	{name: "FS_IOC32_GETFLAGS", nr: fsIOC32GetFlags},
-	{name: "FS_IOC_GETVERSION", nr: fsIOCGetVersion},
-	{name: "FS_IOC32_GETVERSION", nr: fsIOC32GetVer},
-	{name: "FS_IOC_FIEMAP", nr: fsIOCFiemap},
-	{name: "FS_IOC_FSGETXATTR", nr: fsIOCFSGetXattr},
-	{name: "FS_IOC_GETFSLABEL", nr: fsIOCGetFSLabel},
-	{name: "FS_IOC_GETFSUUID", nr: fsIOCGetFSUUID},
+	{name: "FS_IOC32_GETFLAGS", nr: fsIOC32GetFlags, generic: true},
+	{name: "FS_IOC_GETVERSION", nr: fsIOCGetVersion, generic: true},
+	{name: "FS_IOC32_GETVERSION", nr: fsIOC32GetVer, generic: true},
+	{name: "FS_IOC_FIEMAP", nr: fsIOCFiemap, generic: true},
+	{name: "FS_IOC_FSGETXATTR", nr: fsIOCFSGetXattr, generic: true},
+	{name: "FS_IOC_GETFSLABEL", nr: fsIOCGetFSLabel, generic: true},
+	{name: "FS_IOC_GETFSUUID", nr: fsIOCGetFSUUID, generic: true},
 	{name: "FS_IOC_GET_ENCRYPTION_POLICY", nr: unix.FS_IOC_GET_ENCRYPTION_POLICY},
 	{name: "FS_IOC_GET_ENCRYPTION_POLICY_EX", nr: unix.FS_IOC_GET_ENCRYPTION_POLICY_EX},
 	{name: "BLKGETSIZE64", nr: unix.BLKGETSIZE64},
@@ -94,8 +97,8 @@ var allowedIoctls = []ioctlRequest{
 	// chattr in the temp dir: the mount view refuses it elsewhere (EROFS); without the view
 	// it needs only the file's ownership, so it stays refused.
 	{name: "FS_IOC_SETFLAGS", nr: unix.FS_IOC_SETFLAGS, viewOnly: true},
-	{name: "FS_IOC32_SETFLAGS", nr: fsIOC32SetFlags, viewOnly: true},
-	{name: "FS_IOC_FSSETXATTR", nr: fsIOCFSSetXattr, viewOnly: true},
+	{name: "FS_IOC32_SETFLAGS", nr: fsIOC32SetFlags, viewOnly: true, generic: true},
+	{name: "FS_IOC_FSSETXATTR", nr: fsIOCFSSetXattr, viewOnly: true, generic: true},
 	// Questions about the interfaces of the command's own network namespace.
 	{name: "SIOCGIFCONF", nr: unix.SIOCGIFCONF, netnsOnly: true},
 	{name: "SIOCGIFFLAGS", nr: unix.SIOCGIFFLAGS, netnsOnly: true},
@@ -115,25 +118,13 @@ func ioctlAllowList(mountView, netns bool) []uint32 {
 		if (r.viewOnly && !mountView) || (r.netnsOnly && !netns) {
 			continue
 		}
-		if !genericIoctlArch() && !r.fromSys() {
+		if r.generic && !genericIoctlArch() {
 			continue
 		}
 		out = append(out, r.nr)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// fromSys reports whether the number came from x/sys/unix, which is right for every
-// architecture.
-func (r ioctlRequest) fromSys() bool {
-	switch r.nr {
-	case fionread, fionbio, fionclex, fioclex, fioasync, fioqsize, figetbsz, fsIOCGetVersion,
-		fsIOC32GetVer, fsIOCFiemap, fsIOCGetFSLabel, fsIOCFSGetXattr, fsIOC32GetFlags, fsIOCGetFSUUID,
-		fsIOC32SetFlags, fsIOCFSSetXattr:
-		return false
-	}
-	return true
 }
 
 // retENOTTY answers a request that is not on the list.

@@ -212,7 +212,7 @@ func TestEscapeClassesAreClosed_REQ_BED_014(t *testing.T) {
 				r := runScript(t, Policy{TempDir: t.TempDir()}, work, env, c.script)
 				t.Logf("%s: exit %d: %s", c.name, r.code, lastLine(r.stderr))
 			}
-			if n := pendingUnixgram(t, dgram); n != 0 {
+			if n := pendingDatagrams(t, dgram); n != 0 {
 				t.Errorf("the datagram socket outside received %d message(s)", n)
 			}
 			if got := string((segment)[:5]); got == "pwned" {
@@ -246,25 +246,6 @@ func sysvCount(t *testing.T, file string) int {
 		t.Skipf("no %s: %v", file, err)
 	}
 	return strings.Count(strings.TrimSpace(string(b)), "\n")
-}
-
-func pendingUnixgram(t *testing.T, c *net.UnixConn) int {
-	t.Helper()
-	rc, err := c.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	buf := make([]byte, 2048)
-	_ = rc.Control(func(fd uintptr) {
-		for {
-			if _, _, err := unix.Recvfrom(int(fd), buf, unix.MSG_DONTWAIT); err != nil {
-				return
-			}
-			n++
-		}
-	})
-	return n
 }
 
 // TestEverydayWorkInsideTheView: in the mount view, what real tests need works inside a
