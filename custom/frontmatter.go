@@ -29,32 +29,11 @@ func splitFrontMatter(text string) (meta map[string]string, body string) {
 		fm = append(fm, line)
 		rest = after
 	}
-	src := strings.Join(fm, "\n")
-	var parsed map[string]any
-	if err := yaml.Unmarshal([]byte(src), &parsed); err == nil {
-		for k, v := range parsed {
-			switch v := v.(type) {
-			case string:
-				meta[strings.ToLower(k)] = v
-			case nil:
-			case []any:
-				parts := make([]string, 0, len(v))
-				for _, p := range v {
-					if s, ok := p.(string); ok {
-						parts = append(parts, s)
-					}
-				}
-				meta[strings.ToLower(k)] = strings.Join(parts, ", ")
-			default:
-				if b, err := yaml.Marshal(v); err == nil {
-					meta[strings.ToLower(k)] = strings.TrimSpace(string(b))
-				}
-			}
-		}
-		return meta, body
-	}
-	// Front matter that is not strict YAML (an unquoted description holding ": ", which
-	// other agents accept) is read line by line as "key: value".
+	// Each "key: value" line as written: front matter that is not strict YAML (an unquoted
+	// description holding ": ", which other agents accept) is read this way, and so is a
+	// value YAML reads as something other than text (argument-hint: [name] is a list to YAML
+	// and a hint to the person).
+	raw := map[string]string{}
 	for _, line := range fm {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
@@ -64,7 +43,25 @@ func splitFrontMatter(text string) (meta map[string]string, body string) {
 		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
 			v = v[1 : len(v)-1]
 		}
-		meta[strings.ToLower(strings.TrimSpace(k))] = v
+		raw[strings.ToLower(strings.TrimSpace(k))] = v
+	}
+	var parsed map[string]any
+	if err := yaml.Unmarshal([]byte(strings.Join(fm, "\n")), &parsed); err != nil {
+		return raw, body
+	}
+	for k, v := range parsed {
+		k = strings.ToLower(k)
+		switch v := v.(type) {
+		case string:
+			meta[k] = v
+		case nil:
+		default:
+			if r := raw[k]; r != "" {
+				meta[k] = r
+			} else if b, err := yaml.Marshal(v); err == nil {
+				meta[k] = strings.TrimSpace(string(b))
+			}
+		}
 	}
 	return meta, body
 }
