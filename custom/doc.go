@@ -17,6 +17,11 @@
 //     that exact configuration, and then through a Runner the caller gives (the sandbox,
 //     under the conversation's mode).
 //
+// Not supported, on purpose or not yet: Claude Code's "!`cmd`" and "@file" in command bodies
+// (sent as written; the model can run or read them with its tools), a command's model (shown,
+// not switched to), "prompt" hooks, and a Stop hook that makes the agent go on (it is told
+// that the turn ended, nothing more).
+//
 // It reads files and runs the person's hook programs, nothing else: it imports nothing of
 // ours, so the sandbox reaches it only through the Runner interface. A file it cannot use is
 // skipped with a notice that names it and says why; reading never fails as a whole.
