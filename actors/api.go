@@ -14,6 +14,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/eventstream"
 
+	"github.com/phoenix-desktop/phoenix/custom"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/llm"
@@ -115,6 +116,10 @@ type Config struct {
 	// InstructionsDir holds the person's own AGENTS.md (instructions.ConfigDir); empty
 	// means none.
 	InstructionsDir string
+	// PersonalDirs are the person's directories read for commands and skills
+	// (custom.PersonalDirs); Hooks runs hooks, nil for none.
+	PersonalDirs []string
+	Hooks        *custom.Hooks
 	// RequestTimeout bounds a command's round trip through the actors when the caller's
 	// context has no deadline.
 	RequestTimeout time.Duration
@@ -364,6 +369,10 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	if err := r.saveInstructions(rc.Conv.ID, set); err != nil {
 		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Project instructions will not be used: " + err.Error()})
 	}
+	// Commands and skills likewise, fixed for the conversation until a reload.
+	if err := r.saveCustom(rc.Conv.ID, r.readCustom(rc.Conv.ID, p.Cwd)); err != nil {
+		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Commands and skills will not be used: " + err.Error()})
+	}
 	r.warmCheckpoints(rc.Conv.ID)
 	return rc.Conv, nil
 }
@@ -427,6 +436,10 @@ type Attachment struct {
 // reason it was rejected (domain.ErrAgentBusy, ErrContextExhausted, ErrEmptyMessage, or an
 // image error naming the file).
 func (r *Runtime) Send(ctx context.Context, id, text string, images []Attachment) error {
+	text, err := r.promptHooks(ctx, id, text)
+	if err != nil {
+		return err
+	}
 	refs := make([]domain.ImageRef, 0, len(images))
 	if len(images) > 0 {
 		conv, err := r.cfg.Store.Get(id)

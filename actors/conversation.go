@@ -432,6 +432,7 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 	}
 	a.stopStaleTimers()
 	a.afterTransition(ctx, ev, was)
+	a.turnHooks(was)
 	return nil
 }
 
@@ -466,6 +467,7 @@ func (a *conversationActor) run(ctx actor.Context, eff domain.Effect) {
 		a.schedule(ctx, e.Exec, e.Delay, retryFired{Exec: e.Exec})
 	case domain.RequestApproval:
 		a.rt.publish(ApprovalRequested{ConvID: a.id, Exec: e.Exec, Reason: e.Reason})
+		a.approvalHooks(e.Reason)
 	case domain.SpawnSubAgents:
 		a.spawnSubAgents(ctx, e)
 	case domain.CancelSubAgents:

@@ -102,6 +102,7 @@ func (r *Runtime) ReloadInstructions(ctx context.Context, id string) (Instructio
 		return Instructions{}, err
 	}
 	r.publish(InstructionsChanged{ConvID: id, Instructions: set})
+	r.reloadCustom(c)
 	return set, nil
 }
 
@@ -116,6 +117,9 @@ func (a *conversationActor) systemPromptFor() string {
 		return prompt
 	}
 	if p := set.Prompt(); p != "" {
+		prompt += "\n\n" + p
+	}
+	if p := a.skillsPrompt(); p != "" {
 		prompt += "\n\n" + p
 	}
 	return prompt

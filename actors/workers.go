@@ -170,6 +170,9 @@ func (w *toolRunActor) run() (res domain.ToolResult, complete func()) {
 		return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
 			Content: "The tool could not start: " + w.envErr.Error()}, nil
 	}
+	if refused, ok := w.preToolHooks(); ok {
+		return refused, nil
+	}
 	if w.ckpt != nil {
 		if cp, ok := w.ckpt.before(w.ctx, w.exec, w.call); ok {
 			complete = func() { w.ckpt.after(cp) }
@@ -193,5 +196,5 @@ func (w *toolRunActor) run() (res domain.ToolResult, complete func()) {
 				Content: "The image could not be saved: " + err.Error()}, complete
 		}
 	}
-	return out.Result(w.call), complete
+	return w.postToolHooks(out.Result(w.call)), complete
 }

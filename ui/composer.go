@@ -104,6 +104,13 @@ func (m *MainWindow) send() {
 	}
 	text := strings.TrimRight(m.entry.Text, " \t\r\n")
 	atts := cs.draft.atts
+	// A /command is sent as its prompt (slashmenu.go); the draft keeps what was typed.
+	msg, remote := text, func(context.Context) (string, error) { return text, nil }
+	if it, args, ok := m.slash.lookup(cs.id, text); ok && it.local != nil {
+		msg = it.local(args)
+	} else if ok && it.remote != nil {
+		remote = func(ctx context.Context) (string, error) { return it.remote(ctx, args) }
+	}
 	switch {
 	case m.isExhausted():
 		m.showInline(sendErrorText(domain.ErrContextExhausted))
@@ -112,7 +119,7 @@ func (m *MainWindow) send() {
 		m.showInline("Type a message or attach an image first.")
 		return
 	case cs.busy() && m.proj.enabled():
-		m.proj.enqueue(cs, text, atts)
+		m.proj.enqueue(cs, msg, atts)
 		return
 	case cs.busy():
 		m.showInline("The agent is busy: wait for it to finish, or press Stop (Esc).")
@@ -134,7 +141,13 @@ func (m *MainWindow) send() {
 	go func() {
 		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
 		defer cancel()
-		err := m.b.Send(ctx, cs.id, text, images)
+		var err error
+		if msg == text {
+			msg, err = remote(ctx) // an MCP prompt is fetched from its server
+		}
+		if err == nil {
+			err = m.b.Send(ctx, cs.id, msg, images)
+		}
 		m.do(func() {
 			m.sending = false
 			if err != nil {

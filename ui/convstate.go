@@ -163,6 +163,16 @@ func (cs *convState) applyEvent(ev actors.Event) bool {
 			cs.model.addNotice(e.Level, e.Text, cs.now())
 			return true
 		}
+	case actors.HookRan:
+		// A hook's output, refusal or failure, shown in the transcript like a notice.
+		if cs.loaded {
+			level := actors.NoticeInfo
+			if e.Result.Blocked || e.Result.TimedOut || e.Result.Err != "" || e.Result.Exit != 0 {
+				level = actors.NoticeWarning
+			}
+			cs.model.addNotice(level, e.Text, cs.now())
+			return true
+		}
 	}
 	return false
 }

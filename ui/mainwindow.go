@@ -81,8 +81,11 @@ type MainWindow struct {
 	search       *globalSearch
 	deleteDlg    *dialog.ConfirmDialog
 	mcpPanel     *mcpPanel
+	hooksPanel   *hooksPanel
 	// proj holds the project controls: instructions, model switch, queue, Undo and Rewind.
 	proj *projectUI
+	// slash is the composer's "/" menu of custom commands.
+	slash *slashMenu
 
 	// Widgets of the main window.
 	sideList        *widget.List
@@ -362,9 +365,13 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	status := container.NewBorder(nil, nil, dot, m.stopBtn, m.statusLabel)
 
 	m.proj = newProjectUI(m)
+	// The "/" menu of commands (slashmenu.go).
+	m.slash = newSlashMenu(m)
+	m.entry.onKey = m.slash.onKey
+	m.entry.OnChanged = m.slash.update
 	m.disk = newDiskBanner()
 	m.top = container.NewVBox(m.disk.box, m.header, m.proj.row, m.landlockNote, m.meterRow, m.findBar)
-	m.bottom = container.NewVBox(m.exhaustedBox, m.inlineBox, m.proj.queueBox, m.strip, composer, status)
+	m.bottom = container.NewVBox(m.exhaustedBox, m.inlineBox, m.proj.queueBox, m.strip, m.slash.box, composer, status)
 	m.right = container.NewBorder(m.top, m.bottom, nil, nil, m.chatHolder)
 	split := container.NewHSplit(sidebar, container.NewPadded(m.right))
 	split.Offset = 0.27
@@ -522,6 +529,11 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 			m.notify(transcript.Title(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+transcript.OneLine(e.Reason, 160))
 		case actors.ToolProgress:
 			states[cs] = true
+		}
+		if e, ok := ev.(actors.CustomChanged); ok {
+			m.slash.onCustomChanged(e)
+			states[cs] = true
+			continue
 		}
 		switch ev.(type) {
 		case actors.QueueChanged, actors.InstructionsChanged, actors.CheckpointSaved:

@@ -192,6 +192,9 @@ func (p *projectUI) refresh() {
 		btn.Importance = widget.LowImportance
 		p.instrFiles.Objects = append(p.instrFiles.Objects, btn)
 	}
+	if l := p.m.slash.skillsLabel(cs.id); l != nil {
+		p.instrFiles.Objects = append(p.instrFiles.Objects, l) // the skills, fixed like the instructions
+	}
 	p.instrFiles.Refresh()
 	p.modelBtn.SetText("Model: " + p.m.b.ModelLabel(cs.conv.Model))
 	if cs.busy() || !cs.hasState || cs.conv.State.Kind() == domain.StateContextExhausted {

@@ -21,6 +21,8 @@ type composerEntry struct {
 	shift  bool
 	onSend func()
 	onStop func()
+	// onKey, when set, sees each key first and reports whether it took it (the "/" menu).
+	onKey func(k *fyne.KeyEvent) bool
 }
 
 func newComposerEntry() *composerEntry {
@@ -52,6 +54,9 @@ func (e *composerEntry) KeyUp(k *fyne.KeyEvent) {
 
 // TypedKey sends on Enter (not Shift+Enter) and stops on Esc.
 func (e *composerEntry) TypedKey(k *fyne.KeyEvent) {
+	if e.onKey != nil && !e.shift && e.onKey(k) {
+		return
+	}
 	switch k.Name {
 	case fyne.KeyReturn, fyne.KeyEnter:
 		if !e.shift {

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/custom"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/llm"
@@ -155,6 +156,10 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("chat: working directory %s: %w", cwd, err)
 		}
+		// A mistyped /command is refused before a conversation exists.
+		if _, _, err := expandCommand(custom.Load(abs, personalCustomDirs()), prompt); err != nil {
+			return fmt.Errorf("chat: %w", err)
+		}
 		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Unrestricted: unrestrict, NoInstructions: noInstr})
 		if err != nil {
 			return err
@@ -162,6 +167,18 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	}
 
 	noteProjectServers(rt, conv.Cwd, stderr)
+	noteProjectHooks(rt, conv.Cwd, stderr)
+	// "/name args" runs a custom command: its prompt is what is sent.
+	var command *actors.Command
+	if !wrapUp {
+		set, err := rt.Commands(ctx, conv.ID)
+		if err != nil {
+			return fmt.Errorf("chat: %w", err)
+		}
+		if prompt, command, err = expandCommand(set, prompt); err != nil {
+			return fmt.Errorf("chat: %w", err)
+		}
+	}
 
 	sub := rt.Subscribe()
 	defer sub.Close()
@@ -176,6 +193,12 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 			for _, n := range set.Notices {
 				fmt.Fprintf(stdout, "! Instructions: %s\n", n)
 			}
+		}
+		if set, err := rt.Commands(ctx, conv.ID); err == nil && len(set.Skills) > 0 {
+			fmt.Fprintf(stdout, "Skills: %s\n", strings.Join(set.SkillNames(), ", "))
+		}
+		if command != nil {
+			fmt.Fprintf(stdout, "Command: /%s (%s)\n", command.Name, command.Label)
 		}
 	}
 	if wrapUp {
@@ -389,6 +412,8 @@ func (p *chatPrinter) print(ev actors.Event) {
 		}
 	case actors.Notice:
 		fmt.Fprintf(p.w, "! %s\n", e.Text)
+	case actors.HookRan:
+		fmt.Fprintf(p.w, "↪ %s\n", e.Text)
 	}
 }
 

@@ -31,6 +31,8 @@ var usage = `Usage:
   phoenix-desktop bench [--json]            measure the headline numbers on this machine
   phoenix-desktop doctor [--json]           which sandbox layers this machine enforces, and why any is missing
   phoenix-desktop mcp list [--cwd DIR] [--json]   start the MCP servers, show their states and tools
+  phoenix-desktop commands [--cwd DIR] [--json]   the /commands and skills a conversation there has
+  phoenix-desktop hooks [allow] [--cwd DIR] [--json]   the hooks that run there; allow the project's
 
 Run "phoenix-desktop COMMAND -h" for the flags of a command.
 Without an API key (` + strings.Join(providers.EnvVars(providers.FieldAPIKey), " or ") + `) and base URL, the built-in offline
@@ -95,6 +97,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runDoctor(rest, stdout, stderr)
 	case "mcp":
 		err = runMCP(rest, stdout, stderr)
+	case "commands":
+		err = runCommands(rest, stdout, stderr)
+	case "hooks":
+		err = runHooksCmd(rest, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

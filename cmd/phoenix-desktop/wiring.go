@@ -364,6 +364,9 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		// Inside the locked data directory, so that a start can sweep what a crash left.
 		TempRoot: filepath.Join(store.Dir(), "sandbox-tmp"),
 		MCP:      hub,
+		// Commands, skills and hooks (package custom), from the same configuration directory.
+		PersonalDirs: personalCustomDirs(),
+		Hooks:        openHooks(),
 	})
 	if err != nil {
 		a.Close()

@@ -1,0 +1,360 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/phoenix-desktop/phoenix/custom"
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/persistence"
+	"github.com/phoenix-desktop/phoenix/sandbox"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// Commands, skills and hooks (package custom). Commands and skills are read when a
+// conversation is created and when the person reloads its instructions — on the caller's
+// goroutine, never in a mailbox — and kept in the store (aux record "custom"), so the skills
+// in the system prompt stay the same for the whole conversation and the prompt stays
+// cache-friendly. Hooks are read at every event (an edit applies at once) and run off every
+// mailbox: tool hooks on the tool worker's goroutine, prompt hooks on the caller's, turn-end
+// and approval hooks on a goroutine of their own. The person's hooks run as the person; a
+// project's run, once approved, through sandbox.Run under the conversation's mode.
+
+// Custom is what one reading of a conversation's commands and skills found.
+type Custom = custom.Set
+
+// Command is one custom command; Expand substitutes its arguments.
+type Command = custom.Command
+
+// ProjectHooks is what a working directory's hook files offer, and whether they are allowed.
+type ProjectHooks = custom.ProjectHooks
+
+// HookEvent names when a hook runs.
+type HookEvent = custom.Event
+
+// auxCustom names the store record that holds a conversation's Custom.
+const auxCustom = "custom"
+
+// CustomChanged announces the commands and skills a conversation now uses (after a reload).
+type CustomChanged struct {
+	ConvID string
+	Custom Custom
+}
+
+func (e CustomChanged) Conversation() string { return e.ConvID }
+
+// HookRan shows one hook's run in the transcript: what it said, that it refused, failed or
+// timed out. Like a Notice it is not part of the history.
+type HookRan struct {
+	ConvID string
+	Result custom.Result
+	// Text is the line the transcript shows.
+	Text string
+}
+
+func (e HookRan) Conversation() string { return e.ConvID }
+
+// toolAliases are other agents' names for our tools, so that a matcher written for Claude
+// Code ("Bash", "Edit|Write") or Codex matches the same calls here. TestToolAliasesNameTools
+// keeps the keys in the catalogue.
+var toolAliases = map[string][]string{
+	domain.ToolBash:          {"Bash", "shell"},
+	domain.ToolPatch:         {"Edit", "Write", "MultiEdit", "apply_patch"},
+	domain.ToolKeywordSearch: {"Grep"},
+	domain.ToolReadImage:     {"Read"},
+}
+
+// readCustom reads the commands and skills for a working directory and announces what it
+// skipped.
+func (r *Runtime) readCustom(convID, cwd string) Custom {
+	set := custom.Load(cwd, r.cfg.PersonalDirs)
+	for _, n := range set.Notices {
+		r.publish(Notice{ConvID: convID, Level: NoticeWarning, Text: "Commands and skills: " + n})
+	}
+	return set
+}
+
+func (r *Runtime) saveCustom(id string, set Custom) error {
+	b, err := json.Marshal(set)
+	if err != nil {
+		return fmt.Errorf("encode the commands and skills of %s: %w", id, err)
+	}
+	if err := r.cfg.Store.PutAux(id, auxCustom, b); err != nil {
+		return fmt.Errorf("save the commands and skills of %s: %w", id, err)
+	}
+	return nil
+}
+
+// storedCustom reads what a conversation uses; a sub-agent uses its parent's skills.
+func (r *Runtime) storedCustom(c domain.Conversation) (Custom, error) {
+	id := c.ID
+	if c.IsSubAgent() {
+		id = c.ParentID
+	}
+	b, err := r.cfg.Store.Aux(id, auxCustom)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return Custom{}, nil
+	}
+	if err != nil {
+		return Custom{}, err
+	}
+	var set Custom
+	if err := json.Unmarshal(b, &set); err != nil {
+		return Custom{}, fmt.Errorf("the stored commands and skills of %s do not decode: %w; use Reload instructions", id, err)
+	}
+	return set, nil
+}
+
+// Commands returns the commands and skills a conversation uses (fixed until a reload).
+func (r *Runtime) Commands(ctx context.Context, id string) (Custom, error) {
+	if err := ctx.Err(); err != nil {
+		return Custom{}, err
+	}
+	c, err := r.cfg.Store.Get(id)
+	if err != nil {
+		return Custom{}, fmt.Errorf("commands of %s: %w", id, err)
+	}
+	return r.storedCustom(c)
+}
+
+// reloadCustom reads the commands and skills again (Reload instructions).
+func (r *Runtime) reloadCustom(c domain.Conversation) {
+	set := r.readCustom(c.ID, c.Cwd)
+	if err := r.saveCustom(c.ID, set); err != nil {
+		r.publish(Notice{ConvID: c.ID, Level: NoticeWarning, Text: "Commands and skills were not reloaded: " + err.Error()})
+		return
+	}
+	r.publish(CustomChanged{ConvID: c.ID, Custom: set})
+}
+
+// skillsPrompt is the skills section of a conversation's system prompt, "" for none.
+func (a *conversationActor) skillsPrompt() string {
+	set, err := a.rt.storedCustom(a.conv)
+	if err != nil {
+		a.rt.log.Warn("skills unavailable for this request", "conversation", a.id, "error", err)
+		return ""
+	}
+	return set.SkillsPrompt()
+}
+
+// --- hooks ---------------------------------------------------------------------------------
+
+// HooksFile is the person's hooks file ("" when hooks are off).
+func (r *Runtime) HooksFile() string { return r.cfg.Hooks.Path() }
+
+// HooksText is the person's hooks file as written.
+func (r *Runtime) HooksText() (string, error) {
+	if r.cfg.Hooks == nil {
+		return "", errors.New("hooks are off in this session")
+	}
+	return r.cfg.Hooks.PersonText()
+}
+
+// SaveHooks checks and saves the person's hooks file; the next event uses it. Notes say what
+// the file holds that cannot be used.
+func (r *Runtime) SaveHooks(text string) ([]string, error) {
+	if r.cfg.Hooks == nil {
+		return nil, errors.New("hooks are off in this session")
+	}
+	return r.cfg.Hooks.SavePerson(text)
+}
+
+// ProjectHooks lists what a working directory's hook files offer.
+func (r *Runtime) ProjectHooks(cwd string) ProjectHooks {
+	return r.cfg.Hooks.Project(cwd)
+}
+
+// AllowProjectHooks records the person's approval of exactly the configuration they were
+// shown (its fingerprint); a changed configuration is refused with custom.ErrHooksChanged.
+func (r *Runtime) AllowProjectHooks(cwd, fingerprint string) error {
+	if r.cfg.Hooks == nil {
+		return errors.New("hooks are off in this session")
+	}
+	return r.cfg.Hooks.AllowProject(cwd, fingerprint)
+}
+
+// runHooks runs the hooks of one event and shows what they did in the conversation's
+// transcript. mode is the conversation's, under which project hooks run.
+func (r *Runtime) runHooks(ctx context.Context, convID string, mode domain.Mode, in custom.Input) custom.Outcome {
+	if r.cfg.Hooks == nil {
+		return custom.Outcome{}
+	}
+	in.SessionID, in.PermissionMode = convID, string(mode)
+	if in.ToolName != "" {
+		in.ToolAliases = toolAliases[in.ToolName]
+	}
+	person := custom.PersonRunner{Dir: in.Cwd, Env: custom.Env(os.Environ(), in.Cwd)}
+	project := sandboxHookRunner{rt: r, cwd: in.Cwd, mode: mode}
+	out := r.cfg.Hooks.Run(ctx, in, person, project)
+	for _, n := range out.Notices {
+		r.publish(Notice{ConvID: convID, Level: NoticeWarning, Text: "Hooks: " + n})
+	}
+	for _, res := range out.Results {
+		if line := res.Line(); line != "" {
+			r.publish(HookRan{ConvID: convID, Result: res, Text: line})
+		}
+	}
+	return out
+}
+
+// sandboxHookRunner runs an approved project hook like the conversation's bash: through
+// sandbox.Run under its mode (anything but Unrestricted is the Restricted policy, so a mode
+// this code does not know never loosens it), with the event in a file of a private temp dir
+// that becomes its stdin (sandbox.Run gives commands /dev/null).
+type sandboxHookRunner struct {
+	rt   *Runtime
+	cwd  string
+	mode domain.Mode
+}
+
+func (s sandboxHookRunner) Run(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+	dir, err := os.MkdirTemp(s.rt.cfg.TempRoot, "hook-")
+	if err != nil {
+		return 0, fmt.Errorf("create a temp dir for the hook: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	input := filepath.Join(dir, "event.json")
+	if err := os.WriteFile(input, stdin, 0o600); err != nil {
+		return 0, fmt.Errorf("write the hook's event: %w", err)
+	}
+	env := make([]string, 0, len(os.Environ()))
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !tools.IsSecret(name) {
+			env = append(env, kv)
+		}
+	}
+	policy := sandbox.Policy{TempDir: dir, Unrestricted: s.mode == domain.ModeUnrestricted}
+	script := "exec <" + shellQuote(input) + "\n" + command
+	return sandbox.Run(ctx, policy, script, sandbox.RunOptions{Dir: s.cwd, Env: custom.Env(env, s.cwd), Stdout: stdout, Stderr: stderr})
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// ErrHookRefused wraps the reason a UserPromptSubmit hook refused a message.
+var ErrHookRefused = errors.New("a hook refused the message")
+
+// promptHooks runs the UserPromptSubmit hooks on the caller's goroutine (Send), before the
+// message is stored: a refusal returns the reason and stores nothing; what hooks add for
+// the model is appended to the message, marked.
+func (r *Runtime) promptHooks(ctx context.Context, id, text string) (string, error) {
+	if r.cfg.Hooks == nil {
+		return text, nil
+	}
+	conv, err := r.cfg.Store.Get(id)
+	if err != nil || !r.cfg.Hooks.Has(custom.UserPromptSubmit, conv.Cwd) {
+		// An unknown conversation is Send's to report.
+		return text, nil
+	}
+	out := r.runHooks(ctx, id, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.UserPromptSubmit, Prompt: text})
+	if out.Blocked {
+		return text, fmt.Errorf("%w: %s", ErrHookRefused, out.Reason)
+	}
+	if out.Context != "" {
+		text += "\n\n[Added by a hook]\n" + out.Context
+	}
+	return text, nil
+}
+
+// preToolHooks runs the PreToolUse hooks on the tool worker's goroutine; refused is a result
+// that tells the model why the call did not run.
+func (w *toolRunActor) preToolHooks() (domain.ToolResult, bool) {
+	if !w.rt.cfg.Hooks.Has(custom.PreToolUse, w.env.Cwd) {
+		return domain.ToolResult{}, false
+	}
+	out := w.rt.runHooks(w.ctx, w.convID, w.env.Mode, custom.Input{Cwd: w.env.Cwd, HookEventName: custom.PreToolUse,
+		ToolName: w.call.Name, ToolInput: toolInput(w.call)})
+	if !out.Blocked {
+		return domain.ToolResult{}, false
+	}
+	return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
+		Content: "A hook the person set up refused this call, so it did not run: " + out.Reason +
+			"\nDo not retry it as it is; take another approach or ask the person."}, true
+}
+
+// postToolHooks runs the PostToolUse hooks with the result; what they say for the model is
+// added to the result's content.
+func (w *toolRunActor) postToolHooks(res domain.ToolResult) domain.ToolResult {
+	if res.Outcome == domain.OutcomeCancelled || !w.rt.cfg.Hooks.Has(custom.PostToolUse, w.env.Cwd) {
+		return res
+	}
+	resp, _ := json.Marshal(map[string]any{"outcome": res.Outcome, "content": res.Content})
+	out := w.rt.runHooks(w.ctx, w.convID, w.env.Mode, custom.Input{Cwd: w.env.Cwd, HookEventName: custom.PostToolUse,
+		ToolName: w.call.Name, ToolInput: toolInput(w.call), ToolResponse: resp})
+	if out.Blocked {
+		res.Content += "\n\n[A hook the person set up says about this result]\n" + out.Reason
+	}
+	if out.Context != "" {
+		res.Content += "\n\n[Added by a hook]\n" + out.Context
+	}
+	return res
+}
+
+// toolInput is the call's arguments as hooks see them; a patch also names its file as
+// Claude Code's Edit does (file_path), so that hooks written for it find it.
+func toolInput(call domain.ToolCall) json.RawMessage {
+	raw := json.RawMessage(call.Arguments)
+	if !json.Valid(raw) {
+		b, _ := json.Marshal(map[string]string{"raw": call.Arguments})
+		return b
+	}
+	if call.Name == domain.ToolPatch {
+		var m map[string]any
+		if json.Unmarshal(raw, &m) == nil {
+			if p, ok := m["path"].(string); ok {
+				if _, has := m["file_path"]; !has {
+					m["file_path"] = p
+					if b, err := json.Marshal(m); err == nil {
+						return b
+					}
+				}
+			}
+		}
+	}
+	return raw
+}
+
+// turnHooks runs the Stop hooks when a turn has come to rest, on a goroutine of its own (the
+// actor's mailbox never waits for a hook). A Stop hook is told; Phoenix Desktop does not
+// start another turn for it.
+func (a *conversationActor) turnHooks(was domain.State) {
+	if a.rt.cfg.Hooks == nil || a.conv.IsSubAgent() || !domain.Busy(was) || domain.Busy(a.conv.State) {
+		return
+	}
+	conv, f := a.conv, false
+	a.rt.goHooks(func(ctx context.Context) {
+		if a.rt.cfg.Hooks.Has(custom.Stop, conv.Cwd) {
+			a.rt.runHooks(ctx, conv.ID, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.Stop, StopHookActive: &f})
+		}
+	})
+}
+
+// approvalHooks runs the PermissionRequest hooks when the agent asks for approval.
+func (a *conversationActor) approvalHooks(reason string) {
+	if a.rt.cfg.Hooks == nil {
+		return
+	}
+	conv := a.conv
+	a.rt.goHooks(func(ctx context.Context) {
+		if a.rt.cfg.Hooks.Has(custom.PermissionRequest, conv.Cwd) {
+			a.rt.runHooks(ctx, conv.ID, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.PermissionRequest,
+				ToolName: domain.ToolRequestModeUpgrade, Message: reason})
+		}
+	})
+}
+
+// goHooks runs hooks that belong to no call in the background; Shutdown cancels and waits.
+// Only conversation actors call it, and Shutdown waits for bg only after every actor has
+// stopped, so Add never races Wait.
+func (r *Runtime) goHooks(f func(ctx context.Context)) {
+	r.bg.Add(1)
+	go func() {
+		defer r.bg.Done()
+		f(r.bgCtx)
+	}()
+}

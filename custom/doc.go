@@ -1,0 +1,28 @@
+// Package custom finds and reads what people write to make a coding agent theirs, in the
+// shapes other agents already use, so that files written for them work here unchanged:
+//
+//   - Commands: Markdown prompts run as "/name args" (.phoenix/commands, Claude Code's
+//     .claude/commands, opencode's .opencode/command(s), Gemini CLI's TOML .gemini/commands,
+//     and the same folders in the person's directories). Front matter gives a description, an
+//     argument hint and a model; $ARGUMENTS, $1…$9 and {{args}} are substituted.
+//   - Skills: folders holding a SKILL.md whose front matter names and describes them
+//     (.phoenix/skills, .claude/skills, .agents/skills and the person's). Only the names and
+//     descriptions go into the system prompt, capped; the model reads the rest with its tools.
+//   - Hooks: the event → matcher → command configuration Claude Code, Codex and crush share
+//     ({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", ...}]}]}}).
+//     A hook gets the event as JSON on stdin and answers with its exit status (2 refuses) and
+//     optional JSON on stdout; it has a timeout. The person's own hooks (hooks.json in the
+//     configuration directory) run as the person; a project's (.phoenix/hooks.json, the
+//     "hooks" of .claude/settings.json, .codex/hooks.json) run only once the person approved
+//     that exact configuration, and then through a Runner the caller gives (the sandbox,
+//     under the conversation's mode).
+//
+// Not supported, on purpose or not yet: Claude Code's "!`cmd`" and "@file" in command bodies
+// (sent as written; the model can run or read them with its tools), a command's model (shown,
+// not switched to), "prompt" hooks, and a Stop hook that makes the agent go on (it is told
+// that the turn ended, nothing more).
+//
+// It reads files and runs the person's hook programs, nothing else: it imports nothing of
+// ours, so the sandbox reaches it only through the Runner interface. A file it cannot use is
+// skipped with a notice that names it and says why; reading never fails as a whole.
+package custom

@@ -1,0 +1,174 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+)
+
+// HooksBackend is the part of the command API behind Settings → Hooks: the person's hooks
+// file, and the open conversation's project hooks with their approval. *actors.Runtime
+// satisfies it; a Backend without it shows the line disabled.
+type HooksBackend interface {
+	HooksFile() string
+	HooksText() (string, error)
+	SaveHooks(text string) ([]string, error)
+	ProjectHooks(cwd string) actors.ProjectHooks
+	AllowProjectHooks(cwd, fingerprint string) error
+}
+
+var _ HooksBackend = (*actors.Runtime)(nil)
+
+// hooksPanel is the Hooks dialog: the person's hooks.json, edited as text (the shape Claude
+// Code, Codex and crush share, so a file from one of them can be pasted in), and the working
+// directory's project hooks, which run only once allowed as shown.
+type hooksPanel struct {
+	m       *MainWindow
+	b       HooksBackend
+	cwd     string
+	dlg     *dialog.CustomDialog
+	text    *escEntry
+	message *widget.Label
+	project *fyne.Container
+	allow   *widget.Button
+	shown   actors.ProjectHooks
+}
+
+// hooksSettingsItem is the Settings dialog's line that opens the Hooks dialog.
+func (m *MainWindow) hooksSettingsItem() *widget.FormItem {
+	open := widget.NewButton("Hooks…", m.showHooksSettings)
+	hint := "Programs run before and after tool calls, on prompts, at the end of a turn"
+	if _, ok := m.b.(HooksBackend); !ok {
+		open.Disable()
+		hint = "Unavailable"
+	}
+	return &widget.FormItem{Text: "Hooks", Widget: open, HintText: hint}
+}
+
+func (m *MainWindow) showHooksSettings() {
+	b, ok := m.b.(HooksBackend)
+	if !ok {
+		return
+	}
+	p := &hooksPanel{m: m, b: b}
+	if m.current != nil {
+		p.cwd = m.current.conv.Cwd
+	}
+	p.text = newEscMultiLineEntry()
+	p.text.SetMinRowsVisible(10)
+	p.text.SetPlaceHolder(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/check.sh", "timeout": 30}]}]}}`)
+	p.text.onEscape = func() { m.closeTopModal() }
+	p.message = widget.NewLabel("")
+	p.message.Wrapping = fyne.TextWrapWord
+	p.project = container.NewVBox()
+	p.allow = widget.NewButton("Allow these project hooks", p.allowProject)
+	save := widget.NewButton("Save my hooks", p.save)
+	save.Importance = widget.HighImportance
+	head := widget.NewLabel(fmt.Sprintf("Your hooks (%s) run as you, without the sandbox. A hook gets the event as JSON on stdin; exit status 2 refuses (its stderr is the reason the model sees); the default timeout is 60 s.", b.HooksFile()))
+	head.Wrapping = fyne.TextWrapWord
+	content := container.NewVBox(head, p.text, container.NewBorder(nil, nil, nil, save, p.message), widget.NewSeparator(), p.project)
+	p.dlg = dialog.NewCustom("Hooks", "Close", container.NewVScroll(content), m.win)
+	p.dlg.Resize(fyne.NewSize(760, 600))
+	m.hooksPanel = p
+	go func() {
+		text, err := b.HooksText()
+		proj := actors.ProjectHooks{}
+		if p.cwd != "" {
+			proj = b.ProjectHooks(p.cwd)
+		}
+		m.do(func() {
+			if err != nil {
+				p.message.SetText("Could not read your hooks: " + err.Error())
+			}
+			p.text.SetText(text)
+			p.drawProject(proj)
+		})
+	}()
+	m.showModal(p.dlg)
+}
+
+func (p *hooksPanel) save() {
+	text := p.text.Text
+	go func() {
+		notes, err := p.b.SaveHooks(text)
+		p.m.do(func() {
+			switch {
+			case err != nil:
+				p.message.SetText(err.Error() + ". Nothing was saved; your text is still here.")
+			case len(notes) > 0:
+				p.message.SetText("Saved. Some of it is not used: " + strings.Join(notes, "; "))
+			default:
+				p.message.SetText("Saved. The next event uses them.")
+			}
+		})
+	}()
+}
+
+func (p *hooksPanel) drawProject(proj actors.ProjectHooks) {
+	p.shown = proj
+	p.project.Objects = p.project.Objects[:0]
+	if p.cwd == "" {
+		p.project.Objects = append(p.project.Objects, widget.NewLabel("Open a conversation to see its project's hooks."))
+		p.project.Refresh()
+		return
+	}
+	if len(proj.Files) == 0 {
+		p.project.Objects = append(p.project.Objects, widget.NewLabel("The project in "+p.cwd+" has no hooks."))
+		p.project.Refresh()
+		return
+	}
+	state := "They do not run until you allow exactly these; a change to the files needs a new approval."
+	if proj.Allowed {
+		state = "Allowed: they run under the conversation's mode, in the sandbox where it is Restricted."
+	}
+	l := widget.NewLabel(fmt.Sprintf("Project hooks of %s (%s). %s", p.cwd, strings.Join(proj.Files, ", "), state))
+	l.Wrapping = fyne.TextWrapWord
+	p.project.Objects = append(p.project.Objects, l)
+	var lines []string
+	for ev, groups := range proj.Config.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				m := g.Matcher
+				if m == "" {
+					m = "*"
+				}
+				lines = append(lines, fmt.Sprintf("%s  %s  %s", ev, m, h.Command))
+			}
+		}
+	}
+	slices.Sort(lines)
+	code := widget.NewLabel(strings.Join(lines, "\n"))
+	code.TextStyle = fyne.TextStyle{Monospace: true}
+	code.Wrapping = fyne.TextWrapBreak
+	p.project.Objects = append(p.project.Objects, code)
+	for _, n := range proj.Notices {
+		nl := widget.NewLabel("! " + n)
+		nl.Wrapping = fyne.TextWrapWord
+		p.project.Objects = append(p.project.Objects, nl)
+	}
+	if !proj.Allowed {
+		p.project.Objects = append(p.project.Objects, p.allow)
+	}
+	p.project.Refresh()
+}
+
+func (p *hooksPanel) allowProject() {
+	cwd, fp := p.cwd, p.shown.Fingerprint
+	go func() {
+		err := p.b.AllowProjectHooks(cwd, fp)
+		proj := p.b.ProjectHooks(cwd)
+		p.m.do(func() {
+			if err != nil {
+				p.message.SetText("Not allowed: " + err.Error())
+			}
+			p.drawProject(proj)
+		})
+	}()
+}
