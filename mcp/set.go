@@ -33,6 +33,9 @@ type Set struct {
 	mu         sync.Mutex
 	closed     bool
 	restricted bool
+	// policy names the sandbox policy the running servers started under (policyKey); a
+	// change of mode or of the proxy's socket restarts them.
+	policy string
 	servers    map[string]*server
 	// failed remembers a server that could not start under the current mode and
 	// configuration (by fingerprint), so that every request does not wait for it again.
@@ -52,11 +55,24 @@ type failure struct {
 
 // NewSet returns the servers of a conversation in cwd; nothing starts until Tools is called.
 func (h *Hub) NewSet(cwd string) *Set {
-	return &Set{hub: h, cwd: cwd, restricted: true, servers: map[string]*server{},
+	return &Set{hub: h, cwd: cwd, restricted: true, policy: policyKey(tools.Env{}), servers: map[string]*server{},
 		failed: map[string]failure{}, lists: map[string][]offered{}, routes: map[string]offered{}}
 }
 
 func restrictedMode(env tools.Env) bool { return env.Mode != domain.ModeUnrestricted }
+
+// policyKey names the sandbox policy of env (tools.SandboxPolicy) for comparison: its kind
+// and, in Project mode, the proxy's socket.
+func policyKey(env tools.Env) string {
+	p := tools.SandboxPolicy(env)
+	switch {
+	case p.Unrestricted:
+		return "unrestricted"
+	case p.Project != nil:
+		return "project " + p.Project.ProxySocket
+	}
+	return "restricted"
+}
 
 // Tools returns the tools of the conversation's servers for one request, starting the servers
 // that are not running yet, and the notes the model should read about servers it cannot use
@@ -69,7 +85,7 @@ func (s *Set) Tools(ctx context.Context, env tools.Env) (specs []domain.ToolSpec
 		return nil, nil, nil
 	}
 	restricted := restrictedMode(env)
-	s.switchMode(restricted)
+	s.switchMode(env)
 	cfgs, offeredOnly := s.configs()
 	for name, srv := range s.servers {
 		if c, ok := cfgs[name]; !ok || fingerprint(c) != fingerprint(srv.cfg) {
@@ -160,18 +176,19 @@ func (s *Set) configs() (map[string]ServerConfig, []string) {
 	return s.hub.serversFor(s.cwd)
 }
 
-// switchMode stops every server when the conversation's mode changed since they started:
-// an approved upgrade restarts them Unrestricted, a downgrade Restricted, before their next
-// use. Called with mu held.
-func (s *Set) switchMode(restricted bool) {
-	if restricted == s.restricted {
+// switchMode stops every server when the conversation's mode (or its proxy) changed since
+// they started: an approved upgrade or a downgrade restarts them under the new policy before
+// their next use. Called with mu held.
+func (s *Set) switchMode(env tools.Env) {
+	key := policyKey(env)
+	if key == s.policy {
 		return
 	}
 	for _, srv := range s.servers {
 		s.drop(srv)
 	}
 	clear(s.failed)
-	s.restricted = restricted
+	s.restricted, s.policy = restrictedMode(env), key
 }
 
 // ensure returns the running server of that name, starting it if needed. fresh reports that
@@ -208,12 +225,16 @@ func (s *Set) start(ctx context.Context, name string, c ServerConfig, env tools.
 	})
 	startCtx, cancel := context.WithTimeout(ctx, s.hub.opts.StartTimeout)
 	defer cancel()
-	srv, err := startServer(startCtx, name, c, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: s.restricted}, s.hub.opts.HTTPClient)
+	srv, err := startServer(startCtx, name, c, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: s.restricted, policy: tools.SandboxPolicy(env)}, s.hub.opts.HTTPClient)
 	if err != nil && errors.Is(startCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		err = fmt.Errorf("MCP server %s did not complete its start within %s: %w", name, s.hub.opts.StartTimeout, err)
 	}
 	if err != nil && s.restricted && !c.IsURL() && ctx.Err() == nil {
-		err = fmt.Errorf("%w (it ran in the Restricted sandbox: no network, a read-only file system; a server that npx or uvx would download must be installed beforehand)", err)
+		if env.Mode == domain.ModeProject {
+			err = fmt.Errorf("%w (it ran in the Project sandbox: only the working tree is writable and the network goes through the proxy to the hosts you allowed)", err)
+		} else {
+			err = fmt.Errorf("%w (it ran in the Restricted sandbox: no network, a read-only file system; a server that npx or uvx would download must be installed beforehand)", err)
+		}
 	}
 	return srv, err
 }
@@ -325,7 +346,7 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 		return errorOutput("The arguments of %s do not match its input schema, so it was not called: %v", call.Name, err)
 	}
 	restricted := restrictedMode(env)
-	s.switchMode(restricted)
+	s.switchMode(env)
 	cfgs, _ := s.configs()
 	c, ok := cfgs[route.server]
 	if !ok {
