@@ -35,8 +35,8 @@ type Set struct {
 	restricted bool
 	// policy names the sandbox policy the running servers started under (policyKey); a
 	// change of mode or of the proxy's socket restarts them.
-	policy string
-	servers    map[string]*server
+	policy  string
+	servers map[string]*server
 	// failed remembers a server that could not start under the current mode and
 	// configuration (by fingerprint), so that every request does not wait for it again.
 	failed map[string]failure
