@@ -164,6 +164,7 @@ func (m *MainWindow) showSettings() {
 		{Text: "Default model", Widget: container.NewVBox(f.model, f.hint), HintText: envNote(FieldModel, f.model)},
 		widget.NewFormItem("", container.NewVBox(f.test, f.result)),
 		m.mcpSettingsItem(),
+		m.hostSettingsItem(),
 	}
 	f.items = items
 	f.dlg = dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
