@@ -145,6 +145,10 @@ type Config struct {
 	checkpointWaited     func(id string)
 	// MCP holds the MCP servers conversations use; nil means none (--no-mcp).
 	MCP *mcp.Hub
+	// HostProxy is the network proxy of Project mode; nil means Project-mode commands have
+	// no network at all. When it also implements HostRules, Settings shows and edits the
+	// allowed hosts through the runtime.
+	HostProxy HostProxy
 
 	// mailbox replaces the conversation actors' mailbox when set. Only tests in this package
 	// set it, to see when a message is queued and so hold results in a mailbox on purpose
@@ -180,6 +184,8 @@ type Runtime struct {
 	// before git writes the tree. Only tests in this package set it, to hold a restore half
 	// way.
 	restoreHook func()
+	// hosts holds the host cards waiting for the person (AskHost).
+	hosts hostAsks
 }
 
 // gate returns the stop gate of a conversation, creating it on first use.
@@ -314,7 +320,10 @@ func (r *Runtime) publish(ev Event) { r.system.EventStream.Publish(ev) }
 // NewConversation are the choices of the New conversation dialog.
 type NewConversation struct {
 	Cwd, Model, Title string
-	// Unrestricted starts without the sandbox (only a person's choice, REQ-BED-014).
+	// Mode is the mode to start in (only a person's choice, REQ-BED-014); empty means
+	// Restricted.
+	Mode domain.Mode
+	// Unrestricted is the older way to say Mode: domain.ModeUnrestricted.
 	Unrestricted bool
 	// ContinuedFrom links to an exhausted conversation (REQ-BED-021).
 	ContinuedFrom string
@@ -346,7 +355,7 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	}
 	conv, err := domain.NewConversation(domain.NewConversationParams{
 		ID: newID(), Title: p.Title, Cwd: p.Cwd, Model: model, ContextWindow: p.ContextWindow,
-		LandlockAvailable: r.cfg.Sandbox.Available, Unrestricted: p.Unrestricted,
+		LandlockAvailable: r.cfg.Sandbox.Available, Mode: p.Mode, Unrestricted: p.Unrestricted,
 		ContinuedFrom: p.ContinuedFrom, CreatedAt: time.Now(),
 	})
 	if err != nil {
@@ -497,9 +506,15 @@ func (r *Runtime) Cancel(ctx context.Context, id string) error {
 	return res.(reply).Err
 }
 
-// DecideUpgrade answers a mode upgrade request (REQ-BED-015).
-func (r *Runtime) DecideUpgrade(ctx context.Context, id string, exec domain.ExecID, approve bool) error {
-	if err := r.event(ctx, id, domain.ModeDecision{Exec: exec, Approve: approve}); err != nil {
+// DenyUpgrade is the grant of DecideUpgrade that denies the request.
+const DenyUpgrade domain.Mode = ""
+
+// DecideUpgrade answers a mode upgrade request (REQ-BED-015): grant is the mode the person
+// allowed — domain.ModeProject ("Allow edits in this project") or domain.ModeUnrestricted
+// ("Allow everything") — or DenyUpgrade.
+func (r *Runtime) DecideUpgrade(ctx context.Context, id string, exec domain.ExecID, grant domain.Mode) error {
+	approve := grant != DenyUpgrade
+	if err := r.event(ctx, id, domain.ModeDecision{Exec: exec, Approve: approve, Mode: grant}); err != nil {
 		return err
 	}
 	if approve {
@@ -508,9 +523,11 @@ func (r *Runtime) DecideUpgrade(ctx context.Context, id string, exec domain.Exec
 	return nil
 }
 
-// Downgrade switches to Restricted mode at once (REQ-BED-016).
-func (r *Runtime) Downgrade(ctx context.Context, id string) error {
-	return r.event(ctx, id, domain.UserDowngrade{})
+// Downgrade switches to a lower mode at once (REQ-BED-016): to domain.ModeRestricted (or
+// empty) from any mode, to domain.ModeProject from Unrestricted. A running bash command or
+// MCP call is stopped.
+func (r *Runtime) Downgrade(ctx context.Context, id string, to domain.Mode) error {
+	return r.event(ctx, id, domain.UserDowngrade{To: to})
 }
 
 // WrapUp starts a manual continuation (REQ-BED-023).

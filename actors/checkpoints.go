@@ -18,7 +18,7 @@ import (
 )
 
 // Checkpoints: before each tool call that can change files (patch, bash and MCP tools in
-// Unrestricted mode; in Restricted mode nothing can change, so none is taken) the tool's worker snapshots
+// Project or Unrestricted mode; in Restricted mode nothing can change, so none is taken) the tool's worker snapshots
 // the working tree into the conversation's shadow repository (package checkpoint), and after
 // the call snapshots it again and records which files the call changed. The records live in
 // the store (aux "ckpt/<exec>"), written before the tool runs and completed after, so a
@@ -80,9 +80,10 @@ func checkpointName(id domain.ExecID) string {
 }
 
 // takesCheckpoint says whether a tool call can change files: patch, bash and MCP tools (whose
-// servers run under the conversation's sandbox policy), in Unrestricted mode only.
+// servers run under the conversation's sandbox policy), in a mode that writes (Project,
+// Unrestricted).
 func takesCheckpoint(e domain.ExecuteTool) bool {
-	return e.Mode == domain.ModeUnrestricted &&
+	return e.Mode.Rank() > domain.ModeRestricted.Rank() &&
 		(e.Call.Name == domain.ToolPatch || e.Call.Name == domain.ToolBash || domain.IsMCPTool(e.Call.Name))
 }
 
@@ -283,12 +284,12 @@ func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (*c
 }
 
 // warmCheckpoints takes a conversation's first snapshot in the background when it can
-// change files (Unrestricted), so that its first patch or bash call does not wait while the
+// change files (Project, Unrestricted), so that its first patch or bash call does not wait while the
 // whole tree is copied; that call's own checkpoint then only adds what changed. Failures are
 // left for that call to report.
 func (r *Runtime) warmCheckpoints(id string) {
 	c, err := r.cfg.Store.Get(id)
-	if err != nil || c.Mode != domain.ModeUnrestricted || r.cfg.Store.FilesDir(id) == "" || checkpoint.Available() != nil {
+	if err != nil || c.Mode.Rank() == domain.ModeRestricted.Rank() || r.cfg.Store.FilesDir(id) == "" || checkpoint.Available() != nil {
 		return
 	}
 	// Under stopMu, so that no Add races with Shutdown's Wait.

@@ -343,6 +343,10 @@ func (a *conversationActor) cleanup() {
 		a.mcp.Close()
 		a.mcp = nil
 	}
+	if a.rt.cfg.HostProxy != nil {
+		// After the servers, which may use the socket: the next run listens again.
+		a.rt.cfg.HostProxy.Forget(a.id)
+	}
 	if a.tempDir != "" {
 		if err := os.RemoveAll(a.tempDir); err != nil {
 			a.rt.log.Warn("could not remove the conversation's temporary directory", "dir", a.tempDir, "error", err)

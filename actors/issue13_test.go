@@ -102,7 +102,7 @@ func TestDowngradeStopsRunningUnrestrictedCommand_REQ_BED_016(t *testing.T) {
 	h.send(c.ID, fmt.Sprintf("bash: %s; touch %s ;; bash: touch %s || echo refused", sleeper, late, late))
 	h.waitState(c.ID, domain.StateToolExecuting)
 	waitForProcess(t, sleeper, true)
-	if err := h.rt.Downgrade(context.Background(), c.ID); err != nil {
+	if err := h.rt.Downgrade(context.Background(), c.ID, domain.ModeRestricted); err != nil {
 		t.Fatal(err)
 	}
 	waitForProcess(t, sleeper, false)
@@ -215,7 +215,7 @@ func TestStaleThingsLeaveATrace(t *testing.T) {
 	// The killed command's own result arrives after the Stop and is dropped.
 	waitLog(t, log, "dropped a stale result", "conversation="+c.ID, fmt.Sprintf("exec=%d", exec), "kind=domain.ToolComplete")
 
-	err := h.rt.DecideUpgrade(context.Background(), c.ID, 99, true)
+	err := h.rt.DecideUpgrade(context.Background(), c.ID, 99, domain.ModeUnrestricted)
 	isErr(t, err, domain.ErrNoPendingApproval)
 	waitLog(t, log, "approval decision for a request that is no longer pending", "conversation="+c.ID, "exec=99")
 }

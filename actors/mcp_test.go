@@ -80,7 +80,7 @@ func TestMCPFilesystemServerInRestrictedConversation_REQ_BED_014(t *testing.T) {
 
 	h.send(c.ID, "upgrade: write the file\n"+write)
 	approval := h.waitState(c.ID, domain.StateAwaitingModeApproval)
-	if err := h.rt.DecideUpgrade(context.Background(), c.ID, approval.State.(domain.AwaitingModeApproval).Exec, true); err != nil {
+	if err := h.rt.DecideUpgrade(context.Background(), c.ID, approval.State.(domain.AwaitingModeApproval).Exec, domain.ModeUnrestricted); err != nil {
 		t.Fatal(err)
 	}
 	h.waitRest(c.ID)

@@ -326,7 +326,7 @@ func TestModeUpgradeApprovedThenDowngrade_REQ_BED_015_016(t *testing.T) {
 	waiting := h.waitState(c.ID, domain.StateAwaitingModeApproval)
 	st := waiting.State.(domain.AwaitingModeApproval)
 	mustContain(t, st.Reason, "notes file")
-	if err := h.rt.DecideUpgrade(context.Background(), c.ID, st.Exec, true); err != nil {
+	if err := h.rt.DecideUpgrade(context.Background(), c.ID, st.Exec, domain.ModeUnrestricted); err != nil {
 		t.Fatal(err)
 	}
 	end := h.waitRest(c.ID)
@@ -339,9 +339,9 @@ func TestModeUpgradeApprovedThenDowngrade_REQ_BED_015_016(t *testing.T) {
 	}
 	mustContain(t, lastOf(h.history(c.ID), domain.KindSystem).Text, "Unrestricted")
 	// A second decision for the same request is refused.
-	isErr(t, h.rt.DecideUpgrade(context.Background(), c.ID, st.Exec, true), domain.ErrNoPendingApproval)
+	isErr(t, h.rt.DecideUpgrade(context.Background(), c.ID, st.Exec, domain.ModeUnrestricted), domain.ErrNoPendingApproval)
 
-	if err := h.rt.Downgrade(context.Background(), c.ID); err != nil {
+	if err := h.rt.Downgrade(context.Background(), c.ID, domain.ModeRestricted); err != nil {
 		t.Fatal(err)
 	}
 	conv, _ := h.store.Get(c.ID)
@@ -360,7 +360,7 @@ func TestModeUpgradeDenied_REQ_BED_015(t *testing.T) {
 	c := h.create(NewConversation{})
 	h.send(c.ID, "upgrade: write the notes file\npatch: notes.txt <<< hello")
 	st := h.waitState(c.ID, domain.StateAwaitingModeApproval).State.(domain.AwaitingModeApproval)
-	if err := h.rt.DecideUpgrade(context.Background(), c.ID, st.Exec, false); err != nil {
+	if err := h.rt.DecideUpgrade(context.Background(), c.ID, st.Exec, DenyUpgrade); err != nil {
 		t.Fatal(err)
 	}
 	end := h.waitRest(c.ID)

@@ -64,6 +64,7 @@ func (w *llmRequestActor) addMCPTools() {
 	if w.servers == nil || w.req.Tools == nil {
 		return
 	}
+	w.env = w.rt.withProxy(w.convID, w.env)
 	specs, notes, notices := w.servers.Tools(w.ctx, w.env)
 	for _, n := range notices {
 		w.rt.publish(Notice{ConvID: w.convID, Level: NoticeWarning, Text: n})
@@ -178,6 +179,7 @@ func (w *toolRunActor) run() (res domain.ToolResult, complete func()) {
 			complete = func() { w.ckpt.after(cp) }
 		}
 	}
+	w.env = w.rt.withProxy(w.convID, w.env)
 	var out tools.Output
 	switch {
 	case domain.IsMCPTool(w.call.Name) && w.servers != nil:
@@ -196,5 +198,5 @@ func (w *toolRunActor) run() (res domain.ToolResult, complete func()) {
 				Content: "The image could not be saved: " + err.Error()}, complete
 		}
 	}
-	return w.postToolHooks(out.Result(w.call)), complete
+	return w.rt.withRefusals(w.convID, w.env, w.postToolHooks(out.Result(w.call))), complete
 }

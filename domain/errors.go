@@ -19,6 +19,9 @@ var (
 	ErrNoPendingApproval = errors.New("no mode upgrade is waiting for a decision")
 	// ErrLandlockUnavailable rejects a switch to Restricted mode where it cannot be enforced.
 	ErrLandlockUnavailable = errors.New("restricted mode is unavailable: Landlock is not supported here")
+	// ErrNotADowngrade rejects a UserDowngrade to a mode that is not below the current one:
+	// only the agent's request_mode_upgrade and the person's approval raise the mode.
+	ErrNotADowngrade = errors.New("only a switch to a lower mode is immediate (Unrestricted, then Project, then Restricted); more access is asked for by the agent and approved by you")
 	// ErrNotIdle rejects a manual continuation while the agent works (REQ-BED-023).
 	ErrNotIdle = errors.New("wrap-up is possible only while the agent is idle")
 	// ErrFinished rejects input to a sub-agent that has completed or failed.

@@ -49,10 +49,19 @@ type ToolComplete struct {
 type ModeDecision struct {
 	Exec    ExecID
 	Approve bool
+	// Mode is the level approved: ModeProject ("Allow edits in this project") or
+	// ModeUnrestricted ("Allow everything"). Empty means ModeUnrestricted, the only level
+	// there was before Project mode. Approving a level that is not above the current mode
+	// keeps the mode and is answered like a denial.
+	Mode Mode
 }
 
-// UserDowngrade switches to Restricted mode at once (REQ-BED-016).
-type UserDowngrade struct{}
+// UserDowngrade switches to a lower mode at once (REQ-BED-016): from Unrestricted to Project
+// or Restricted, from Project to Restricted.
+type UserDowngrade struct {
+	// To is the mode to switch to; empty means ModeRestricted.
+	To Mode
+}
 
 // UserTriggerContinuation is the "Wrap up now" button (REQ-BED-023).
 type UserTriggerContinuation struct{}

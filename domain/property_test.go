@@ -58,7 +58,7 @@ func newWalk(t *rapid.T) *walk {
 	p := NewConversationParams{
 		ID: "w", Cwd: "/w", Model: "gpt-4o", ContextWindow: testWindow,
 		LandlockAvailable: rapid.IntRange(0, 4).Draw(t, "landlock") != 2,
-		Unrestricted:      rapid.IntRange(0, 3).Draw(t, "unrestricted") == 2,
+		Mode:              rapid.SampledFrom([]Mode{"", ModeRestricted, ModeProject, ModeUnrestricted}).Draw(t, "mode"),
 	}
 	if sub {
 		p.ParentID, p.ParentExec, p.Task = "parent", 3, "task"
@@ -87,7 +87,7 @@ func (w *walk) nextEvent(t *rapid.T) Event {
 				return UserTriggerContinuation{}
 			}
 		case 17:
-			return UserDowngrade{}
+			return w.downgradeEvent(t)
 		default:
 			return w.userMessage(t)
 		}
@@ -104,7 +104,7 @@ func (w *walk) nextEvent(t *rapid.T) Event {
 	case ToolExecuting:
 		return ToolComplete{Exec: st.Exec, Result: w.toolResult(t)}
 	case AwaitingModeApproval:
-		return ModeDecision{Exec: st.Exec, Approve: rapid.Bool().Draw(t, "approve")}
+		return ModeDecision{Exec: st.Exec, Approve: rapid.Bool().Draw(t, "approve"), Mode: w.decisionLevel(t)}
 	case AwaitingSubAgents:
 		if rapid.IntRange(0, 9).Draw(t, "deadline") == 5 {
 			return SubAgentDeadline{Exec: st.Exec}
@@ -120,6 +120,18 @@ func (w *walk) nextEvent(t *rapid.T) Event {
 	return w.noiseEvent(t)
 }
 
+// downgradeEvent is the person's switch down to any mode: empty (Restricted), a mode below the
+// current one, the current one, or one above it (rejected).
+func (w *walk) downgradeEvent(t *rapid.T) Event {
+	return UserDowngrade{To: rapid.SampledFrom([]Mode{"", ModeRestricted, ModeProject, ModeUnrestricted}).Draw(t, "downgradeTo")}
+}
+
+// decisionLevel is the level a person's click approves: empty (Unrestricted, as before Project
+// mode), Project, Unrestricted, or Restricted (never offered; kept as a denial).
+func (w *walk) decisionLevel(t *rapid.T) Mode {
+	return rapid.SampledFrom([]Mode{"", ModeProject, ModeUnrestricted, ModeRestricted}).Draw(t, "level")
+}
+
 // noiseEvent is anything the outside world may deliver at any time.
 func (w *walk) noiseEvent(t *rapid.T) Event {
 	// Wrapping up ends a walk, so it is the rarest; stale results are the most common.
@@ -129,7 +141,7 @@ func (w *walk) noiseEvent(t *rapid.T) Event {
 	case 2, 3:
 		return w.userMessage(t)
 	case 5:
-		return UserDowngrade{}
+		return w.downgradeEvent(t)
 	case 4:
 		return UserChangeModel{Model: rapid.SampledFrom([]string{"demo", "gpt-4o", "qwen3-coder"}).Draw(t, "model")}
 	case 6:
@@ -358,7 +370,7 @@ func (w *walk) subOutcome(t *rapid.T, agentID string) SubAgentOutcome {
 
 var sentinels = []error{ErrAgentBusy, ErrContextExhausted, ErrEmptyMessage, ErrMessageTooLong, ErrNoPendingApproval,
 	ErrLandlockUnavailable, ErrNotIdle, ErrFinished, ErrNoSubAgentContinuation, ErrNothingToStop,
-	ErrSubAgentReadOnly, ErrEmptyModel}
+	ErrSubAgentReadOnly, ErrEmptyModel, ErrNotADowngrade}
 
 // awaited reports whether the state waits for exactly this result. Every other result is stale
 // and must change nothing; an awaited one must never be dropped (it would leave the
@@ -670,7 +682,7 @@ func (w *walk) apply(t *rapid.T, ev Event) ([]Effect, error) {
 		case RequestApproval:
 			started++
 			w.checkStart(t, e.Exec, before, next)
-			if next.IsSubAgent() || next.Mode != ModeRestricted {
+			if next.IsSubAgent() || next.Mode == ModeUnrestricted {
 				t.Fatalf("step %d: approval asked by a sub-agent or in %s mode", w.steps, next.Mode)
 			}
 			w.approval = e.Exec
@@ -728,19 +740,28 @@ func (w *walk) apply(t *rapid.T, ev Event) ([]Effect, error) {
 		w.modeChanges++
 		switch e := ev.(type) {
 		case ModeDecision:
-			if !e.Approve || next.Mode != ModeUnrestricted {
-				t.Fatalf("step %d: mode decision %+v moved the mode to %s", w.steps, e, next.Mode)
+			level := e.Mode
+			if level == "" {
+				level = ModeUnrestricted
+			}
+			if !e.Approve || next.Mode != level || next.Mode.Rank() <= before.Mode.Rank() {
+				t.Fatalf("step %d: mode decision %+v moved the mode from %s to %s", w.steps, e, before.Mode, next.Mode)
 			}
 		case UserDowngrade:
-			if next.Mode != ModeRestricted {
-				t.Fatalf("step %d: downgrade moved the mode to %s", w.steps, next.Mode)
+			to := e.To
+			if to == "" {
+				to = ModeRestricted
 			}
+			if next.Mode != to || next.Mode.Rank() >= before.Mode.Rank() {
+				t.Fatalf("step %d: downgrade %+v moved the mode from %s to %s", w.steps, e, before.Mode, next.Mode)
+			}
+			w.checkDowngradeStops(t, before, effects)
 		default:
 			t.Fatalf("step %d: %T changed the mode", w.steps, ev)
 		}
 	}
-	if e, ok := ev.(ModeDecision); ok && waits && !e.Approve {
-		w.modeChanges++ // a denial is announced too (REQ-BED-017)
+	if _, ok := ev.(ModeDecision); ok && waits && next.Mode == before.Mode {
+		w.modeChanges++ // a denial (or an approval that gives nothing more) is announced too (REQ-BED-017)
 	}
 	// A model switch and a restore of files are announced to the agent like a mode change.
 	switch e := ev.(type) {
@@ -761,6 +782,34 @@ func (w *walk) apply(t *rapid.T, ev Event) ([]Effect, error) {
 	w.c = next
 	w.checkState(t, next)
 	return effects, nil
+}
+
+// checkDowngradeStops: REQ-BED-016, a downgrade from any mode is immediate: a bash command or
+// an MCP call running under the old mode is killed in the same transition and answered as
+// stopped by the switch; any other tool is left to finish.
+func (w *walk) checkDowngradeStops(t *rapid.T, before Conversation, effects []Effect) {
+	st, running := before.State.(ToolExecuting)
+	longRunning := running && (st.Current.Name == ToolBash || IsMCPTool(st.Current.Name))
+	killed := false
+	for _, e := range effects {
+		if k, ok := e.(KillTool); ok {
+			if !running || k.Exec != st.Exec {
+				t.Fatalf("step %d: downgrade killed %d, not the running tool", w.steps, k.Exec)
+			}
+			killed = true
+		}
+	}
+	if killed != longRunning {
+		t.Fatalf("step %d: downgrade from %s with %s running: killed=%v", w.steps, before.Mode, st.Current.Name, killed)
+	}
+	if !killed {
+		return
+	}
+	msgs := effects[0].(Persist).Messages
+	if len(msgs) == 0 || msgs[0].ToolResult == nil || msgs[0].ToolResult.CallID != st.Current.ID ||
+		msgs[0].ToolResult.Outcome != OutcomeCancelled || !strings.Contains(msgs[0].ToolResult.Content, "was killed at once") {
+		t.Fatalf("step %d: the killed %s was not answered as stopped by the switch: %+v", w.steps, st.Current.Name, msgs)
+	}
 }
 
 func (w *walk) endLLM(t *rapid.T, exec ExecID, waits bool) {
@@ -810,8 +859,11 @@ func (w *walk) checkRejection(t *rapid.T, before Conversation, ev Event, next Co
 			want = ErrNoPendingApproval
 		}
 	case UserDowngrade:
-		if !before.LandlockAvailable {
+		switch {
+		case !before.LandlockAvailable:
 			want = ErrLandlockUnavailable
+		case e.To.Rank() > before.Mode.Rank():
+			want = ErrNotADowngrade // only the person's approval raises the mode
 		}
 	case UserCancel:
 		if !Busy(before.State) {

@@ -211,9 +211,61 @@ func CurrentExec(s State) (ExecID, bool) {
 type Mode string
 
 const (
-	ModeRestricted   Mode = "restricted"
+	ModeRestricted Mode = "restricted"
+	// ModeProject lies between the two: commands may change the working tree (except its
+	// protected files) and reach the network only through the app's proxy, to the hosts the
+	// person allowed; every other wall of Restricted stays up.
+	ModeProject      Mode = "project"
 	ModeUnrestricted Mode = "unrestricted"
 )
+
+// Modes lists the modes from the one that allows least to the one that allows most: an
+// upgrade moves right, a downgrade left.
+var Modes = []Mode{ModeRestricted, ModeProject, ModeUnrestricted}
+
+// modeWords is the one table of what each mode is called and what it allows a command, in
+// the words the agent and the person read (tool results, notices, the approval card).
+var modeWords = map[Mode]struct{ title, allows string }{
+	ModeRestricted: {"Restricted", "the file system is read-only, the network is closed, and patch is unavailable"},
+	ModeProject: {"Project", "bash can change files in the working tree (except protected files such as .git/hooks and .git/config) " +
+		"and reach only hosts the person allows through a proxy; patch is available for files in the working tree"},
+	ModeUnrestricted: {"Unrestricted", "bash can write files and reach the network, and patch is available"},
+}
+
+// Known reports whether m is one of Modes. Stored data from a newer build may hold a mode
+// this one does not know; every reader treats such a mode as Restricted (Rank).
+func (m Mode) Known() bool {
+	_, ok := modeWords[m]
+	return ok
+}
+
+// Rank orders the modes by what they allow: 0 for Restricted, 1 for Project, 2 for
+// Unrestricted. An unknown mode ranks as Restricted, so it never loosens anything.
+func (m Mode) Rank() int {
+	for i, k := range Modes {
+		if k == m {
+			return i
+		}
+	}
+	return 0
+}
+
+// Title is the mode's name as people and the agent read it: "Project".
+func (m Mode) Title() string {
+	if w, ok := modeWords[m]; ok {
+		return w.title
+	}
+	return modeWords[ModeRestricted].title
+}
+
+// Allows says in plain words what a command may do in this mode (no capital, no full stop,
+// so it fits inside a sentence).
+func (m Mode) Allows() string {
+	if w, ok := modeWords[m]; ok {
+		return w.allows
+	}
+	return modeWords[ModeRestricted].allows
+}
 
 // Conversation is the aggregate Transition works on. It holds no history: messages are
 // produced by Transition (in a Persist effect) and kept by the store and the actors.
@@ -272,7 +324,10 @@ type NewConversationParams struct {
 	// ContextWindow overrides the model table when positive.
 	ContextWindow     int
 	LandlockAvailable bool
-	// Unrestricted asks to start without the sandbox; ignored for sub-agents (REQ-BED-018).
+	// Mode is the mode the person chose; empty means Restricted. Ignored for sub-agents
+	// (REQ-BED-018), and where Landlock is unavailable (only Unrestricted exists there).
+	Mode Mode
+	// Unrestricted is the older way to ask for Mode: ModeUnrestricted.
 	Unrestricted  bool
 	ParentID      string
 	ParentExec    ExecID
@@ -294,8 +349,17 @@ func NewConversation(p NewConversationParams) (Conversation, error) {
 		return Conversation{}, fmt.Errorf("new conversation: model is empty")
 	}
 	mode := ModeUnrestricted
-	if p.LandlockAvailable && (p.ParentID != "" || !p.Unrestricted) {
-		mode = ModeRestricted
+	if p.LandlockAvailable {
+		switch {
+		case p.ParentID != "":
+			mode = ModeRestricted
+		case p.Mode == ModeProject:
+			mode = ModeProject
+		case p.Mode == ModeUnrestricted || p.Unrestricted:
+			mode = ModeUnrestricted
+		default:
+			mode = ModeRestricted
+		}
 	}
 	window := p.ContextWindow
 	if window <= 0 {

@@ -37,10 +37,16 @@ const (
 	// SubmitReminderText is the one reminder a sub-agent gets when it answers in plain text
 	// (REQ-BED-008): only submit_result reaches its parent.
 	SubmitReminderText = "You ended your turn without calling submit_result, so your parent conversation has received nothing. Call submit_result with your result now (set success to false if you could not complete the task); a plain-text answer is not delivered."
-	// DowngradeStoppedText answers a bash command that was running Unrestricted when the
-	// person switched to Restricted (REQ-BED-016).
-	DowngradeStoppedText = "Stopped: the user switched the conversation to Restricted mode while this ran, so it was killed at once. It had write and network access until then; check what it did before relying on it. If it is still needed, call it again: it will run read-only, without network."
 )
+
+// DowngradeStoppedText answers a bash command or MCP call that was running when the person
+// switched the conversation down from one mode to a lower one (REQ-BED-016).
+func DowngradeStoppedText(from, to Mode) string {
+	return fmt.Sprintf("Stopped: the user switched the conversation to %s mode while this ran, so it was killed at once. "+
+		"It ran in %s mode until then (%s); check what it did before relying on it. "+
+		"If it is still needed, call it again: it will run in %s mode (%s).",
+		to.Title(), from.Title(), from.Allows(), to.Title(), to.Allows())
+}
 
 // CutCallText answers a tool call whose arguments an early end of the reply cut off. It is
 // not run, because incomplete arguments would run something the model did not ask for.
@@ -123,7 +129,7 @@ func Transition(c Conversation, ev Event) (Conversation, []Effect, error) {
 	case ModeDecision:
 		err = t.modeDecision(e)
 	case UserDowngrade:
-		err = t.downgrade()
+		err = t.downgrade(e)
 	case UserTriggerContinuation:
 		err = t.triggerContinuation()
 	case SubAgentFinished:
@@ -360,16 +366,23 @@ func (t *tx) modeDecision(e ModeDecision) error {
 	if !ok || st.Exec != e.Exec {
 		return ErrNoPendingApproval
 	}
+	level := e.Mode
+	if level == "" {
+		level = ModeUnrestricted
+	}
 	// The system message follows the round's last result (see Round.Notes); the tool result
-	// already tells the agent the decision.
+	// already tells the agent the decision. An approval of a level that gives nothing more
+	// (or that this build does not know) keeps the mode, and is said as a denial.
 	notes := slices.Clone(st.Notes)
-	if e.Approve {
-		t.c.Mode = ModeUnrestricted
-		t.result(st.Call, OutcomeSuccess, "Approved: the conversation is now in Unrestricted mode. bash can write files and reach the network, and patch is available.", nil)
-		notes = append(notes, "Mode changed to Unrestricted (approved by the user): bash commands can write files and use the network, and patch can edit files.")
+	if e.Approve && level.Known() && level.Rank() > t.c.Mode.Rank() {
+		t.c.Mode = level
+		t.result(st.Call, OutcomeSuccess, fmt.Sprintf("Approved: the conversation is now in %s mode: %s.", level.Title(), level.Allows()), nil)
+		notes = append(notes, fmt.Sprintf("Mode changed to %s (approved by the user): %s.", level.Title(), level.Allows()))
 	} else {
-		t.result(st.Call, OutcomeError, "Denied: the user kept Restricted mode. Continue read-only, or explain what you would change and why so the user can decide.", nil)
-		notes = append(notes, "Mode remains Restricted (upgrade denied by the user): the file system is read-only, the network is closed, and patch is unavailable.")
+		kept := t.c.Mode
+		t.result(st.Call, OutcomeError, fmt.Sprintf("Denied: the user kept %s mode (%s). Continue within it, or explain what you would change and why so the user can decide.",
+			kept.Title(), kept.Allows()), nil)
+		notes = append(notes, fmt.Sprintf("Mode remains %s (upgrade denied by the user): %s.", kept.Title(), kept.Allows()))
 	}
 	next := st.Round
 	next.Completed, next.Notes = append(slices.Clone(st.Completed), st.Call.ID), notes
@@ -377,28 +390,41 @@ func (t *tx) modeDecision(e ModeDecision) error {
 	return nil
 }
 
-func (t *tx) downgrade() error {
+// downgrade switches to a lower mode at once (REQ-BED-016): Unrestricted to Project or
+// Restricted, Project to Restricted.
+func (t *tx) downgrade(e UserDowngrade) error {
 	if !t.c.LandlockAvailable {
 		return ErrLandlockUnavailable
+	}
+	to := e.To
+	if to == "" {
+		to = ModeRestricted
+	}
+	if !to.Known() {
+		return ErrNotADowngrade
 	}
 	switch t.c.State.(type) {
 	case ContextExhausted, Completed, Failed:
 		return nil
 	}
-	if t.c.Mode == ModeRestricted {
+	from := t.c.Mode
+	if to == from {
 		return nil
 	}
-	t.c.Mode = ModeRestricted
+	if to.Rank() > from.Rank() {
+		return ErrNotADowngrade
+	}
+	t.c.Mode = to
 	t.changed = true
-	t.announce("Mode changed to Restricted by the user: the file system is now read-only, the network is closed, and patch is unavailable. Call request_mode_upgrade if you need write access again.")
-	// REQ-BED-016: the downgrade is immediate, also for work already running with write
-	// access: a bash command, or an MCP call (its server, started Unrestricted, is killed
-	// with it and starts again Restricted when next needed). These are the tools that run
-	// for long under the mode they started with; patch writes at once, and killing it
-	// mid-write could leave a half-written file; the others only read.
+	t.announce(fmt.Sprintf("Mode changed to %s by the user: %s. Call request_mode_upgrade if you need more access again.", to.Title(), to.Allows()))
+	// REQ-BED-016: the downgrade is immediate, also for work already running with more
+	// access: a bash command, or an MCP call (its server, started under the old mode, is
+	// killed with it and starts again under the new one when next needed). These are the
+	// tools that run for long under the mode they started with; patch writes at once, and
+	// killing it mid-write could leave a half-written file; the others only read.
 	if st, ok := t.c.State.(ToolExecuting); ok && (st.Current.Name == ToolBash || IsMCPTool(st.Current.Name)) {
 		t.emit(KillTool{Exec: st.Exec})
-		t.result(st.Current, OutcomeCancelled, DowngradeStoppedText, &ToolDisplay{Summary: "stopped: switched to Restricted"})
+		t.result(st.Current, OutcomeCancelled, DowngradeStoppedText(from, to), &ToolDisplay{Summary: "stopped: switched to " + to.Title()})
 		next := st.Round
 		next.Completed = append(slices.Clone(st.Completed), st.Current.ID)
 		t.runRound(st.Remaining, next)
@@ -754,7 +780,8 @@ func (t *tx) refusal(call ToolCall, others int) (string, bool) {
 	}
 	switch call.Name {
 	case ToolPatch:
-		if t.c.Mode == ModeRestricted {
+		// Rank, not equality: a mode this build does not know is Restricted.
+		if t.c.Mode.Rank() == ModeRestricted.Rank() {
 			if sub {
 				return "patch is unavailable: this sub-agent runs in Restricted mode with a read-only file system. Describe the change you would make in submit_result instead.", true
 			}

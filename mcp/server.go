@@ -21,7 +21,9 @@ import (
 
 // ErrUnreachable is why a URL server is not used by a Restricted conversation: its sandbox
 // has no network, and a server the app reached for it would be a way around that.
-var ErrUnreachable = errors.New("not reachable in Restricted mode (no network): approve write access (request_mode_upgrade) to use it")
+// Project mode counts as Restricted here: the app, not a sandboxed command, would make that
+// connection, outside the proxy that holds the person's allowed hosts.
+var ErrUnreachable = errors.New("not reachable in Restricted mode (no network) or Project mode (network only through the proxy): approve Unrestricted mode (request_mode_upgrade) to use it")
 
 // Progress is one progress notification of a running call.
 type Progress struct {
@@ -34,6 +36,9 @@ type launch struct {
 	cwd        string
 	tempDir    string
 	restricted bool
+	// policy is the sandbox policy of the conversation's mode (tools.SandboxPolicy), the one
+	// mapping bash uses too.
+	policy sandbox.Policy
 }
 
 // server is one running server: its session and, for a stdio server, the supervised process
@@ -139,7 +144,7 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 func (s *server) startStdio(l launch) (sdk.Transport, error) {
 	procCtx, kill := context.WithCancel(context.Background())
 	argv := append([]string{s.cfg.Command}, s.cfg.Args...)
-	cmd, err := sandbox.Command(procCtx, sandbox.Policy{TempDir: l.tempDir, Unrestricted: !l.restricted}, "exec "+shellQuote(argv))
+	cmd, err := sandbox.Command(procCtx, l.policy, "exec "+shellQuote(argv))
 	if err != nil {
 		kill()
 		return nil, fmt.Errorf("start MCP server %s: %w", s.name, err)

@@ -43,6 +43,9 @@ type Set struct {
 	mu         sync.Mutex
 	closed     bool
 	restricted bool
+	// policy names the sandbox policy the running servers started under (policyKey); a
+	// change of mode or of the proxy's socket restarts them.
+	policy string
 	// env is the latest tool environment (working and temp directory, mode): what a
 	// background start uses.
 	env     tools.Env
@@ -90,7 +93,7 @@ type entry struct {
 // Call.
 func (h *Hub) NewSet(cwd string) *Set {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Set{hub: h, cwd: cwd, ctx: ctx, cancel: cancel, restricted: true,
+	return &Set{hub: h, cwd: cwd, ctx: ctx, cancel: cancel, restricted: true, policy: policyKey(tools.Env{}),
 		entries: map[string]*entry{}, routes: map[string]offered{}, waitable: map[string]bool{}}
 }
 
@@ -212,7 +215,7 @@ func (s *Set) configs() (map[string]ServerConfig, []string) {
 // Called with mu held.
 func (s *Set) sync(env tools.Env) (map[string]ServerConfig, []string) {
 	s.env = env
-	s.switchMode(restrictedMode(env))
+	s.switchMode(env)
 	cfgs, offeredOnly := s.configs()
 	for name, e := range s.entries {
 		if c, ok := cfgs[name]; !ok || fingerprint(c) != e.fp {
@@ -246,17 +249,31 @@ func (s *Set) current(name string) *entry {
 	return e
 }
 
-// switchMode stops every server when the conversation's mode changed since they started:
-// an approved upgrade restarts them Unrestricted, a downgrade Restricted, before their next
-// use. Called with mu held.
-func (s *Set) switchMode(restricted bool) {
-	if restricted == s.restricted {
+// policyKey names the sandbox policy of env (tools.SandboxPolicy) for comparison: its kind
+// and, in Project mode, the proxy's socket.
+func policyKey(env tools.Env) string {
+	p := tools.SandboxPolicy(env)
+	switch {
+	case p.Unrestricted:
+		return "unrestricted"
+	case p.Project != nil:
+		return "project " + p.Project.ProxySocket
+	}
+	return "restricted"
+}
+
+// switchMode stops every server when the conversation's mode (or its proxy) changed since
+// they started: an approved upgrade or a downgrade restarts them under the new policy before
+// their next use. Called with mu held.
+func (s *Set) switchMode(env tools.Env) {
+	key := policyKey(env)
+	if key == s.policy {
 		return
 	}
 	for _, e := range s.entries {
 		s.dropEntry(e)
 	}
-	s.restricted = restricted
+	s.restricted, s.policy = restrictedMode(env), key
 }
 
 // launch starts one server in the background. Called with mu held.
@@ -329,7 +346,7 @@ func (s *Set) bringUp(ctx context.Context, name string, c ServerConfig, env tool
 	}
 	startCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	srv, err := startServer(startCtx, name, rc, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: restricted}, s.hub.opts.HTTPClient, s.hub.opts.Elicit)
+	srv, err := startServer(startCtx, name, rc, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: restricted, policy: tools.SandboxPolicy(env)}, s.hub.opts.HTTPClient, s.hub.opts.Elicit)
 	if err != nil {
 		return srv, nil, nil, explainStart(ctx, startCtx, name, timeout, srv, err, restricted && !c.IsURL())
 	}
@@ -572,7 +589,7 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 	}
 	s.env = env
 	restricted := restrictedMode(env)
-	s.switchMode(restricted)
+	s.switchMode(env)
 	cfgs, _ := s.configs()
 	c, ok := cfgs[route.server]
 	if !ok {

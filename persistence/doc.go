@@ -37,6 +37,13 @@
 //     append a migration to schema.go's migrations, then write the new version's fixture
 //     with `go test ./persistence -run TestWriteFixture -write-fixture`. Old fixtures are
 //     never edited or deleted: they must keep opening through the migrations.
+//   - A new value of an existing string field (an enum such as domain.Mode) needs no
+//     migration when every stored value keeps its meaning and the value is safe in an older
+//     build's hands; say why in the field's package and add a round-trip test. Example:
+//     domain.ModeProject ("project", issue 24). Old data never holds it, so the fixtures
+//     decode as before; an older build reading it treats every mode but "unrestricted" as
+//     Restricted (tools.Env, mcp), so it fails closed. The schema version does not move,
+//     because moving it would make an older build refuse the whole directory.
 //
 // Besides the keys, the directory holds Badger's files and phoenix.lock, which the store
 // flocks so that a second instance fails with ErrLocked. Durability is described at

@@ -51,7 +51,7 @@ func (b *Bash) Run(ctx context.Context, env Env, raw json.RawMessage) Output {
 		return errorf("The working directory %q is not available: %v", env.Cwd, errOrNotDir(err))
 	}
 	// sandbox.Run refuses a Restricted policy without a private temp dir, and says so.
-	policy := sandbox.Policy{TempDir: env.TempDir, Unrestricted: !env.restricted()}
+	policy := SandboxPolicy(env)
 	runCtx, stop := context.WithTimeout(ctx, timeout)
 	defer stop()
 	var stdout, stderr capture

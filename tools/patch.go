@@ -33,9 +33,11 @@ const (
 // writing atomically (temp file and rename, keeping the mode). It refuses to run in
 // Restricted mode, as the core does; this is defence in depth (REQ-BED-014).
 //
-// Paths are resolved against the working directory, and a path outside it is accepted: in
-// Unrestricted mode bash can write anywhere anyway, and refusing would only push the model
-// to heredocs, which give the person no diff and no atomicity.
+// Paths are resolved against the working directory. In Project mode patch writes only what
+// the sandbox lets bash write there: a file inside the working tree (once symbolic links are
+// resolved) that is not protected (ProtectedPatterns). In Unrestricted mode a path outside
+// the tree is accepted: bash can write anywhere anyway, and refusing would only push the
+// model to heredocs, which give the person no diff and no atomicity.
 type Patch struct{}
 
 // NewPatch returns the patch tool.
@@ -57,7 +59,7 @@ type patchOne struct {
 
 // Run applies the patches.
 func (p *Patch) Run(_ context.Context, env Env, raw json.RawMessage) Output {
-	if env.restricted() {
+	if env.Mode.Rank() == domain.ModeRestricted.Rank() {
 		return errorf("patch cannot write in Restricted mode: the file system is read-only for this conversation. " +
 			"Call request_mode_upgrade with the reason you need to change files; once the person approves, call patch again.")
 	}
@@ -91,6 +93,11 @@ func (p *Patch) Run(_ context.Context, env Env, raw json.RawMessage) Output {
 	target, old, info, err := readForPatch(path)
 	if err != nil {
 		return errorf("%s: %v. Nothing was changed.", shown, err)
+	}
+	if env.Mode == domain.ModeProject {
+		if err := projectTarget(env.Cwd, path, target); err != nil {
+			return errorf("%s: %v. Nothing was changed.", shown, err)
+		}
 	}
 	exists := info != nil
 	content := old

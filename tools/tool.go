@@ -11,6 +11,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
+	"github.com/phoenix-desktop/phoenix/sandbox"
 )
 
 // Env is what a tool call knows about its conversation.
@@ -23,11 +24,31 @@ type Env struct {
 	// TempDir is the conversation's private temp dir, the only writable place in Restricted
 	// mode. It is required there.
 	TempDir string
+	// ProxySocket is the unix socket of the app's network proxy for this conversation, used
+	// in Project mode only; empty means no network at all.
+	ProxySocket string
 	// ImageLimits are the limits images are fitted to for the conversation's model.
 	ImageLimits imaging.Limits
 }
 
+// restricted reports whether commands run sandboxed (Restricted or Project mode, or a mode
+// this build does not know), with a read-only home.
 func (e Env) restricted() bool { return e.Mode != domain.ModeUnrestricted }
+
+// SandboxPolicy is the one mapping from a conversation's mode to the sandbox's policy, for
+// bash and for MCP servers alike: Unrestricted runs without the sandbox; Project makes the
+// working tree writable (except its protected files) and reaches the network through the
+// proxy's socket only; anything else — Restricted, an empty or unknown mode — is Restricted,
+// so a missing mode never loosens the sandbox.
+func SandboxPolicy(env Env) sandbox.Policy {
+	switch env.Mode {
+	case domain.ModeUnrestricted:
+		return sandbox.Policy{TempDir: env.TempDir, Unrestricted: true}
+	case domain.ModeProject:
+		return sandbox.Policy{TempDir: env.TempDir, Project: &sandbox.Project{Tree: env.Cwd, ProxySocket: env.ProxySocket}}
+	}
+	return sandbox.Policy{TempDir: env.TempDir}
+}
 
 // Image is an image a tool returns to the model; the caller stores Data as a blob under
 // Ref.SHA256 and puts Ref in the tool result.

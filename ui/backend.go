@@ -20,8 +20,13 @@ type Backend interface {
 	Snapshot(ctx context.Context, id string) (Snapshot, error)
 	Send(ctx context.Context, id, text string, images []Attachment) error
 	Cancel(ctx context.Context, id string) error
-	DecideUpgrade(ctx context.Context, id string, exec domain.ExecID, approve bool) error
-	Downgrade(ctx context.Context, id string) error
+	// DecideUpgrade answers request_mode_upgrade with the mode granted (domain.ModeProject,
+	// domain.ModeUnrestricted) or actors.DenyUpgrade.
+	DecideUpgrade(ctx context.Context, id string, exec domain.ExecID, grant domain.Mode) error
+	// Downgrade switches to a lower mode at once.
+	Downgrade(ctx context.Context, id string, to domain.Mode) error
+	// AnswerHost answers a host card (actors.HostApprovalRequested); it returns at once.
+	AnswerHost(requestID string, d actors.HostDecision) error
 	WrapUp(ctx context.Context, id string) error
 	ContinueInNew(ctx context.Context, id string) (domain.Conversation, string, error)
 	SetArchived(ctx context.Context, id string, archived bool) error
@@ -87,4 +92,16 @@ type Deps struct {
 	Notify func(n *fyne.Notification)
 	// Keys keeps the API key out of the preferences file; nil keeps it there.
 	Keys KeyStore
+	// Hosts shows and edits the hosts each project allows in Project mode (Settings →
+	// Allowed hosts…); nil when no network proxy runs in this session.
+	Hosts HostRules
+}
+
+// HostRules is the allowed hosts per project, as *actors.Runtime offers them (HostRules
+// there). Every method may touch the disk, so the window calls them off the UI goroutine.
+type HostRules interface {
+	AllowedHosts(project string) []string
+	RemoveHost(project, pattern string) error
+	Registries(project string) bool
+	SetRegistries(project string, on bool) error
 }

@@ -678,29 +678,49 @@ func (p *cutOffPart) bind(r *row) {
 	}
 }
 
-// approvalPart: the mode-upgrade request with Approve and Deny (REQ-BED-015). Nothing
-// proceeds until one is clicked; both are buttons, so Tab reaches them and Space presses them.
+// The approval card's buttons (REQ-BED-015, issue 24): the recommended level first.
+const (
+	approveProjectLabel = "Allow edits in this project"
+	approveFullLabel    = "Allow everything"
+	denyLabel           = "Deny"
+)
+
+// approvalPart: the mode-upgrade request with "Allow edits in this project" (Project mode,
+// the recommended answer: first and highlighted), "Allow everything" (Unrestricted) and Deny
+// (REQ-BED-015). Nothing proceeds until one is clicked; all are buttons, so Tab reaches them
+// and Space presses them. A conversation already in Project mode is offered only the rest.
 type approvalPart struct {
 	cv      *chatView
 	bound   *row
 	bg      *canvas.Rectangle
 	reason  *widget.RichText
-	approve *widget.Button
+	explain *widget.RichText
+	project *widget.Button
+	full    *widget.Button
 	deny    *widget.Button
 	obj     fyne.CanvasObject
 }
 
 func newApprovalPart(cv *chatView) *approvalPart {
-	p := &approvalPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), reason: newWrapText()}
+	p := &approvalPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), reason: newWrapText(), explain: newWrapText()}
 	title := widget.NewLabelWithStyle("The agent asks for write access", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	explain := newWrapText()
-	setPlain(explain, "Approving switches this conversation to Unrestricted mode: bash commands can write files and use the network, and patch can edit files. Denying keeps it Restricted and tells the agent.", widget.RichTextStyleParagraph)
-	p.approve = widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), func() { p.decide(true) })
-	p.approve.Importance = widget.HighImportance
-	p.deny = widget.NewButtonWithIcon("Deny", theme.CancelIcon(), func() { p.decide(false) })
-	buttons := container.NewHBox(p.approve, p.deny)
-	p.obj = card(p.bg, container.New(&column{Gap: pad() / 2}, title, p.reason, explain, buttons))
+	p.project = widget.NewButtonWithIcon(approveProjectLabel, theme.ConfirmIcon(), func() { p.decide(domain.ModeProject) })
+	p.project.Importance = widget.HighImportance
+	p.full = widget.NewButtonWithIcon(approveFullLabel, theme.WarningIcon(), func() { p.decide(domain.ModeUnrestricted) })
+	p.deny = widget.NewButtonWithIcon(denyLabel, theme.CancelIcon(), func() { p.decide(actors.DenyUpgrade) })
+	buttons := container.NewHBox(p.project, p.full, p.deny)
+	p.obj = card(p.bg, container.New(&column{Gap: pad() / 2}, title, p.reason, p.explain, buttons))
 	return p
+}
+
+// approvalText says what each answer does, in the words of the mode table.
+func approvalText(current domain.Mode) string {
+	text := ""
+	if current.Rank() < domain.ModeProject.Rank() {
+		text += approveProjectLabel + " (recommended): " + domain.ModeProject.Allows() + ".\n"
+	}
+	return text + approveFullLabel + ": " + domain.ModeUnrestricted.Allows() + ", with no sandbox.\n" +
+		denyLabel + " keeps " + current.Title() + " mode and tells the agent."
 }
 
 func (p *approvalPart) object() fyne.CanvasObject { return p.obj }
@@ -716,23 +736,26 @@ func (p *approvalPart) bind(r *row) {
 		&widget.TextSegment{Text: r.text, Style: widget.RichTextStyleInline},
 	}
 	p.reason.Refresh()
-	if p.cv.readOnly {
-		p.approve.Disable()
-		p.deny.Disable()
-		return
-	}
-	p.approve.Enable()
-	p.deny.Enable()
+	mode := p.cv.cs.conv.Mode
+	setPlain(p.explain, approvalText(mode), widget.RichTextStyleParagraph)
+	p.project.Hidden = mode.Rank() >= domain.ModeProject.Rank()
+	p.setEnabled(!p.cv.readOnly)
 }
 
-func (p *approvalPart) decide(approve bool) {
+func (p *approvalPart) setEnabled(on bool) {
+	for _, b := range []*widget.Button{p.project, p.full, p.deny} {
+		if on {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+}
+
+func (p *approvalPart) decide(grant domain.Mode) {
 	if p.bound == nil {
 		return
 	}
-	p.approve.Disable()
-	p.deny.Disable()
-	p.cv.m.decide(p.cv.cs, p.bound.exec, approve, func() {
-		p.approve.Enable()
-		p.deny.Enable()
-	})
+	p.setEnabled(false)
+	p.cv.m.decide(p.cv.cs, p.bound.exec, grant, func() { p.setEnabled(true) })
 }

@@ -91,15 +91,16 @@ type fakeBackend struct {
 	sandbox SandboxStatus
 
 	// What the window asked for.
-	created    []NewConversation
-	sent       []sentMsg
-	decisions  []bool
-	cancels    int
-	downgrades int
-	wrapUps    int
-	archived   map[string]bool
-	deleted    []string
-	searches   []SearchQuery
+	created     []NewConversation
+	sent        []sentMsg
+	decisions   []domain.Mode
+	cancels     int
+	downgrades  int
+	hostAnswers map[string]actors.HostDecision
+	wrapUps     int
+	archived    map[string]bool
+	deleted     []string
+	searches    []SearchQuery
 	// effects are the latest effects per conversation, for the test to act on.
 	effects map[string][]domain.Effect
 	// sendErr, when set, rejects the next Send.
@@ -313,20 +314,37 @@ func (f *fakeBackend) Cancel(_ context.Context, id string) error {
 	return err
 }
 
-func (f *fakeBackend) DecideUpgrade(_ context.Context, id string, exec domain.ExecID, approve bool) error {
+func (f *fakeBackend) DecideUpgrade(_ context.Context, id string, exec domain.ExecID, grant domain.Mode) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.decisions = append(f.decisions, approve)
-	_, err := f.applyLocked(id, domain.ModeDecision{Exec: exec, Approve: approve})
+	f.decisions = append(f.decisions, grant)
+	_, err := f.applyLocked(id, domain.ModeDecision{Exec: exec, Approve: grant != actors.DenyUpgrade, Mode: grant})
 	return err
 }
 
-func (f *fakeBackend) Downgrade(_ context.Context, id string) error {
+func (f *fakeBackend) Downgrade(_ context.Context, id string, to domain.Mode) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.downgrades++
-	_, err := f.applyLocked(id, domain.UserDowngrade{})
+	_, err := f.applyLocked(id, domain.UserDowngrade{To: to})
 	return err
+}
+
+// AnswerHost records the answer and closes the card as the runtime does; an unknown or
+// second answer is actors.ErrNoHostRequest.
+func (f *fakeBackend) AnswerHost(requestID string, d actors.HostDecision) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.hostAnswers == nil {
+		f.hostAnswers = map[string]actors.HostDecision{}
+	}
+	if _, dup := f.hostAnswers[requestID]; dup {
+		return actors.ErrNoHostRequest
+	}
+	f.hostAnswers[requestID] = d
+	conv, _, _ := strings.Cut(requestID, "/")
+	f.publish(actors.HostApprovalAnswered{ConvID: conv, RequestID: requestID, Decision: d})
+	return nil
 }
 
 func (f *fakeBackend) WrapUp(_ context.Context, id string) error {

@@ -93,6 +93,8 @@ type MainWindow struct {
 	subtitle        *widget.Label
 	mode            *badge
 	switchBtn       *widget.Button
+	projectBtn      *widget.Button
+	hosts           *hostCards
 	switchBox       *fyne.Container
 	landlockNote    *widget.Label
 	meter           *meter
@@ -265,7 +267,8 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
 		fyne.NewMenuItem("Wrap up now", m.wrapUp),
-		fyne.NewMenuItem("Switch to Restricted", m.downgrade),
+		fyne.NewMenuItem("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) }),
+		fyne.NewMenuItem("Switch to Project", func() { m.downgrade(domain.ModeProject) }),
 		fyne.NewMenuItem("Archive or restore", func() {
 			if m.current != nil {
 				m.setArchived(m.current, !m.current.conv.Archived)
@@ -301,8 +304,9 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.subtitle.SizeName = theme.SizeNameCaptionText
 	m.mode = newBadge()
 	m.mode.onTap = m.showSandboxDetails
-	m.switchBtn = widget.NewButton("Switch to Restricted", m.downgrade)
-	m.switchBox = container.NewCenter(m.switchBtn)
+	m.switchBtn = widget.NewButton("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
+	m.projectBtn = widget.NewButton("Switch to Project", func() { m.downgrade(domain.ModeProject) })
+	m.switchBox = container.NewCenter(container.NewHBox(m.projectBtn, m.switchBtn))
 	m.header = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(m.mode), m.switchBox),
 		container.New(&column{Gap: -pad() * 2}, m.title, m.subtitle))
 	m.landlockNote = widget.NewLabel("")
@@ -371,7 +375,8 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.entry.OnChanged = m.slash.update
 	m.disk = newDiskBanner()
 	m.top = container.NewVBox(m.disk.box, m.header, m.proj.row, m.landlockNote, m.meterRow, m.findBar)
-	m.bottom = container.NewVBox(m.exhaustedBox, m.inlineBox, m.proj.queueBox, m.strip, m.slash.box, composer, status)
+	m.hosts = newHostCards(m)
+	m.bottom = container.NewVBox(m.exhaustedBox, m.inlineBox, m.hosts.box, m.proj.queueBox, m.strip, m.slash.box, composer, status)
 	m.right = container.NewBorder(m.top, m.bottom, nil, nil, m.chatHolder)
 	split := container.NewHSplit(sidebar, container.NewPadded(m.right))
 	split.Offset = 0.27
@@ -529,6 +534,9 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 			m.notify(transcript.Title(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+transcript.OneLine(e.Reason, 160))
 		case actors.ToolProgress:
 			states[cs] = true
+		case actors.HostApprovalRequested, actors.HostApprovalAnswered:
+			m.hosts.onEvent(ev)
+			continue
 		}
 		if e, ok := ev.(actors.CustomChanged); ok {
 			m.slash.onCustomChanged(e)
@@ -598,6 +606,7 @@ func (m *MainWindow) refreshAll() {
 	m.proj.refresh()
 	m.refreshStatus()
 	m.refreshComposer()
+	m.hosts.refresh()
 	m.relayout()
 	if m.cv != nil && m.gen != m.cv.lastGen {
 		m.cv.lastGen = m.gen
@@ -637,13 +646,10 @@ func (m *MainWindow) refreshHeader() {
 		}
 	}
 	m.subtitle.SetText(sub)
-	if c.Mode == domain.ModeUnrestricted {
-		m.mode.set("Unrestricted", theme.ColorNameWarning)
-		m.switchBox.Hidden = !m.sandbox.Available
-	} else {
-		m.mode.set("Restricted", theme.ColorNameSuccess)
-		m.switchBox.Hidden = true
-	}
+	m.mode.set(c.Mode.Title(), modeColor(c.Mode))
+	// Switching down is offered from any mode above Restricted, to every mode below it.
+	m.switchBox.Hidden = !m.sandbox.Available || c.Mode.Rank() == domain.ModeRestricted.Rank()
+	m.projectBtn.Hidden = c.Mode.Rank() <= domain.ModeProject.Rank()
 	m.header.Refresh()
 
 	window := c.ContextWindow
@@ -852,20 +858,34 @@ func (m *MainWindow) stopAgent() {
 	}, nil)
 }
 
-// decide answers a mode-upgrade request (REQ-BED-015).
-func (m *MainWindow) decide(cs *convState, exec domain.ExecID, approve bool, onErr func()) {
+// decide answers a mode-upgrade request (REQ-BED-015) with the mode granted, or
+// actors.DenyUpgrade.
+func (m *MainWindow) decide(cs *convState, exec domain.ExecID, grant domain.Mode, onErr func()) {
 	m.call("send your decision", func(ctx context.Context) error {
-		return m.b.DecideUpgrade(ctx, cs.id, exec, approve)
+		return m.b.DecideUpgrade(ctx, cs.id, exec, grant)
 	}, func(error) { onErr() })
 }
 
-// downgrade is "Switch to Restricted" (REQ-BED-016).
-func (m *MainWindow) downgrade() {
+// downgrade is "Switch to Restricted" and "Switch to Project" (REQ-BED-016): offered from
+// any higher mode, and at once.
+func (m *MainWindow) downgrade(to domain.Mode) {
 	cs := m.current
-	if cs == nil || cs.conv.Mode != domain.ModeUnrestricted {
+	if cs == nil || cs.conv.Mode.Rank() <= to.Rank() {
 		return
 	}
-	m.call("switch to Restricted mode", func(ctx context.Context) error { return m.b.Downgrade(ctx, cs.id) }, nil)
+	m.call("switch to "+to.Title()+" mode", func(ctx context.Context) error { return m.b.Downgrade(ctx, cs.id, to) }, nil)
+}
+
+// modeColor is the badge's colour: calm for Restricted, the primary colour for Project, a
+// warning for Unrestricted.
+func modeColor(mode domain.Mode) fyne.ThemeColorName {
+	switch mode {
+	case domain.ModeUnrestricted:
+		return theme.ColorNameWarning
+	case domain.ModeProject:
+		return theme.ColorNamePrimary
+	}
+	return theme.ColorNameSuccess
 }
 
 // wrapUp triggers the continuation by hand (REQ-BED-023).
@@ -959,6 +979,9 @@ func (m *MainWindow) sandboxDetails() string {
 	head := "This conversation is Restricted: its commands can read your files but change nothing outside their private temp dir, and reach no network."
 	if m.current != nil && m.current.conv.Mode == domain.ModeUnrestricted {
 		head = "This conversation is Unrestricted: its commands run without the sandbox (a supervisor still ends every process they start)."
+	}
+	if m.current != nil && m.current.conv.Mode == domain.ModeProject {
+		head = "This conversation is in Project mode: " + domain.ModeProject.Allows() + "."
 	}
 	return head + "\n\n" + m.sandbox.String()
 }

@@ -14,10 +14,13 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/domain"
 )
 
 const (
 	modeRestrictedLabel   = "Restricted: read-only files, no network (recommended)"
+	modeProjectLabel      = "Project: edits in this working directory, network only to hosts you allow"
 	modeUnrestrictedLabel = "Unrestricted: the agent can write files and use the network"
 )
 
@@ -63,7 +66,7 @@ func (m *MainWindow) showNewConversation() {
 		}
 		return nil
 	}
-	f.mode = widget.NewRadioGroup([]string{modeRestrictedLabel, modeUnrestrictedLabel}, nil)
+	f.mode = widget.NewRadioGroup([]string{modeRestrictedLabel, modeProjectLabel, modeUnrestrictedLabel}, nil)
 	f.mode.Required = true
 	modeHint := ""
 	if m.sandbox.Available {
@@ -100,11 +103,22 @@ func (m *MainWindow) showNewConversation() {
 
 func (f *newConvForm) params() NewConversation {
 	return NewConversation{
-		Cwd:          filepath.Clean(strings.TrimSpace(f.cwd.Text)),
-		Model:        strings.TrimSpace(f.model.Text),
-		Title:        strings.TrimSpace(f.title.Text),
-		Unrestricted: f.mode.Selected == modeUnrestrictedLabel,
+		Cwd:   filepath.Clean(strings.TrimSpace(f.cwd.Text)),
+		Model: strings.TrimSpace(f.model.Text),
+		Title: strings.TrimSpace(f.title.Text),
+		Mode:  f.selectedMode(),
 	}
+}
+
+// selectedMode is the mode the radio group names.
+func (f *newConvForm) selectedMode() domain.Mode {
+	switch f.mode.Selected {
+	case modeProjectLabel:
+		return domain.ModeProject
+	case modeUnrestrictedLabel:
+		return domain.ModeUnrestricted
+	}
+	return domain.ModeRestricted
 }
 
 // validDir accepts an existing directory (REQ-BED-010: the working directory is fixed at

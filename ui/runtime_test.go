@@ -139,7 +139,7 @@ func TestRealApproveThenPatch_REQ_BED_015(t *testing.T) {
 	h.typeAndSend("upgrade: I must write note.txt\npatch: note.txt <<< approved")
 	h.waitFor("the approval card", func() bool { r := h.lastRow(); return r != nil && r.kind == rowApproval })
 	h.settle()
-	test.Tap(h.approvalPart().approve)
+	test.Tap(h.approvalPart().full)
 	h.waitFor("Unrestricted", func() bool { return h.m.mode.text == "Unrestricted" })
 	h.waitRest("the patch")
 	data, err := os.ReadFile(filepath.Join(r.Cwd, "note.txt"))

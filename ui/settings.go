@@ -165,6 +165,7 @@ func (m *MainWindow) showSettings() {
 		widget.NewFormItem("", container.NewVBox(f.test, f.result)),
 		m.mcpSettingsItem(),
 		m.hooksSettingsItem(),
+		m.hostSettingsItem(),
 	}
 	f.items = items
 	f.dlg = dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {

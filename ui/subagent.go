@@ -7,7 +7,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
@@ -64,11 +63,7 @@ func (w *subAgentWindow) refresh() {
 		return
 	}
 	w.status.SetText(w.cs.status(w.m.now()))
-	if w.cs.conv.Mode == domain.ModeRestricted {
-		w.mode.SetText("Restricted")
-	} else {
-		w.mode.SetText("Unrestricted")
-	}
+	w.mode.SetText(w.cs.conv.Mode.Title())
 }
 
 func (m *MainWindow) anySubWindowTicking() bool {

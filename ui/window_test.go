@@ -362,16 +362,16 @@ func TestApproveUpgrade_REQ_BED_015(t *testing.T) {
 	reached := false
 	for i := 0; i < 40 && !reached; i++ {
 		test.FocusNext(c)
-		reached = c.Focused() == fyne.Focusable(p.approve)
+		reached = c.Focused() == fyne.Focusable(p.full)
 	}
 	if !reached {
-		t.Error("Tab never reaches Approve")
+		t.Error("Tab never reaches Allow everything")
 	}
 
-	test.Tap(p.approve)
+	test.Tap(p.full)
 	h.waitFor("Unrestricted mode", func() bool { return h.m.mode.text == "Unrestricted" })
-	if !h.f.decisions[0] {
-		t.Fatal("the backend got a denial")
+	if h.f.decisions[0] != domain.ModeUnrestricted {
+		t.Fatalf("the backend got %q; want unrestricted", h.f.decisions[0])
 	}
 	if h.f.conversation(id).Mode != domain.ModeUnrestricted {
 		t.Fatal("the conversation is not Unrestricted")
@@ -404,7 +404,7 @@ func TestDenyUpgrade_REQ_BED_015(t *testing.T) {
 	h, id := upgradeScene(t)
 	test.Tap(h.approvalPart().deny)
 	h.waitFor("the agent to go on", func() bool { return h.status() == "Thinking…" })
-	if h.f.decisions[0] {
+	if h.f.decisions[0] != actors.DenyUpgrade {
 		t.Fatal("the backend got an approval")
 	}
 	if h.m.mode.text != "Restricted" || h.f.conversation(id).Mode != domain.ModeRestricted {

@@ -39,7 +39,9 @@ const (
 // Idle; 1 in Error (the error is printed); 3 when the context is exhausted; 130 when Ctrl+C
 // cancelled the turn (like the Stop button; a second Ctrl+C exits at once); 124 when
 // --timeout cancelled it; 143 on SIGTERM. SIGUSR1 is "Switch to Restricted" (REQ-BED-016): the
-// mode changes at once and a command running with write access is stopped.
+// mode changes at once and a command running with write access is stopped. A Project-mode
+// command's first connection to a new host is allowed once when the host is on --allow-hosts
+// (or --hosts-file), and denied otherwise.
 func runChat(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -47,8 +49,11 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		common     commonFlags
 		cwd        string
 		unrestrict bool
-		approve    bool
+		modeFlag   string
+		approve    upgradeAnswer
 		deny       bool
+		allowHosts hostList
+		hostsFile  string
 		jsonOut    bool
 		reasoning  bool
 		continueID string
@@ -60,8 +65,11 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	)
 	common.register(fs, true)
 	fs.StringVar(&cwd, "cwd", ".", "working directory of a new conversation")
-	fs.BoolVar(&unrestrict, "unrestricted", false, "start the new conversation without the sandbox")
-	fs.BoolVar(&approve, "approve-upgrades", false, "approve every request_mode_upgrade")
+	fs.BoolVar(&unrestrict, "unrestricted", false, "start the new conversation without the sandbox (the same as --mode=unrestricted)")
+	fs.StringVar(&modeFlag, "mode", "", "mode of a new conversation: restricted (the default), project or unrestricted")
+	fs.Var(&approve, "approve-upgrades", "approve every request_mode_upgrade with project (edits in this project) or full (everything; also a bare --approve-upgrades)")
+	fs.Var(&allowHosts, "allow-hosts", "hosts a Project-mode command may reach when it asks, comma-separated (*.example.org: its subdomains); every other host is denied")
+	fs.StringVar(&hostsFile, "hosts-file", "", "a file of hosts to allow like --allow-hosts, one a line (# comments)")
 	fs.BoolVar(&deny, "deny-upgrades", false, "deny every request_mode_upgrade")
 	fs.BoolVar(&jsonOut, "json", false, "print events as JSON lines instead of a transcript")
 	fs.BoolVar(&reasoning, "show-reasoning", false, "print a thinking model's reasoning before each reply")
@@ -74,8 +82,30 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if approve && deny {
+	if approve.grant != actors.DenyUpgrade && deny {
 		return errors.New("chat: --approve-upgrades and --deny-upgrades exclude each other")
+	}
+	mode := domain.ModeRestricted
+	if modeFlag != "" {
+		m, err := parseMode(modeFlag)
+		if err != nil {
+			return fmt.Errorf("chat: %w", err)
+		}
+		if unrestrict && m != domain.ModeUnrestricted {
+			return fmt.Errorf("chat: --unrestricted and --mode=%s contradict each other", m)
+		}
+		mode = m
+	}
+	if unrestrict {
+		mode = domain.ModeUnrestricted
+	}
+	if (modeFlag != "" || unrestrict) && continueID != "" {
+		return errors.New("chat: --mode and --unrestricted choose the mode of a new conversation; with --continue the conversation keeps its own")
+	}
+	if hostsFile != "" {
+		if err := allowHosts.readHostsFile(hostsFile); err != nil {
+			return fmt.Errorf("chat: %w", err)
+		}
 	}
 	for _, a := range fs.Args() {
 		if name, ok := strings.CutPrefix(a, "--"); ok && fs.Lookup(strings.SplitN(name, "=", 2)[0]) != nil {
@@ -160,7 +190,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		if _, _, err := expandCommand(custom.Load(abs, personalCustomDirs()), prompt); err != nil {
 			return fmt.Errorf("chat: %w", err)
 		}
-		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Unrestricted: unrestrict, NoInstructions: noInstr})
+		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Mode: mode, NoInstructions: noInstr})
 		if err != nil {
 			return err
 		}
@@ -234,7 +264,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	answers := make(chan bool, 1)
+	answers := make(chan domain.Mode, 1)
 	var pending *actors.ApprovalRequested
 	for {
 		select {
@@ -248,8 +278,8 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 			out.print(ev)
 			switch e := ev.(type) {
 			case actors.ApprovalRequested:
-				if approve || deny {
-					if err := rt.DecideUpgrade(ctx, conv.ID, e.Exec, approve); err != nil {
+				if approve.grant != actors.DenyUpgrade || deny {
+					if err := rt.DecideUpgrade(ctx, conv.ID, e.Exec, approve.grant); err != nil {
 						return fmt.Errorf("chat: answer the upgrade request: %w", err)
 					}
 					continue
@@ -258,6 +288,12 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 				// the turn while it waits for an answer.
 				pending = &e
 				go func() { answers <- askApproval(stderr, os.Stdin, e.Reason) }()
+			case actors.HostApprovalRequested:
+				d := hostAnswer(allowHosts, e)
+				fmt.Fprintf(stderr, "phoenix-desktop: a command asks to reach %s: %s\n", hostPort(e.Host, e.Port), d)
+				if err := rt.AnswerHost(e.RequestID, d); err != nil && !errors.Is(err, actors.ErrNoHostRequest) {
+					return fmt.Errorf("chat: answer the host request: %w", err)
+				}
 			case actors.StateChanged:
 				if domain.Busy(e.Conv.State) || (stopCode == 0 && queueGoesOn(ctx, rt, e.Conv)) {
 					continue
@@ -272,11 +308,11 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 					}
 				}
 			}
-		case yes := <-answers:
+		case grant := <-answers:
 			if pending == nil {
 				continue
 			}
-			err := rt.DecideUpgrade(ctx, conv.ID, pending.Exec, yes)
+			err := rt.DecideUpgrade(ctx, conv.ID, pending.Exec, grant)
 			pending = nil
 			if err != nil && !errors.Is(err, domain.ErrNoPendingApproval) {
 				return fmt.Errorf("chat: answer the upgrade request: %w", err)
@@ -284,7 +320,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		case sig := <-signals:
 			if sig == syscall.SIGUSR1 {
 				fmt.Fprintln(stderr, "\nphoenix-desktop: switching to Restricted mode…")
-				if err := rt.Downgrade(ctx, conv.ID); err != nil {
+				if err := rt.Downgrade(ctx, conv.ID, domain.ModeRestricted); err != nil {
 					fmt.Fprintf(stderr, "phoenix-desktop: could not switch to Restricted mode: %v\n", err)
 				}
 				continue
@@ -340,15 +376,25 @@ func chatResult(c domain.Conversation, stopCode int) error {
 // askApproval asks on the terminal, on standard error so that standard output stays a clean
 // transcript or JSON stream. Without a terminal the answer is no: nothing gets write access
 // without a person saying yes (REQ-BED-015).
-func askApproval(w io.Writer, in *os.File, reason string) bool {
+func askApproval(w io.Writer, in *os.File, reason string) domain.Mode {
 	if !term.IsTerminal(int(in.Fd())) {
-		fmt.Fprintln(w, "phoenix-desktop: the agent asks for write access; there is no terminal to ask on, so it is denied (pass --approve-upgrades to allow).")
-		return false
+		fmt.Fprintln(w, "phoenix-desktop: the agent asks for write access; there is no terminal to ask on, so it is denied (pass --approve-upgrades=project or =full to allow).")
+		return actors.DenyUpgrade
 	}
-	fmt.Fprintf(w, "The agent asks for write access: %s\nApprove? [y/N] ", reason)
+	fmt.Fprintf(w, "The agent asks for write access: %s\nAllow [p]roject edits (%s), [f]ull access, or [N]o? ", reason, domain.ModeProject.Allows())
 	line, _ := bufio.NewReader(in).ReadString('\n')
-	answer := strings.ToLower(strings.TrimSpace(line))
-	return answer == "y" || answer == "yes"
+	return approvalAnswer(line)
+}
+
+// approvalAnswer reads a terminal answer to the upgrade question; anything unclear is no.
+func approvalAnswer(line string) domain.Mode {
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "p", "project":
+		return domain.ModeProject
+	case "f", "full", "y", "yes":
+		return domain.ModeUnrestricted
+	}
+	return actors.DenyUpgrade
 }
 
 func sandboxNote(s actors.SandboxStatus) string {

@@ -117,6 +117,9 @@ func runGUI(args []string, stderr io.Writer) error {
 	if servers := opened.runtime.MCPServers(); servers != nil {
 		deps.MCP = servers
 	}
+	if opened.runtime.HostRulesAvailable() {
+		deps.Hosts = opened.runtime
+	}
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
 	return nil
 }

@@ -1,97 +1,136 @@
 package main
 
 import (
-	"encoding/json"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/phoenix-desktop/phoenix/actors"
-	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/sandbox"
 )
 
-// TestHeadlessProjectCommands: instructions, checkpoints, rewind, queue and the model switch
-// from the command line, on the offline demo model.
-func TestHeadlessProjectCommands(t *testing.T) {
-	if err := checkpoint.Available(); err != nil {
-		t.Skip(err)
+// --approve-upgrades takes a level; its old forms (bare, =true, =false) keep their meaning.
+func TestApproveUpgradesFlag(t *testing.T) {
+	cases := []struct {
+		args []string
+		want domain.Mode
+		bad  bool
+	}{
+		{nil, actors.DenyUpgrade, false},
+		{[]string{"--approve-upgrades"}, domain.ModeUnrestricted, false},
+		{[]string{"--approve-upgrades=true"}, domain.ModeUnrestricted, false},
+		{[]string{"--approve-upgrades=false"}, actors.DenyUpgrade, false},
+		{[]string{"--approve-upgrades=project"}, domain.ModeProject, false},
+		{[]string{"--approve-upgrades=full"}, domain.ModeUnrestricted, false},
+		{[]string{"--approve-upgrades=everything"}, "", true},
 	}
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, c := range cases {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var u upgradeAnswer
+		fs.Var(&u, "approve-upgrades", "")
+		err := fs.Parse(c.args)
+		if (err != nil) != c.bad || (!c.bad && u.grant != c.want) {
+			t.Errorf("%v: grant %q, err %v; want %q", c.args, u.grant, err, c.want)
+		}
+	}
+}
+
+func TestModeFlag(t *testing.T) {
+	for in, want := range map[string]domain.Mode{"restricted": domain.ModeRestricted, "Project": domain.ModeProject,
+		"unrestricted": domain.ModeUnrestricted, "full": domain.ModeUnrestricted} {
+		if got, err := parseMode(in); err != nil || got != want {
+			t.Errorf("parseMode(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := parseMode("open"); err == nil {
+		t.Error("an unknown mode was accepted")
+	}
+}
+
+// --allow-hosts and --hosts-file: exact names and IP addresses, and *.domain for subdomains
+// only; a headless run allows a listed host once and denies every other.
+func TestAllowHosts(t *testing.T) {
+	var h hostList
+	if err := h.Set("proxy.golang.org, *.npmjs.org,10.0.0.7"); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(file, []byte("# mirrors\nmirror.example.com\n\n*.pypi.org # pip\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.readHostsFile(file); err != nil {
+		t.Fatal(err)
+	}
+	for host, want := range map[string]bool{
+		"proxy.golang.org": true, "PROXY.golang.org.": true, "registry.npmjs.org": true, "npmjs.org": false,
+		"10.0.0.7": true, "10.0.0.8": false, "mirror.example.com": true, "files.pypi.org": true, "evil.example": false,
+		"golang.org": false,
+	} {
+		if got := h.allows(host); got != want {
+			t.Errorf("allows(%s) = %v; want %v", host, got, want)
+		}
+		d := hostAnswer(h, actors.HostApprovalRequested{Host: host, Port: 443})
+		if d.Allowed() != want || d == actors.HostAllowAlways {
+			t.Errorf("headless answer for %s: %v", host, d)
+		}
+	}
+	for _, bad := range []string{"*", "*.", "a b", "http://x.org", "x.org:443"} {
+		var l hostList
+		if err := l.Set(bad); err == nil {
+			t.Errorf("%q was accepted as a host", bad)
+		}
+	}
+	if err := h.readHostsFile(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("a missing hosts file was accepted")
+	}
+}
+
+func TestApprovalAnswer(t *testing.T) {
+	for in, want := range map[string]domain.Mode{"p\n": domain.ModeProject, "project": domain.ModeProject, "f": domain.ModeUnrestricted,
+		"yes": domain.ModeUnrestricted, "": actors.DenyUpgrade, "n": actors.DenyUpgrade, "maybe": actors.DenyUpgrade} {
+		if got := approvalAnswer(in); got != want {
+			t.Errorf("approvalAnswer(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// Headless chat: --mode=project starts in Project mode and --approve-upgrades=project
+// grants Project mode, where patch writes the tree; contradicting flags are refused before a
+// conversation exists.
+func TestChatProjectFlags(t *testing.T) {
 	data, cwd := t.TempDir(), t.TempDir()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"chat", "--mode=open", "x"}, "use restricted, project or unrestricted"},
+		{[]string{"chat", "--unrestricted", "--mode=project", "x"}, "contradict"},
+		{[]string{"chat", "--mode=project", "--continue", "abc", "x"}, "keeps its own"},
+		{[]string{"chat", "--approve-upgrades=project", "--deny-upgrades", "x"}, "exclude"},
+		{[]string{"chat", "--allow-hosts=a b", "x"}, "is not a host"},
+	} {
+		if code, out, errs := cli(t, c.args...); code == 0 || !strings.Contains(out+errs, c.want) {
+			t.Errorf("%v: exit %d\n%s%s", c.args, code, out, errs)
 		}
 	}
-	must(os.WriteFile(filepath.Join(cwd, "AGENTS.md"), []byte("Be brief."), 0o644))
-	must(os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("v1\n"), 0o644))
-
-	code, out, errs := cli(t, "chat", "--demo", "--unrestricted", "--data-dir", data, "--cwd", cwd, `patch: a.txt <<< v2\n`)
-	if code != 0 || !strings.Contains(out, "Instructions: AGENTS.md") {
-		t.Fatalf("chat: exit %d\n%s\n%s", code, out, errs)
+	if !sandbox.Probe().Available {
+		t.Skip("Landlock unavailable: conversations are Unrestricted only")
 	}
-	id := strings.Fields(out)[1]
-
-	code, out, errs = cli(t, "checkpoints", id, "--data-dir", data, "--json")
-	var cps []actors.Checkpoint
-	if code != 0 || json.Unmarshal([]byte(out), &cps) != nil || len(cps) != 1 || len(cps[0].Files) != 1 || cps[0].Files[0].Path != "a.txt" {
-		t.Fatalf("checkpoints --json: %d %s %s", code, out, errs)
+	code, out, errs := cli(t, "chat", "--demo", "--mode=project", "--data-dir", data, "--cwd", cwd, "echo: hi")
+	if code != 0 || !strings.Contains(out, "project mode") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	code, out, _ = cli(t, "checkpoints", id, "--data-dir", data)
-	if code != 0 || !strings.Contains(out, "a.txt (modified)") {
-		t.Fatalf("checkpoints: %d\n%s", code, out)
+	prompt := "upgrade: write a file\npatch: made.txt <<< written"
+	code, out, errs = cli(t, "chat", "--demo", "--approve-upgrades=project", "--data-dir", data, "--cwd", cwd, prompt)
+	if code != 0 || !strings.Contains(out, "Project mode") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-
-	// A change by the person after the checkpoint is not overwritten without --force.
-	must(os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("mine\n"), 0o644))
-	ck := strconv.FormatUint(uint64(cps[0].ID), 10)
-	code, _, errs = cli(t, "rewind", id, ck, "--data-dir", data)
-	if code != 1 || !strings.Contains(errs, "a.txt") || !strings.Contains(errs, "--force") {
-		t.Fatalf("rewind over a person's change: %d %s", code, errs)
-	}
-	code, out, errs = cli(t, "rewind", id, ck, "--data-dir", data, "--force")
-	if code != 0 || !strings.Contains(out, "reverted  a.txt") {
-		t.Fatalf("rewind --force: %d\n%s\n%s", code, out, errs)
-	}
-	if b, _ := os.ReadFile(filepath.Join(cwd, "a.txt")); string(b) != "v1\n" {
-		t.Fatalf("a.txt = %q after rewind", b)
-	}
-
-	// --continue with --model switches the model, persisted, with a notice in the history.
-	code, _, errs = cli(t, "chat", "--demo", "--data-dir", data, "--continue", id, "--model", "gpt-4o", "echo: hi")
-	if code != 0 || !strings.Contains(errs, "switched to gpt-4o") {
-		t.Fatalf("chat --model: %d %s", code, errs)
-	}
-	code, out, _ = cli(t, "show", id, "--data-dir", data, "--json")
-	var shown struct {
-		Conversation domain.Conversation `json:"conversation"`
-		Messages     []domain.Message    `json:"messages"`
-	}
-	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil || shown.Conversation.Model != "gpt-4o" {
-		t.Fatalf("show after switch: %d %s", code, out)
-	}
-	var notices []string
-	for _, m := range shown.Messages {
-		if m.Kind == domain.KindSystem {
-			notices = append(notices, m.Text)
-		}
-	}
-	if len(notices) != 2 || !strings.Contains(notices[0], "rewound") || notices[1] != domain.ModelChangedText(domain.DemoModel, "gpt-4o") {
-		t.Fatalf("system notices = %q", notices)
-	}
-
-	code, out, _ = cli(t, "queue", id, "--data-dir", data)
-	if code != 0 || !strings.Contains(out, "No queued messages") {
-		t.Fatalf("queue: %d %s", code, out)
-	}
-
-	// --no-instructions.
-	code, out, _ = cli(t, "chat", "--demo", "--no-instructions", "--data-dir", data, "--cwd", cwd, "echo: plain")
-	if code != 0 || strings.Contains(out, "Instructions:") {
-		t.Fatalf("--no-instructions: %d\n%s", code, out)
+	if b, err := os.ReadFile(filepath.Join(cwd, "made.txt")); err != nil || strings.TrimSpace(string(b)) != "written" {
+		t.Fatalf("the Project-mode patch did not write the file: %q %v", b, err)
 	}
 }

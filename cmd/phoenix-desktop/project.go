@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// upgradeAnswer is --approve-upgrades: what headless chat answers a request_mode_upgrade
+// with. "project" allows edits in the project (Project mode), "full" everything
+// (Unrestricted). The flag was a plain switch before Project mode existed, so a bare
+// --approve-upgrades (and =true) still means full, and =false means ask.
+type upgradeAnswer struct{ grant domain.Mode }
+
+func (u *upgradeAnswer) String() string {
+	switch u.grant {
+	case domain.ModeProject:
+		return "project"
+	case domain.ModeUnrestricted:
+		return "full"
+	}
+	return ""
+}
+
+func (u *upgradeAnswer) Set(s string) error {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "project":
+		u.grant = domain.ModeProject
+	case "full", "true", "1", "unrestricted":
+		u.grant = domain.ModeUnrestricted
+	case "false", "0":
+		u.grant = actors.DenyUpgrade
+	default:
+		return fmt.Errorf("%q is not an answer: use project (edits in this project) or full (everything)", s)
+	}
+	return nil
+}
+
+// IsBoolFlag lets the flag stand alone, as it did when it was a switch.
+func (u *upgradeAnswer) IsBoolFlag() bool { return true }
+
+// parseMode reads --mode, the mode of a new conversation.
+func parseMode(s string) (domain.Mode, error) {
+	m := domain.Mode(strings.ToLower(strings.TrimSpace(s)))
+	if m == "full" {
+		m = domain.ModeUnrestricted
+	}
+	if !m.Known() {
+		return "", fmt.Errorf("--mode %q: use restricted, project or unrestricted", s)
+	}
+	return m, nil
+}
+
+// hostList is --allow-hosts (comma-separated, repeatable) and the lines of --hosts-file:
+// the hosts a headless run lets Project-mode commands reach when the proxy asks.
+type hostList []string
+
+func (h *hostList) String() string { return strings.Join(*h, ",") }
+
+func (h *hostList) Set(s string) error {
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.ToLower(strings.TrimSpace(p)); p != "" {
+			if err := checkHostPattern(p); err != nil {
+				return err
+			}
+			*h = append(*h, p)
+		}
+	}
+	return nil
+}
+
+func checkHostPattern(p string) error {
+	rest := strings.TrimPrefix(p, "*.")
+	if rest == "" || strings.ContainsAny(rest, "*/: \t") {
+		return fmt.Errorf("%q is not a host: write a name such as proxy.golang.org, *.example.org for its subdomains, or an IP address", p)
+	}
+	return nil
+}
+
+// readHostsFile adds the hosts of a file to the list: one a line, # starts a comment.
+func (h *hostList) readHostsFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("--hosts-file: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		if err := h.Set(line); err != nil {
+			return fmt.Errorf("--hosts-file %s:%d: %w", path, n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("--hosts-file %s: %w", path, err)
+	}
+	return nil
+}
+
+// allows reports whether host is on the list: an exact name (or IP address), or a
+// subdomain of a "*.example.org" pattern (the pattern's own domain is not included).
+func (h hostList) allows(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, p := range h {
+		if suffix, ok := strings.CutPrefix(p, "*."); ok {
+			if strings.HasSuffix(host, "."+suffix) {
+				return true
+			}
+		} else if host == p {
+			return true
+		}
+	}
+	return false
+}
+
+// hostAnswer is headless chat's answer to a host card: allowed once when the host is on
+// --allow-hosts, denied otherwise (nobody is there to ask).
+func hostAnswer(allowed hostList, e actors.HostApprovalRequested) actors.HostDecision {
+	if allowed.allows(e.Host) {
+		return actors.HostAllowOnce
+	}
+	return actors.HostDeny
+}
+
+func hostPort(host string, port int) string {
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return host + ":" + strconv.Itoa(port)
+}

@@ -1,0 +1,262 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// buttonsIn lists the buttons below o, in layout order.
+func buttonsIn(o fyne.CanvasObject) []*widget.Button {
+	var out []*widget.Button
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch w := o.(type) {
+		case *widget.Button:
+			out = append(out, w)
+		case *fyne.Container:
+			for _, c := range w.Objects {
+				walk(c)
+			}
+		case *widget.Card:
+			walk(w.Content)
+		}
+	}
+	walk(o)
+	return out
+}
+
+func buttonNamed(t *testing.T, o fyne.CanvasObject, text string) *widget.Button {
+	t.Helper()
+	for _, b := range buttonsIn(o) {
+		if b.Text == text && b.Visible() {
+			return b
+		}
+	}
+	t.Fatalf("no visible button %q", text)
+	return nil
+}
+
+// REQ-BED-015 (issue 24): the approval card offers three answers, "Allow edits in this
+// project" first and highlighted; it grants Project mode, after which the badge says Project,
+// the header offers to switch down, and a second request offers only what is left.
+func TestApprovalCardOffersProjectFirst_REQ_BED_015(t *testing.T) {
+	h, id := upgradeScene(t)
+	p := h.approvalPart()
+	var labels []string
+	for _, b := range buttonsIn(p.obj) {
+		if b.Visible() {
+			labels = append(labels, b.Text)
+		}
+	}
+	if !slices.Equal(labels, []string{approveProjectLabel, approveFullLabel, denyLabel}) {
+		t.Fatalf("buttons %v; want Project first, then everything, then Deny", labels)
+	}
+	if p.project.Importance != widget.HighImportance || p.full.Importance == widget.HighImportance {
+		t.Error("the recommended answer is not the highlighted one")
+	}
+	if got := p.explain.String(); !containsAll(got, domain.ModeProject.Allows(), domain.ModeUnrestricted.Allows(), "keeps Restricted mode") {
+		t.Errorf("the card does not say what each answer allows: %q", got)
+	}
+
+	test.Tap(p.project)
+	h.waitFor("Project mode", func() bool { return h.m.mode.text == "Project" })
+	if h.f.decisions[0] != domain.ModeProject || h.f.conversation(id).Mode != domain.ModeProject {
+		t.Fatalf("decision %q, mode %s; want project", h.f.decisions[0], h.f.conversation(id).Mode)
+	}
+	h.settle()
+	if !h.m.switchBox.Visible() || !h.m.switchBtn.Visible() || h.m.projectBtn.Visible() {
+		t.Error("in Project mode the header offers Switch to Restricted only")
+	}
+
+	// The agent asks again from Project mode: the card offers everything or Deny.
+	h.f.respond(t, id, "", []domain.ToolCall{upgradeCall("u2", "I need to install a global tool.")}, domain.Usage{InputTokens: 600})
+	h.waitFor("the second card", func() bool {
+		r := h.lastRow()
+		return r != nil && r.kind == rowApproval && r.exec != 0 && len(h.f.decisions) == 1 && h.status() == "Waiting for your approval"
+	})
+	h.settle()
+	p = h.approvalPart()
+	if p.project.Visible() || !p.full.Visible() || !p.deny.Visible() {
+		t.Fatal("in Project mode the card must not offer Project again")
+	}
+	if got := p.explain.String(); !containsAll(got, "keeps Project mode") {
+		t.Errorf("explain %q", got)
+	}
+	test.Tap(p.deny)
+	h.waitFor("the agent to go on", func() bool { return h.status() == "Thinking…" })
+	if h.f.decisions[1] != actors.DenyUpgrade || h.m.mode.text != "Project" {
+		t.Fatalf("decision %q, badge %q", h.f.decisions[1], h.m.mode.text)
+	}
+	h.f.respond(t, id, "Done.", nil, domain.Usage{InputTokens: 700})
+	h.waitFor("ready", func() bool { return h.status() == "Ready" })
+	test.Tap(h.m.switchBtn)
+	h.waitFor("Restricted again", func() bool { return h.m.mode.text == "Restricted" })
+}
+
+// REQ-BED-016: from Unrestricted the header offers both lower modes; Switch to Project
+// takes effect at once.
+func TestSwitchDownToProject_REQ_BED_016(t *testing.T) {
+	h, id := upgradeScene(t)
+	test.Tap(h.approvalPart().full)
+	h.waitFor("Unrestricted", func() bool { return h.m.mode.text == "Unrestricted" })
+	h.f.respond(t, id, "Done.", nil, domain.Usage{InputTokens: 600})
+	h.waitFor("ready", func() bool { return h.status() == "Ready" })
+	h.settle()
+	if !h.m.projectBtn.Visible() || !h.m.switchBtn.Visible() {
+		t.Fatal("Unrestricted offers Switch to Project and Switch to Restricted")
+	}
+	test.Tap(h.m.projectBtn)
+	h.waitFor("Project", func() bool { return h.m.mode.text == "Project" })
+	if h.f.conversation(id).Mode != domain.ModeProject {
+		t.Fatalf("mode %s", h.f.conversation(id).Mode)
+	}
+}
+
+// The host card (issue 24): a command's request to reach a new host shows a card for its
+// conversation with Allow once, Always for this project and Deny; the answer goes to the
+// backend and the card closes; a request withdrawn by the runtime closes too, and another
+// conversation's request is not shown here.
+func TestHostCard(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	publish := func(ev actors.Event) {
+		h.f.mu.Lock()
+		defer h.f.mu.Unlock()
+		h.f.publish(ev)
+	}
+	publish(actors.HostApprovalRequested{ConvID: id, RequestID: id + "/1", Host: "registry.npmjs.org", Port: 443, Project: "/home/ada/src/parser"})
+	publish(actors.HostApprovalRequested{ConvID: "other", RequestID: "other/1", Host: "evil.example", Port: 80})
+	h.waitFor("the host card", func() bool { return h.m.hosts.box.Visible() && len(h.m.hosts.box.Objects) == 1 })
+	card := h.m.hosts.box.Objects[0]
+	var labels []string
+	for _, b := range buttonsIn(card) {
+		labels = append(labels, b.Text)
+	}
+	if !slices.Equal(labels, []string{hostAllowOnceLabel, hostAllowAlwaysLabel, hostDenyLabel}) {
+		t.Fatalf("buttons %v", labels)
+	}
+	if !containsAll(textsIn(card), "The command wants to reach registry.npmjs.org:443") {
+		t.Fatalf("card text %q", textsIn(card))
+	}
+	test.Tap(buttonNamed(t, card, hostAllowAlwaysLabel))
+	h.waitFor("the card to close", func() bool { return !h.m.hosts.box.Visible() })
+	if d := h.f.hostAnswers[id+"/1"]; d != actors.HostAllowAlways {
+		t.Fatalf("answer %v", d)
+	}
+
+	// A request the runtime withdraws (the command ended) closes without an answer.
+	publish(actors.HostApprovalRequested{ConvID: id, RequestID: id + "/2", Host: "10.0.0.1", Port: 22})
+	h.waitFor("the second card", func() bool { return h.m.hosts.box.Visible() })
+	if !containsAll(textsIn(h.m.hosts.box), "10.0.0.1:22") {
+		t.Fatalf("card text %q", textsIn(h.m.hosts.box))
+	}
+	publish(actors.HostApprovalAnswered{ConvID: id, RequestID: id + "/2", Withdrawn: true})
+	h.waitFor("the withdrawn card to close", func() bool { return !h.m.hosts.box.Visible() })
+	if _, answered := h.f.hostAnswers[id+"/2"]; answered {
+		t.Fatal("a withdrawn request was answered")
+	}
+}
+
+// textsIn joins the label texts below o.
+func textsIn(o fyne.CanvasObject) string {
+	var out string
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch w := o.(type) {
+		case *widget.Label:
+			out += w.Text + "\n"
+		case *fyne.Container:
+			for _, c := range w.Objects {
+				walk(c)
+			}
+		case *widget.Card:
+			walk(w.Content)
+		}
+	}
+	walk(o)
+	return out
+}
+
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// fakeHostRules is the allowed hosts of the Settings test.
+type fakeHostRules struct {
+	mu    sync.Mutex
+	hosts map[string][]string
+	reg   map[string]bool
+}
+
+func (r *fakeHostRules) AllowedHosts(p string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.hosts[p])
+}
+
+func (r *fakeHostRules) RemoveHost(p, pattern string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hosts[p] = slices.DeleteFunc(r.hosts[p], func(h string) bool { return h == pattern })
+	return nil
+}
+
+func (r *fakeHostRules) Registries(p string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reg[p]
+}
+
+func (r *fakeHostRules) SetRegistries(p string, on bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reg[p] = on
+	return nil
+}
+
+// Settings → Allowed hosts… lists the open project's hosts, removes one, and switches the
+// package registries on.
+func TestAllowedHostsSettings(t *testing.T) {
+	rules := &fakeHostRules{hosts: map[string][]string{"/home/ada/src/parser": {"proxy.golang.org", "*.npmjs.org"}}, reg: map[string]bool{}}
+	h, _ := newOpenConversation(t, func(_ *fakeBackend, d *Deps) { d.Hosts = rules })
+	p := h.m.showHostSettings()
+	body := p.body
+	h.waitFor("the hosts", func() bool {
+		return containsAll(textsIn(body), "proxy.golang.org", "*.npmjs.org", "/home/ada/src/parser")
+	})
+	var remove *widget.Button
+	for _, o := range body.Objects {
+		if c, ok := o.(*fyne.Container); ok && containsAll(textsIn(c), "*.npmjs.org") {
+			remove = buttonNamed(t, c, "Remove")
+		}
+	}
+	if remove == nil {
+		t.Fatal("no Remove button beside *.npmjs.org")
+	}
+	test.Tap(remove)
+	h.waitFor("the host to go", func() bool {
+		return containsAll(textsIn(body), "proxy.golang.org") && !containsAll(textsIn(body), "*.npmjs.org")
+	})
+	if got := rules.AllowedHosts("/home/ada/src/parser"); !slices.Equal(got, []string{"proxy.golang.org"}) {
+		t.Fatalf("hosts %v", got)
+	}
+	for _, o := range body.Objects {
+		if c, ok := o.(*widget.Check); ok {
+			test.Tap(c)
+		}
+	}
+	h.waitFor("registries on", func() bool { return rules.Registries("/home/ada/src/parser") })
+}
