@@ -90,6 +90,10 @@ type Summary = persistence.Summary
 // sandbox this machine has (sandbox.Describe).
 type SandboxStatus = sandbox.Layers
 
+// ProjectSummary is what Project mode means in plain words, with how many hosts the person
+// allowed for the project (the sandbox words it; the window shows it in the badge).
+func ProjectSummary(hosts int) string { return sandbox.ProjectSummary(hosts) }
+
 // SandboxLayer is one layer of the sandbox in a SandboxStatus.
 type SandboxLayer = sandbox.Layer
 

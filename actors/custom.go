@@ -229,7 +229,9 @@ func (s sandboxHookRunner) Run(ctx context.Context, command string, stdin []byte
 			env = append(env, kv)
 		}
 	}
-	policy := sandbox.Policy{TempDir: dir, Unrestricted: s.mode == domain.ModeUnrestricted}
+	// The conversation's own mode, through the one mapping bash uses; a project hook gets no
+	// proxy (it is the project's code, not the person's request).
+	policy := tools.SandboxPolicy(tools.Env{Cwd: s.cwd, Mode: s.mode, TempDir: dir})
 	script := "exec <" + shellQuote(input) + "\n" + command
 	return sandbox.Run(ctx, policy, script, sandbox.RunOptions{Dir: s.cwd, Env: custom.Env(env, s.cwd), Stdout: stdout, Stderr: stderr})
 }

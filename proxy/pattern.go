@@ -114,3 +114,25 @@ func (p pattern) matches(h host, port int) bool {
 	}
 	return h.name == p.host.name
 }
+
+// CheckPattern says what is wrong with an allowed-host entry, or nil: the one reading of
+// entries, for lists the app takes from elsewhere (a headless run's --allow-hosts).
+func CheckPattern(entry string) error {
+	_, err := parsePattern(entry)
+	return err
+}
+
+// MatchAny reports whether a connection to hostName:port is allowed by one of entries, as
+// the project's own list would allow it. Entries that do not parse allow nothing.
+func MatchAny(entries []string, hostName string, port int) bool {
+	h, err := parseHost(hostName)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if p, err := parsePattern(e); err == nil && p.matches(h, port) {
+			return true
+		}
+	}
+	return false
+}

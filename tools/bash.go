@@ -55,10 +55,14 @@ func (b *Bash) Run(ctx context.Context, env Env, raw json.RawMessage) Output {
 	runCtx, stop := context.WithTimeout(ctx, timeout)
 	defer stop()
 	var stdout, stderr capture
+	// What the sandbox did about the command (Project mode: a protected file it created was
+	// removed) goes to the model with the output.
+	var notices []string
 	start := time.Now()
 	code, err := sandbox.Run(runCtx, policy, args.Command, sandbox.RunOptions{
 		Dir: env.Cwd, Env: commandEnv(os.Environ(), env.restricted(), env.TempDir),
 		Stdout: &stdout, Stderr: &stderr,
+		Notice: func(n string) { notices = append(notices, n) },
 	})
 	elapsed := time.Since(start)
 
@@ -82,6 +86,9 @@ func (b *Bash) Run(ctx context.Context, env Env, raw json.RawMessage) Output {
 		status = err.Error()
 	}
 	content, truncated := formatOutput(&stdout, &stderr, status)
+	for _, n := range notices {
+		content += "[" + n + "]\n"
+	}
 	lines := stdout.lineCount() + stderr.lineCount()
 	summary := summarize(outcome, status, lines, elapsed, truncated)
 	return Output{Outcome: outcome, Content: content, Display: &domain.ToolDisplay{Summary: summary}}

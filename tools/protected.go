@@ -6,19 +6,16 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/phoenix-desktop/phoenix/sandbox"
 )
 
 // ProtectedPatterns is the table of files inside a working tree that Project mode keeps
 // read-only, because they make a program run later: git's hooks and configuration, the
 // project's agent and editor settings, shell start-up files. Each pattern is relative to the
-// tree, slash-separated, and covers the path itself and everything below it. The table's
-// home is the sandbox (sandbox.ProtectedFiles), which enforces it on commands in the kernel;
-// patch reads the same table. Until that table is merged this variable holds its copy, and
-// the lead points it at sandbox.ProtectedFiles on merge.
-var ProtectedPatterns = []string{
-	".git/hooks", ".git/config", ".gitmodules", ".mcp.json", ".phoenix", ".claude", ".vscode", ".idea",
-	".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".envrc",
-}
+// tree, slash-separated, and covers the path itself and everything below it. Its home is the
+// sandbox, which enforces it on commands in the kernel; patch reads the same table.
+var ProtectedPatterns = sandbox.ProtectedFiles
 
 // protectedInTree reports whether path, an absolute and cleaned path inside tree, is
 // protected by patterns (see ProtectedPatterns): it is a protected file, lies below one, or

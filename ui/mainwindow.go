@@ -981,7 +981,14 @@ func (m *MainWindow) sandboxDetails() string {
 		head = "This conversation is Unrestricted: its commands run without the sandbox (a supervisor still ends every process they start)."
 	}
 	if m.current != nil && m.current.conv.Mode == domain.ModeProject {
-		head = "This conversation is in Project mode: " + domain.ModeProject.Allows() + "."
+		var hosts []string
+		if m.deps.Hosts != nil {
+			hosts = m.deps.Hosts.AllowedHosts(m.current.conv.Cwd)
+		}
+		head = "This conversation is in Project mode. " + actors.ProjectSummary(len(hosts))
+		if len(hosts) > 0 {
+			head += "\nAllowed hosts: " + strings.Join(hosts, ", ")
+		}
 	}
 	return head + "\n\n" + m.sandbox.String()
 }

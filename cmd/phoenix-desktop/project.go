@@ -9,6 +9,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/proxy"
 )
 
 // upgradeAnswer is --approve-upgrades: what headless chat answers a request_mode_upgrade
@@ -74,13 +75,8 @@ func (h *hostList) Set(s string) error {
 	return nil
 }
 
-func checkHostPattern(p string) error {
-	rest := strings.TrimPrefix(p, "*.")
-	if rest == "" || strings.ContainsAny(rest, "*/: \t") {
-		return fmt.Errorf("%q is not a host: write a name such as proxy.golang.org, *.example.org for its subdomains, or an IP address", p)
-	}
-	return nil
-}
+// checkHostPattern reads an entry as the proxy's own list does (one reading of entries).
+func checkHostPattern(p string) error { return proxy.CheckPattern(p) }
 
 // readHostsFile adds the hosts of a file to the list: one a line, # starts a comment.
 func (h *hostList) readHostsFile(path string) error {
@@ -102,26 +98,15 @@ func (h *hostList) readHostsFile(path string) error {
 	return nil
 }
 
-// allows reports whether host is on the list: an exact name (or IP address), or a
-// subdomain of a "*.example.org" pattern (the pattern's own domain is not included).
-func (h hostList) allows(host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, p := range h {
-		if suffix, ok := strings.CutPrefix(p, "*."); ok {
-			if strings.HasSuffix(host, "."+suffix) {
-				return true
-			}
-		} else if host == p {
-			return true
-		}
-	}
-	return false
-}
+// allows reports whether host:port is on the list, matched as the proxy matches a
+// project's allowed hosts (an exact name or address, "*.example.org" for its subdomains
+// only, an optional :port).
+func (h hostList) allows(host string, port int) bool { return proxy.MatchAny(h, host, port) }
 
 // hostAnswer is headless chat's answer to a host card: allowed once when the host is on
 // --allow-hosts, denied otherwise (nobody is there to ask).
 func hostAnswer(allowed hostList, e actors.HostApprovalRequested) actors.HostDecision {
-	if allowed.allows(e.Host) {
+	if allowed.allows(e.Host, e.Port) {
 		return actors.HostAllowOnce
 	}
 	return actors.HostDeny

@@ -71,7 +71,7 @@ func TestAllowHosts(t *testing.T) {
 		"10.0.0.7": true, "10.0.0.8": false, "mirror.example.com": true, "files.pypi.org": true, "evil.example": false,
 		"golang.org": false,
 	} {
-		if got := h.allows(host); got != want {
+		if got := h.allows(host, 443); got != want {
 			t.Errorf("allows(%s) = %v; want %v", host, got, want)
 		}
 		d := hostAnswer(h, actors.HostApprovalRequested{Host: host, Port: 443})
@@ -79,7 +79,7 @@ func TestAllowHosts(t *testing.T) {
 			t.Errorf("headless answer for %s: %v", host, d)
 		}
 	}
-	for _, bad := range []string{"*", "*.", "a b", "http://x.org", "x.org:443"} {
+	for _, bad := range []string{"*", "*.", "a b", "http://x.org"} {
 		var l hostList
 		if err := l.Set(bad); err == nil {
 			t.Errorf("%q was accepted as a host", bad)

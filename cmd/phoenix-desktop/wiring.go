@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -295,6 +296,8 @@ type session struct {
 	index   *search.Index
 	model   *model
 	runtime *actors.Runtime
+	// proxy is the network proxy of Project mode; nil where Project mode is unavailable.
+	proxy *appProxy
 }
 
 func (a *session) Close() {
@@ -303,6 +306,9 @@ func (a *session) Close() {
 	}
 	// After the runtime: its commands have ended, so every supervisor is idle.
 	sandbox.Shutdown()
+	if a.proxy != nil {
+		a.proxy.Close()
+	}
 	if a.index != nil {
 		_ = a.index.Close() // derived data: whatever it missed, it catches up on at the next start
 	}
@@ -350,7 +356,18 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 	if a.index != nil {
 		searcher = a.index
 	}
+	// The proxy asks the runtime about new hosts; the runtime is set once it has started.
+	var started atomic.Pointer[actors.Runtime]
+	a.proxy, err = openProxy(store.Dir(), started.Load, log)
+	if err != nil {
+		log.Error("the network proxy for Project mode could not start; Project-mode commands have no network", "error", err)
+	}
+	var hostProxy actors.HostProxy
+	if a.proxy != nil {
+		hostProxy = a.proxy
+	}
 	rt, err := actors.Start(actors.Config{
+		HostProxy:    hostProxy,
 		Search:       searcher,
 		OutputLimits: limits,
 		Store:        store,
@@ -373,5 +390,6 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		return nil, err
 	}
 	a.runtime = rt
+	started.Store(rt)
 	return a, nil
 }
