@@ -124,6 +124,9 @@ type Config struct {
 	// (custom.PersonalDirs); Hooks runs hooks, nil for none.
 	PersonalDirs []string
 	Hooks        *custom.Hooks
+	// HiddenPathsFile keeps the person's own entries of the sandbox's secrets table
+	// (secrets.go); empty means Settings cannot change them.
+	HiddenPathsFile string
 	// RequestTimeout bounds a command's round trip through the actors when the caller's
 	// context has no deadline.
 	RequestTimeout time.Duration

@@ -166,6 +166,7 @@ func (m *MainWindow) showSettings() {
 		m.mcpSettingsItem(),
 		m.hooksSettingsItem(),
 		m.hostSettingsItem(),
+		m.hiddenPathsSettingsItem(),
 	}
 	f.items = items
 	f.dlg = dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {

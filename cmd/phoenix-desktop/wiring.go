@@ -191,6 +191,16 @@ func (c *commonFlags) openStore(log *slog.Logger) (*persistence.Store, error) {
 // lists more places no sandboxed command may read, one absolute path (or ~/path) a line.
 const extraSecretsFile = "hidden-paths.txt"
 
+// hiddenPathsFile is the person's list of places to hide from commands, "" when there is no
+// configuration directory.
+func hiddenPathsFile() string {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "phoenix-desktop", extraSecretsFile)
+}
+
 // hideAppFiles adds the app's own directories — its configuration (the key file where no
 // keyring answers), its data (every conversation's store, the search index, checkpoints, the
 // temp dirs) and its cache — and the person's own list to the sandbox's secrets table.
@@ -201,7 +211,7 @@ func hideAppFiles(dataDir string, log *slog.Logger) {
 		b, err := os.ReadFile(filepath.Join(d, "phoenix-desktop", extraSecretsFile))
 		switch {
 		case err == nil:
-			if err := sandbox.SetExtraSecrets(strings.Split(string(b), "\n")); err != nil {
+			if err := sandbox.SetExtraSecrets(actors.ParseHiddenPaths(string(b))); err != nil {
 				log.Warn("the list of places to hide from commands has an entry that is not a path; the list is ignored until it is fixed", "file", filepath.Join(d, "phoenix-desktop", extraSecretsFile), "err", err)
 			}
 		case !errors.Is(err, os.ErrNotExist):
@@ -382,8 +392,9 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		TempRoot: filepath.Join(store.Dir(), "sandbox-tmp"),
 		MCP:      hub,
 		// Commands, skills and hooks (package custom), from the same configuration directory.
-		PersonalDirs: personalCustomDirs(),
-		Hooks:        openHooks(),
+		PersonalDirs:    personalCustomDirs(),
+		Hooks:           openHooks(),
+		HiddenPathsFile: hiddenPathsFile(),
 	})
 	if err != nil {
 		a.Close()
