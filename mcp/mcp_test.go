@@ -32,7 +32,6 @@ func mustJSON(s string) any {
 	return v
 }
 
-
 func specNames(specs []domain.ToolSpec) []string {
 	var names []string
 	for _, s := range specs {
