@@ -187,6 +187,9 @@ type Runtime struct {
 	// gates holds each conversation's stopGate (id → *stopGate), shared by Cancel and the
 	// conversation's actor.
 	gates sync.Map
+	// mcpc holds the MCP requests waiting for the person and each conversation's servers
+	// (mcpask.go).
+	mcpc mcpConvs
 	// restoreHook, when set, runs in ApplyRestore after the actor granted the restore and
 	// before git writes the tree. Only tests in this package set it, to hold a restore half
 	// way.

@@ -341,6 +341,7 @@ func (a *conversationActor) cleanup() {
 		// Kills the servers' trees (the cancels above end any call or start first); before
 		// the temp dir goes, because a Restricted server runs in it.
 		a.mcp.Close()
+		a.rt.forgetMCPSet(a.id, a.mcp)
 		a.mcp = nil
 	}
 	if a.rt.cfg.HostProxy != nil {
@@ -568,7 +569,7 @@ func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
 // on first use; nil when MCP is off.
 func (a *conversationActor) mcpServers() *mcp.Set {
 	if a.mcp == nil && a.rt.cfg.MCP != nil {
-		a.mcp = a.rt.cfg.MCP.NewSet(a.conv.Cwd)
+		a.mcp = a.rt.newMCPSet(a.id, a.conv.Cwd)
 	}
 	return a.mcp
 }

@@ -14,8 +14,8 @@ import (
 // MessageCommitted events (in sequence order) come before its StateChanged. TextDelta events
 // of a request arrive before the MessageCommitted of the reply they belong to.
 // Delivery: StateChanged, MessageCommitted, ConversationCreated, ApprovalRequested,
-// HostApprovalRequested, HostApprovalAnswered (hosts.go) and Notice
-// are never dropped. TextDelta may be coalesced (consecutive deltas of the same request and
+// HostApprovalRequested, HostApprovalAnswered (hosts.go) and Notice are never dropped, nor
+// are the MCP requests for the person and their closing (mcpask.go). TextDelta may be coalesced (consecutive deltas of the same request and
 // kind are joined) when a subscriber falls behind; the committed reply is always complete. A
 // ToolProgress may be replaced by the next one of the same call.
 

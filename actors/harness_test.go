@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
+
 	"context"
 	"errors"
 	"io"
@@ -25,6 +27,7 @@ import (
 // binary re-executed), and checks that no test leaves a goroutine behind.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
+	mcptest.MaybeRunServer() // the test binary as the small MCP server (mcpask_test.go)
 	goleak.VerifyTestMain(m)
 }
 

@@ -27,8 +27,16 @@ func requireMCPServer(t *testing.T, bin string) string {
 }
 
 func withMCP(servers map[string]mcp.ServerConfig) harnessOption {
-	return func(c *Config) { c.MCP = mcp.FixedHub(mcp.Config{Servers: servers}, mcp.Options{}) }
+	return withMCPOptions(servers, mcp.Options{})
 }
+
+func withMCPOptions(servers map[string]mcp.ServerConfig, opts mcp.Options) harnessOption {
+	return func(c *Config) { c.MCP = mcp.FixedHub(mcp.Config{Servers: servers}, opts) }
+}
+
+// allowWrites lets the file-system server's write_file (marked destructive) run without a
+// card, as --mcp-allow-tools does, so that what refuses it in Restricted mode is the sandbox.
+var allowWrites = mcp.Options{AllowTools: []string{"fs/write_file"}}
 
 // The issue's "done when", headless: the agent reads through the file-system server in a
 // Restricted conversation; its write through the server is refused by the sandbox until the
@@ -40,7 +48,7 @@ func TestMCPFilesystemServerInRestrictedConversation_REQ_BED_014(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("the project's notes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, withMCP(map[string]mcp.ServerConfig{"fs": {Command: bin, Args: []string{cwd}}}))
+	h := newHarness(t, withMCPOptions(map[string]mcp.ServerConfig{"fs": {Command: bin, Args: []string{cwd}}}, allowWrites))
 	c := h.create(NewConversation{Cwd: cwd})
 
 	h.turn(c.ID, `mcp: fs read_text_file {"path":"`+filepath.Join(cwd, "notes.txt")+`"}`)
@@ -98,7 +106,7 @@ func TestMCPFilesystemServerInRestrictedConversation_REQ_BED_014(t *testing.T) {
 func TestMCPServersOfSubAgentsAreRestricted_REQ_BED_018(t *testing.T) {
 	bin := requireMCPServer(t, mcptest.Filesystem)
 	cwd := t.TempDir()
-	h := newHarness(t, withMCP(map[string]mcp.ServerConfig{"fs": {Command: bin, Args: []string{cwd}}}))
+	h := newHarness(t, withMCPOptions(map[string]mcp.ServerConfig{"fs": {Command: bin, Args: []string{cwd}}}, allowWrites))
 	c := h.create(NewConversation{Cwd: cwd, Unrestricted: true})
 	write := func(name string) string {
 		return `mcp: fs write_file {"path":"` + filepath.Join(cwd, name) + `","content":"x"}`

@@ -48,6 +48,12 @@ type ServerConfig struct {
 	Timeout int64 `json:"timeout,omitempty"`
 	// Disabled keeps a server in the file without starting it (Settings' Enable switch).
 	Disabled bool `json:"disabled,omitempty"`
+	// AlwaysAllow names the server's tools marked destructive that run without asking
+	// (the card's "Always allow this tool"; the key other clients use for it). Honoured for
+	// the person's own servers only: a project's file cannot allow its own tools. It is not
+	// part of the fingerprint, so allowing a tool neither restarts the server nor revokes a
+	// project server's approval.
+	AlwaysAllow []string `json:"alwaysAllow,omitempty"`
 }
 
 // IsURL reports whether the server is reached over HTTP rather than started as a command.
@@ -190,7 +196,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 	}
 	for name, sc := range c.Servers {
 		if raw, ok := c.raw[name]; ok {
-			if was, err := decodeServer(raw); err == nil && fingerprint(was) == fingerprint(sc) {
+			if was, err := decodeServer(raw); err == nil && sameEntry(was, sc) {
 				servers[name] = raw
 				continue
 			}
@@ -431,9 +437,17 @@ func DefaultConfigPath() (string, error) {
 // fingerprint identifies a project server's exact configuration, so that allowing it covers
 // that command and nothing a later edit of the project's file puts in its place.
 func fingerprint(c ServerConfig) string {
+	c.AlwaysAllow = nil
 	data, _ := json.Marshal(c) // maps marshal with sorted keys: stable
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// sameEntry reports whether two entries would be written alike, every field included.
+func sameEntry(a, b ServerConfig) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
 }
 
 // approvals records which project servers the person allowed: working directory → server

@@ -14,8 +14,11 @@
 // model as mcp__SERVER__TOOL, each input schema compiled as JSON Schema before it is offered.
 // A line on a stdio server's stdout that is not JSON-RPC is skipped into its log (stdio.go).
 //
-// Of the protocol beyond tools (features.go, elicit.go): the client declares elicitation and
-// answers it through Options.Elicit (refusing clearly without one); resources are read
+// Of the protocol beyond tools (features.go, elicit.go, ask.go): the client declares
+// elicitation and answers it through the set's Asker (Set.Ask; the conversation's runtime), else
+// Options.Elicit, refusing clearly without either; a tool whose annotations mark it destructive
+// (and not read-only) runs outside Unrestricted mode only once the Asker confirms it, or the
+// person always allowed it (the server's "alwaysAllow", or Options.AllowTools); resources are read
 // through one more tool per server, mcp__SERVER__read_resource; prompts are listed
 // (Set.Prompts) and fetched (Set.GetPrompt); a server's instructions go into the system
 // prompt, capped; tool annotations are shown and told to the model. Roots, sampling and

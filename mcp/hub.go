@@ -70,6 +70,9 @@ type Options struct {
 	// 2026-07-28 multi round-trip call) by asking the person; nil refuses every request with
 	// an error that says input cannot be given here.
 	Elicit func(ctx context.Context, server string, req Elicitation) (ElicitAnswer, error)
+	// AllowTools are tools marked destructive that run without asking, as "SERVER/TOOL"
+	// (a headless run's --mcp-allow-tools).
+	AllowTools []string
 }
 
 const (
@@ -98,6 +101,9 @@ type Hub struct {
 	// retries counts the person's "Retry" clicks per server: a set starts a server that
 	// failed under an older count again.
 	retries map[string]int
+	// allowedTools are the destructive tools the person always allowed in this session
+	// ("SERVER/TOOL"), kept also where the configuration cannot be saved.
+	allowedTools map[string]bool
 }
 
 // OpenHub loads the person's configuration from path (a missing file is no servers) and the
@@ -515,4 +521,52 @@ func (h *Hub) problems(cwd string) ([]problem, []string) {
 		notes[i] = file + ": " + n
 	}
 	return out, notes
+}
+
+// toolKey names a server's tool as Options.AllowTools and --mcp-allow-tools do.
+func toolKey(server, tool string) string { return server + "/" + tool }
+
+// ToolAllowed reports whether a tool marked destructive runs without asking: the person
+// always allowed it (in this session, or in their own server's "alwaysAllow"), or the
+// headless run's Options.AllowTools names it.
+func (h *Hub) ToolAllowed(server, tool string) bool {
+	key := toolKey(server, tool)
+	if slices.Contains(h.opts.AllowTools, key) {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.allowedTools[key] {
+		return true
+	}
+	c, own := h.cfg.Servers[server]
+	return own && slices.Contains(c.AlwaysAllow, tool)
+}
+
+// AllowTool records the person's "Always allow this tool": at once for this session, and in
+// their configuration file (the server's "alwaysAllow") when the server is theirs and the file
+// can be edited. The error says why it could not be saved; the tool is allowed for the session
+// either way.
+func (h *Hub) AllowTool(server, tool string) error {
+	h.mu.Lock()
+	if h.allowedTools == nil {
+		h.allowedTools = map[string]bool{}
+	}
+	h.allowedTools[toolKey(server, tool)] = true
+	_, own := h.cfg.Servers[server]
+	h.mu.Unlock()
+	if !own {
+		return fmt.Errorf("%s is a project server: its tools are allowed for this session only", server)
+	}
+	return h.edit(func(cfg *Config) error {
+		c, ok := cfg.Servers[server]
+		if !ok {
+			return fmt.Errorf("there is no MCP server named %s", server)
+		}
+		if !slices.Contains(c.AlwaysAllow, tool) {
+			c.AlwaysAllow = append(slices.Clone(c.AlwaysAllow), tool)
+			cfg.Servers[server] = c
+		}
+		return nil
+	})
 }

@@ -32,8 +32,6 @@ func mustJSON(s string) any {
 	return v
 }
 
-func jsonUnmarshal(raw json.RawMessage, v any) error { return json.Unmarshal(raw, v) }
-
 func specNames(specs []domain.ToolSpec) []string {
 	var names []string
 	for _, s := range specs {
@@ -85,7 +83,8 @@ func TestFilesystemServerReadsButCannotWriteInRestricted_REQ_BED_014(t *testing.
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello from the project\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	set := fixedSet(t, map[string]ServerConfig{"fs": {Command: bin, Args: []string{dir}}}, Options{})
+	// write_file is marked destructive: allowed here, so that what refuses it is the sandbox.
+	set := fixedSet(t, map[string]ServerConfig{"fs": {Command: bin, Args: []string{dir}}}, Options{AllowTools: []string{"fs/write_file"}})
 	ctx := context.Background()
 	env := testEnv(t, dir, domain.ModeRestricted)
 
@@ -463,7 +462,7 @@ func TestURLServer(t *testing.T) {
 		mu.Lock()
 		gotHeader = r.Header.Get("Authorization")
 		mu.Unlock()
-		return newTestServer()
+		return mcptest.NewServer()
 	}, nil)
 	srv := &http.Server{Handler: handler}
 	go srv.Serve(ln)
@@ -501,7 +500,7 @@ func TestSSEServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return newTestServer() }, nil)}
+	srv := &http.Server{Handler: sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return mcptest.NewServer() }, nil)}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	ctx := context.Background()

@@ -58,6 +58,12 @@ type Set struct {
 	// offeredNoticed and invalidNoticed are what the person was last told of waiting project
 	// servers and of entries that cannot be used.
 	offeredNoticed, invalidNoticed string
+	// asker asks the person for the conversation (Ask); nil asks nobody.
+	asker Asker
+	// callCtx is the context of the call running now (a conversation runs one tool at a
+	// time), so that a server's request for input that is not tied to the call's own request
+	// still ends with Stop.
+	callCtx context.Context
 }
 
 type entryState int
@@ -95,6 +101,41 @@ func (h *Hub) NewSet(cwd string) *Set {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Set{hub: h, cwd: cwd, ctx: ctx, cancel: cancel, restricted: true, policy: policyKey(tools.Env{}),
 		entries: map[string]*entry{}, routes: map[string]offered{}, waitable: map[string]bool{}}
+}
+
+// Ask sets who asks the person for this set's servers: their requests for input and the
+// confirmation of destructive tools. Call it before Start.
+func (s *Set) Ask(a Asker) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asker = a
+}
+
+// elicitFunc is how the set's servers ask for input: through the set's Asker, else the hub's
+// Options.Elicit, else nobody (nil: a clear refusal). The wait ends with the running call
+// (Stop) and with the set.
+func (s *Set) elicitFunc() ElicitFunc {
+	s.mu.Lock()
+	a := s.asker
+	s.mu.Unlock()
+	ask := s.hub.opts.Elicit
+	if a != nil {
+		ask = a.Elicit
+	}
+	if ask == nil {
+		return nil
+	}
+	return func(ctx context.Context, server string, req Elicitation) (ElicitAnswer, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.ctx, cancel)()
+		s.mu.Lock()
+		if s.callCtx != nil {
+			defer context.AfterFunc(s.callCtx, cancel)()
+		}
+		s.mu.Unlock()
+		return ask(ctx, server, req)
+	}
 }
 
 func restrictedMode(env tools.Env) bool { return env.Mode != domain.ModeUnrestricted }
@@ -346,7 +387,7 @@ func (s *Set) bringUp(ctx context.Context, name string, c ServerConfig, env tool
 	}
 	startCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	srv, err := startServer(startCtx, name, rc, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: restricted, policy: tools.SandboxPolicy(env)}, s.hub.opts.HTTPClient, s.hub.opts.Elicit)
+	srv, err := startServer(startCtx, name, rc, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: restricted, policy: tools.SandboxPolicy(env)}, s.hub.opts.HTTPClient, s.elicitFunc())
 	if err != nil {
 		return srv, nil, nil, explainStart(ctx, startCtx, name, timeout, srv, err, restricted && !c.IsURL())
 	}
@@ -587,6 +628,26 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 		s.mu.Unlock()
 		return errorOutput("The arguments of %s do not match its input schema, so it was not called: %v", call.Name, err)
 	}
+	s.callCtx = ctx
+	defer func() {
+		s.mu.Lock()
+		if s.callCtx == ctx {
+			s.callCtx = nil
+		}
+		s.mu.Unlock()
+	}()
+	if route.destructive && restrictedMode(env) {
+		asker := s.asker
+		s.mu.Unlock()
+		if out, ok := s.confirm(ctx, asker, route, call); !ok {
+			return out
+		}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return errorOutput("The conversation's MCP servers were stopped; %s was not run.", call.Name)
+		}
+	}
 	s.env = env
 	restricted := restrictedMode(env)
 	s.switchMode(env)
@@ -641,6 +702,32 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 		out.Content += fmt.Sprintf("\n(Open a linked resource with %s.)", ToolName(route.server, ReadResourceTool))
 	}
 	return out
+}
+
+// confirm asks the person before a tool its server marks destructive runs outside
+// Unrestricted mode, unless they always allowed it (or a headless run's --mcp-allow-tools
+// names it). ok is false when the call must not run; out then says why.
+func (s *Set) confirm(ctx context.Context, asker Asker, route offered, call domain.ToolCall) (out tools.Output, ok bool) {
+	if s.hub.ToolAllowed(route.server, route.tool) {
+		return tools.Output{}, true
+	}
+	if asker == nil {
+		return errorOutput("%s", DeniedText(route.server, route.tool,
+			fmt.Sprintf("nobody can be asked here, so it is denied (a headless run allows it with %s=%s/%s)", AllowToolsFlag, route.server, route.tool))), false
+	}
+	dec, err := asker.ConfirmTool(ctx, ToolConfirmation{Server: route.server, Tool: route.tool, Arguments: call.Arguments})
+	switch {
+	case ctx.Err() != nil:
+		return cancelledOutput(fmt.Sprintf("Cancelled while the person was asked whether %s of the MCP server %s may run; it did not run.", route.tool, route.server)), false
+	case err != nil:
+		return errorOutput("%s", DeniedText(route.server, route.tool, "the person could not be asked ("+err.Error()+")")), false
+	case dec == ToolDeny:
+		return errorOutput("%s", DeniedText(route.server, route.tool, "they denied it")), false
+	case dec == ToolAlwaysAllow:
+		// A failed save still allows it for this session; the person learns why on the card.
+		_ = s.hub.AllowTool(route.server, route.tool)
+	}
+	return tools.Output{}, true
 }
 
 // stop drops a server outside a locked section.

@@ -36,8 +36,13 @@ type offered struct {
 	// reader marks the app's resource reader (mcp__SERVER__read_resource), which is not one
 	// of the server's tools.
 	reader bool
-	schema *jsonschema.Schema
-	spec   domain.ToolSpec
+	// destructive marks a tool whose annotations say it may change or delete data (and not
+	// that it only reads; ToolInfo.Destructive): outside Unrestricted mode the person
+	// confirms its calls (Set.confirm). A tool without annotations claims nothing and is not
+	// asked about: asking before every call would teach the person to click Allow unread.
+	destructive bool
+	schema      *jsonschema.Schema
+	spec        domain.ToolSpec
 }
 
 // ToolInfo is one of a server's tools, as Settings and `mcp list` show it.
@@ -107,7 +112,7 @@ func convert(server string, list []*sdk.Tool) ([]offered, []ToolInfo) {
 			hint = " The server says it may change or delete things."
 		}
 		desc = fmt.Sprintf("%s\n\n(Tool %q of the MCP server %q.%s)", desc, t.Name, server, hint)
-		out = append(out, offered{server: server, tool: t.Name, schema: schema,
+		out = append(out, offered{server: server, tool: t.Name, schema: schema, destructive: info.Destructive,
 			spec: domain.ToolSpec{Name: name, Description: strings.TrimSpace(desc), Parameters: raw}})
 	}
 	return out, infos

@@ -42,6 +42,8 @@ const callTimeout = 30 * time.Second
 type MainWindow struct {
 	// disk is the full-disk banner (diskbanner.go).
 	disk *diskBanner
+	// mcpCards are the MCP servers' requests for the person (mcpcards.go).
+	mcpCards *mcpCards
 
 	app    fyne.App
 	win    fyne.Window
@@ -376,7 +378,8 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.disk = newDiskBanner()
 	m.top = container.NewVBox(m.disk.box, m.header, m.proj.row, m.landlockNote, m.meterRow, m.findBar)
 	m.hosts = newHostCards(m)
-	m.bottom = container.NewVBox(m.exhaustedBox, m.inlineBox, m.hosts.box, m.proj.queueBox, m.strip, m.slash.box, composer, status)
+	m.mcpCards = newMCPCards(m)
+	m.bottom = container.NewVBox(m.mcpCards.box, m.exhaustedBox, m.inlineBox, m.hosts.box, m.proj.queueBox, m.strip, m.slash.box, composer, status)
 	m.right = container.NewBorder(m.top, m.bottom, nil, nil, m.chatHolder)
 	split := container.NewHSplit(sidebar, container.NewPadded(m.right))
 	split.Offset = 0.27
@@ -516,6 +519,9 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 			m.forgetConv(id)
 			continue
 		}
+		if m.mcpCards.onEvent(ev) {
+			continue
+		}
 		cs := m.conv(ev.Conversation())
 		switch e := ev.(type) {
 		case actors.ConversationCreated:
@@ -602,6 +608,7 @@ func (m *MainWindow) refreshConv(cs *convState) {
 
 // refreshAll re-draws the header, meter, status bar and composer for the open conversation.
 func (m *MainWindow) refreshAll() {
+	m.mcpCards.refresh()
 	m.refreshHeader()
 	m.proj.refresh()
 	m.refreshStatus()

@@ -62,6 +62,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		timeout    time.Duration
 		images     stringList
 		queued     stringList
+		elicit     string
 	)
 	common.register(fs, true)
 	fs.StringVar(&cwd, "cwd", ".", "working directory of a new conversation")
@@ -78,6 +79,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&noInstr, "no-instructions", false, "start the new conversation without the project's AGENTS.md / CLAUDE.md")
 	fs.DurationVar(&timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
+	fs.StringVar(&elicit, flagMCPElicit, "decline", "the answer to an MCP server's request for input: decline or cancel (there is no window to fill in its form)")
 	fs.Var(&queued, "queue", "a message to send after this turn, as if typed while the agent works (repeatable, in order)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -106,6 +108,9 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		if err := allowHosts.readHostsFile(hostsFile); err != nil {
 			return fmt.Errorf("chat: %w", err)
 		}
+	}
+	if err := checkElicitAnswer(elicit); err != nil {
+		return fmt.Errorf("chat: %w", err)
 	}
 	for _, a := range fs.Args() {
 		if name, ok := strings.CutPrefix(a, "--"); ok && fs.Lookup(strings.SplitN(name, "=", 2)[0]) != nil {
@@ -271,6 +276,9 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		case ev, ok := <-sub.Events():
 			if !ok {
 				return errors.New("chat: the event stream closed unexpectedly")
+			}
+			if answerMCPRequest(rt, ev, elicit, stderr) {
+				continue
 			}
 			if ev.Conversation() != conv.ID {
 				continue

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/secrets"
 	"github.com/phoenix-desktop/phoenix/ui"
@@ -27,6 +28,7 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
+	mcptest.MaybeRunServer() // the test binary as the small MCP server (mcpask_test.go)
 	// The tests never read the developer's own settings (their MCP servers, for one).
 	config, err := os.MkdirTemp("", "phoenix-test-config-")
 	if err != nil {

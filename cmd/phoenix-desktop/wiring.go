@@ -40,6 +40,8 @@ type commonFlags struct {
 	noMCP     bool
 	// mcpStartTimeout is --mcp-timeout: 0 takes the default.
 	mcpStartTimeout time.Duration
+	// mcpAllowTools is --mcp-allow-tools: destructive tools that run without asking.
+	mcpAllowTools stringList
 	// outputLimits are --output-limit MODEL=TOKENS, repeatable.
 	outputLimits stringList
 }
@@ -88,11 +90,20 @@ func (c *commonFlags) registerMCP(fs *flag.FlagSet) {
 	fs.StringVar(&c.mcpConfig, "mcp-config", "", `use the MCP servers of this file ({"mcpServers": …}) instead of the configured ones`)
 	fs.BoolVar(&c.noMCP, "no-mcp", false, "use no MCP servers")
 	fs.DurationVar(&c.mcpStartTimeout, "mcp-timeout", 0, `how long an MCP server may take to start and list its tools (default 60s; a server's own "timeout" wins)`)
+	fs.Var(&c.mcpAllowTools, strings.TrimPrefix(mcp.AllowToolsFlag, "--"), "SERVER/TOOL,...: MCP tools marked destructive that run without asking (repeatable; without it a headless run denies them)")
 }
 
 // mcpOptions are the MCP settings the flags give.
 func (c *commonFlags) mcpOptions() mcp.Options {
-	return mcp.Options{StartTimeout: c.mcpStartTimeout}
+	var allow []string
+	for _, list := range c.mcpAllowTools {
+		for _, t := range strings.Split(list, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				allow = append(allow, t)
+			}
+		}
+	}
+	return mcp.Options{StartTimeout: c.mcpStartTimeout, AllowTools: allow}
 }
 
 // openMCP returns the MCP servers conversations use: none with --no-mcp, a file's with

@@ -3,6 +3,9 @@
 // clear message elsewhere when one is missing), and watches the processes a server leaves,
 // so that a test can check that Stop or Close left none.
 //
+// It also holds a small MCP server on the official SDK (server.go) that a test binary becomes
+// when asked (MaybeRunServer), for the edge cases real servers do not show on demand.
+//
 // It imports nothing of ours, so any package's tests may use it.
 package mcptest
 
