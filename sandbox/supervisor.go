@@ -437,16 +437,15 @@ func (s *supervisor) run(ctx context.Context, req runRequest, proxySocket string
 	if s.kind == kindProject && proxySocket != "" {
 		// The supervisor connects through this descriptor (relay.go): the socket's path may
 		// lie below a secret the view hides.
+		// A proxy that is gone leaves the command without network, never with more; the
+		// model is told why its connections fail.
 		sockFd, err := unix.Open(proxySocket, unix.O_PATH|unix.O_CLOEXEC, 0)
-		if err != nil {
-			outR.Close()
-			outW.Close()
-			errR.Close()
-			errW.Close()
-			return 0, false, fmt.Errorf("open the proxy's socket %s: %w", proxySocket, err)
+		if err == nil {
+			defer unix.Close(sockFd)
+			fds = append(fds, sockFd)
+		} else if o.Notice != nil {
+			o.Notice(fmt.Sprintf("The app's network proxy could not be reached (%v), so this command had no network.", err))
 		}
-		defer unix.Close(sockFd)
-		fds = append(fds, sockFd)
 	}
 	err = writeFrame(s.conn, message{Run: &req}, fds...)
 	outW.Close()
