@@ -201,6 +201,30 @@ case "$COPIED" in
   *) fail "selecting the reply's last line and pressing Ctrl+C copied \"$COPIED\"" ;;
 esac
 
+# Project mode from the approval card in the real window (issue 24): the demo model asks for
+# an upgrade; the card's first button, "Allow edits in this project", is the one drawn in the
+# theme's primary colour inside the chat column (the other primary buttons, New and Send,
+# lie outside it); a click on it must put the conversation in Project mode (checked below).
+# The selection above holds the focus: a click in the composer (above the status line, in the
+# middle of the chat column) gives it back.
+read -r WW WH < <(xdotool getwindowgeometry "$WID" | sed -n 's/.*Geometry: \([0-9]*\)x\([0-9]*\).*/\1 \2/p')
+xdotool windowfocus --sync "$WID" mousemove --window "$WID" $((WW / 2)) $((WH - 90)) click 1
+sleep 0.3
+xdotool type --delay 10 -- "upgrade: to edit the project"
+xdotool key --clearmodifiers Return
+sleep 2.5
+shot approval
+import -window "$WID" "$TMP/approval.png" || fail "could not take a picture of the window"
+BOX=$(convert "$TMP/approval.png" -crop "$((WW - 420))x$((WH - 310))+330+160" +repage \
+  -fuzz 8% -fill black +opaque 'srgb(41,111,246)' -fuzz 0 -trim -format '%w %h %X %Y' info: 2>/dev/null) ||
+  fail "could not look for the approval card's button in the screenshot"
+read -r BW BH BX BY <<<"$BOX"
+[ "${BW:-0}" -gt 60 ] && [ "${BH:-0}" -gt 15 ] || fail "no \"Allow edits in this project\" button on the approval card (found \"$BOX\")"
+xdotool mousemove --window "$WID" $((330 + BX + BW / 2)) $((160 + BY + BH / 2)) click 1
+sleep 2
+shot approved
+say "clicked \"Allow edits in this project\" at $((330 + BX + BW / 2)),$((160 + BY + BH / 2))"
+
 # Move and resize the window; the next start must bring it back like this.
 xdotool windowmove --sync "$WID" 130 70 windowsize --sync "$WID" 1000 650 || fail "could not move the window"
 GEOMETRY=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
@@ -227,6 +251,8 @@ if (reply[0].get("reasoning") or {}).get("text") != os.environ["THOUGHT"] or os.
 md = [m for m in msgs if m.get("kind") == "assistant" and os.environ["MARKDOWN_REPLY"] in (m.get("text") or "")]
 if not md:
     sys.exit("no Markdown reply containing %r; messages: %r" % (os.environ["MARKDOWN_REPLY"], [(m.get("kind"), m.get("text")) for m in msgs]))
+if d["conversation"].get("mode") != "project":
+    sys.exit("the approval card did not grant Project mode: %r" % d["conversation"].get("mode"))
 ' || fail "the reply is not in the data directory"
 say "the reply and its reasoning are stored in conversation $ID"
 
@@ -236,4 +262,4 @@ AGAIN=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
 [ "$AGAIN" = "$GEOMETRY" ] || fail "the window came back as \"$AGAIN\", not as it was left: \"$GEOMETRY\""
 shot reopened
 quit_app
-say "OK: the window appeared, \"$FIRST\" and \"$MESSAGE\" were typed, the reply and its reasoning are stored, and the window came back at $GEOMETRY with the conversation open"
+say "OK: the window appeared, \"$FIRST\" and \"$MESSAGE\" were typed, the reply and its reasoning are stored, the approval card granted Project mode, and the window came back at $GEOMETRY with the conversation open"
