@@ -107,7 +107,13 @@ func (b *boundTree) bind(tree string) error {
 		if cover, _ := covers.coveringDir(tree); cover != "" || slices.Contains(covers.hidden(), tree) {
 			return fmt.Errorf("project mode: the working tree %s lies in a place hidden from commands (%s)", tree, cover)
 		}
-		if _, err := bindWritable(tree); err != nil {
+		// Recursive: a secret covered below the tree (a tree that is the home directory
+		// holds ~/.ssh) stays covered in the binding.
+		if err := unix.Mount(tree, tree, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("project mode: bind the working tree %s: %w", tree, err)
+		}
+		if err := setReadOnly(tree, false); err != nil {
+			_ = unix.Unmount(tree, unix.MNT_DETACH)
 			return err
 		}
 		b.tree, b.dev, b.ino = tree, st.Dev, st.Ino

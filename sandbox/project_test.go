@@ -111,6 +111,27 @@ git add -A && git commit -q -m second && git log --oneline | wc -l`, "")
 	}
 }
 
+// TestProjectModeKeepsSecretsInTheTreeHidden: a tree that holds a secret (a project opened
+// in the home directory holds ~/.ssh) is made writable without uncovering it.
+func TestProjectModeKeepsSecretsInTheTreeHidden(t *testing.T) {
+	f := newProjectFixture(t)
+	mustWrite(t, filepath.Join(f.tree, ".ssh", "id_ed25519"), "SECRET-IN-TREE\n")
+	secretsConfig.Lock()
+	old := secretsConfig.home
+	secretsConfig.home = f.tree
+	secretsConfig.Unlock()
+	t.Cleanup(func() {
+		secretsConfig.Lock()
+		secretsConfig.home = old
+		secretsConfig.Unlock()
+	})
+	writableTreeResetForTests(t)
+	r, _ := f.run(t, `cat .ssh/id_ed25519 2>&1; echo edited > main.go && echo ok`, "")
+	if strings.Contains(r.stdout, "SECRET-IN-TREE") || !strings.Contains(r.stdout, "ok") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestProjectModeRemovesCreatedProtectedFiles: a protected name that did not exist cannot
 // be bound read-only; a command that creates one finds it removed when it ends, and the
 // model is told.
