@@ -1,7 +1,9 @@
-// Package sandbox runs bash commands for the tools, either under the Restricted policy
-// (Landlock, seccomp, no capabilities, and where the machine allows it a read-only mount
-// view) or unrestricted, always below a supervisor process that leaves nothing behind
-// (REQ-BED-005, REQ-BED-014). It imports nothing of ours.
+// Package sandbox runs bash commands for the tools under the Restricted policy (Landlock,
+// seccomp, no capabilities, the secrets table hidden, and where the machine allows it a
+// read-only mount view with namespaces of its own), under the Project policy (the same,
+// with the working tree writable but for its protected files, and the network only through
+// the app's proxy), or unrestricted, always below a supervisor process that leaves nothing
+// behind (REQ-BED-005, REQ-BED-014). It imports nothing of ours.
 //
 // Two ways in, one supervisor code:
 //
