@@ -16,9 +16,13 @@ import (
 // `go build` in a new conversation costs now that the person's caches are shared
 // copy-on-write. Each sample pairs the two sides back to back, so load changes hit both.
 
-// projectOverRestricted pairs a Restricted `true` with a Project `true` on warm supervisors
-// (the tree bound, the relay listening) and returns the difference in milliseconds.
-func projectOverRestricted(ctx context.Context, o Options) ([]float64, error) {
+// projectRowName is the row of what Project mode adds to a Restricted command.
+const projectRowName = "Project command − Restricted command (bash true, warm supervisors)"
+
+// projectRows pairs a Restricted `true` with a Project `true` on warm supervisors (the tree
+// bound, the relay listening): a row for each, and one for the difference, which noise can
+// make negative.
+func projectRows(ctx context.Context, o Options) ([]Row, error) {
 	if ok, reason := sandbox.ProjectAvailable(); !ok {
 		return nil, fmt.Errorf("project mode is unavailable: %s", reason)
 	}
@@ -51,19 +55,25 @@ func projectOverRestricted(ctx context.Context, o Options) ([]float64, error) {
 			return nil, err
 		}
 	}
-	var out []float64
+	var rs, ps, diff []float64
 	for range samplesOf(o, 40, 5) {
 		r, err := run(restricted)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
 		p, err := run(project)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
-		out = append(out, p-r)
+		rs, ps, diff = append(rs, r), append(ps, p), append(diff, p-r)
 	}
-	return out, nil
+	r1 := summarise("sandbox.Run true, Restricted (warm supervisor)", "ms", 0, rs)
+	r2 := summarise("sandbox.Run true, Project (warm supervisor)", "ms", 0, ps)
+	r2.Note = "the tree writable with its protected files bound read-only, the proxy relay listening"
+	r3 := summarise(projectRowName, "ms", 0.5, diff)
+	r3.Signed = true
+	r3.Note = "each sample runs `true` Restricted and then in Project mode, back to back; the row is the difference"
+	return []Row{r1, r2, r3}, nil
 }
 
 // firstGoBuild pairs a `go build` in a new Restricted conversation (a new temp dir, so a

@@ -112,7 +112,7 @@ func TestChatProjectFlags(t *testing.T) {
 		{[]string{"chat", "--unrestricted", "--mode=project", "x"}, "contradict"},
 		{[]string{"chat", "--mode=project", "--continue", "abc", "x"}, "keeps its own"},
 		{[]string{"chat", "--approve-upgrades=project", "--deny-upgrades", "x"}, "exclude"},
-		{[]string{"chat", "--allow-hosts=a b", "x"}, "is not a host"},
+		{[]string{"chat", "--allow-hosts=a b", "x"}, "is not a valid host name"},
 	} {
 		if code, out, errs := cli(t, c.args...); code == 0 || !strings.Contains(out+errs, c.want) {
 			t.Errorf("%v: exit %d\n%s%s", c.args, code, out, errs)
