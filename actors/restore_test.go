@@ -63,8 +63,12 @@ func TestRestoreHoldsTheConversation(t *testing.T) {
 		t.Fatalf("a.txt = %q after Undo", got)
 	}
 	// The queued message went when the restore ended; after its turn, Send is accepted.
+	// The state comes with the event and the history from the store a moment later, so the
+	// turn counts as over once its reply is stored after the queued message, at rest.
 	h.waitFor(c.ID, "the queued message's turn", func(c domain.Conversation) bool {
-		return lastOf(h.history(c.ID), domain.KindUser).Text == "queued during the restore" && !domain.Busy(c.State)
+		hist := h.history(c.ID)
+		return len(hist) > 0 && hist[len(hist)-1].Kind == domain.KindAssistant &&
+			lastOf(hist, domain.KindUser).Text == "queued during the restore" && !domain.Busy(c.State)
 	})
 	h.rt.restoreHook = nil
 	h.turn(c.ID, "after the restore")
