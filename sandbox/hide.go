@@ -188,9 +188,8 @@ type pathRule struct {
 }
 
 // readRules is the Landlock read half of the policy: one rule on "/" when nothing is hidden
-// (or the mount view hides it), else the allow-list described at the top of this file.
-// keep lists paths that must stay reachable although they lie below a hidden directory
-// (the temp dir has a rule of its own, which Landlock adds to whatever is above it).
+// (or the mount view hides it), else the allow-list described at the top of this file. A
+// temp dir below a hidden directory stays usable: its own rule adds to whatever is above it.
 func readRules(hidden []string) ([]pathRule, error) {
 	if len(hidden) == 0 {
 		return []pathRule{{"/", accessRead}}, nil
