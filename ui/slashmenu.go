@@ -56,6 +56,7 @@ type slashMenu struct {
 func newSlashMenu(m *MainWindow) *slashMenu {
 	s := &slashMenu{m: m, box: container.NewVBox(), sets: map[string]actors.Custom{}, loading: map[string]bool{}}
 	s.b, _ = m.b.(CommandsBackend)
+	s.usePrompts()
 	s.box.Hide()
 	return s
 }
