@@ -21,6 +21,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
 	"github.com/phoenix-desktop/phoenix/sandbox"
+	"github.com/phoenix-desktop/phoenix/sandbox/proctest"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -304,10 +305,17 @@ func TestEdgeCasesOfTheInTestServer(t *testing.T) {
 	})
 	t.Run("never answers, Stop", func(t *testing.T) {
 		pidOut := set.Call(ctx, env, call("mcp__go__pid", `{}`), nil)
-		pid, err := strconv.Atoi(pidOut.Content)
+		seen, err := strconv.Atoi(pidOut.Content)
 		if err != nil {
 			t.Fatal(pidOut.Content)
 		}
+		// The server's pid as this process sees it (a sandboxed server has a pid namespace
+		// of its own in the mount view).
+		pids, err := proctest.HostPIDs([]int{seen}, os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid := pids[0]
 		callCtx, stop := context.WithCancel(ctx)
 		done := make(chan tools.Output, 1)
 		go func() { done <- set.Call(callCtx, env, call("mcp__go__hang", `{}`), nil) }()
@@ -432,10 +440,17 @@ func TestStdioServerRunsSandboxed_REQ_BED_014(t *testing.T) {
 	set := fixedSet(t, map[string]ServerConfig{"go": selfServer(t, "serve")}, Options{})
 	readyTools(set, ctx, env)
 	out := set.Call(ctx, env, call("mcp__go__pid", `{}`), nil)
-	pid, err := strconv.Atoi(out.Content)
+	seen, err := strconv.Atoi(out.Content)
 	if err != nil {
 		t.Fatalf("%s %q", out.Outcome, out.Content)
 	}
+	// In the mount view the server has a pid namespace of its own: find it as this process
+	// sees it.
+	pids, err := proctest.HostPIDs([]int{seen}, os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := pids[0]
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		t.Fatal(err)

@@ -60,6 +60,10 @@ const (
 	ballastSize = 2 * memTableSize
 )
 
+// Preallocated is what a store takes on disk before it holds anything: its memtable log,
+// allocated ahead of need, and the reserve file (so that a full disk cannot fault a write).
+const Preallocated = 2*memTableSize + ballastSize
+
 // ErrDiskFull: the file system holding the data has too little free space to write safely.
 // Nothing committed is lost and everything can still be read.
 var ErrDiskFull = errors.New("the disk is full")
