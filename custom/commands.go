@@ -53,8 +53,9 @@ type Command struct {
 	Name         string `json:"name"`
 	Description  string `json:"description,omitempty"`
 	ArgumentHint string `json:"argument_hint,omitempty"`
-	// Model is the model the front matter asks for; it is shown, not switched to (the
-	// conversation's model stays the person's choice).
+	// Model is the model the front matter asks for: running the command switches the
+	// conversation to it first (at rest, with the model switch's notice), in the window and
+	// headless.
 	Model string `json:"model,omitempty"`
 	// Path is the file; Label says where it came from ("project .claude/commands").
 	Path  string `json:"path"`

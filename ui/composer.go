@@ -106,8 +106,13 @@ func (m *MainWindow) send() {
 	atts := cs.draft.atts
 	// A /command is sent as its prompt (slashmenu.go); the draft keeps what was typed.
 	msg, remote := text, func(context.Context) (string, error) { return text, nil }
+	// switchModel is the model a command asks for, when it is not the conversation's.
+	switchModel := ""
 	if it, args, ok := m.slash.lookup(cs.id, text); ok && it.local != nil {
 		msg = it.local(args)
+		if it.model != "" && it.model != cs.conv.Model {
+			switchModel = it.model
+		}
 	} else if ok && it.remote != nil {
 		remote = func(ctx context.Context) (string, error) { return it.remote(ctx, args) }
 	}
@@ -144,6 +149,9 @@ func (m *MainWindow) send() {
 		var err error
 		if msg == text {
 			msg, err = remote(ctx) // an MCP prompt is fetched from its server
+		}
+		if mc, ok := m.b.(ProjectBackend); ok && err == nil && switchModel != "" {
+			_, err = mc.ChangeModel(ctx, cs.id, switchModel)
 		}
 		if err == nil {
 			err = m.b.Send(ctx, cs.id, msg, images)

@@ -32,6 +32,9 @@ type slashItem struct {
 	// off the UI goroutine (an MCP prompt, fetched from its server); one of the two is set.
 	local  func(args string) string
 	remote func(ctx context.Context, args string) (string, error)
+	// model is the model a command's front matter asks for; the conversation switches to it
+	// (at rest, with the usual notice) before the command is sent.
+	model string
 }
 
 // slashMenu is the completion menu above the composer: typing "/" lists the conversation's
@@ -65,7 +68,7 @@ func newSlashMenu(m *MainWindow) *slashMenu {
 func (s *slashMenu) items(convID string) []slashItem {
 	var out []slashItem
 	for _, c := range s.sets[convID].Commands {
-		out = append(out, slashItem{name: c.Name, hint: c.ArgumentHint, desc: c.Description, origin: c.Label, local: c.Expand})
+		out = append(out, slashItem{name: c.Name, hint: c.ArgumentHint, desc: c.Description, origin: c.Label, local: c.Expand, model: c.Model})
 	}
 	if s.mcpPrompts != nil {
 		out = append(out, s.mcpPrompts(convID)...)

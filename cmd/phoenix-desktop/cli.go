@@ -236,6 +236,16 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "Command: /%s (%s)\n", command.Name, command.Label)
 		}
 	}
+	// A command whose front matter names a model switches the conversation to it first,
+	// with the usual notice.
+	if command != nil && command.Model != "" && command.Model != conv.Model {
+		if _, err := rt.ChangeModel(ctx, conv.ID, command.Model); err != nil {
+			return fmt.Errorf("chat: /%s asks for the model %s: %w", command.Name, command.Model, err)
+		}
+		if !jsonOut {
+			fmt.Fprintf(stdout, "Model: %s (asked by /%s)\n", command.Model, command.Name)
+		}
+	}
 	if wrapUp {
 		if err := rt.WrapUp(ctx, conv.ID); err != nil {
 			return fmt.Errorf("chat: wrap up: %w", err)

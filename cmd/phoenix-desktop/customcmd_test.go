@@ -42,6 +42,13 @@ func TestChatRunsAClaudeCodeCommand(t *testing.T) {
 	if code != 0 || strings.Count(out, "\n") > 2 {
 		t.Errorf("a refused command left a conversation:\n%s", out)
 	}
+	// A command that names a model switches the conversation to it first.
+	writeTestFile(t, filepath.Join(cwd, ".claude/commands/fast.md"),
+		"---\ndescription: Answer quickly\nmodel: gpt-4o-mini\n---\necho: quick $ARGUMENTS\n", 0o644)
+	code, out, errs = cli(t, "chat", "--demo", "--data-dir", data, "--cwd", cwd, "/fast one")
+	if code != 0 || !strings.Contains(out, "Model: gpt-4o-mini (asked by /fast)") || !strings.Contains(out, "quick one") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
 	code, out, _ = cli(t, "commands", "--cwd", cwd)
 	if code != 0 || !strings.Contains(out, "/greet [name]") || !strings.Contains(out, "release") {
 		t.Errorf("commands:\n%s", out)
