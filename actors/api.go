@@ -200,6 +200,22 @@ func (r *Runtime) OutputLimit(model string) int {
 
 type llmHolder struct{ client LLMClient }
 
+// Recover runs restart recovery on a store no runtime runs (REQ-BED-007): every conversation
+// a stopped app left busy is brought to rest, with the notice that its turn was not answered,
+// and its queue is held. Start calls it; so do the commands that read the store without a
+// runtime (list, show, export), so that they never show a stopped turn as running.
+func Recover(s Store, log *slog.Logger) error {
+	report, err := s.Recover()
+	if err != nil {
+		return fmt.Errorf("restart recovery: %w", err)
+	}
+	for id, ferr := range report.Failed {
+		log.Error("restart recovery failed for a conversation; it stays as stored", "conversation", id, "error", ferr)
+	}
+	holdQueuesAfterRecovery(s, report.Recovered, log)
+	return nil
+}
+
 // Start opens the runtime: it runs restart recovery on the store (REQ-BED-007), then starts
 // the actor system and the manager. Conversations are restored lazily, on first use.
 func Start(cfg Config) (*Runtime, error) {
@@ -220,14 +236,9 @@ func Start(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("start runtime: create %s for sandboxed commands: %w", cfg.TempRoot, err)
 		}
 	}
-	report, err := cfg.Store.Recover()
-	if err != nil {
-		return nil, fmt.Errorf("start runtime: restart recovery: %w", err)
+	if err := Recover(cfg.Store, cfg.Logger); err != nil {
+		return nil, fmt.Errorf("start runtime: %w", err)
 	}
-	for id, ferr := range report.Failed {
-		cfg.Logger.Error("restart recovery failed for a conversation; it stays as stored", "conversation", id, "error", ferr)
-	}
-	holdQueuesAfterRecovery(cfg.Store, report.Recovered, cfg.Logger)
 	r := &Runtime{cfg: cfg, log: cfg.Logger}
 	r.bgCtx, r.bgStop = context.WithCancel(context.Background())
 	r.llm.Store(&llmHolder{client: cfg.LLM})

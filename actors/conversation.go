@@ -131,6 +131,14 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 			ctx.Stop(ctx.Self())
 			return
 		}
+		if msg.Retry {
+			ev, err := a.retryEvent()
+			if err != nil {
+				ctx.Respond(reply{Err: err})
+				return
+			}
+			msg.Event = ev
+		}
 		if err := a.refuseWhileRestoring(msg.Event); err != nil {
 			ctx.Respond(reply{Err: err})
 			return

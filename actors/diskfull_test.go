@@ -92,5 +92,37 @@ func TestDiskFullDuringTurnWaitsAndRecovers(t *testing.T) {
 	if r := results(hist); len(r) != 1 || r[0].Outcome == domain.OutcomeSuccess {
 		t.Fatalf("the interrupted call is answered as interrupted: %+v", r)
 	}
+	// The turn says it was not answered, and why; Retry sends the message again.
+	last := hist[len(hist)-1]
+	mustContain(t, last.Text, "Not answered: the app stopped while the agent's tools ran (the disk was full)")
+	if m, ok := InterruptedTurn(hist); !ok || m.Text != "bash: echo hi" {
+		t.Fatalf("InterruptedTurn = %+v, %t; want the person's message", m, ok)
+	}
+	if err := h.rt.Retry(context.Background(), c.ID); err != nil {
+		t.Fatalf("Retry: %v", err)
+	}
+	<-bt.started
+	h.waitRest(c.ID)
+	hist = h.history(c.ID)
+	if users := kinds(hist, domain.KindUser); len(users) != 2 || users[1].Text != "bash: echo hi" {
+		t.Fatalf("after Retry the person's messages are %+v; want the interrupted one sent again", users)
+	}
+	if _, ok := InterruptedTurn(hist); ok {
+		t.Fatal("after a retry that was answered the turn still reads as interrupted")
+	}
+	if err := h.rt.Retry(context.Background(), c.ID); !errors.Is(err, ErrNothingToRetry) {
+		t.Fatalf("Retry of an answered turn: %v; want ErrNothingToRetry", err)
+	}
 	h.turn(c.ID, "after the disk had room")
+}
+
+// kinds returns the messages of one kind.
+func kinds(msgs []domain.Message, k domain.MessageKind) []domain.Message {
+	var out []domain.Message
+	for _, m := range msgs {
+		if m.Kind == k {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -58,6 +58,9 @@ const (
 	// a level-0 table holds at most one memtable, which is at most memTableSize.
 	ballastName = "space.reserve"
 	ballastSize = 2 * memTableSize
+	// Preallocated is the disk space a writable store holds on purpose, whatever it stores:
+	// the current memtable log, allocated in full, and the ballast.
+	Preallocated = 2*memTableSize + ballastSize
 )
 
 // ErrDiskFull: the file system holding the data has too little free space to write safely.
