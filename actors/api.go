@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -112,6 +113,10 @@ type Config struct {
 	// directory. Empty means the system temp dir, where each dir is removed when its
 	// conversation's actor stops but a crash leaves it behind.
 	TempRoot string
+	// SpaceCheck refuses a write beside the store (checkpoint repositories, temp dirs)
+	// while the disk is short; nil means persistence.CheckSpace. Tests stand a full disk
+	// here.
+	SpaceCheck func(dir string, need int64) error
 	// InstructionsDir holds the person's own AGENTS.md (instructions.ConfigDir); empty
 	// means none.
 	InstructionsDir string
@@ -148,6 +153,14 @@ type Config struct {
 }
 
 // Runtime is the command API the UI and the CLI use, and the owner of the actor system.
+// spaceCheck is SpaceCheck or its default.
+func (c Config) spaceCheck(dir string, need int64) error {
+	if c.SpaceCheck != nil {
+		return c.SpaceCheck(dir, need)
+	}
+	return persistence.CheckSpace(dir, need)
+}
+
 type Runtime struct {
 	cfg     Config
 	log     *slog.Logger
@@ -233,7 +246,12 @@ func Start(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("start runtime: clear the temp dirs a previous run left in %s: %w", cfg.TempRoot, err)
 		}
 		if err := os.MkdirAll(cfg.TempRoot, 0o700); err != nil {
-			return nil, fmt.Errorf("start runtime: create %s for sandboxed commands: %w", cfg.TempRoot, err)
+			if cfg.spaceCheck(filepath.Dir(cfg.TempRoot), 0) == nil {
+				return nil, fmt.Errorf("start runtime: create %s for sandboxed commands: %w", cfg.TempRoot, err)
+			}
+			// A full disk is no reason not to start: everything stays readable, and the
+			// temp dirs are made when a command needs one (toolEnv).
+			cfg.Logger.Warn("the disk is full: the temp dirs of sandboxed commands are made once there is room", "dir", cfg.TempRoot, "error", err)
 		}
 	}
 	if err := Recover(cfg.Store, cfg.Logger); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -645,7 +646,12 @@ func (a *conversationActor) toolEnv(mode domain.Mode) (tools.Env, error) {
 		var dir string
 		var err error
 		if root := a.rt.cfg.TempRoot; root != "" {
-			dir, err = os.MkdirTemp(root, "conv-")
+			// Made now if the disk was full at start (Start).
+			if err = a.rt.cfg.spaceCheck(filepath.Dir(root), 0); err == nil {
+				if err = os.MkdirAll(root, 0o700); err == nil {
+					dir, err = os.MkdirTemp(root, "conv-")
+				}
+			}
 			if err != nil {
 				err = fmt.Errorf("create the private temp dir of conversation %s in %s: %w", a.id, root, err)
 			}

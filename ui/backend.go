@@ -23,6 +23,8 @@ type Backend interface {
 	DecideUpgrade(ctx context.Context, id string, exec domain.ExecID, approve bool) error
 	Downgrade(ctx context.Context, id string) error
 	WrapUp(ctx context.Context, id string) error
+	// Retry sends again the message of a turn the app stopped in (actors.Runtime.Retry).
+	Retry(ctx context.Context, id string) error
 	ContinueInNew(ctx context.Context, id string) (domain.Conversation, string, error)
 	SetArchived(ctx context.Context, id string, archived bool) error
 	// Delete removes a conversation for good (stopping it first); ConversationDeleted follows.
