@@ -89,4 +89,7 @@ type Deps struct {
 	Notify func(n *fyne.Notification)
 	// Keys keeps the API key out of the preferences file; nil keeps it there.
 	Keys KeyStore
+	// SettingsSpace refuses to save the settings while the disk holding them is short
+	// (persistence.CheckSpace's error), so that nothing is half-written; nil does not check.
+	SettingsSpace func() error
 }

@@ -104,7 +104,8 @@ func runGUI(args []string, stderr io.Writer) error {
 			}
 			return out
 		},
-		Keys: keys,
+		Keys:          keys,
+		SettingsSpace: settingsSpace,
 		DefaultModel: func() string {
 			mu.Lock()
 			defer mu.Unlock()

@@ -109,7 +109,7 @@ func (c *commonFlags) openMCP() (*mcp.Hub, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mcp.OpenHub(path, mcp.Options{})
+	return mcp.OpenHub(path, mcp.Options{SpaceCheck: persistence.CheckSpace})
 }
 
 // Names of the flags that set a model setting, as the Settings dialog names them when they win.
