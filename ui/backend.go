@@ -89,6 +89,10 @@ type Deps struct {
 	Notify func(n *fyne.Notification)
 	// Keys keeps the API key out of the preferences file; nil keeps it there.
 	Keys KeyStore
+	// StartDir is the directory the app was started in from a terminal: the working
+	// directory New conversation offers, before the last one used. Empty when the app was
+	// started from the desktop (where the current directory means nothing to the person).
+	StartDir string
 	// SettingsSpace refuses to save the settings while the disk holding them is short
 	// (persistence.CheckSpace's error), so that nothing is half-written; nil does not check.
 	SettingsSpace func() error
