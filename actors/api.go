@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -117,6 +118,10 @@ type Config struct {
 	// directory. Empty means the system temp dir, where each dir is removed when its
 	// conversation's actor stops but a crash leaves it behind.
 	TempRoot string
+	// SpaceCheck refuses a write beside the store (checkpoint repositories, temp dirs)
+	// while the disk is short; nil means persistence.CheckSpace. Tests stand a full disk
+	// here.
+	SpaceCheck func(dir string, need int64) error
 	// InstructionsDir holds the person's own AGENTS.md (instructions.ConfigDir); empty
 	// means none.
 	InstructionsDir string
@@ -164,6 +169,14 @@ type Config struct {
 }
 
 // Runtime is the command API the UI and the CLI use, and the owner of the actor system.
+// spaceCheck is SpaceCheck or its default.
+func (c Config) spaceCheck(dir string, need int64) error {
+	if c.SpaceCheck != nil {
+		return c.SpaceCheck(dir, need)
+	}
+	return persistence.CheckSpace(dir, need)
+}
+
 type Runtime struct {
 	cfg     Config
 	log     *slog.Logger
@@ -221,6 +234,22 @@ func (r *Runtime) OutputLimit(model string) int {
 
 type llmHolder struct{ client LLMClient }
 
+// Recover runs restart recovery on a store no runtime runs (REQ-BED-007): every conversation
+// a stopped app left busy is brought to rest, with the notice that its turn was not answered,
+// and its queue is held. Start calls it; so do the commands that read the store without a
+// runtime (list, show, export), so that they never show a stopped turn as running.
+func Recover(s Store, log *slog.Logger) error {
+	report, err := s.Recover()
+	if err != nil {
+		return fmt.Errorf("restart recovery: %w", err)
+	}
+	for id, ferr := range report.Failed {
+		log.Error("restart recovery failed for a conversation; it stays as stored", "conversation", id, "error", ferr)
+	}
+	holdQueuesAfterRecovery(s, report.Recovered, log)
+	return nil
+}
+
 // Start opens the runtime: it runs restart recovery on the store (REQ-BED-007), then starts
 // the actor system and the manager. Conversations are restored lazily, on first use.
 func Start(cfg Config) (*Runtime, error) {
@@ -238,17 +267,17 @@ func Start(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("start runtime: clear the temp dirs a previous run left in %s: %w", cfg.TempRoot, err)
 		}
 		if err := os.MkdirAll(cfg.TempRoot, 0o700); err != nil {
-			return nil, fmt.Errorf("start runtime: create %s for sandboxed commands: %w", cfg.TempRoot, err)
+			if cfg.spaceCheck(filepath.Dir(cfg.TempRoot), 0) == nil {
+				return nil, fmt.Errorf("start runtime: create %s for sandboxed commands: %w", cfg.TempRoot, err)
+			}
+			// A full disk is no reason not to start: everything stays readable, and the
+			// temp dirs are made when a command needs one (toolEnv).
+			cfg.Logger.Warn("the disk is full: the temp dirs of sandboxed commands are made once there is room", "dir", cfg.TempRoot, "error", err)
 		}
 	}
-	report, err := cfg.Store.Recover()
-	if err != nil {
-		return nil, fmt.Errorf("start runtime: restart recovery: %w", err)
+	if err := Recover(cfg.Store, cfg.Logger); err != nil {
+		return nil, fmt.Errorf("start runtime: %w", err)
 	}
-	for id, ferr := range report.Failed {
-		cfg.Logger.Error("restart recovery failed for a conversation; it stays as stored", "conversation", id, "error", ferr)
-	}
-	holdQueuesAfterRecovery(cfg.Store, report.Recovered, cfg.Logger)
 	r := &Runtime{cfg: cfg, log: cfg.Logger}
 	r.bgCtx, r.bgStop = context.WithCancel(context.Background())
 	r.llm.Store(&llmHolder{client: cfg.LLM})

@@ -268,7 +268,7 @@ func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (*c
 		repo.SetWatching(false)
 		delete(r.ckpts.watching, c.ID)
 	}
-	repo, err := checkpoint.Open(ctx, filepath.Join(dir, "shadow.git"), c.Cwd, checkpoint.WithLogger(r.log))
+	repo, err := checkpoint.Open(ctx, filepath.Join(dir, "shadow.git"), c.Cwd, checkpoint.WithLogger(r.log), checkpoint.WithSpaceCheck(r.cfg.spaceCheck))
 	if err != nil {
 		return nil, err
 	}

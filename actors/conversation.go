@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -130,6 +131,14 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 			ctx.Respond(reply{Err: a.loadErr})
 			ctx.Stop(ctx.Self())
 			return
+		}
+		if msg.Retry {
+			ev, err := a.retryEvent()
+			if err != nil {
+				ctx.Respond(reply{Err: err})
+				return
+			}
+			msg.Event = ev
 		}
 		if err := a.refuseWhileRestoring(msg.Event); err != nil {
 			ctx.Respond(reply{Err: err})
@@ -645,7 +654,12 @@ func (a *conversationActor) toolEnv(mode domain.Mode) (tools.Env, error) {
 		var dir string
 		var err error
 		if root := a.rt.cfg.TempRoot; root != "" {
-			dir, err = os.MkdirTemp(root, "conv-")
+			// Made now if the disk was full at start (Start).
+			if err = a.rt.cfg.spaceCheck(filepath.Dir(root), 0); err == nil {
+				if err = os.MkdirAll(root, 0o700); err == nil {
+					dir, err = os.MkdirTemp(root, "conv-")
+				}
+			}
 			if err != nil {
 				err = fmt.Errorf("create the private temp dir of conversation %s in %s: %w", a.id, root, err)
 			}

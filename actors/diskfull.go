@@ -20,6 +20,9 @@ import (
 // diskRetryEvery is how often a conversation a full disk interrupted asks for room.
 const diskRetryEvery = 2 * time.Second
 
+// diskFullWhy is why the turn stopped, in the notice under it (domain.InterruptedTurnText).
+const diskFullWhy = "the disk was full"
+
 // diskRetry is the timer's message to try again.
 type diskRetry struct{}
 
@@ -50,5 +53,5 @@ func (a *conversationActor) retryAfterDiskFull(ctx actor.Context) {
 		a.scheduleDiskRetry(ctx)
 		return
 	}
-	a.applyInternal(ctx, domain.RestoreAfterRestart{Unanswered: domain.UnansweredCalls(a.history)})
+	a.applyInternal(ctx, domain.RestoreAfterRestart{Unanswered: domain.UnansweredCalls(a.history), Why: diskFullWhy})
 }

@@ -3,6 +3,9 @@ package actors
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -92,5 +95,95 @@ func TestDiskFullDuringTurnWaitsAndRecovers(t *testing.T) {
 	if r := results(hist); len(r) != 1 || r[0].Outcome == domain.OutcomeSuccess {
 		t.Fatalf("the interrupted call is answered as interrupted: %+v", r)
 	}
+	// The turn says it was not answered, and why; Retry sends the message again.
+	last := hist[len(hist)-1]
+	mustContain(t, last.Text, "Not answered: the app stopped while the agent's tools ran (the disk was full)")
+	if m, ok := InterruptedTurn(hist); !ok || m.Text != "bash: echo hi" {
+		t.Fatalf("InterruptedTurn = %+v, %t; want the person's message", m, ok)
+	}
+	if err := h.rt.Retry(context.Background(), c.ID); err != nil {
+		t.Fatalf("Retry: %v", err)
+	}
+	<-bt.started
+	h.waitRest(c.ID)
+	hist = h.history(c.ID)
+	if users := kinds(hist, domain.KindUser); len(users) != 2 || users[1].Text != "bash: echo hi" {
+		t.Fatalf("after Retry the person's messages are %+v; want the interrupted one sent again", users)
+	}
+	if _, ok := InterruptedTurn(hist); ok {
+		t.Fatal("after a retry that was answered the turn still reads as interrupted")
+	}
+	if err := h.rt.Retry(context.Background(), c.ID); !errors.Is(err, ErrNothingToRetry) {
+		t.Fatalf("Retry of an answered turn: %v; want ErrNothingToRetry", err)
+	}
 	h.turn(c.ID, "after the disk had room")
+}
+
+// kinds returns the messages of one kind.
+func kinds(msgs []domain.Message, k domain.MessageKind) []domain.Message {
+	var out []domain.Message
+	for _, m := range msgs {
+		if m.Kind == k {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestFullDiskRefusesCheckpointsAndTempDirs (issue 25 item 4): on a disk that is short no
+// checkpoint repository is made and no temp dir either. Without room for its checkpoint a
+// call runs and the person is told, in the banner's words, that it cannot be undone; without
+// its temp dir a command does not run at all. Once there is room both work again.
+func TestFullDiskRefusesCheckpointsAndTempDirs(t *testing.T) {
+	var full atomic.Int32 // 0: room; 1: the checkpoints' disk is full; 2: every disk is
+	var tempParent string
+	h := newHarness(t, func(c *Config) {
+		tempParent = filepath.Dir(c.TempRoot)
+		c.SpaceCheck = func(dir string, need int64) error {
+			if f := full.Load(); f == 2 || (f == 1 && dir != tempParent) {
+				return &persistence.DiskFullError{Dir: dir, Free: 0, Need: persistence.DefaultReserve + need}
+			}
+			return nil
+		}
+	})
+	full.Store(1)
+	c := h.create(NewConversation{Unrestricted: true})
+	h.send(c.ID, "bash: echo one > a.txt")
+	var notice Notice
+	for notice.Text == "" {
+		if n, ok := (<-h.sub.Events()).(Notice); ok && n.ConvID == c.ID {
+			notice = n
+		}
+	}
+	mustContain(t, notice.Text, "No checkpoint was taken before this bash call")
+	mustContain(t, notice.Text, "The disk holding your conversations is full: free")
+	h.waitRest(c.ID)
+	if got := readFile(t, filepath.Join(h.cwd, "a.txt")); got != "one\n" {
+		t.Fatalf("a.txt = %q; the call runs without its checkpoint", got)
+	}
+	if cps, err := h.rt.Checkpoints(context.Background(), c.ID); err != nil || len(cps) != 0 {
+		t.Fatalf("checkpoints on a full disk: %+v, %v", cps, err)
+	}
+
+	// A conversation whose temp dir is not made yet runs no command while the disk is full.
+	full.Store(2)
+	c2 := h.create(NewConversation{Unrestricted: true})
+	h.turn(c2.ID, "bash: echo two > b.txt")
+	if r := results(h.history(c2.ID)); len(r) != 1 || r[0].Outcome == domain.OutcomeSuccess ||
+		!strings.Contains(r[0].Content, "The disk holding your conversations is full") {
+		t.Fatalf("the command without its temp dir: %+v; want it refused with the disk's words", r)
+	}
+	if _, err := os.Stat(filepath.Join(h.cwd, "b.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the command ran without its temp dir: %v", err)
+	}
+
+	full.Store(0)
+	h.turn(c2.ID, "bash: echo two > b.txt")
+	h.turn(c.ID, "bash: echo three > a.txt")
+	if cps, err := h.rt.Checkpoints(context.Background(), c.ID); err != nil || len(cps) != 1 || !cps[0].Complete() {
+		t.Fatalf("checkpoints once there is room: %+v, %v", cps, err)
+	}
+	if got := readFile(t, filepath.Join(h.cwd, "b.txt")); got != "two\n" {
+		t.Fatalf("b.txt = %q once there is room", got)
+	}
 }

@@ -16,6 +16,9 @@ type (
 	cmdEvent struct {
 		ID    string
 		Event domain.Event
+		// Retry, with no Event, sends again the person's message of a turn the app stopped
+		// in (retry.go); the actor picks it from its own history.
+		Retry bool
 	}
 	// cmdStop asks a conversation actor to apply the Stop its stopGate holds, if it has not
 	// already, and answers with its outcome (a reply).

@@ -80,6 +80,9 @@ type Repo struct {
 	log       *slog.Logger
 	// afterAdd, when set (by tests), runs between git add and write-tree.
 	afterAdd func()
+	// space, when set, refuses a write of need bytes into a directory whose disk is short
+	// (WithSpaceCheck).
+	space func(dir string, need int64) error
 }
 
 // Option configures a Repo.
@@ -88,6 +91,27 @@ type Option func(*Repo)
 // WithLogger makes the repository log to l (at debug level: when its tree cannot be watched
 // and every snapshot runs git).
 func WithLogger(l *slog.Logger) Option { return func(r *Repo) { r.log = l } }
+
+// WithSpaceCheck has the repository ask check before anything is written into it (the
+// repository's creation, each snapshot that runs git): on a disk that is short, the snapshot
+// is refused with check's error and nothing is written, so a full disk never leaves a
+// half-made repository or takes the room the conversations need. need is what the write is
+// expected to add (the tree's size for the first snapshot, else 0). The app passes
+// persistence.CheckSpace.
+func WithSpaceCheck(check func(dir string, need int64) error) Option {
+	return func(r *Repo) { r.space = check }
+}
+
+// checkSpace asks the space check, if there is one, for room beside the repository.
+func (r *Repo) checkSpace(need int64) error {
+	if r.space == nil {
+		return nil
+	}
+	if err := r.space(filepath.Dir(r.gitDir), need); err != nil {
+		return fmt.Errorf("no snapshot of %s: %w", r.workTree, err)
+	}
+	return nil
+}
 
 // GitRuns is the number of git processes the repository has started.
 func (r *Repo) GitRuns() int64 { return r.gitRuns.Load() }
@@ -200,6 +224,9 @@ func Open(ctx context.Context, gitDir, workTree string, opts ...Option) (*Repo, 
 	}
 	if initialised(gitDir) {
 		return r, nil
+	}
+	if err := r.checkSpace(0); err != nil {
+		return nil, err
 	}
 	// The repository is made beside its place and renamed into it once init and its
 	// configuration are done: an init that was killed half-way (the app quitting while the
@@ -320,6 +347,7 @@ func (r *Repo) snapshot(ctx context.Context) (string, error) {
 		return r.tree, nil
 	}
 	r.tree = ""
+	need := int64(0)
 	if _, err := os.Stat(filepath.Join(r.gitDir, "index")); errors.Is(err, os.ErrNotExist) {
 		// The first snapshot copies the whole tree: refuse a tree that would fill the
 		// data directory (a conversation started in the home directory, a dataset that no
@@ -329,13 +357,17 @@ func (r *Repo) snapshot(ctx context.Context) (string, error) {
 		if r.refusal != nil && time.Since(r.refusedAt) < refusalMemory {
 			return "", r.refusal
 		}
-		if err := r.checkSize(ctx); err != nil {
+		size, err := r.checkSize(ctx)
+		if err != nil {
 			if errors.Is(err, ErrTooLarge) {
 				r.refusal, r.refusedAt = err, time.Now()
 			}
 			return "", err
 		}
-		r.refusal = nil
+		r.refusal, need = nil, size
+	}
+	if err := r.checkSpace(need); err != nil {
+		return "", err
 	}
 	// The watches are brought up to date before git reads the tree, and the dirty flag
 	// is cleared just before: a change git may have missed is an event after that.
@@ -446,11 +478,11 @@ const refusalMemory = time.Minute
 var ErrTooLarge = errors.New("the working directory is too large for checkpoints")
 
 // checkSize counts the files a first snapshot would copy (those .gitignore does not
-// exclude) without reading them.
-func (r *Repo) checkSize(ctx context.Context) error {
+// exclude) without reading them, and returns their size.
+func (r *Repo) checkSize(ctx context.Context) (int64, error) {
 	out, err := r.git(ctx, nil, "ls-files", "--others", "--exclude-standard", "-z")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var files int
 	var bytes int64
@@ -463,11 +495,11 @@ func (r *Repo) checkSize(ctx context.Context) error {
 			bytes += info.Size()
 		}
 		if files > MaxFiles || bytes > MaxBytes {
-			return fmt.Errorf("%w: more than %d files or %d MB not excluded by .gitignore (checkpoints copy them into the data directory); add a .gitignore for large or generated files, or work in a smaller directory",
+			return 0, fmt.Errorf("%w: more than %d files or %d MB not excluded by .gitignore (checkpoints copy them into the data directory); add a .gitignore for large or generated files, or work in a smaller directory",
 				ErrTooLarge, MaxFiles, MaxBytes>>20)
 		}
 	}
-	return nil
+	return bytes, nil
 }
 
 // Changes lists the files that differ from snapshot from to snapshot to, in path order.

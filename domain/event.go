@@ -80,6 +80,9 @@ type SubAgentDeadline struct{ Exec ExecID }
 // "interrupted by restart" result so the next request is valid.
 type RestoreAfterRestart struct {
 	Unanswered []ToolCall
+	// Why says why the app stopped, when the runtime knows ("the disk was full"); the notice
+	// of an interrupted turn names it. Empty when nothing is known (a crash, a power cut).
+	Why string
 }
 
 func (UserMessage) isEvent()             {}

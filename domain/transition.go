@@ -955,7 +955,32 @@ func (t *tx) restore(e RestoreAfterRestart) {
 		t.exhaust(InterruptedSummary, st.TriggerUsage)
 		return
 	}
+	if !t.c.IsSubAgent() {
+		t.add(Message{Kind: KindError, ErrorKind: ErrorInterrupted, Text: InterruptedTurnText(t.c.State, e.Why)})
+	}
 	t.rest(ErrorInterrupted, "interrupted by restart")
+}
+
+// InterruptedTurnText is the notice under a turn the app stopped in (issue 25): the person's
+// message was committed but the agent never finished answering it. The window offers Retry
+// under it; the CLI says how to retry. busy is the state the turn was in.
+func InterruptedTurnText(busy State, why string) string {
+	var while string
+	switch busy.(type) {
+	case ToolExecuting:
+		while = "while the agent's tools ran"
+	case AwaitingModeApproval:
+		while = "while the agent waited for your approval"
+	case AwaitingSubAgents:
+		while = "while sub-agents worked"
+	default:
+		while = "before the reply"
+	}
+	text := "Not answered: the app stopped " + while
+	if why != "" {
+		text += " (" + why + ")"
+	}
+	return text + "."
 }
 
 func (t *tx) answerInterrupted(calls []ToolCall, content func(ToolCall) (string, *ToolDisplay)) {

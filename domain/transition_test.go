@@ -972,7 +972,7 @@ func TestTransition_REQ_BED_017_NoticeHeldUntilRoundEnds(t *testing.T) {
 		{"cancelled", func(Conversation, []Message) Event { return UserCancel{} },
 			[]MessageKind{KindToolResult, KindToolResult, KindSystem}},
 		{"restart", func(_ Conversation, h []Message) Event { return RestoreAfterRestart{Unanswered: UnansweredCalls(h)} },
-			[]MessageKind{KindToolResult, KindToolResult, KindSystem}},
+			[]MessageKind{KindToolResult, KindToolResult, KindSystem, KindError}},
 	}
 	for _, tt := range ends {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1245,17 +1245,22 @@ func TestTransition_REQ_BED_007_RestoreAfterRestart(t *testing.T) {
 		events    []func(Conversation) Event
 		wantState StateKind
 		wantOpen  int // interrupted results expected
+		why       string
+		// notice is the "Not answered" notice the person sees last (issue 25), or "" for none:
+		// a continuation says so in its summary, and a sub-agent's parent is told instead.
+		notice string
 	}{
-		{"llm requesting", nil, nil, StateIdle, 0},
-		{"llm retry pending", nil, []func(Conversation) Event{failOnce}, StateIdle, 0},
-		{"tool executing", nil, []func(Conversation) Event{reply(bashCall("a"), bashCall("b"))}, StateIdle, 2},
-		{"awaiting mode approval", nil, []func(Conversation) Event{reply(upgradeCall("u", "edit"), patchCall("p"))}, StateIdle, 2},
-		{"awaiting sub-agents", nil, []func(Conversation) Event{reply(spawnCall("s", "t1", "t2"))}, StateIdle, 1},
-		{"awaiting continuation", nil, []func(Conversation) Event{atThreshold}, StateContextExhausted, 0},
-		{"continuation retry pending", nil, []func(Conversation) Event{atThreshold, failOnce}, StateContextExhausted, 0},
-		{"sub-agent retry pending", []convOption{subAgent}, []func(Conversation) Event{failOnce}, StateFailed, 0},
-		{"sub-agent llm requesting", []convOption{subAgent}, nil, StateFailed, 0},
-		{"sub-agent tool executing", []convOption{subAgent}, []func(Conversation) Event{reply(bashCall("a"))}, StateFailed, 1},
+		{"llm requesting", nil, nil, StateIdle, 0, "", "Not answered: the app stopped before the reply."},
+		{"llm requesting, disk full", nil, nil, StateIdle, 0, "the disk was full", "Not answered: the app stopped before the reply (the disk was full)."},
+		{"llm retry pending", nil, []func(Conversation) Event{failOnce}, StateIdle, 0, "", "Not answered: the app stopped before the reply."},
+		{"tool executing", nil, []func(Conversation) Event{reply(bashCall("a"), bashCall("b"))}, StateIdle, 2, "", "Not answered: the app stopped while the agent's tools ran."},
+		{"awaiting mode approval", nil, []func(Conversation) Event{reply(upgradeCall("u", "edit"), patchCall("p"))}, StateIdle, 2, "", "Not answered: the app stopped while the agent waited for your approval."},
+		{"awaiting sub-agents", nil, []func(Conversation) Event{reply(spawnCall("s", "t1", "t2"))}, StateIdle, 1, "", "Not answered: the app stopped while sub-agents worked."},
+		{"awaiting continuation", nil, []func(Conversation) Event{atThreshold}, StateContextExhausted, 0, "", ""},
+		{"continuation retry pending", nil, []func(Conversation) Event{atThreshold, failOnce}, StateContextExhausted, 0, "", ""},
+		{"sub-agent retry pending", []convOption{subAgent}, []func(Conversation) Event{failOnce}, StateFailed, 0, "", ""},
+		{"sub-agent llm requesting", []convOption{subAgent}, nil, StateFailed, 0, "", ""},
+		{"sub-agent tool executing", []convOption{subAgent}, []func(Conversation) Event{reply(bashCall("a"))}, StateFailed, 1, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1264,11 +1269,20 @@ func TestTransition_REQ_BED_007_RestoreAfterRestart(t *testing.T) {
 				t.Fatalf("setup reached %s; want a working state", w.conv.State.Kind())
 			}
 			open := UnansweredCalls(w.history)
-			next, effects := step(t, w.conv, RestoreAfterRestart{Unanswered: open})
+			next, effects := step(t, w.conv, RestoreAfterRestart{Unanswered: open, Why: tt.why})
 			if next.State.Kind() != tt.wantState || Busy(next.State) {
 				t.Fatalf("state after restore = %s; want %s", next.State.Kind(), tt.wantState)
 			}
 			msgs := persisted(t, effects)
+			notices := slices.DeleteFunc(slices.Clone(msgs), func(m Message) bool { return m.Kind != KindError })
+			switch {
+			case tt.notice == "" && len(notices) > 0:
+				t.Fatalf("notices = %+v; want none", notices)
+			case tt.notice != "" && (len(notices) != 1 || msgs[len(msgs)-1].Seq != notices[0].Seq):
+				t.Fatalf("messages = %+v; want one notice, last", msgs)
+			case tt.notice != "" && (notices[0].Text != tt.notice || notices[0].ErrorKind != ErrorInterrupted):
+				t.Fatalf("notice = %q (%s); want %q (%s)", notices[0].Text, notices[0].ErrorKind, tt.notice, ErrorInterrupted)
+			}
 			interrupted := 0
 			for _, m := range msgs {
 				if m.Kind == KindToolResult {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -73,6 +74,10 @@ type Options struct {
 	// AllowTools are tools marked destructive that run without asking, as "SERVER/TOOL"
 	// (a headless run's --mcp-allow-tools).
 	AllowTools []string
+	// SpaceCheck refuses to save the configuration (or the allowed project servers) while
+	// the disk holding it is short, with persistence.CheckSpace's error; the file on disk is
+	// left as it was. nil does not check.
+	SpaceCheck func(dir string, need int64) error
 }
 
 const (
@@ -203,6 +208,10 @@ func (h *Hub) edit(change func(c *Config) error) error {
 		h.mu.Unlock()
 		return err
 	}
+	if err := h.checkSpace(h.path); err != nil {
+		h.mu.Unlock()
+		return err
+	}
 	if err := SaveConfig(h.path, next); err != nil {
 		h.mu.Unlock()
 		return err
@@ -210,6 +219,22 @@ func (h *Hub) edit(change func(c *Config) error) error {
 	h.cfg = next
 	h.mu.Unlock()
 	h.changed()
+	return nil
+}
+
+// checkSpace asks Options.SpaceCheck for room to write path again (a small file: what it
+// holds now, and some).
+func (h *Hub) checkSpace(path string) error {
+	if h.opts.SpaceCheck == nil {
+		return nil
+	}
+	var size int64 = 64 << 10
+	if info, err := os.Stat(path); err == nil {
+		size += info.Size()
+	}
+	if err := h.opts.SpaceCheck(filepath.Dir(path), size); err != nil {
+		return fmt.Errorf("save the MCP configuration %s: %w (nothing was changed)", path, err)
+	}
 	return nil
 }
 
@@ -312,6 +337,10 @@ func (h *Hub) AllowProjectServer(cwd, name string) error {
 		next[cwd] = map[string]string{}
 	}
 	next[cwd][name] = fingerprint(c)
+	if err := h.checkSpace(h.approvalsPath); err != nil {
+		h.mu.Unlock()
+		return err
+	}
 	if err := saveApprovals(h.approvalsPath, next); err != nil {
 		h.mu.Unlock()
 		return err

@@ -54,7 +54,9 @@
 // directory's file system keeps DefaultReserve free and is refused with a DiskFullError
 // (ErrDiskFull) otherwise; Badger's memtable logs are small and preallocated so a mapped write
 // never meets a missing block; a full disk opens read-only, and the store turns writable by
-// itself when there is room. Reading never needs room.
+// itself when there is room. Reading never needs room. A writable store holds Preallocated
+// bytes on disk whatever it stores. CheckSpace is the same check for the writers beside the
+// store (checkpoints, the search index, temp dirs, settings, the key file, MCP configuration).
 //
 // The package must never decide what a state means: that is domain's job. It must never
 // delete, repair or rewrite data it cannot read; it reports it (ErrCorrupt) and keeps the

@@ -58,11 +58,11 @@ const (
 	// a level-0 table holds at most one memtable, which is at most memTableSize.
 	ballastName = "space.reserve"
 	ballastSize = 2 * memTableSize
+	// Preallocated is the disk space a writable store holds on purpose, whatever it stores:
+	// the current memtable log, allocated in full, and the ballast.
+	Preallocated = 2*memTableSize + ballastSize
 )
 
-// Preallocated is what a store takes on disk before it holds anything: its memtable log,
-// allocated ahead of need, and the reserve file (so that a full disk cannot fault a write).
-const Preallocated = 2*memTableSize + ballastSize
 
 // ErrDiskFull: the file system holding the data has too little free space to write safely.
 // Nothing committed is lost and everything can still be read.

@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,7 +77,14 @@ type Options struct {
 	InMemory bool
 	// Logger receives what went wrong in the background; nil discards it.
 	Logger *slog.Logger
+	// SpaceCheck refuses a write into the index's directory while its disk is short, with
+	// an error matching persistence.ErrDiskFull; nil means persistence.CheckSpace. Tests
+	// stand a full disk here.
+	SpaceCheck func(dir string, need int64) error
 }
+
+// diskRetryEvery is how often a paused index asks for room again (see pause).
+const diskRetryEvery = 2 * time.Second
 
 // Index is the search index. It is safe for concurrent use. One goroutine, started by Open,
 // catches up with the store; Search reads a consistent snapshot at any time.
@@ -101,6 +109,13 @@ type Index struct {
 	dirty   map[string]bool
 	wake    chan struct{}
 
+	// space is Options.SpaceCheck. readOnly is set when the index opened read-only on a
+	// full disk: it is searched as it is and catches up at the next start. paused is set
+	// while writes wait for room (pause).
+	space    func(dir string, need int64) error
+	readOnly bool
+	paused   atomic.Bool
+
 	synced    chan struct{} // closed when the first Sync has finished
 	closeOnce sync.Once
 	stop      chan struct{}
@@ -114,18 +129,33 @@ type Index struct {
 func Open(dir string, src Source, o Options) (*Index, error) {
 	x := &Index{src: src, log: o.Logger, dir: dir, known: map[string]bool{}, skip: map[string]bool{},
 		dirty: map[string]bool{}, wake: make(chan struct{}, 1), synced: make(chan struct{}),
-		stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), done: make(chan struct{}), space: o.SpaceCheck}
 	if x.log == nil {
 		x.log = slog.New(slog.DiscardHandler)
 	}
-	db, err := openDB(dir, o.InMemory)
+	switch {
+	case x.space == nil && o.InMemory:
+		x.space = func(string, int64) error { return nil }
+	case x.space == nil:
+		x.space = persistence.CheckSpace
+	}
+	if !o.InMemory {
+		// The parent, because the index's own directory may not exist yet.
+		if err := x.space(filepath.Dir(dir), 0); err != nil {
+			// Badger's first write to a new memtable log on a full disk is a fault, not an
+			// error (persistence/space.go): an index that exists is searched read-only as
+			// it is; none at all waits for room.
+			return x.openReadOnly(err)
+		}
+	}
+	db, err := openDB(dir, o.InMemory, false)
 	if err != nil && !o.InMemory && !isLocked(err) {
 		// Derived data: an index that does not open is thrown away and built again.
 		x.log.Warn("the search index could not be opened; rebuilding it from the conversations", "dir", dir, "error", err)
 		if rerr := os.RemoveAll(dir); rerr != nil {
 			return nil, fmt.Errorf("open the search index in %s: %w; removing it to rebuild failed too: %w", dir, err, rerr)
 		}
-		db, err = openDB(dir, false)
+		db, err = openDB(dir, false, false)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open the search index in %s: %w", dir, err)
@@ -143,7 +173,28 @@ func Open(dir string, src Source, o Options) (*Index, error) {
 	return x, nil
 }
 
-func openDB(dir string, inMemory bool) (*badger.DB, error) {
+// openReadOnly opens an index that exists read-only because its disk is full (full says so);
+// nothing is indexed until the next start.
+func (x *Index) openReadOnly(full error) (*Index, error) {
+	if _, err := os.Stat(x.dir); err != nil {
+		return nil, fmt.Errorf("open the search index in %s: %w", x.dir, full)
+	}
+	db, err := openDB(x.dir, false, true)
+	if err != nil {
+		return nil, fmt.Errorf("open the search index in %s read-only (%w): %w", x.dir, full, err)
+	}
+	x.db, x.readOnly = db, true
+	if err := x.loadStats(); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	x.log.Warn("the disk is full: the search index is searched as it is and catches up at the next start", "dir", x.dir, "error", full)
+	close(x.synced)
+	close(x.done)
+	return x, nil
+}
+
+func openDB(dir string, inMemory, readOnly bool) (*badger.DB, error) {
 	opts := badger.DefaultOptions(dir).
 		WithLogger(nil).
 		WithMetricsEnabled(false).
@@ -154,6 +205,9 @@ func openDB(dir string, inMemory bool) (*badger.DB, error) {
 		WithValueLogFileSize(64 << 20)
 	if inMemory {
 		opts = opts.WithDir("").WithValueDir("").WithInMemory(true)
+	}
+	if readOnly {
+		opts = opts.WithReadOnly(true)
 	}
 	return badger.Open(opts)
 }
@@ -253,6 +307,9 @@ func (x *Index) loadStats() error {
 // Notify tells the index that a conversation changed. It never blocks: it marks the
 // conversation and wakes the indexer, which reads what is new from the store.
 func (x *Index) Notify(convID string) {
+	if x.readOnly {
+		return
+	}
 	x.dirtyMu.Lock()
 	x.dirty[convID] = true
 	x.dirtyMu.Unlock()
@@ -307,11 +364,48 @@ func (x *Index) run() {
 		x.dirtyMu.Unlock()
 		for _, id := range ids {
 			if err := x.catchUp(id, false); err != nil {
-				x.log.Warn("could not index a conversation; it is tried again on its next change and at the next start",
-					"conversation", id, "error", err)
+				x.pause(id, err)
 			}
 		}
 	}
+}
+
+// pause handles a conversation that could not be indexed. On a full disk the index pauses:
+// the conversation stays marked and the indexer wakes every diskRetryEvery until there is
+// room, then catches up. Any other failure is tried again on the conversation's next change
+// and at the next start.
+func (x *Index) pause(id string, err error) {
+	if !errors.Is(err, persistence.ErrDiskFull) || x.readOnly {
+		x.log.Warn("could not index a conversation; it is tried again on its next change and at the next start",
+			"conversation", id, "error", err)
+		return
+	}
+	x.dirtyMu.Lock()
+	x.dirty[id] = true
+	x.dirtyMu.Unlock()
+	if !x.paused.Swap(true) {
+		x.log.Warn("the disk is full: the search index waits for room, then catches up", "error", err)
+	}
+	time.AfterFunc(diskRetryEvery, func() {
+		select {
+		case x.wake <- struct{}{}:
+		default:
+		}
+	})
+}
+
+// writable refuses a write of about need bytes while the disk is short.
+func (x *Index) writable(need int64) error {
+	if x.readOnly {
+		return fmt.Errorf("the search index is read-only until the next start: %w", persistence.ErrDiskFull)
+	}
+	if err := x.space(x.dir, need); err != nil {
+		return err
+	}
+	if x.paused.Swap(false) {
+		x.log.Info("the disk has room again: the search index catches up")
+	}
+	return nil
 }
 
 // Sync brings the whole index up to date with the store: conversations no longer stored are
@@ -349,8 +443,7 @@ func (x *Index) Sync() error {
 		default:
 		}
 		if err := x.catchUp(s.ID, true); err != nil {
-			x.log.Warn("could not index a conversation; it is tried again on its next change and at the next start",
-				"conversation", s.ID, "error", err)
+			x.pause(s.ID, err)
 		}
 	}
 	return nil
@@ -531,6 +624,13 @@ func (x *Index) indexChunk(id string, w watermark, msgs []domain.Message) (water
 			return w, fmt.Errorf("read the index of conversation %s: %w", id, err)
 		}
 	}
+	need := int64(0)
+	for _, m := range msgs {
+		need += int64(len(m.Text))
+	}
+	if err := x.writable(2 * need); err != nil {
+		return w, fmt.Errorf("index conversation %s: %w", id, err)
+	}
 	wb := x.db.NewWriteBatch()
 	defer wb.Cancel()
 	for t, blocks := range lists {
@@ -602,6 +702,9 @@ func (x *Index) removeLocked(id string) error {
 		}
 		return nil
 	})
+	if err == nil {
+		err = x.writable(0)
+	}
 	wb := x.db.NewWriteBatch()
 	defer wb.Cancel()
 	for t := range termSet {

@@ -36,6 +36,18 @@ func StateWord(k domain.StateKind) string {
 	return "ready"
 }
 
+// StoppedWord is StateWord for a conversation nothing runs, as `phoenix-desktop list` sees
+// the store it holds: a working state there is a turn the app stopped in whose recovery could
+// not be written yet (the disk is full), so it is "interrupted", never "thinking".
+func StoppedWord(k domain.StateKind) string {
+	switch k {
+	case domain.StateLLMRequesting, domain.StateToolExecuting, domain.StateAwaitingModeApproval,
+		domain.StateAwaitingSubAgents, domain.StateAwaitingContinuation:
+		return "interrupted"
+	}
+	return StateWord(k)
+}
+
 // Status says in words what the agent is doing: the window's status bar and the command
 // line's progress lines. since is when the current state began and now is the clock; with a
 // zero now (the command line, which prints each state once) the running times are left out

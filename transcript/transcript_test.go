@@ -121,6 +121,22 @@ func TestEveryStateHasAWord(t *testing.T) {
 	}
 }
 
+// TestStoppedWordSaysInterruptedForEveryWorkingState: list never calls a turn nothing runs
+// "thinking" (issue 25); the working states are the core's own (domain.Busy).
+func TestStoppedWordSaysInterruptedForEveryWorkingState(t *testing.T) {
+	for _, s := range []domain.State{domain.Idle{}, domain.LLMRequesting{}, domain.ToolExecuting{},
+		domain.AwaitingModeApproval{}, domain.AwaitingSubAgents{}, domain.AwaitingContinuation{},
+		domain.ContextExhausted{}, domain.Error{}, domain.Completed{}, domain.Failed{}} {
+		got := StoppedWord(s.Kind())
+		switch {
+		case domain.Busy(s) && got != "interrupted":
+			t.Errorf("%s is listed as %q; want interrupted", s.Kind(), got)
+		case !domain.Busy(s) && got != StateWord(s.Kind()):
+			t.Errorf("%s is listed as %q; want %q", s.Kind(), got, StateWord(s.Kind()))
+		}
+	}
+}
+
 func TestToolCallSummary(t *testing.T) {
 	cases := []struct {
 		name string

@@ -28,6 +28,8 @@ type Backend interface {
 	// AnswerHost answers a host card (actors.HostApprovalRequested); it returns at once.
 	AnswerHost(requestID string, d actors.HostDecision) error
 	WrapUp(ctx context.Context, id string) error
+	// Retry sends again the message of a turn the app stopped in (actors.Runtime.Retry).
+	Retry(ctx context.Context, id string) error
 	ContinueInNew(ctx context.Context, id string) (domain.Conversation, string, error)
 	SetArchived(ctx context.Context, id string, archived bool) error
 	// Delete removes a conversation for good (stopping it first); ConversationDeleted follows.
@@ -92,6 +94,13 @@ type Deps struct {
 	Notify func(n *fyne.Notification)
 	// Keys keeps the API key out of the preferences file; nil keeps it there.
 	Keys KeyStore
+	// StartDir is the directory the app was started in from a terminal: the working
+	// directory New conversation offers, before the last one used. Empty when the app was
+	// started from the desktop (where the current directory means nothing to the person).
+	StartDir string
+	// SettingsSpace refuses to save the settings while the disk holding them is short
+	// (persistence.CheckSpace's error), so that nothing is half-written; nil does not check.
+	SettingsSpace func() error
 	// Hosts shows and edits the hosts each project allows in Project mode (Settings →
 	// Allowed hosts…); nil when no network proxy runs in this session.
 	Hosts HostRules

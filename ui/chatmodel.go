@@ -30,6 +30,8 @@ const (
 	// rowCutOff follows a reply that ended early: why, and (for the output limit) a way to
 	// ask the model to go on (issue 13).
 	rowCutOff
+	// rowInterrupted is the notice under a turn the app stopped in, with Retry (issue 25).
+	rowInterrupted
 )
 
 // toolPhase is where a tool call stands, for its row.
@@ -68,8 +70,9 @@ type row struct {
 	// expanded is the person's choice to see a tool's output or a reasoning; it lives in the
 	// model so that it survives the recycling of list items.
 	expanded bool
-	// superseded marks a cut-off notice that later messages followed: Continue would no
-	// longer continue that reply, so it is offered only on the latest.
+	// superseded marks a cut-off (or "Not answered") notice that later messages followed:
+	// Continue (Retry) would no longer continue that reply (retry that turn), so it is
+	// offered only on the latest.
 	superseded bool
 	// answered marks a reasoning whose answer has started, which closed it once.
 	answered bool
@@ -113,6 +116,8 @@ type chatModel struct {
 	notices int
 	// cutOff is the latest cut-off notice while nothing has followed it.
 	cutOff *row
+	// stopped is the latest "Not answered" notice while nothing has followed it.
+	stopped *row
 }
 
 func newChatModel() *chatModel {
@@ -141,6 +146,11 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 		m.cutOff.superseded = true
 		m.cutOff.touch()
 		m.cutOff = nil
+	}
+	if m.stopped != nil {
+		m.stopped.superseded = true
+		m.stopped.touch()
+		m.stopped = nil
 	}
 	p := &msg
 	key := "m" + strconv.FormatUint(msg.Seq, 10)
@@ -184,6 +194,11 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 	case domain.KindSystem:
 		m.rows = append(m.rows, &row{kind: rowSystem, key: key, msg: p, at: msg.At, seq: msg.Seq})
 	case domain.KindError:
+		if actors.IsInterruptedNotice(msg) {
+			m.stopped = &row{kind: rowInterrupted, key: key, msg: p, at: msg.At, seq: msg.Seq}
+			m.rows = append(m.rows, m.stopped)
+			break
+		}
 		m.rows = append(m.rows, &row{kind: rowError, key: key, msg: p, at: msg.At, seq: msg.Seq})
 	case domain.KindContinuation:
 		m.rows = append(m.rows, &row{kind: rowContinuation, key: key, msg: p, at: msg.At, seq: msg.Seq})

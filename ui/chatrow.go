@@ -119,6 +119,8 @@ func (v *rowView) newPart(k rowKind) part {
 		return newThinkingPart(v.cv)
 	case rowCutOff:
 		return newCutOffPart(v.cv)
+	case rowInterrupted:
+		return newInterruptedPart(v.cv)
 	}
 	return newNotePart()
 }

@@ -141,6 +141,11 @@ func withinTimeout[T any](k KeyStore, what string, call func() (T, error)) (T, e
 // preferences file (unless that is the store); the rest to the preferences. It runs off the
 // UI goroutine.
 func (m *MainWindow) saveSettings(s Settings, change keyChange) error {
+	if m.deps.SettingsSpace != nil {
+		if err := m.deps.SettingsSpace(); err != nil {
+			return err
+		}
+	}
 	switch change {
 	case keySet:
 		if err := writeAPIKey(m.keys(), s.APIKey); err != nil {

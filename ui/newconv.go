@@ -36,12 +36,16 @@ type newConvForm struct {
 }
 
 // showNewConversation opens the New conversation dialog (Ctrl+N): working directory (the
-// last one used by default), model, and mode, Restricted by default (REQ-BED-014).
+// one the app was started in from a terminal, else the last one used), model, and mode, Restricted by default (REQ-BED-014).
 func (m *MainWindow) showNewConversation() {
 	p := m.app.Preferences()
 	f := &newConvForm{m: m, cwd: newEscEntry(), title: newEscEntry(), hint: widget.NewLabel("")}
 	home, _ := os.UserHomeDir()
-	f.cwd.SetText(p.StringWithFallback(prefLastCwd, home))
+	if m.deps.StartDir != "" {
+		f.cwd.SetText(m.deps.StartDir)
+	} else {
+		f.cwd.SetText(p.StringWithFallback(prefLastCwd, home))
+	}
 	f.cwd.Validator = validDir
 	browse := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), func() {
 		fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {

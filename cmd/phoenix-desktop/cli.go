@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/transcript"
 )
@@ -59,6 +61,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		continueID string
 		noInstr    bool
 		wrapUp     bool
+		retry      bool
 		timeout    time.Duration
 		images     stringList
 		queued     stringList
@@ -76,6 +79,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&reasoning, "show-reasoning", false, "print a thinking model's reasoning before each reply")
 	fs.StringVar(&continueID, "continue", "", "send the message to this existing conversation")
 	fs.BoolVar(&wrapUp, "wrap-up", false, "with --continue: wrap the conversation up (continuation summary) instead of sending a message")
+	fs.BoolVar(&retry, "retry", false, "with --continue: send again the message of a turn the app stopped in (the \"Not answered\" notice)")
 	fs.BoolVar(&noInstr, "no-instructions", false, "start the new conversation without the project's AGENTS.md / CLAUDE.md")
 	fs.DurationVar(&timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
@@ -130,7 +134,10 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	if wrapUp && (continueID == "" || strings.TrimSpace(prompt) != "" || len(images) > 0) {
 		return errors.New("chat: --wrap-up needs --continue ID and no message")
 	}
-	if strings.TrimSpace(prompt) == "" && len(images) == 0 && !wrapUp {
+	if retry && (continueID == "" || wrapUp || strings.TrimSpace(prompt) != "" || len(images) > 0) {
+		return errors.New("chat: --retry needs --continue ID and no message")
+	}
+	if strings.TrimSpace(prompt) == "" && len(images) == 0 && !wrapUp && !retry {
 		return errors.New("chat: the message is empty: pass a prompt as arguments, or - to read it from standard input")
 	}
 	var attachments []actors.Attachment
@@ -249,6 +256,10 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	if wrapUp {
 		if err := rt.WrapUp(ctx, conv.ID); err != nil {
 			return fmt.Errorf("chat: wrap up: %w", err)
+		}
+	} else if retry {
+		if err := rt.Retry(ctx, conv.ID); err != nil {
+			return fmt.Errorf("chat: retry: %w", err)
 		}
 	} else if err := rt.Send(ctx, conv.ID, prompt, attachments); err != nil {
 		return fmt.Errorf("chat: %w", err)
@@ -462,6 +473,9 @@ func (p *chatPrinter) print(ev actors.Event) {
 			fmt.Fprintf(p.w, "! The limit is %d tokens. To have it go on: phoenix-desktop chat --continue %s %q\n",
 				p.outputLimit, p.conv, domain.GoOnPrompt)
 		}
+		if actors.IsInterruptedNotice(e.Message) {
+			writeRetryHint(p.w, p.conv)
+		}
 	case actors.StateChanged:
 		if line := transcript.Status(e.Conv, time.Time{}, time.Time{}); line != p.last && domain.Busy(e.Conv.State) {
 			p.last, p.tenths = line, 0
@@ -491,7 +505,7 @@ func runList(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	store, err := common.openStore(common.logger(os.Stderr))
+	store, err := common.openStoreAtRest(common.logger(os.Stderr))
 	if err != nil {
 		return err
 	}
@@ -506,7 +520,7 @@ func runList(args []string, stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tSTATE\tMODE\tTITLE")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), transcript.StateWord(s.State), s.Mode, s.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), transcript.StoppedWord(s.State), s.Mode, s.Title)
 	}
 	return tw.Flush()
 }
@@ -534,7 +548,7 @@ func loadConversation(name string, args []string) (domain.Conversation, []domain
 	if id == "" {
 		return domain.Conversation{}, nil, false, fmt.Errorf("%s: which conversation? Pass its id (see phoenix-desktop list)", name)
 	}
-	store, err := common.openStore(common.logger(os.Stderr))
+	store, err := common.openStoreAtRest(common.logger(os.Stderr))
 	if err != nil {
 		return domain.Conversation{}, nil, false, err
 	}
@@ -558,7 +572,33 @@ func runShow(args []string, stdout io.Writer) error {
 	for _, m := range msgs {
 		writeMessage(stdout, m)
 	}
+	if _, ok := actors.InterruptedTurn(msgs); ok {
+		writeRetryHint(stdout, conv.ID)
+	}
 	return nil
+}
+
+// writeRetryHint follows the "Not answered" notice of a turn the app stopped in: the command
+// line's Retry.
+func writeRetryHint(w io.Writer, id string) {
+	fmt.Fprintf(w, "! To send it again: phoenix-desktop chat --continue %s --retry\n", id)
+}
+
+// openStoreAtRest opens the store for a command that reads it without a runtime (list, show,
+// export) and first runs restart recovery, so that a turn the app stopped in is shown at rest
+// with its "Not answered" notice, never as still running. On a full disk the store is
+// read-only and recovery waits for room: list then says "interrupted" (StoppedWord).
+func (c *commonFlags) openStoreAtRest(log *slog.Logger) (*persistence.Store, error) {
+	store, err := c.openStore(log)
+	if err != nil {
+		return nil, err
+	}
+	if !store.ReadOnly() {
+		if err := actors.Recover(store, log); err != nil {
+			log.Warn("the conversations a stopped app left running could not be brought to rest; they are shown as stored", "err", err)
+		}
+	}
+	return store, nil
 }
 
 func runExport(args []string, stdout io.Writer) error {

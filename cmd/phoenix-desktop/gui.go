@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
+	"golang.org/x/term"
 
 	"github.com/phoenix-desktop/phoenix/assets"
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -104,7 +105,9 @@ func runGUI(args []string, stderr io.Writer) error {
 			}
 			return out
 		},
-		Keys: keys,
+		Keys:          keys,
+		SettingsSpace: settingsSpace,
+		StartDir:      terminalDir(),
 		DefaultModel: func() string {
 			mu.Lock()
 			defer mu.Unlock()
@@ -149,4 +152,18 @@ func showStartupError(a fyne.App, err error) {
 		fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), widget.NewButton("Quit", a.Quit), nil, nil, msg))
 	w.Resize(fyne.NewSize(560, 220))
 	w.ShowAndRun()
+}
+
+// terminalDir is the current directory when the app was started from a terminal (standard
+// input or output is one), so that `cd project && phoenix-desktop` offers the project; a
+// desktop launcher starts it with no terminal, in a directory the person never chose.
+func terminalDir() string {
+	if !term.IsTerminal(int(os.Stdin.Fd())) && !term.IsTerminal(int(os.Stdout.Fd())) {
+		return ""
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return dir
 }

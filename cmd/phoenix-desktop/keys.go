@@ -14,6 +14,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/assets"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/secrets"
 	"github.com/phoenix-desktop/phoenix/ui"
@@ -23,7 +24,11 @@ import (
 const apiKeyName = "api-key"
 
 // apiKeyStore is the secrets store as the window's Settings use it (ui.KeyStore).
-type apiKeyStore struct{ s secrets.Store }
+type apiKeyStore struct {
+	s secrets.Store
+	// space is persistence.CheckSpace, or a full disk in tests.
+	space func(dir string, need int64) error
+}
 
 func (k apiKeyStore) APIKey() (string, error) {
 	v, err := k.s.Get(apiKeyName)
@@ -33,10 +38,38 @@ func (k apiKeyStore) APIKey() (string, error) {
 	return v, err
 }
 
-func (k apiKeyStore) SetAPIKey(key string) error { return k.s.Set(apiKeyName, key) }
-func (k apiKeyStore) Where() string              { return k.s.Where() }
-func (k apiKeyStore) Secure() bool               { return k.s.Secure() }
-func (k apiKeyStore) Timeout() time.Duration     { return secrets.Timeout }
+// SetAPIKey saves the key; in the private file (no keyring), only while its disk has room.
+func (k apiKeyStore) SetAPIKey(key string) error {
+	if !k.s.Secure() {
+		space := k.space
+		if space == nil {
+			space = persistence.CheckSpace
+		}
+		if dir, err := secretsDir(); err == nil {
+			if err := space(dir, int64(len(key))+settingsRoom); err != nil {
+				return fmt.Errorf("save the API key: %w", err)
+			}
+		}
+	}
+	return k.s.Set(apiKeyName, key)
+}
+
+// settingsRoom is what saving the settings (or the key file) may write: small files,
+// rewritten whole.
+const settingsRoom = 64 << 10
+
+// settingsSpace refuses to save the settings while the disk holding Fyne's preferences (the
+// configuration directory) is short, in the words of a full disk everywhere.
+func settingsSpace() error {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return nil
+	}
+	return persistence.CheckSpace(dir, settingsRoom)
+}
+func (k apiKeyStore) Where() string          { return k.s.Where() }
+func (k apiKeyStore) Secure() bool           { return k.s.Secure() }
+func (k apiKeyStore) Timeout() time.Duration { return secrets.Timeout }
 
 // secretsDir is where the file fallback lives: the app's own configuration directory.
 func secretsDir() (string, error) {
@@ -75,7 +108,7 @@ func keyStore(prefs fyne.Preferences, s secrets.Store, log *slog.Logger) ui.KeyS
 	if err := migrateKey(prefs, s, log); err != nil {
 		return ui.PreferencesKeys(prefs, "it could not be moved out of it ("+err.Error()+"); the next start tries again")
 	}
-	return apiKeyStore{s}
+	return apiKeyStore{s: s}
 }
 
 // loadSettings is what the window's Settings saved: the provider, base URL and model from the

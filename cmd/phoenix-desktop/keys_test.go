@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/assets"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
+	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/secrets"
 )
@@ -44,7 +46,7 @@ func TestChatUsesTheKeySavedInSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (apiKeyStore{store}).SetAPIKey(savedKey); err != nil {
+	if err := (apiKeyStore{s: store}).SetAPIKey(savedKey); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Set(apiKeyName, "") })
@@ -104,4 +106,31 @@ func TestChatUsesTheKeySavedInSettings(t *testing.T) {
 	chat(savedKey)
 	t.Setenv(providers.EnvAPIKey, envKey)
 	chat(envKey)
+}
+
+// Issue 25 item 4: the key file is not rewritten while its disk is short; the key saved
+// before stays, and the refusal is in the disk's words.
+func TestKeyFileNotWrittenOnAFullDisk(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir, err := secretsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := secrets.OpenFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (apiKeyStore{s: store}).SetAPIKey("sk-before-the-disk-filled-1111"); err != nil {
+		t.Fatal(err)
+	}
+	full := func(dir string, need int64) error {
+		return &persistence.DiskFullError{Dir: dir, Free: 0, Need: persistence.DefaultReserve + need}
+	}
+	err = (apiKeyStore{s: store, space: full}).SetAPIKey("sk-after-the-disk-filled-2222")
+	if !errors.Is(err, persistence.ErrDiskFull) || !strings.Contains(err.Error(), "The disk holding your conversations is full") {
+		t.Fatalf("save on a full disk: %v", err)
+	}
+	if got, err := (apiKeyStore{s: store}).APIKey(); err != nil || got != "sk-before-the-disk-filled-1111" {
+		t.Fatalf("after a refused save the key is %q (%v)", got, err)
+	}
 }

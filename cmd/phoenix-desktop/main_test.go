@@ -405,7 +405,7 @@ func TestKeyMovesOutOfThePreferences(t *testing.T) {
 	if got := ui.LegacyAPIKey(app.Preferences()); got != "" {
 		t.Fatal("the key is still in the preferences")
 	}
-	if got, err := (apiKeyStore{store}).APIKey(); err != nil || got != key {
+	if got, err := (apiKeyStore{s: store}).APIKey(); err != nil || got != key {
 		t.Fatalf("stored key %q, %v", got, err)
 	}
 	if s := ui.LoadSettings(app.Preferences()); s.BaseURL == "" || s.Model != "gpt-4o" {

@@ -103,7 +103,7 @@ func (c *commonFlags) mcpOptions() mcp.Options {
 			}
 		}
 	}
-	return mcp.Options{StartTimeout: c.mcpStartTimeout, AllowTools: allow}
+	return mcp.Options{StartTimeout: c.mcpStartTimeout, AllowTools: allow, SpaceCheck: persistence.CheckSpace}
 }
 
 // openMCP returns the MCP servers conversations use: none with --no-mcp, a file's with
