@@ -63,7 +63,6 @@ const (
 	Preallocated = 2*memTableSize + ballastSize
 )
 
-
 // ErrDiskFull: the file system holding the data has too little free space to write safely.
 // Nothing committed is lost and everything can still be read.
 var ErrDiskFull = errors.New("the disk is full")
