@@ -88,12 +88,6 @@ func setUpMountView() error {
 	return nil
 }
 
-// bindWritable binds dir read-write over itself in the view, and returns the function that
-// takes the binding away again.
-func bindWritable(dir string) (func(), error) {
-	return bindWritableFrom(dir, dir)
-}
-
 // bindWritableFrom binds source (a path, or fdPath of a descriptor) read-write at dir.
 func bindWritableFrom(source, dir string) (func(), error) {
 	if err := unix.Mount(source, dir, "", unix.MS_BIND, ""); err != nil {
