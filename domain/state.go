@@ -241,6 +241,8 @@ type Conversation struct {
 	State          State `json:"-"`
 	// Usage is the latest response's usage: the context the next request starts from.
 	Usage Usage `json:"usage"`
+	// Spent adds up the usage and cost of every response of the model (issue 27).
+	Spent Spend `json:"spent,omitzero"`
 	// NextSeq is the sequence number the next message gets.
 	NextSeq uint64 `json:"next_seq"`
 	// LastExec is the highest execution id handed out.

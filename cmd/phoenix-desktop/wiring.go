@@ -367,6 +367,8 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		// Commands, skills and hooks (package custom), from the same configuration directory.
 		PersonalDirs: personalCustomDirs(),
 		Hooks:        openHooks(),
+		// The person's prices (prices.go), over the built-in table.
+		Prices: openPrices(instructions.ConfigDir(), log),
 	})
 	if err != nil {
 		a.Close()
