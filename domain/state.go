@@ -235,6 +235,8 @@ type Conversation struct {
 	Task string `json:"task,omitempty"`
 	// ContinuedFrom links a conversation to the exhausted one it continues (REQ-BED-021).
 	ContinuedFrom string `json:"continued_from,omitempty"`
+	// ForkedFrom links a fork to the conversation it continues from a message (issue 27).
+	ForkedFrom string `json:"forked_from,omitempty"`
 	// SubmitReminded records that a sub-agent which answered in plain text was reminded to
 	// call submit_result; the next plain answer fails it (REQ-BED-008, issue 13).
 	SubmitReminded bool  `json:"submit_reminded,omitempty"`

@@ -25,6 +25,9 @@ func Markdown(c domain.Conversation, msgs []domain.Message) string {
 	if c.ContinuedFrom != "" {
 		fmt.Fprintf(&b, "- Continues: %s\n", c.ContinuedFrom)
 	}
+	if c.ForkedFrom != "" {
+		fmt.Fprintf(&b, "- Forked from: %s\n", c.ForkedFrom)
+	}
 	if c.Spent.Responses > 0 {
 		fmt.Fprintf(&b, "- Spent: %s\n", SpendLine(c.Spent))
 	}
