@@ -1,6 +1,7 @@
 package fakellm
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -31,11 +32,7 @@ func (s *Server) cachedTokens(body []byte) int {
 	defer s.mu.Unlock()
 	best := 0
 	for _, old := range s.recent {
-		n := 0
-		for n < len(old) && n < len(raw) && old[n] == raw[n] {
-			n++
-		}
-		best = max(best, n)
+		best = max(best, sharedPrefix(old, raw))
 	}
 	if len(s.recent) == recentBodies {
 		copy(s.recent, s.recent[1:])
@@ -44,4 +41,20 @@ func (s *Server) cachedTokens(body []byte) int {
 		s.recent = append(s.recent, raw)
 	}
 	return domain.EstimateTokens(string(raw[:best]), 0)
+}
+
+// sharedPrefix is the length of the longest common prefix of a and b, compared a block at a
+// time (bytes.Equal is the runtime's memequal), so that a long conversation's megabyte
+// bodies cost the server microseconds, not a byte loop.
+func sharedPrefix(a, b []byte) int {
+	const block = 4096
+	n := min(len(a), len(b))
+	i := 0
+	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
+		i += block
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }

@@ -36,3 +36,21 @@ func TestPrefixCacheAccounting(t *testing.T) {
 		t.Fatalf("changed start: %d of %d tokens cached; want almost none", c, prompt)
 	}
 }
+
+// sharedPrefix agrees with a byte-by-byte count at every length around its block size.
+func TestSharedPrefix(t *testing.T) {
+	a := make([]byte, 3*4096+17)
+	for i := range a {
+		a[i] = byte(i * 7)
+	}
+	for _, at := range []int{0, 1, 4095, 4096, 4097, 8191, 8192, 3*4096 + 16} {
+		b := append([]byte(nil), a...)
+		b[at]++
+		if got := sharedPrefix(a, b); got != at {
+			t.Errorf("differ at %d: sharedPrefix = %d", at, got)
+		}
+	}
+	if got := sharedPrefix(a, a[:100]); got != 100 {
+		t.Errorf("a prefix of itself: %d", got)
+	}
+}
