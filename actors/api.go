@@ -139,6 +139,10 @@ type Config struct {
 	// table's value (domain.MaxOutputFor) does not suit: a provider that allows more, or a
 	// local server that allows less.
 	OutputLimits map[string]int
+	// Prices are the person's prices per model (lower-case name), over the table's
+	// (domain.PriceFor); a response the provider reported no cost for is priced with them
+	// (issue 27).
+	Prices map[string]domain.Price
 
 	// Search is the search index, told of every committed message; nil means no search.
 	Search Searcher

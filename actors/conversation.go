@@ -542,7 +542,7 @@ func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 func (a *conversationActor) onLLMDone(ctx actor.Context, msg llmDone) {
 	if msg.Err == nil {
 		a.applyInternal(ctx, domain.LLMResponse{Exec: msg.Exec, Text: msg.Resp.Text,
-			ToolCalls: msg.Resp.ToolCalls, Usage: msg.Resp.Usage, Reasoning: msg.Resp.Reasoning,
+			ToolCalls: msg.Resp.ToolCalls, Usage: llm.Priced(msg.Resp, a.rt.cfg.Prices), Reasoning: msg.Resp.Reasoning,
 			StopReason: msg.Resp.StopReason})
 		return
 	}

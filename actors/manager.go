@@ -169,7 +169,7 @@ func (m *managerActor) delete(ctx actor.Context, id string) {
 }
 
 func (m *managerActor) create(ctx actor.Context, msg cmdCreate) {
-	conv, err := m.rt.cfg.Store.Create(msg.Conv)
+	conv, err := m.rt.storeNew(msg)
 	if err != nil {
 		ctx.Respond(replyConv{Err: fmt.Errorf("save the new conversation: %w", err)})
 		return

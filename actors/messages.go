@@ -38,6 +38,8 @@ type (
 	// cmdCreate creates a conversation; the reply is replyConv.
 	cmdCreate struct {
 		Conv domain.Conversation
+		// Messages are a fork's history (fork.go), stored before its actor starts.
+		Messages []domain.Message
 	}
 	// reply answers a command; Err is nil on success.
 	reply struct{ Err error }

@@ -132,6 +132,18 @@ type Usage struct {
 	// provider reports it (completion_tokens_details.reasoning_tokens). It is already in
 	// OutputTokens, so Total counts it once.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// CachedTokens is the part of InputTokens the provider read from its prompt cache
+	// (prompt_tokens_details.cached_tokens), and CacheWriteTokens the part it wrote to it
+	// (OpenRouter's cache_write_tokens, Anthropic's cache_creation_input_tokens). Both are
+	// already in InputTokens (issue 27).
+	CachedTokens     int `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// Model is the model the request named, which prices the response.
+	Model string `json:"model,omitempty"`
+	// CostNanoUSD is what the response cost, in billionths of a US dollar, when CostFrom
+	// says where the figure came from; without CostFrom the cost is unknown, never zero.
+	CostNanoUSD int64      `json:"cost_nano_usd,omitempty"`
+	CostFrom    CostSource `json:"cost_from,omitempty"`
 }
 
 // Total is the context consumed by the request and its answer (REQ-BED-019).

@@ -127,3 +127,69 @@ func AtWarning(u Usage, window int) bool {
 func AtContinuation(u Usage, window int) bool {
 	return u.Total()*100 >= window*ContinuationThresholdPercent
 }
+
+// Price is what a model charges, in US dollars per million tokens (issue 27). CachedInput is
+// the price of input read from the provider's prompt cache and CacheWrite of input written
+// to it; a CacheWrite of zero means writes cost what other input costs (providers that
+// cache by themselves charge nothing extra for it).
+type Price struct {
+	Input       float64 `json:"input"`
+	CachedInput float64 `json:"cached_input"`
+	CacheWrite  float64 `json:"cache_write,omitempty"`
+	Output      float64 `json:"output"`
+}
+
+// modelPrices is the one table of list prices, from the providers' pricing pages; a person
+// whose prices differ (a contract, a newer list) sets theirs per model
+// (actors.Config.Prices), and a model found in neither has no price: its turns show tokens
+// only, never a guessed cost. A row names a model exactly, or followed by a dated snapshot
+// suffix ("gpt-4o-2024-08-06", "claude-sonnet-4-20250514"): unlike the limits above, a
+// price is never inherited by a longer name, since "gpt-4o-mini" and "claude-opus-4-5"
+// cost a fraction of "gpt-4o" and "claude-opus-4". Where a provider charges more above a
+// prompt size (grok-4-fast above 128k tokens), the row is the lower tier. The demo model
+// costs nothing. A provider that reports the cost itself (OpenRouter, Vercel's gateway,
+// xAI) is believed over this table.
+var modelPrices = []struct {
+	model string
+	price Price
+}{
+	{DemoModel, Price{}},
+	{"gpt-5", Price{Input: 1.25, CachedInput: 0.125, Output: 10}},
+	{"gpt-5-mini", Price{Input: 0.25, CachedInput: 0.025, Output: 2}},
+	{"gpt-5-nano", Price{Input: 0.05, CachedInput: 0.005, Output: 0.40}},
+	{"gpt-4.1", Price{Input: 2, CachedInput: 0.50, Output: 8}},
+	{"gpt-4.1-mini", Price{Input: 0.40, CachedInput: 0.10, Output: 1.60}},
+	{"gpt-4.1-nano", Price{Input: 0.10, CachedInput: 0.025, Output: 0.40}},
+	{"gpt-4o", Price{Input: 2.50, CachedInput: 1.25, Output: 10}},
+	{"gpt-4o-mini", Price{Input: 0.15, CachedInput: 0.075, Output: 0.60}},
+	{"o3", Price{Input: 2, CachedInput: 0.50, Output: 8}},
+	{"o3-mini", Price{Input: 1.10, CachedInput: 0.55, Output: 4.40}},
+	{"o4-mini", Price{Input: 1.10, CachedInput: 0.275, Output: 4.40}},
+	{"claude-sonnet-4", Price{Input: 3, CachedInput: 0.30, CacheWrite: 3.75, Output: 15}},
+	{"claude-sonnet-4-5", Price{Input: 3, CachedInput: 0.30, CacheWrite: 3.75, Output: 15}},
+	{"anthropic/claude-sonnet-4", Price{Input: 3, CachedInput: 0.30, CacheWrite: 3.75, Output: 15}},
+	{"anthropic/claude-sonnet-4.5", Price{Input: 3, CachedInput: 0.30, CacheWrite: 3.75, Output: 15}},
+	{"claude-haiku-4-5", Price{Input: 1, CachedInput: 0.10, CacheWrite: 1.25, Output: 5}},
+	{"anthropic/claude-haiku-4.5", Price{Input: 1, CachedInput: 0.10, CacheWrite: 1.25, Output: 5}},
+	{"claude-opus-4-1", Price{Input: 15, CachedInput: 1.50, CacheWrite: 18.75, Output: 75}},
+	{"anthropic/claude-opus-4.1", Price{Input: 15, CachedInput: 1.50, CacheWrite: 18.75, Output: 75}},
+	{"claude-opus-4-5", Price{Input: 5, CachedInput: 0.50, CacheWrite: 6.25, Output: 25}},
+	{"anthropic/claude-opus-4.5", Price{Input: 5, CachedInput: 0.50, CacheWrite: 6.25, Output: 25}},
+	{"grok-4-fast", Price{Input: 0.20, CachedInput: 0.05, Output: 0.50}},
+	{"x-ai/grok-4-fast", Price{Input: 0.20, CachedInput: 0.05, Output: 0.50}},
+}
+
+// PriceFor returns a model's price: the person's own for that model name (overrides, keyed
+// by the lower-case name), else the table's; ok is false when neither knows it.
+func PriceFor(model string, overrides map[string]Price) (p Price, ok bool) {
+	model = strings.ToLower(strings.TrimSpace(model))
+	if p, ok := overrides[model]; ok {
+		return p, true
+	}
+	for _, row := range modelPrices {
+		if model == row.model || strings.HasPrefix(model, row.model+"-20") {
+			return row.price, true
+		}
+	}
+	return Price{}, false
+}

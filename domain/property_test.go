@@ -258,7 +258,29 @@ func (w *walk) usage(t *rapid.T) Usage {
 	}
 	total := w.c.ContextWindow * pct / 100
 	out := rapid.IntRange(0, total).Draw(t, "outputTokens")
-	return Usage{InputTokens: total - out, OutputTokens: out}
+	u := Usage{InputTokens: total - out, OutputTokens: out}
+	// Cache and cost figures derived from the draws above (no new draws, so the committed
+	// seeds keep their walks): half the input cached on even bands, a provider's cost on
+	// even outputs, the rest unpriced (issue 27).
+	if pct%2 == 0 {
+		u.CachedTokens = u.InputTokens / 2
+	}
+	if out%2 == 0 {
+		u.CostNanoUSD, u.CostFrom = int64(total), CostFromProvider
+	}
+	return u
+}
+
+// checkSpend: issue 27, every response the core takes is counted once in Spent, tokens and
+// cost, and nothing else changes it.
+func (w *walk) checkSpend(t *rapid.T, before Conversation, ev Event, next Conversation, waits bool) {
+	want := before.Spent
+	if e, ok := ev.(LLMResponse); ok && waits {
+		want = want.Add(e.Usage)
+	}
+	if next.Spent != want {
+		t.Fatalf("step %d: %T in %s: spent %+v; want %+v", w.steps, ev, before.State.Kind(), next.Spent, want)
+	}
 }
 
 // callNames lists the tools the core interprets itself twice, to reach their states more often.
@@ -779,6 +801,7 @@ func (w *walk) apply(t *rapid.T, ev Event) ([]Effect, error) {
 	}
 
 	w.checkThreshold(t, before, ev, next, effects, waits)
+	w.checkSpend(t, before, ev, next, waits)
 	w.c = next
 	w.checkState(t, next)
 	return effects, nil

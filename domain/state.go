@@ -287,12 +287,16 @@ type Conversation struct {
 	Task string `json:"task,omitempty"`
 	// ContinuedFrom links a conversation to the exhausted one it continues (REQ-BED-021).
 	ContinuedFrom string `json:"continued_from,omitempty"`
+	// ForkedFrom links a fork to the conversation it continues from a message (issue 27).
+	ForkedFrom string `json:"forked_from,omitempty"`
 	// SubmitReminded records that a sub-agent which answered in plain text was reminded to
 	// call submit_result; the next plain answer fails it (REQ-BED-008, issue 13).
 	SubmitReminded bool  `json:"submit_reminded,omitempty"`
 	State          State `json:"-"`
 	// Usage is the latest response's usage: the context the next request starts from.
 	Usage Usage `json:"usage"`
+	// Spent adds up the usage and cost of every response of the model (issue 27).
+	Spent Spend `json:"spent,omitzero"`
 	// NextSeq is the sequence number the next message gets.
 	NextSeq uint64 `json:"next_seq"`
 	// LastExec is the highest execution id handed out.

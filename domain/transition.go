@@ -469,6 +469,7 @@ func (t *tx) llmResponse(e LLMResponse) {
 		if summary == "" {
 			summary = FallbackSummary
 		}
+		t.c.Spent = t.c.Spent.Add(e.Usage)
 		usage := st.TriggerUsage
 		if e.Usage.Total() > 0 {
 			usage = e.Usage
@@ -512,6 +513,7 @@ func (t *tx) reply(e LLMResponse) {
 	if usage.Total() > 0 {
 		t.c.Usage = usage
 	}
+	t.c.Spent = t.c.Spent.Add(usage)
 	var reasoning *Reasoning
 	if !e.Reasoning.Empty() {
 		reasoning = e.Reasoning

@@ -174,6 +174,9 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		return Response{}, newError(domain.ErrorInvalidRequest, 0,
 			fmt.Sprintf("the conversation could not be prepared: %v", err), err)
 	}
+	if needsBreakpoints(c.cfg.BaseURL, model) {
+		extras = addBreakpoints(msgs, extras)
+	}
 	creq := openai.ChatCompletionRequest{
 		Model:         model,
 		Messages:      msgs,
@@ -202,7 +205,8 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	defer cancel(nil)
 	idle := time.AfterFunc(c.cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
 	defer idle.Stop()
-	info := &respInfo{onRead: func() { idle.Reset(c.cfg.IdleTimeout) }, messageFields: extras}
+	info := &respInfo{onRead: func() { idle.Reset(c.cfg.IdleTimeout) }, messageFields: extras,
+		topFields: requestTopFields(c.cfg.BaseURL)}
 	reqCtx = context.WithValue(reqCtx, respInfoKey{}, info)
 
 	fail := func(err error) (Response, error) {
@@ -240,6 +244,11 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 				return fail(err)
 			}
 		}
+		if chunk.Usage != nil && mayCarryUsage(raw) {
+			if f, ok := readUsageExtra(raw); ok {
+				asm.figures = f
+			}
+		}
 		asm.add(chunk, extra, onDelta)
 	}
 	if err := ctx.Err(); err != nil {
@@ -257,6 +266,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		resp.Usage = estimateUsage(msgs, req.Tools, resp)
 		resp.UsageEstimated = true
 	}
+	resp.Usage.Model = model
 	info.drain(cancel)
 	return resp, nil
 }
@@ -326,6 +336,8 @@ type assembler struct {
 	byIdx        map[int]*callBuilder
 	finishReason string
 	usage        *openai.Usage
+	// figures are the cache and cost figures of the last usage (usage.go).
+	figures usageFigures
 	// taken holds the tool call ids of the history, so generated ids never collide.
 	taken map[string]bool
 	// prior counts the tool calls of the history, the start of generated numbering.
@@ -484,6 +496,7 @@ func (a *assembler) result() (Response, error) {
 		if resp.Usage.Total() == 0 && u.TotalTokens > 0 {
 			resp.Usage.InputTokens = u.TotalTokens
 		}
+		resp.Usage = a.figures.apply(resp.Usage)
 	}
 	return resp, nil
 }

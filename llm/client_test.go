@@ -142,7 +142,7 @@ func TestUsage_REQ_BED_012(t *testing.T) {
 		want      domain.Usage
 		estimated bool
 	}{
-		{"reported", fakellm.Reply{Text: "ok", Usage: &fakellm.Usage{PromptTokens: 1200, CompletionTokens: 34}}, domain.Usage{InputTokens: 1200, OutputTokens: 34}, false},
+		{"reported", fakellm.Reply{Text: "ok", Usage: &fakellm.Usage{PromptTokens: 1200, CompletionTokens: 34}}, domain.Usage{InputTokens: 1200, OutputTokens: 34, Model: "gpt-4o"}, false},
 		{"not reported is estimated", fakellm.Reply{Text: "ok", NoUsage: true}, domain.Usage{}, true},
 	}
 	for _, tc := range tests {

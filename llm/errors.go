@@ -81,6 +81,9 @@ type respInfo struct {
 	// messageFields, when set before the request, are added to the request body's messages
 	// by index: the reasoning fields go-openai's message type cannot carry.
 	messageFields map[int]map[string]json.RawMessage
+	// topFields, when set before the request, are added to the request body itself (a
+	// route's own fields: cache.go).
+	topFields map[string]json.RawMessage
 }
 
 // activityBody reports every read that brought bytes. Counting bytes rather than parsed
@@ -126,8 +129,8 @@ type respInfoKey struct{}
 type captureTransport struct{ base http.RoundTripper }
 
 func (t captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if info, ok := req.Context().Value(respInfoKey{}).(*respInfo); ok && len(info.messageFields) > 0 && req.Body != nil {
-		patched, err := withMessageFields(req, info.messageFields)
+	if info, ok := req.Context().Value(respInfoKey{}).(*respInfo); ok && (len(info.messageFields) > 0 || len(info.topFields) > 0) && req.Body != nil {
+		patched, err := withMessageFields(req, info.messageFields, info.topFields)
 		if err != nil {
 			return nil, err
 		}

@@ -249,8 +249,9 @@ func outputTokens(prompt, completion, total, reasoning int) int {
 }
 
 // withMessageFields returns a copy of the chat request with fields added to the messages of
-// its body, by index. It closes the original body, as a transport must.
-func withMessageFields(req *http.Request, fields map[int]map[string]json.RawMessage) (*http.Request, error) {
+// its body, by index, and topFields to the body itself. It closes the original body, as a
+// transport must.
+func withMessageFields(req *http.Request, fields map[int]map[string]json.RawMessage, topFields map[string]json.RawMessage) (*http.Request, error) {
 	body, err := io.ReadAll(req.Body)
 	_ = req.Body.Close() // fully read; closing cannot lose anything
 	if err != nil {
@@ -272,6 +273,7 @@ func withMessageFields(req *http.Request, fields map[int]map[string]json.RawMess
 	}
 	// Maps of raw JSON always encode.
 	top["messages"], _ = json.Marshal(msgs)
+	maps.Copy(top, topFields)
 	body, _ = json.Marshal(top)
 	out := req.Clone(req.Context())
 	out.Body = io.NopCloser(bytes.NewReader(body))

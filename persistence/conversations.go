@@ -32,13 +32,15 @@ type Summary struct {
 	UpdatedAt     time.Time        `json:"updated_at"`
 	Archived      bool             `json:"archived,omitempty"`
 	ContinuedFrom string           `json:"continued_from,omitempty"`
+	// Spent is what the conversation's replies took and cost (issue 27).
+	Spent domain.Spend `json:"spent,omitzero"`
 }
 
 func summaryOf(c domain.Conversation) Summary {
 	return Summary{
 		ID: c.ID, Title: c.Title, Cwd: c.Cwd, Model: c.Model, Mode: c.Mode, State: c.State.Kind(),
 		Usage: c.Usage, ContextWindow: c.ContextWindow, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
-		Archived: c.Archived, ContinuedFrom: c.ContinuedFrom,
+		Archived: c.Archived, ContinuedFrom: c.ContinuedFrom, Spent: c.Spent,
 	}
 }
 

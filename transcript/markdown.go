@@ -25,6 +25,12 @@ func Markdown(c domain.Conversation, msgs []domain.Message) string {
 	if c.ContinuedFrom != "" {
 		fmt.Fprintf(&b, "- Continues: %s\n", c.ContinuedFrom)
 	}
+	if c.ForkedFrom != "" {
+		fmt.Fprintf(&b, "- Forked from: %s\n", c.ForkedFrom)
+	}
+	if c.Spent.Responses > 0 {
+		fmt.Fprintf(&b, "- Spent: %s\n", SpendLine(c.Spent))
+	}
 	b.WriteString("\n")
 	for _, m := range msgs {
 		switch m.Kind {
@@ -55,6 +61,9 @@ func Markdown(c domain.Conversation, msgs []domain.Message) string {
 			}
 			if m.StopReason != "" {
 				fmt.Fprintf(&b, "> **%s.**\n\n", m.StopReason.Describe())
+			}
+			if m.Usage != nil && m.Usage.Total() > 0 {
+				fmt.Fprintf(&b, "*%s*\n\n", UsageLine(*m.Usage))
 			}
 		case domain.KindToolResult:
 			r := m.ToolResult

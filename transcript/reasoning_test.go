@@ -17,7 +17,7 @@ func TestExportIncludesReasoning(t *testing.T) {
 		{Seq: 3, Kind: domain.KindAssistant, Text: "More.", Reasoning: &domain.Reasoning{Details: []byte(`[{"type":"reasoning.encrypted","data":"x","index":0}]`)}},
 	}
 	md := Markdown(domain.Conversation{Title: "T", Cwd: "/tmp"}, msgs)
-	want := "## Agent\n\n> *Thinking (1.2k tokens)*\n>\n> First idea.\n> \n> Second idea.\n\nBecause.\n\n## Agent\n\nMore.\n"
+	want := "## Agent\n\n> *Thinking (1.2k tokens)*\n>\n> First idea.\n> \n> Second idea.\n\nBecause.\n\n*10 in · 1.5k out*\n\n## Agent\n\nMore.\n"
 	if !strings.Contains(md, want) {
 		t.Fatalf("export:\n%s\nwant it to contain:\n%s", md, want)
 	}

@@ -193,7 +193,8 @@ func newUserPart(cv *chatView) *userPart {
 	p := &userPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), header: widget.NewRichText(), text: newWrapText(),
 		thumbs: container.New(&flow{gap: pad()})}
 	p.rewind = restoreButton("Rewind to here", func() { cv.m.proj.rewind(cv.cs, p.seq) })
-	p.obj = card(p.bg, container.New(&column{}, container.New(&hbar{gap: pad()}, none(), p.header, p.rewind), p.text, p.thumbs))
+	more := messageMenuButton(cv, func() uint64 { return p.seq }) // fork.go
+	p.obj = card(p.bg, container.New(&column{}, container.New(&hbar{gap: pad()}, none(), p.header, container.NewHBox(p.rewind, more)), p.text, p.thumbs))
 	return p
 }
 
@@ -225,19 +226,22 @@ type textPart struct {
 	text   *markdown.View
 	source string
 	obj    fyne.CanvasObject
+	seq    uint64
 }
 
 func newTextPart(cv *chatView) *textPart {
 	p := &textPart{text: cv.newMarkdown()}
 	cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
 	cp.Importance = widget.LowImportance
-	p.obj = container.New(insetBy(markdownInset(), 0), container.New(&hbar{gap: pad()}, none(), p.text, cp))
+	more := messageMenuButton(cv, func() uint64 { return p.seq }) // fork.go
+	p.obj = container.New(insetBy(markdownInset(), 0), container.New(&hbar{gap: pad()}, none(), p.text, container.NewHBox(cp, more)))
 	return p
 }
 
 func (p *textPart) object() fyne.CanvasObject { return p.obj }
 
 func (p *textPart) bind(r *row) {
+	p.seq = r.msg.Seq
 	p.source = r.msg.Text
 	p.text.SetMarkdown(r.msg.Text)
 }

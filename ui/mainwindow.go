@@ -664,7 +664,7 @@ func (m *MainWindow) refreshHeader() {
 		window = domain.ContextWindowFor(c.Model)
 	}
 	m.meter.set(c.Usage, window)
-	label := meterText(c.Usage, window)
+	label := meterText(c.Usage, window) + costText(c.Usage, c.Spent)
 	_, exhausted := cs.exhausted()
 	warn := domain.AtWarning(c.Usage, window) && !exhausted
 	if warn {

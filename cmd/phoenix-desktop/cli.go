@@ -569,8 +569,14 @@ func runShow(args []string, stdout io.Writer) error {
 		}{conv, msgs})
 	}
 	fmt.Fprintf(stdout, "%s — %s\n%s · %s · %s mode · %s\n", conv.ID, conv.Title, conv.Cwd, conv.Model, conv.Mode, transcript.Status(conv, time.Time{}, time.Time{}))
+	if conv.Spent.Responses > 0 {
+		fmt.Fprintf(stdout, "spent: %s\n", transcript.SpendLine(conv.Spent))
+	}
 	for _, m := range msgs {
 		writeMessage(stdout, m)
+		if m.Kind == domain.KindAssistant && m.Usage != nil && m.Usage.Total() > 0 {
+			fmt.Fprintf(stdout, "  · %s\n", transcript.UsageLine(*m.Usage))
+		}
 	}
 	if _, ok := actors.InterruptedTurn(msgs); ok {
 		writeRetryHint(stdout, conv.ID)

@@ -1,5 +1,5 @@
 // Command phoenix-desktop is the Phoenix Desktop app: the desktop GUI by default, and headless
-// sub-commands (chat, list, show, export, checkpoints, rewind, queue, bench, mcp list) that use the same actors, for scripts,
+// sub-commands (chat, list, show, export, checkpoints, rewind, queue, fork, bench, mcp list) that use the same actors, for scripts,
 // tests and benchmarks.
 package main
 
@@ -25,6 +25,7 @@ var usage = `Usage:
   phoenix-desktop checkpoints ID [--json]   list the working-tree checkpoints taken before file changes
   phoenix-desktop rewind ID CHECKPOINT [--force] [--dry-run]   restore the files as they were before it
   phoenix-desktop queue ID [--json] [--clear] [--release]   messages queued while the agent worked
+  phoenix-desktop fork ID MSG [--json]      continue from message MSG in a new conversation, keeping ID
   phoenix-desktop search WORDS… [--archived] [--json]   find messages in every conversation
   phoenix-desktop delete ID [--data-dir DIR]   delete a conversation for good
   phoenix-desktop --version                 print the version and the source revision
@@ -93,6 +94,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runRewind(rest, stdout, stderr)
 	case "queue":
 		err = runQueue(rest, stdout, stderr)
+	case "fork":
+		err = runFork(rest, stdout, stderr)
 	case "doctor":
 		err = runDoctor(rest, stdout, stderr)
 	case "mcp":

@@ -406,6 +406,8 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		PersonalDirs:    personalCustomDirs(),
 		Hooks:           openHooks(),
 		HiddenPathsFile: hiddenPathsFile(),
+		// The person's prices (prices.go), over the built-in table.
+		Prices: openPrices(instructions.ConfigDir(), log),
 	})
 	if err != nil {
 		a.Close()

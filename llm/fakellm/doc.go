@@ -90,7 +90,9 @@
 //
 // Tool call ids are demo_R_C (answer R of the conversation, call C), unique in a
 // conversation. Usage, unless set with usage:, is estimated at four characters a token of
-// the request body, images counted as 1000 tokens each.
+// the request body, images counted as 1000 tokens each; its cached_tokens are the part of
+// the body shared, from its start, with one of the last 16 requests (cache.go), as a
+// provider that caches prompt prefixes by itself reports them.
 //
 // The package must never import another package of this module except domain, and never
 // listen anywhere but 127.0.0.1.

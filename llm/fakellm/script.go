@@ -26,6 +26,9 @@ const (
 type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
+	// CachedTokens is the part of PromptTokens reported as read from the prompt cache
+	// (prompt_tokens_details.cached_tokens); estimated usage fills it in (cache.go).
+	CachedTokens int
 }
 
 // Thinking scripts a thinking model's reasoning, streamed before the reply's text in the

@@ -54,6 +54,9 @@ type Server struct {
 	// unrecorded keeps requests out of Requests: the demo model serves a whole session, and
 	// keeping every request (each with its whole history) would grow without bound.
 	unrecorded bool
+	// recent holds the bodies of the last requests, for the prefix-cache accounting
+	// (cache.go).
+	recent [][]byte
 }
 
 // Start listens on a free port of 127.0.0.1 and serves until Close.
@@ -283,6 +286,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, chat *ChatReq
 	}
 	if reply.Usage == nil {
 		u := estimateUsage(chat, raw, reply)
+		u.CachedTokens = min(u.PromptTokens, s.cachedTokens(raw))
 		reply.Usage = &u
 	}
 	id := fmt.Sprintf("chatcmpl-fake-%d", seq)
@@ -453,6 +457,9 @@ func usageOf(r Reply) *usageJSON {
 	}
 	u := &usageJSON{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens,
 		TotalTokens: r.Usage.PromptTokens + r.Usage.CompletionTokens}
+	if r.Usage.CachedTokens > 0 {
+		u.PromptTokensDetails = &promptDetailsJSON{CachedTokens: r.Usage.CachedTokens}
+	}
 	if th := r.Thinking; th != nil && th.Tokens > 0 {
 		u.CompletionTokensDetails = &completionDetailsJSON{ReasoningTokens: th.Tokens}
 		if th.TokensBeside {

@@ -180,6 +180,12 @@ type usageJSON struct {
 	CompletionTokens        int                    `json:"completion_tokens"`
 	TotalTokens             int                    `json:"total_tokens"`
 	CompletionTokensDetails *completionDetailsJSON `json:"completion_tokens_details,omitempty"`
+	PromptTokensDetails     *promptDetailsJSON     `json:"prompt_tokens_details,omitempty"`
+}
+
+// promptDetailsJSON carries the prefix-cache accounting (cache.go).
+type promptDetailsJSON struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 type completionDetailsJSON struct {

@@ -1,0 +1,35 @@
+package actors
+
+import (
+	"testing"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/llm/fakellm"
+)
+
+// Issue 27: a reply the provider reported no cost for is priced with the person's prices
+// (over the table's), stored on the reply and added to the conversation's total, which a
+// restart keeps; the fake server's prefix cache shows as cached tokens.
+func TestRepliesArePricedAndSummed(t *testing.T) {
+	own := domain.Price{Input: 1000, CachedInput: 100, Output: 2000}
+	h := newHarness(t, func(c *Config) { c.Prices = map[string]domain.Price{domain.DemoModel: own} })
+	c := h.create(NewConversation{})
+	h.srv.Enqueue(fakellm.Reply{Text: "ok", Usage: &fakellm.Usage{PromptTokens: 1000, CompletionTokens: 10, CachedTokens: 600}})
+	rest := h.turn(c.ID, "echo: hi")
+	reply := lastOf(h.history(c.ID), domain.KindAssistant)
+	u := reply.Usage
+	// 400 × 1000 + 600 × 100 + 10 × 2000 dollars per million tokens = $0.48.
+	if u == nil || u.CachedTokens != 600 || u.Model != domain.DemoModel || u.CostFrom != domain.CostFromPrices || u.CostNanoUSD != 480_000_000 {
+		t.Fatalf("reply usage = %+v; want 600 cached, priced at $0.48", u)
+	}
+	if rest.Spent != (domain.Spend{}).Add(*u) {
+		t.Fatalf("spent = %+v; want the reply's usage", rest.Spent)
+	}
+	h.restart()
+	if got, _ := h.store.Get(c.ID); got.Spent != rest.Spent {
+		t.Fatalf("after restart spent = %+v; want %+v", got.Spent, rest.Spent)
+	}
+	if list, _ := h.store.List(false); len(list) != 1 || list[0].Spent != rest.Spent {
+		t.Fatalf("the list's summary does not carry the spend: %+v", list)
+	}
+}

@@ -1,0 +1,60 @@
+package fakellm
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// Prefix-cache accounting, as providers that cache by themselves report it (issue 27): a
+// provider's prompt is the tools, then the messages (wherever the body puts its fields), and
+// the cached part of a request is the longest run of that prompt's bytes, as the client sent
+// them, that it shares from its start with one of the recent requests, counted at four
+// characters a token like the rest of the estimated usage and never more than the prompt. A client whose requests repeat the previous one and
+// grow at its end sees nearly its whole prompt cached; one that reorders or rewrites its
+// history sees how much that costs. Real providers cache in blocks (1,024 tokens and then
+// 128 at OpenAI) and for minutes; the fake counts every shared byte and forgets only by
+// number, which is what a test of the client's byte stability needs.
+
+// recentBodies bounds the remembered requests: several conversations of a test or a bench
+// interleave, and the demo server serves a whole session, so memory stays flat.
+const recentBodies = 16
+
+// cachedTokens returns the cached part of a request body and remembers its prompt.
+func (s *Server) cachedTokens(body []byte) int {
+	var parts struct{ Tools, Messages json.RawMessage }
+	if json.Unmarshal(body, &parts) != nil {
+		return 0
+	}
+	raw := append(append([]byte(nil), parts.Tools...), parts.Messages...)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	best := 0
+	for _, old := range s.recent {
+		best = max(best, sharedPrefix(old, raw))
+	}
+	if len(s.recent) == recentBodies {
+		copy(s.recent, s.recent[1:])
+		s.recent[len(s.recent)-1] = raw
+	} else {
+		s.recent = append(s.recent, raw)
+	}
+	return domain.EstimateTokens(string(raw[:best]), 0)
+}
+
+// sharedPrefix is the length of the longest common prefix of a and b, compared a block at a
+// time (bytes.Equal is the runtime's memequal), so that a long conversation's megabyte
+// bodies cost the server microseconds, not a byte loop.
+func sharedPrefix(a, b []byte) int {
+	const block = 4096
+	n := min(len(a), len(b))
+	i := 0
+	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
+		i += block
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
