@@ -165,6 +165,14 @@ func TestPromptHookRefusesOrAddsContext(t *testing.T) {
 	}
 	h.turnEvents(c.ID, "echo: ok")
 	mustContain(t, h.history(c.ID)[0].Text, "[Added by a hook]\nBranch: main")
+	// A message put in the queue meets the same hooks: refused, it never enters the queue.
+	if _, err := h.rt.Enqueue(context.Background(), c.ID, "queued password", nil); !errors.Is(err, ErrHookRefused) {
+		t.Fatalf("Enqueue = %v", err)
+	}
+	q, err := h.rt.Queue(context.Background(), c.ID)
+	if err != nil || len(q.Items) != 0 {
+		t.Fatalf("a refused message was queued: %+v, %v", q, err)
+	}
 }
 
 func TestCommandsAndSkillsFixedUntilReload(t *testing.T) {

@@ -118,6 +118,13 @@ func (r *Runtime) Enqueue(ctx context.Context, id, text string, images []Attachm
 	if strings.TrimSpace(text) == "" && len(images) == 0 {
 		return Queue{}, domain.ErrEmptyMessage
 	}
+	// The prompt hooks see a queued message when the person sends it to the queue, as they
+	// see one sent at once: a refusal keeps it out of the queue, and what they add goes
+	// with it.
+	text, err := r.promptHooks(ctx, id, text)
+	if err != nil {
+		return Queue{}, err
+	}
 	item := QueuedMessage{ID: newID(), Text: text, At: time.Now()}
 	if len(images) > 0 {
 		conv, err := r.cfg.Store.Get(id)
