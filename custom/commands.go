@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/phoenix-desktop/phoenix/instructions"
+
 	"github.com/BurntSushi/toml"
 )
 
@@ -122,26 +124,6 @@ func PersonalDirs(configDir string) []string {
 		dirs = append(dirs, filepath.Join(home, ".claude"))
 	}
 	return dirs
-}
-
-// projectDirs lists the working directory and its parents up to the repository root (the
-// nearest directory holding .git), nearest first; outside a repository, only cwd.
-func projectDirs(cwd string) []string {
-	if cwd == "" {
-		return nil
-	}
-	dirs := []string{cwd}
-	for dir := cwd; ; {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dirs
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return dirs[:1]
-		}
-		dir = parent
-		dirs = append(dirs, dir)
-	}
 }
 
 func labelOf(r root, folder string) string {
@@ -474,4 +456,13 @@ func (s Set) SkillNames() []string {
 		out = append(out, sk.Name)
 	}
 	return out
+}
+
+// projectDirs is the project's directories as the instructions read them (one rule for
+// both); an empty working directory has none.
+func projectDirs(cwd string) []string {
+	if cwd == "" {
+		return nil
+	}
+	return instructions.ProjectDirs(cwd)
 }

@@ -22,7 +22,8 @@
 // not switched to), "prompt" hooks, and a Stop hook that makes the agent go on (it is told
 // that the turn ended, nothing more).
 //
-// It reads files and runs the person's hook programs, nothing else: it imports nothing of
-// ours, so the sandbox reaches it only through the Runner interface. A file it cannot use is
+// It reads files and runs the person's hook programs, nothing else: of ours it imports only
+// instructions (which directories belong to the project: one rule for both), so the sandbox
+// reaches it only through the Runner interface. A file it cannot use is
 // skipped with a notice that names it and says why; reading never fails as a whole.
 package custom

@@ -58,7 +58,7 @@ func (s Set) Labels() []string {
 func Load(cwd, configDir string) Set {
 	var s Set
 	var found []File // nearest first while collecting
-	for _, dir := range projectDirs(cwd) {
+	for _, dir := range ProjectDirs(cwd) {
 		if f, ok := s.readDir(dir, cwd); ok {
 			found = append(found, f)
 		}
@@ -87,10 +87,10 @@ func Load(cwd, configDir string) Set {
 	return s
 }
 
-// projectDirs lists the working directory and its parents up to the repository root (the
+// ProjectDirs lists the working directory and its parents up to the repository root (the
 // nearest directory holding .git), nearest first. Outside a repository only the working
-// directory counts: instructions in /home or / belong to no project.
-func projectDirs(cwd string) []string {
+// directory counts: instructions (and commands, skills) in /home or / belong to no project.
+func ProjectDirs(cwd string) []string {
 	dirs := []string{cwd}
 	for dir := cwd; ; {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
