@@ -367,6 +367,11 @@ func (p *toolPart) bind(r *row) {
 	cp, canUndo := p.cv.m.proj.checkpointForCall(p.cv.cs.id, r.call.ID)
 	// A call that changed no file (ls, git status, a test run) has nothing to undo.
 	p.undo.Hidden = !canUndo || cp.ChangedNothing() || res == nil || p.cv.readOnly
+	if p.cv.m.proj.of(p.cv.cs.id).undone[r.call.ID] {
+		p.undo.Disable()
+	} else {
+		p.undo.Enable()
+	}
 	hasDetails := res != nil && (strings.TrimSpace(res.Content) != "" || (res.Display != nil && res.Display.Diff != ""))
 	p.toggle.Hidden = !hasDetails
 	switch {

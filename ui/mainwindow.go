@@ -116,6 +116,7 @@ type MainWindow struct {
 	continueBtn     *widget.Button
 	inline          *widget.Label
 	inlineBox       *fyne.Container
+	inlineIcon      *widget.Icon
 	strip           *fyne.Container
 	entry           *composerEntry
 	attachBtn       *widget.Button
@@ -347,7 +348,8 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.inline = widget.NewLabel("")
 	m.inline.Wrapping = fyne.TextWrapWord
 	m.inline.Importance = widget.DangerImportance
-	m.inlineBox = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()),
+	m.inlineIcon = widget.NewIcon(theme.WarningIcon()) // a check mark instead for showDone
+	m.inlineBox = container.NewBorder(nil, nil, m.inlineIcon,
 		widget.NewButtonWithIcon("", theme.CancelIcon(), m.clearInline), m.inline)
 	m.inlineBox.Hide()
 	m.strip = container.New(&flow{gap: pad()})
@@ -812,8 +814,20 @@ func (m *MainWindow) relayout() {
 	m.right.Refresh()
 }
 
-// showInline shows a message above the composer until dismissed or replaced.
+// showInline shows a problem above the composer until dismissed or replaced.
 func (m *MainWindow) showInline(text string) {
+	m.setInline(text, widget.DangerImportance, theme.WarningIcon())
+}
+
+// showDone shows news of something that worked (a restore) in the same place, without the
+// warning's red and sign.
+func (m *MainWindow) showDone(text string) {
+	m.setInline(text, widget.SuccessImportance, theme.ConfirmIcon())
+}
+
+func (m *MainWindow) setInline(text string, imp widget.Importance, icon fyne.Resource) {
+	m.inline.Importance = imp
+	m.inlineIcon.SetResource(icon)
 	m.inline.SetText(text)
 	m.inlineBox.Show()
 	m.relayout()

@@ -108,6 +108,14 @@ func TestRealUndoShowsTheDiffAndRestores(t *testing.T) {
 		b, _ := os.ReadFile(path)
 		return string(b) == "one\n" && strings.HasPrefix(h.m.inline.Text, "Restored 1 file")
 	})
+	// A restore that worked is news, not a warning, and the same Undo cannot run twice.
+	if h.m.inline.Importance != widget.SuccessImportance {
+		t.Errorf("the restore is announced with importance %v, want success", h.m.inline.Importance)
+	}
+	h.settle()
+	if undo = h.rowButton(rowTool, "Undo"); undo == nil || !undo.Disabled() {
+		t.Errorf("after the Undo the row's Undo button is %v; want shown and disabled", undo)
+	}
 
 	// Rewind to here on the user message restores the tree before that turn, and says which
 	// files change.
