@@ -488,7 +488,7 @@ func (p *projectUI) showRestore(cs *convState, kind actors.RestoreKind, cp actor
 			}
 		}, p.m.win)
 		p.restoreDlg.SetConfirmImportance(widget.DangerImportance)
-		p.restoreDlg.Show()
+		p.m.showModal(p.restoreDlg)
 	})
 }
 
