@@ -102,6 +102,21 @@ func TestSendMessageAndSeeReply_REQ_BED_002(t *testing.T) {
 	if !found {
 		t.Error("no visible row shows the reply")
 	}
+	// The reply has a header like the person's message: who and when.
+	for _, v := range h.visibleRowViews() {
+		switch p := v.parts[v.bound.kind].(type) {
+		case *userPart:
+			want := speakerAt(domain.KindUser, v.bound.at)
+			if got := p.header.String(); got != want || !strings.HasPrefix(got, "You · ") {
+				t.Errorf("the message's header is %q, want %q", got, want)
+			}
+		case *textPart:
+			want := speakerAt(domain.KindAssistant, v.bound.at)
+			if got := p.header.String(); got != want || !strings.HasPrefix(got, "Agent · ") {
+				t.Errorf("the reply's header is %q, want %q", got, want)
+			}
+		}
+	}
 	// The reply's copy button puts its Markdown on the clipboard.
 	for _, v := range h.visibleRowViews() {
 		if v.bound.kind == rowAssistant {
