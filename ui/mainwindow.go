@@ -752,6 +752,15 @@ func (m *MainWindow) tick() {
 	}
 }
 
+// busyWords is what the composer says of a conversation that is not at rest: an approval card
+// waits for the person, not for the agent.
+func busyWords(cs *convState) string {
+	if _, ok := cs.conv.State.(domain.AwaitingModeApproval); ok {
+		return "The agent waits for your answer to its request above."
+	}
+	return "The agent is working."
+}
+
 func (m *MainWindow) refreshComposer() {
 	cs := m.current
 	if m.isExhausted() {
@@ -772,12 +781,12 @@ func (m *MainWindow) refreshComposer() {
 		m.sendBtn.Disable()
 		m.attachBtn.Disable()
 	case cs.busy() && m.proj.enabled():
-		m.entry.SetPlaceHolder("The agent is working. Send queues your next message for when it finishes; Stop (Esc) interrupts.")
+		m.entry.SetPlaceHolder(busyWords(cs) + " Send queues your next message for when it finishes; Stop (Esc) interrupts.")
 		m.entry.Enable()
 		m.sendBtn.Enable()
 		m.attachBtn.Enable()
 	case cs.busy():
-		m.entry.SetPlaceHolder("The agent is working. Write your next message here; press Stop (Esc) to interrupt.")
+		m.entry.SetPlaceHolder(busyWords(cs) + " Write your next message here; press Stop (Esc) to interrupt.")
 		m.entry.Enable()
 		m.sendBtn.Disable()
 		m.attachBtn.Enable()

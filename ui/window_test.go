@@ -371,6 +371,10 @@ func TestApproveUpgrade_REQ_BED_015(t *testing.T) {
 	if h.m.mode.text != "Restricted" || h.m.switchBox.Visible() {
 		t.Fatal("mode badge before approval")
 	}
+	// The composer says the card waits for the person, not that the agent is working.
+	if ph := h.m.entry.PlaceHolder; strings.Contains(ph, "is working") || !strings.Contains(ph, "waits for your answer") {
+		t.Errorf("while the card waits the composer says %q", ph)
+	}
 	// Keyboard reach: Tab moves the focus to the card's buttons.
 	c := h.m.win.Canvas()
 	c.Focus(nil)
