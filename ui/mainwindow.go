@@ -117,6 +117,9 @@ type MainWindow struct {
 	inline          *widget.Label
 	inlineBox       *fyne.Container
 	inlineIcon      *widget.Icon
+	convMenu        *fyne.Menu
+	menuRestricted  *fyne.MenuItem
+	menuProject     *fyne.MenuItem
 	strip           *fyne.Container
 	entry           *composerEntry
 	attachBtn       *widget.Button
@@ -264,14 +267,16 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		fyne.NewMenuItemSeparator(),
 		quit,
 	)
+	m.menuRestricted = fyne.NewMenuItem("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
+	m.menuProject = fyne.NewMenuItem("Switch to Project", func() { m.downgrade(domain.ModeProject) })
 	conv := fyne.NewMenu("Conversation",
 		item("Find…", sc[1]),
 		item("Search all conversations…", sc[3]),
 		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
 		fyne.NewMenuItem("Wrap up now", m.wrapUp),
-		fyne.NewMenuItem("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) }),
-		fyne.NewMenuItem("Switch to Project", func() { m.downgrade(domain.ModeProject) }),
+		m.menuRestricted,
+		m.menuProject,
 		fyne.NewMenuItem("Archive or restore", func() {
 			if m.current != nil {
 				m.setArchived(m.current, !m.current.conv.Archived)
@@ -279,7 +284,32 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		}),
 		fyne.NewMenuItem("Delete…", func() { m.askDelete(m.current) }),
 	)
+	m.convMenu = conv
+	m.refreshModeMenu()
 	return fyne.NewMainMenu(file, conv)
+}
+
+// refreshModeMenu offers the menu's mode switches only where they switch down, as the header's
+// buttons do: never "Switch to Restricted" in a Restricted conversation.
+func (m *MainWindow) refreshModeMenu() {
+	if m.convMenu == nil {
+		return
+	}
+	offered := func(to domain.Mode) bool {
+		return m.current != nil && m.sandbox.Available && m.current.conv.Mode.Rank() > to.Rank()
+	}
+	changed := false
+	for _, it := range []struct {
+		item *fyne.MenuItem
+		to   domain.Mode
+	}{{m.menuRestricted, domain.ModeRestricted}, {m.menuProject, domain.ModeProject}} {
+		if off := !offered(it.to); it.item.Disabled != off {
+			it.item.Disabled, changed = off, true
+		}
+	}
+	if changed {
+		m.convMenu.Refresh()
+	}
 }
 
 // build lays the window out: the sidebar on the left; on the right the header, the chat log
@@ -625,6 +655,7 @@ func (m *MainWindow) refreshAll() {
 }
 
 func (m *MainWindow) refreshHeader() {
+	m.refreshModeMenu()
 	if !m.sandbox.Available {
 		reason := m.sandbox.Reason
 		if reason == "" {

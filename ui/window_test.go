@@ -371,6 +371,9 @@ func TestApproveUpgrade_REQ_BED_015(t *testing.T) {
 	if h.m.mode.text != "Restricted" || h.m.switchBox.Visible() {
 		t.Fatal("mode badge before approval")
 	}
+	if !h.m.menuRestricted.Disabled || !h.m.menuProject.Disabled {
+		t.Error("the menu offers to switch a Restricted conversation down")
+	}
 	// The composer says the card waits for the person, not that the agent is working.
 	if ph := h.m.entry.PlaceHolder; strings.Contains(ph, "is working") || !strings.Contains(ph, "waits for your answer") {
 		t.Errorf("while the card waits the composer says %q", ph)
@@ -398,6 +401,9 @@ func TestApproveUpgrade_REQ_BED_015(t *testing.T) {
 	h.settle()
 	if !h.m.switchBox.Visible() {
 		t.Error("Switch to Restricted is hidden in Unrestricted mode")
+	}
+	if h.m.menuRestricted.Disabled || h.m.menuProject.Disabled {
+		t.Error("the menu does not offer to switch an Unrestricted conversation down")
 	}
 	for _, r := range h.rows() {
 		if r.kind == rowApproval {
