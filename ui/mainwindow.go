@@ -107,7 +107,7 @@ type MainWindow struct {
 	chatHolder      *fyne.Container
 	empty           fyne.CanvasObject
 	findBar         *fyne.Container
-	findEntry       *widget.Entry
+	findEntry       *escEntry
 	findCount       *widget.Label
 	findHits        []int
 	findPos         int
@@ -352,7 +352,8 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.wrapBtn.Importance = widget.WarningImportance
 	m.meterRow = container.NewBorder(nil, nil, nil, container.NewHBox(m.meterLabel, m.wrapBtn), m.meter)
 
-	m.findEntry = widget.NewEntry()
+	m.findEntry = newEscEntry()
+	m.findEntry.onEscape = m.closeFind
 	m.findEntry.SetPlaceHolder("Find in conversation")
 	m.findEntry.OnChanged = func(string) { m.runFind() }
 	m.findEntry.OnSubmitted = func(string) { m.findStep(1) }

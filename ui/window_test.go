@@ -803,6 +803,14 @@ func TestFindInConversation(t *testing.T) {
 	if h.m.findCount.Text != "No matches" {
 		t.Errorf("count %q", h.m.findCount.Text)
 	}
+	// Escape closes the bar and gives the focus back to the composer.
+	h.m.findEntry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if h.m.findBar.Visible() || len(h.m.findHits) != 0 {
+		t.Error("Escape left the find bar open")
+	}
+	if h.m.win.Canvas().Focused() != fyne.Focusable(h.m.entry) {
+		t.Errorf("after Escape the focus is on %T, want the composer", h.m.win.Canvas().Focused())
+	}
 }
 
 func TestNewConversationDialog_REQ_BED_014(t *testing.T) {
