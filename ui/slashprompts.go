@@ -37,7 +37,7 @@ func (s *slashMenu) usePrompts() {
 	}
 	p := &promptLists{b: b, items: map[string][]slashItem{}, read: map[string]time.Time{}, loading: map[string]bool{}}
 	s.mcpPrompts = func(convID string) []slashItem {
-		if !p.loading[convID] && time.Since(p.read[convID]) > promptsFresh {
+		if !p.loading[convID] && s.m.now().Sub(p.read[convID]) > promptsFresh {
 			s.loadPrompts(p, convID)
 		}
 		return p.items[convID]
@@ -54,7 +54,7 @@ func (s *slashMenu) loadPrompts(p *promptLists, convID string) {
 		prompts, err := p.b.Prompts(ctx, convID)
 		s.m.do(func() {
 			delete(p.loading, convID)
-			p.read[convID] = time.Now()
+			p.read[convID] = s.m.now()
 			if err != nil || s.m.closed {
 				return
 			}
