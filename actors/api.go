@@ -33,6 +33,8 @@ type Store interface {
 	Commit(c domain.Conversation, msgs []domain.Message) (domain.Conversation, []domain.Message, error)
 	Get(id string) (domain.Conversation, error)
 	Load(id string) (domain.Conversation, []domain.Message, error)
+	// Message reads one message (the one a Rewind's notice names) without the history.
+	Message(id string, seq uint64) (domain.Message, error)
 	List(includeArchived bool) ([]persistence.Summary, error)
 	Children(parentID string) ([]domain.Conversation, error)
 	PutBlob(data []byte) (string, error)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -748,7 +747,12 @@ func (r *Runtime) ApplyRestore(ctx context.Context, id string, plan RestorePlan,
 		return nil, fmt.Errorf("restore files: %w", err)
 	}
 	r.saveKnownTree(id, knownTree{Tree: tree, Since: fresh.lastID})
-	summary := restoreSummary(fresh)
+	var before domain.Message
+	if fresh.Kind != RestoreUndo {
+		// Only for the words of the notice: without the message it names no message.
+		before, _ = r.cfg.Store.Message(id, fresh.Checkpoint.MsgSeq)
+	}
+	summary := restoreSummary(fresh, before)
 	if err := r.event(ctx, id, domain.UserRestoredFiles{Summary: summary}); err != nil {
 		// The files are restored; only the notice to the agent is missing.
 		r.publish(Notice{ConvID: id, Level: NoticeWarning, Text: "The files were restored, but the agent could not be told: " + err.Error()})
@@ -765,14 +769,20 @@ func (r *Runtime) restoreGate(ctx context.Context, id string, begin bool) error 
 	return res.(reply).Err
 }
 
-// restoreSummary is the system notice that tells the agent what the person restored.
-func restoreSummary(p RestorePlan) string {
+// restoreSummary is the system notice that tells the agent what the person restored. The
+// person reads it too, so it names the call and the message by their time and words, never
+// by internal ids; before is the user message a Rewind goes back before (zero if unknown).
+func restoreSummary(p RestorePlan, before domain.Message) string {
 	var b strings.Builder
 	switch p.Kind {
 	case RestoreUndo:
-		fmt.Fprintf(&b, "The person undid the changes of your %s call %s. These files are back as they were before it:", p.Checkpoint.Tool, p.Checkpoint.CallID)
+		fmt.Fprintf(&b, "The person undid the changes of your %s call%s. These files are back as they were before it:", p.Checkpoint.Tool, atClock(p.Checkpoint.At))
 	default:
-		b.WriteString("The person rewound the working directory to how it was before message " + strconv.FormatUint(p.Checkpoint.MsgSeq, 10) + ". These files changed:")
+		what := "the person's message"
+		if q := quoteStart(before.Text); q != "" {
+			what += " " + q
+		}
+		fmt.Fprintf(&b, "The person rewound the working directory to how it was before %s%s. These files changed:", what, atClock(before.At))
 	}
 	for _, f := range p.Files {
 		fmt.Fprintf(&b, "\n- %s (%s)", f.Path, RestoreVerb(f.Status))
@@ -780,6 +790,32 @@ func restoreSummary(p RestorePlan) string {
 	b.WriteString("\nRead them again before relying on what you saw earlier.")
 	return b.String()
 }
+
+// atClock is " at 21:29" in local time, or "" for a zero time.
+func atClock(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return " at " + t.Local().Format("15:04")
+}
+
+// quoteStart quotes the first line of a message, cut to quoteRunes runes ("" for none).
+func quoteStart(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + "…"
+	}
+	if r := []rune(s); len(r) > quoteRunes {
+		s = strings.TrimSpace(string(r[:quoteRunes])) + "…"
+	}
+	if s == "" {
+		return ""
+	}
+	return "“" + s + "”"
+}
+
+// quoteRunes is how much of a message a notice quotes to name it.
+const quoteRunes = 60
 
 // RestoreVerb says what a restore does to a file ("restored", "removed", "reverted"), given
 // its change from the files as they are to the checkpoint.

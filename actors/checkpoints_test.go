@@ -81,7 +81,12 @@ func TestCheckpointsUndoAndRewind(t *testing.T) {
 		t.Fatal("Undo of one call touched another call's file")
 	}
 	// The agent is told, in the history and on its next request.
-	mustContain(t, lastOf(h.history(c.ID), domain.KindSystem).Text, "undid the changes of your patch call")
+	// The person reads the notice too: it names the call by its time, not by its id.
+	undone := lastOf(h.history(c.ID), domain.KindSystem).Text
+	mustContain(t, undone, "undid the changes of your patch call at "+cps[2].At.Local().Format("15:04")+".")
+	if strings.Contains(undone, cps[2].CallID) {
+		t.Errorf("the Undo notice shows the call id %s:\n%s", cps[2].CallID, undone)
+	}
 
 	// A file the person changed after the checkpoint is a conflict: nothing is overwritten
 	// until they confirm.
@@ -127,6 +132,13 @@ func TestCheckpointsUndoAndRewind(t *testing.T) {
 	if readFile(t, filepath.Join(h.cwd, "build", "out.o")) != "o\n" {
 		t.Fatal("rewind touched an ignored file")
 	}
+	// It names the message by its words and time, not by its sequence number.
+	first, err := h.store.Message(c.ID, userSeq1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, lastOf(h.history(c.ID), domain.KindSystem).Text,
+		"before the person's message “patch: a.txt <<< a2\\n” at "+first.At.Local().Format("15:04")+". These files changed:")
 	// The restores published their own resting states; wait for the new turn's.
 	before, _ := h.store.Get(c.ID)
 	h.send(c.ID, "echo: ok")
@@ -419,5 +431,20 @@ func TestStoppedCallKeepsItsChangesFromTheNextCall(t *testing.T) {
 	}
 	if f := cps[1].Files; len(f) != 1 || f[0].Path != "next.txt" {
 		t.Errorf("the next call's checkpoint has %+v, want next.txt alone", f)
+	}
+}
+
+// A Rewind's notice quotes the start of the message it goes back before: one line, cut.
+func TestQuoteStart(t *testing.T) {
+	long := strings.Repeat("word ", 20)
+	for in, want := range map[string]string{
+		"":                "",
+		"  fix the bug  ": "“fix the bug”",
+		"first\nsecond":   "“first…”",
+		long:              "“" + strings.TrimSpace(long[:quoteRunes]) + "…”",
+	} {
+		if got := quoteStart(in); got != want {
+			t.Errorf("quoteStart(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -15,6 +16,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
 	"github.com/phoenix-desktop/phoenix/ui/markdown"
+	"github.com/phoenix-desktop/phoenix/ui/measure"
 )
 
 // Limits on what a tool row shows of a result, so one huge output cannot slow the log down.
@@ -200,14 +202,19 @@ func newUserPart(cv *chatView) *userPart {
 
 func (p *userPart) object() fyne.CanvasObject { return p.obj }
 
+// speakerAt is a message's header: who wrote it and, when known, at what time ("You · 21:29").
+func speakerAt(k domain.MessageKind, at time.Time) string {
+	head := transcript.Speaker(k)
+	if !at.IsZero() {
+		head += " · " + at.Local().Format("15:04")
+	}
+	return head
+}
+
 func (p *userPart) bind(r *row) {
 	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNamePrimary), 0x24)
 	p.bg.Refresh()
-	head := transcript.Speaker(domain.KindUser)
-	if !r.at.IsZero() {
-		head += " · " + r.at.Local().Format("15:04")
-	}
-	setPlain(p.header, head, captionStyle())
+	setPlain(p.header, speakerAt(domain.KindUser, r.at), captionStyle())
 	p.seq = r.msg.Seq
 	_, canRewind := p.cv.m.proj.checkpointBefore(p.cv.cs.id, r.msg.Seq)
 	p.rewind.Hidden = !canRewind || p.cv.readOnly
@@ -221,8 +228,10 @@ func (p *userPart) bind(r *row) {
 	p.thumbs.Refresh()
 }
 
-// textPart: assistant text as Markdown, with a button that copies its Markdown source.
+// textPart: assistant text as Markdown under an "Agent · 21:29" header like the person's,
+// with a button that copies its Markdown source.
 type textPart struct {
+	header *widget.RichText
 	text   *markdown.View
 	source string
 	obj    fyne.CanvasObject
@@ -230,11 +239,16 @@ type textPart struct {
 }
 
 func newTextPart(cv *chatView) *textPart {
-	p := &textPart{text: cv.newMarkdown()}
+	p := &textPart{header: widget.NewRichText(), text: cv.newMarkdown()}
 	cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
 	cp.Importance = widget.LowImportance
 	more := messageMenuButton(cv, func() uint64 { return p.seq }) // fork.go
-	p.obj = container.New(insetBy(markdownInset(), 0), container.New(&hbar{gap: pad()}, none(), p.text, container.NewHBox(cp, more)))
+	// The header's text starts where the Markdown's does: a RichText pads its text by
+	// InnerPadding, the Markdown view does not.
+	in := markdownInset()
+	p.obj = container.New(&column{},
+		container.New(&measure.Inset{Left: in.Width - theme.InnerPadding(), Right: in.Width, Top: in.Height}, container.New(&hbar{gap: pad()}, none(), p.header, container.NewHBox(cp, more))),
+		container.New(&measure.Inset{Left: in.Width, Right: in.Width, Bottom: in.Height}, p.text))
 	return p
 }
 
@@ -242,6 +256,7 @@ func (p *textPart) object() fyne.CanvasObject { return p.obj }
 
 func (p *textPart) bind(r *row) {
 	p.seq = r.msg.Seq
+	setPlain(p.header, speakerAt(domain.KindAssistant, r.at), captionStyle())
 	p.source = r.msg.Text
 	p.text.SetMarkdown(r.msg.Text)
 }
@@ -371,6 +386,11 @@ func (p *toolPart) bind(r *row) {
 	cp, canUndo := p.cv.m.proj.checkpointForCall(p.cv.cs.id, r.call.ID)
 	// A call that changed no file (ls, git status, a test run) has nothing to undo.
 	p.undo.Hidden = !canUndo || cp.ChangedNothing() || res == nil || p.cv.readOnly
+	if p.cv.m.proj.of(p.cv.cs.id).undone[r.call.ID] {
+		p.undo.Disable()
+	} else {
+		p.undo.Enable()
+	}
 	hasDetails := res != nil && (strings.TrimSpace(res.Content) != "" || (res.Display != nil && res.Display.Diff != ""))
 	p.toggle.Hidden = !hasDetails
 	switch {

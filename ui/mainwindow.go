@@ -107,7 +107,7 @@ type MainWindow struct {
 	chatHolder      *fyne.Container
 	empty           fyne.CanvasObject
 	findBar         *fyne.Container
-	findEntry       *widget.Entry
+	findEntry       *escEntry
 	findCount       *widget.Label
 	findHits        []int
 	findPos         int
@@ -116,6 +116,10 @@ type MainWindow struct {
 	continueBtn     *widget.Button
 	inline          *widget.Label
 	inlineBox       *fyne.Container
+	inlineIcon      *widget.Icon
+	convMenu        *fyne.Menu
+	menuRestricted  *fyne.MenuItem
+	menuProject     *fyne.MenuItem
 	strip           *fyne.Container
 	entry           *composerEntry
 	attachBtn       *widget.Button
@@ -263,14 +267,16 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		fyne.NewMenuItemSeparator(),
 		quit,
 	)
+	m.menuRestricted = fyne.NewMenuItem("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
+	m.menuProject = fyne.NewMenuItem("Switch to Project", func() { m.downgrade(domain.ModeProject) })
 	conv := fyne.NewMenu("Conversation",
 		item("Find…", sc[1]),
 		item("Search all conversations…", sc[3]),
 		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
 		fyne.NewMenuItem("Wrap up now", m.wrapUp),
-		fyne.NewMenuItem("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) }),
-		fyne.NewMenuItem("Switch to Project", func() { m.downgrade(domain.ModeProject) }),
+		m.menuRestricted,
+		m.menuProject,
 		fyne.NewMenuItem("Archive or restore", func() {
 			if m.current != nil {
 				m.setArchived(m.current, !m.current.conv.Archived)
@@ -278,7 +284,32 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		}),
 		fyne.NewMenuItem("Delete…", func() { m.askDelete(m.current) }),
 	)
+	m.convMenu = conv
+	m.refreshModeMenu()
 	return fyne.NewMainMenu(file, conv)
+}
+
+// refreshModeMenu offers the menu's mode switches only where they switch down, as the header's
+// buttons do: never "Switch to Restricted" in a Restricted conversation.
+func (m *MainWindow) refreshModeMenu() {
+	if m.convMenu == nil {
+		return
+	}
+	offered := func(to domain.Mode) bool {
+		return m.current != nil && m.sandbox.Available && m.current.conv.Mode.Rank() > to.Rank()
+	}
+	changed := false
+	for _, it := range []struct {
+		item *fyne.MenuItem
+		to   domain.Mode
+	}{{m.menuRestricted, domain.ModeRestricted}, {m.menuProject, domain.ModeProject}} {
+		if off := !offered(it.to); it.item.Disabled != off {
+			it.item.Disabled, changed = off, true
+		}
+	}
+	if changed {
+		m.convMenu.Refresh()
+	}
 }
 
 // build lays the window out: the sidebar on the left; on the right the header, the chat log
@@ -321,7 +352,8 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.wrapBtn.Importance = widget.WarningImportance
 	m.meterRow = container.NewBorder(nil, nil, nil, container.NewHBox(m.meterLabel, m.wrapBtn), m.meter)
 
-	m.findEntry = widget.NewEntry()
+	m.findEntry = newEscEntry()
+	m.findEntry.onEscape = m.closeFind
 	m.findEntry.SetPlaceHolder("Find in conversation")
 	m.findEntry.OnChanged = func(string) { m.runFind() }
 	m.findEntry.OnSubmitted = func(string) { m.findStep(1) }
@@ -347,7 +379,8 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.inline = widget.NewLabel("")
 	m.inline.Wrapping = fyne.TextWrapWord
 	m.inline.Importance = widget.DangerImportance
-	m.inlineBox = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()),
+	m.inlineIcon = widget.NewIcon(theme.WarningIcon()) // a check mark instead for showDone
+	m.inlineBox = container.NewBorder(nil, nil, m.inlineIcon,
 		widget.NewButtonWithIcon("", theme.CancelIcon(), m.clearInline), m.inline)
 	m.inlineBox.Hide()
 	m.strip = container.New(&flow{gap: pad()})
@@ -623,6 +656,7 @@ func (m *MainWindow) refreshAll() {
 }
 
 func (m *MainWindow) refreshHeader() {
+	m.refreshModeMenu()
 	if !m.sandbox.Available {
 		reason := m.sandbox.Reason
 		if reason == "" {
@@ -750,6 +784,15 @@ func (m *MainWindow) tick() {
 	}
 }
 
+// busyWords is what the composer says of a conversation that is not at rest: an approval card
+// waits for the person, not for the agent.
+func busyWords(cs *convState) string {
+	if _, ok := cs.conv.State.(domain.AwaitingModeApproval); ok {
+		return "The agent waits for your answer to its request above."
+	}
+	return "The agent is working."
+}
+
 func (m *MainWindow) refreshComposer() {
 	cs := m.current
 	if m.isExhausted() {
@@ -770,12 +813,12 @@ func (m *MainWindow) refreshComposer() {
 		m.sendBtn.Disable()
 		m.attachBtn.Disable()
 	case cs.busy() && m.proj.enabled():
-		m.entry.SetPlaceHolder("The agent is working. Send queues your next message for when it finishes; Stop (Esc) interrupts.")
+		m.entry.SetPlaceHolder(busyWords(cs) + " Send queues your next message for when it finishes; Stop (Esc) interrupts.")
 		m.entry.Enable()
 		m.sendBtn.Enable()
 		m.attachBtn.Enable()
 	case cs.busy():
-		m.entry.SetPlaceHolder("The agent is working. Write your next message here; press Stop (Esc) to interrupt.")
+		m.entry.SetPlaceHolder(busyWords(cs) + " Write your next message here; press Stop (Esc) to interrupt.")
 		m.entry.Enable()
 		m.sendBtn.Disable()
 		m.attachBtn.Enable()
@@ -812,8 +855,20 @@ func (m *MainWindow) relayout() {
 	m.right.Refresh()
 }
 
-// showInline shows a message above the composer until dismissed or replaced.
+// showInline shows a problem above the composer until dismissed or replaced.
 func (m *MainWindow) showInline(text string) {
+	m.setInline(text, widget.DangerImportance, theme.WarningIcon())
+}
+
+// showDone shows news of something that worked (a restore) in the same place, without the
+// warning's red and sign.
+func (m *MainWindow) showDone(text string) {
+	m.setInline(text, widget.SuccessImportance, theme.ConfirmIcon())
+}
+
+func (m *MainWindow) setInline(text string, imp widget.Importance, icon fyne.Resource) {
+	m.inline.Importance = imp
+	m.inlineIcon.SetResource(icon)
 	m.inline.SetText(text)
 	m.inlineBox.Show()
 	m.relayout()

@@ -104,6 +104,14 @@ func (m *MainWindow) hideFind() {
 	m.findCount.SetText("")
 }
 
+// closeFind is Escape in the find bar: the bar closes and the focus goes back to the composer.
+func (m *MainWindow) closeFind() {
+	m.hideFind()
+	if !m.entry.Disabled() {
+		m.win.Canvas().Focus(m.entry)
+	}
+}
+
 // runFind searches the open conversation; the newest hit comes first.
 func (m *MainWindow) runFind() {
 	if m.current == nil {

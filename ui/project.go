@@ -45,6 +45,9 @@ type projectState struct {
 	instr  actors.Instructions
 	ckpts  []actors.Checkpoint
 	queue  actors.Queue
+	// undone holds the tool calls whose Undo was applied: their button stays disabled, since
+	// a second Undo has nothing left to restore.
+	undone map[string]bool
 }
 
 // projectUI holds the project controls of the main window: the instructions and model row
@@ -139,6 +142,7 @@ func (p *projectUI) load(cs *convState) {
 			return
 		}
 		st.loaded = true
+		st.undone = p.of(cs.id).undone
 		p.state[cs.id] = &st
 		p.m.gen++ // rows gain Undo and Rewind buttons
 		p.m.refreshConv(cs)
@@ -423,18 +427,20 @@ func (p *projectUI) checkpointBefore(convID string, seq uint64) (actors.Checkpoi
 // undo is a tool row's Undo: it shows the diff it will apply, then restores.
 func (p *projectUI) undo(cs *convState, callID string) {
 	if cp, ok := p.checkpointForCall(cs.id, callID); ok {
-		p.showRestore(cs, actors.RestoreUndo, cp)
+		p.showRestore(cs, actors.RestoreUndo, cp, callID)
 	}
 }
 
 // rewind is a user message's "Rewind to here".
 func (p *projectUI) rewind(cs *convState, seq uint64) {
 	if cp, ok := p.checkpointBefore(cs.id, seq); ok {
-		p.showRestore(cs, actors.RestoreRewind, cp)
+		p.showRestore(cs, actors.RestoreRewind, cp, "")
 	}
 }
 
-func (p *projectUI) showRestore(cs *convState, kind actors.RestoreKind, cp actors.Checkpoint) {
+// showRestore shows the diff a restore applies; callID is the tool call an Undo undoes ("" for
+// a Rewind).
+func (p *projectUI) showRestore(cs *convState, kind actors.RestoreKind, cp actors.Checkpoint, callID string) {
 	if cs.busy() {
 		p.m.showInline("The agent is working: stop it (Esc) before restoring files.")
 		return
@@ -478,11 +484,11 @@ func (p *projectUI) showRestore(cs *convState, kind actors.RestoreKind, cp actor
 		content := container.NewBorder(container.NewVBox(parts...), nil, nil, nil, scroll)
 		p.restoreDlg = dialog.NewCustomConfirm(title, confirm, "Cancel", content, func(ok bool) {
 			if ok {
-				p.applyRestore(cs, plan)
+				p.applyRestore(cs, plan, callID)
 			}
 		}, p.m.win)
 		p.restoreDlg.SetConfirmImportance(widget.DangerImportance)
-		p.restoreDlg.Show()
+		p.m.showModal(p.restoreDlg)
 	})
 }
 
@@ -490,7 +496,7 @@ func restoreLine(f actors.FileChange) string {
 	return fmt.Sprintf("  %-9s %s", actors.RestoreVerb(f.Status), f.Path)
 }
 
-func (p *projectUI) applyRestore(cs *convState, plan actors.RestorePlan) {
+func (p *projectUI) applyRestore(cs *convState, plan actors.RestorePlan, callID string) {
 	var changed []actors.FileChange
 	p.run("restore the files", func(ctx context.Context) (err error) {
 		changed, err = p.b.ApplyRestore(ctx, cs.id, plan, len(plan.Conflicts) > 0)
@@ -500,9 +506,19 @@ func (p *projectUI) applyRestore(cs *convState, plan actors.RestorePlan) {
 			p.m.showInline("The files changed while the restore was shown; nothing was restored. Try again to see the new diff.")
 			return
 		}
-		if err == nil {
-			p.m.showInline(fmt.Sprintf("Restored %d file(s). The agent was told.", len(changed)))
+		if err != nil {
+			return
 		}
+		if callID != "" {
+			st := p.of(cs.id)
+			if st.undone == nil {
+				st.undone = map[string]bool{}
+			}
+			st.undone[callID] = true
+			p.m.gen++ // the row's Undo turns disabled
+			p.m.refreshConv(cs)
+		}
+		p.m.showDone(fmt.Sprintf("Restored %d file(s). The agent was told.", len(changed)))
 	})
 }
 

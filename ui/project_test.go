@@ -103,11 +103,31 @@ func TestRealUndoShowsTheDiffAndRestores(t *testing.T) {
 	if d := h.m.proj.restorePlan.Diff; !strings.Contains(d, "-two") || !strings.Contains(d, "+one") {
 		t.Fatalf("the dialog's diff:\n%s", d)
 	}
+	// Escape closes it like every other dialog, restoring nothing; Undo shows it again.
+	h.m.win.Canvas().Unfocus()
+	h.m.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if h.m.win.Canvas().Overlays().Top() != nil {
+		t.Fatal("Escape left the Undo dialog open")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "two\n" {
+		t.Fatalf("cancelling the Undo changed a.txt to %q", b)
+	}
+	h.m.proj.restoreDlg = nil
+	test.Tap(undo)
+	h.waitFor("the Undo dialog again", func() bool { return h.m.proj.restoreDlg != nil })
 	h.m.proj.restoreDlg.Confirm()
 	h.waitFor("a.txt restored", func() bool {
 		b, _ := os.ReadFile(path)
 		return string(b) == "one\n" && strings.HasPrefix(h.m.inline.Text, "Restored 1 file")
 	})
+	// A restore that worked is news, not a warning, and the same Undo cannot run twice.
+	if h.m.inline.Importance != widget.SuccessImportance {
+		t.Errorf("the restore is announced with importance %v, want success", h.m.inline.Importance)
+	}
+	h.settle()
+	if undo = h.rowButton(rowTool, "Undo"); undo == nil || !undo.Disabled() {
+		t.Errorf("after the Undo the row's Undo button is %v; want shown and disabled", undo)
+	}
 
 	// Rewind to here on the user message restores the tree before that turn, and says which
 	// files change.

@@ -102,6 +102,21 @@ func TestSendMessageAndSeeReply_REQ_BED_002(t *testing.T) {
 	if !found {
 		t.Error("no visible row shows the reply")
 	}
+	// The reply has a header like the person's message: who and when.
+	for _, v := range h.visibleRowViews() {
+		switch p := v.parts[v.bound.kind].(type) {
+		case *userPart:
+			want := speakerAt(domain.KindUser, v.bound.at)
+			if got := p.header.String(); got != want || !strings.HasPrefix(got, "You · ") {
+				t.Errorf("the message's header is %q, want %q", got, want)
+			}
+		case *textPart:
+			want := speakerAt(domain.KindAssistant, v.bound.at)
+			if got := p.header.String(); got != want || !strings.HasPrefix(got, "Agent · ") {
+				t.Errorf("the reply's header is %q, want %q", got, want)
+			}
+		}
+	}
 	// The reply's copy button puts its Markdown on the clipboard.
 	for _, v := range h.visibleRowViews() {
 		if v.bound.kind == rowAssistant {
@@ -356,6 +371,13 @@ func TestApproveUpgrade_REQ_BED_015(t *testing.T) {
 	if h.m.mode.text != "Restricted" || h.m.switchBox.Visible() {
 		t.Fatal("mode badge before approval")
 	}
+	if !h.m.menuRestricted.Disabled || !h.m.menuProject.Disabled {
+		t.Error("the menu offers to switch a Restricted conversation down")
+	}
+	// The composer says the card waits for the person, not that the agent is working.
+	if ph := h.m.entry.PlaceHolder; strings.Contains(ph, "is working") || !strings.Contains(ph, "waits for your answer") {
+		t.Errorf("while the card waits the composer says %q", ph)
+	}
 	// Keyboard reach: Tab moves the focus to the card's buttons.
 	c := h.m.win.Canvas()
 	c.Focus(nil)
@@ -379,6 +401,9 @@ func TestApproveUpgrade_REQ_BED_015(t *testing.T) {
 	h.settle()
 	if !h.m.switchBox.Visible() {
 		t.Error("Switch to Restricted is hidden in Unrestricted mode")
+	}
+	if h.m.menuRestricted.Disabled || h.m.menuProject.Disabled {
+		t.Error("the menu does not offer to switch an Unrestricted conversation down")
 	}
 	for _, r := range h.rows() {
 		if r.kind == rowApproval {
@@ -777,6 +802,14 @@ func TestFindInConversation(t *testing.T) {
 	h.m.findEntry.SetText("zebra")
 	if h.m.findCount.Text != "No matches" {
 		t.Errorf("count %q", h.m.findCount.Text)
+	}
+	// Escape closes the bar and gives the focus back to the composer.
+	h.m.findEntry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if h.m.findBar.Visible() || len(h.m.findHits) != 0 {
+		t.Error("Escape left the find bar open")
+	}
+	if h.m.win.Canvas().Focused() != fyne.Focusable(h.m.entry) {
+		t.Errorf("after Escape the focus is on %T, want the composer", h.m.win.Canvas().Focused())
 	}
 }
 

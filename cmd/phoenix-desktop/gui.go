@@ -28,6 +28,11 @@ import (
 func runGUI(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("phoenix-desktop", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	// --help on the app itself lists the commands too, not only the app's flags.
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage+"\nFlags of the desktop app:\n")
+		fs.PrintDefaults()
+	}
 	var common commonFlags
 	common.register(fs, true)
 	if err := fs.Parse(args); err != nil {

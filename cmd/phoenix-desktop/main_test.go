@@ -514,3 +514,19 @@ func TestChatShowExportReasoning(t *testing.T) {
 		t.Fatalf("export lacks the quoted reasoning: %d\n%s", code, out)
 	}
 }
+
+// TestHelpListsTheCommands: --help on the app lists the commands beside the app's flags.
+func TestHelpListsTheCommands(t *testing.T) {
+	for _, arg := range []string{"--help", "-h"} {
+		var out, errOut strings.Builder
+		if code := run([]string{arg}, &out, &errOut); code != 0 {
+			t.Fatalf("%s exits %d: %s", arg, code, errOut.String())
+		}
+		help := out.String() + errOut.String()
+		for _, want := range []string{"phoenix-desktop chat", "phoenix-desktop list", "phoenix-desktop mcp list", "Flags of the desktop app:", "-data-dir"} {
+			if !strings.Contains(help, want) {
+				t.Errorf("%s does not mention %q:\n%s", arg, want, help)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"image/color"
 	"strconv"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -104,9 +105,21 @@ func (bd *builder) code(b *block, sep string) fyne.CanvasObject {
 	label := canvas.NewText(b.lang, theme.Color(theme.ColorNamePlaceHolder))
 	label.TextSize = theme.CaptionTextSize()
 	label.TextStyle = fyne.TextStyle{Monospace: true}
-	c.copyBtn = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
+	do := bd.v.uiDo()
+	c.copyBtn = widget.NewButtonWithIcon(copyLabel, theme.ContentCopyIcon(), func() {
 		fyne.CurrentApp().Clipboard().SetContent(c.code)
-		c.copyBtn.SetText("Copied")
+		c.copyBtn.SetText(copiedLabel)
+		// "Copied" answers this click only; a timer (not an animation, which would draw
+		// frames all along) puts the label back unless another click came since.
+		c.copies++
+		n := c.copies
+		time.AfterFunc(copiedFor, func() {
+			do(func() {
+				if c.copies == n {
+					c.copyBtn.SetText(copyLabel)
+				}
+			})
+		})
 	})
 	c.copyBtn.Importance = widget.LowImportance
 	c.wrapBtn = widget.NewButton("Wrap", c.toggleWrap)
@@ -120,7 +133,14 @@ func (bd *builder) code(b *block, sep string) fyne.CanvasObject {
 	return c.obj
 }
 
+// The Copy button's labels, and how long it says "Copied" after a click (a variable for tests).
+const copyLabel, copiedLabel = "Copy", "Copied"
+
+var copiedFor = 1500 * time.Millisecond
+
 type codeBlock struct {
+	// copies counts the Copy clicks, so that only the last one's timer resets the label.
+	copies  int
 	code    string
 	lang    string
 	text    *textBlock

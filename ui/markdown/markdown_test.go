@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -443,5 +444,37 @@ func TestOnlyWebAndMailLinksOpen(t *testing.T) {
 				t.Errorf("rendered link to %s", r.url)
 			}
 		}
+	}
+}
+
+// TestCopyButtonSaysCopiedForAMoment: after a click the code block's button says "Copied",
+// then "Copy" again, through the UI goroutine (the timer's work waits on the queue here).
+func TestCopyButtonSaysCopiedForAMoment(t *testing.T) {
+	test.NewTempApp(t)
+	was := copiedFor
+	copiedFor = time.Millisecond
+	t.Cleanup(func() { copiedFor = was })
+	q := newQueue()
+	v := NewView(Options{Do: q.do})
+	v.SetMarkdown("```go\nx := 1\n```")
+	w := test.NewWindow(v)
+	t.Cleanup(w.Close)
+	q.settle(t, v)
+	if len(v.codes) != 1 {
+		t.Fatalf("%d code blocks", len(v.codes))
+	}
+	b := v.codes[0].copyBtn
+	test.Tap(b)
+	if b.Text != copiedLabel {
+		t.Fatalf("after a click the button says %q", b.Text)
+	}
+	select {
+	case f := <-q:
+		f()
+	case <-time.After(time.Minute):
+		t.Fatal("the button never went back to Copy")
+	}
+	if b.Text != copyLabel {
+		t.Errorf("a moment after the click the button says %q", b.Text)
 	}
 }

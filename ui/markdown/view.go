@@ -214,14 +214,19 @@ func (v *View) highlightLater(cs []*codeBlock) {
 	if !start {
 		return
 	}
-	do := v.opts.Do
-	if do == nil {
-		do = fyne.Do
-	}
+	do := v.uiDo()
 	v.highlighting++
 	// The work starts after the current turn of the UI loop, so that it does not take the
 	// CPU from the frame that shows the plain code.
 	do(func() { go v.highlightQueued(do) })
+}
+
+// uiDo is how work reaches the UI goroutine: Options.Do, or fyne.Do.
+func (v *View) uiDo() func(func()) {
+	if v.opts.Do != nil {
+		return v.opts.Do
+	}
+	return fyne.Do
 }
 
 // highlightQueued is the worker: it colours queued blocks until the queue is empty.
