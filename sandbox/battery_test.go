@@ -105,8 +105,9 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { f.abstractLn.Close() })
 
-	// A process outside the sandbox that the sandbox tries to kill.
-	f.victim = exec.Command("sleep", "300")
+	// A process outside the sandbox that the sandbox tries to kill. It must outlive the
+	// battery on the slowest machine (under qemu's emulation it runs for most of an hour).
+	f.victim = exec.Command("sleep", "86400")
 	if err := f.victim.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,11 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,15 +43,20 @@ type CacheDir struct {
 var toolchainCaches = []struct {
 	name, env string
 	find      func(goEnv map[string]string, home string) string
+	// ownWhenNotShared points the tool at an empty cache in the temp dir when the overlay
+	// cannot be mounted (an upper layer on a file system overlayfs refuses): the tool needs
+	// to write its cache to work at all. Go's build cache gets one from the tools'
+	// environment already, and a read-only module cache serves builds that need nothing new.
+	ownWhenNotShared bool
 }{
-	{"go-build", "GOCACHE", func(g map[string]string, _ string) string { return g["GOCACHE"] }},
-	{"go-mod", "GOMODCACHE", func(g map[string]string, _ string) string { return g["GOMODCACHE"] }},
+	{"go-build", "GOCACHE", func(g map[string]string, _ string) string { return g["GOCACHE"] }, false},
+	{"go-mod", "GOMODCACHE", func(g map[string]string, _ string) string { return g["GOMODCACHE"] }, false},
 	{"npm", "npm_config_cache", func(_ map[string]string, home string) string {
 		if v := os.Getenv("npm_config_cache"); v != "" {
 			return v
 		}
 		return filepath.Join(home, ".npm")
-	}},
+	}, true},
 	{"pip", "PIP_CACHE_DIR", func(_ map[string]string, home string) string {
 		if v := os.Getenv("PIP_CACHE_DIR"); v != "" {
 			return v
@@ -58,7 +65,7 @@ var toolchainCaches = []struct {
 			return filepath.Join(v, "pip")
 		}
 		return filepath.Join(home, ".cache", "pip")
-	}},
+	}, true},
 }
 
 var cachesFound struct {
@@ -155,14 +162,22 @@ func unmountCaches(caches []CacheDir) {
 	}
 }
 
-// withCaches points each mounted cache's variable at its overlay.
-func withCaches(env []string, caches []CacheDir) []string {
-	if len(caches) == 0 {
-		return env
-	}
+// withCaches points each mounted cache's variable at its overlay, and each wanted cache that
+// could not be mounted, if its tool must write one, at an empty one in the temp dir.
+func withCaches(env []string, wanted, mounted []CacheDir, tempDir string) []string {
 	names := map[string]string{}
-	for _, c := range caches {
+	for _, c := range wanted {
+		for _, t := range toolchainCaches {
+			if t.name == c.Name && t.ownWhenNotShared {
+				names[c.Env] = filepath.Join(tempDir, ".cache", c.Name)
+			}
+		}
+	}
+	for _, c := range mounted {
 		names[c.Env] = c.Path
+	}
+	if len(names) == 0 {
+		return env
 	}
 	out := env[:0:0]
 	for _, kv := range env {
@@ -172,8 +187,8 @@ func withCaches(env []string, caches []CacheDir) []string {
 		}
 		out = append(out, kv)
 	}
-	for _, c := range caches {
-		out = append(out, c.Env+"="+c.Path)
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		out = append(out, name+"="+names[name])
 	}
 	return out
 }

@@ -171,7 +171,7 @@ func startCommand(cfg helperConfig, script string, l launch, stopped func() bool
 		}
 		return pid, nil
 	}
-	l.env = withCaches(withTempDir(l.env, cfg.TempDir), cfg.Mounted)
+	l.env = withCaches(withTempDir(l.env, cfg.TempDir), cfg.Caches, cfg.Mounted, cfg.TempDir)
 	pid, release, err := startRestricted(cfg, bash, script, l)
 	if err == nil && stopped() {
 		sweep(pid)

@@ -90,7 +90,8 @@ func TestSecretsAreUnreadable_REQ_BED_014(t *testing.T) {
 			for p := range s.files {
 				script.WriteString("cat " + shellQuote(p) + " 2>/dev/null\n")
 			}
-			script.WriteString("grep -rs " + s.marker + " \"$HOME\" /tmp 2>/dev/null\n")
+			// Where the secrets are: the home, the data directory in it, the temp root.
+			script.WriteString("grep -rs " + s.marker + " \"$HOME\" " + shellQuote(tempRoot()) + " 2>/dev/null\n")
 			script.WriteString("cat \"$HOME/project/README\"\necho inside > \"$TMPDIR/mine\" && cat \"$TMPDIR/mine\"\n")
 			r := runScript(t, Policy{TempDir: tmp}, s.home, env, script.String())
 			if strings.Contains(r.stdout, s.marker) {
@@ -446,5 +447,17 @@ while [ ! -s "$TMPDIR/pids" ]; do :; done; cat "$TMPDIR/bash" >> "$TMPDIR/pids";
 		}
 		// Poll: the kernel ends them asynchronously, and there is no event to wait on.
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestCacheVariables: a shared cache's variable names its overlay; a cache whose overlay
+// could not be mounted, if its tool must write one (npm, pip), gets an empty one in the temp
+// dir instead of a read-only one it would fail on; Go's module cache stays as it is.
+func TestCacheVariables(t *testing.T) {
+	wanted := []CacheDir{{"go-build", "/c/go-build", "GOCACHE"}, {"go-mod", "/c/mod", "GOMODCACHE"}, {"npm", "/h/.npm", "npm_config_cache"}, {"pip", "/c/pip", "PIP_CACHE_DIR"}}
+	got := withCaches([]string{"A=1", "npm_config_cache=/elsewhere"}, wanted, wanted[:1], "/tmp/t")
+	want := []string{"A=1", "GOCACHE=/c/go-build", "PIP_CACHE_DIR=/tmp/t/.cache/pip", "npm_config_cache=/tmp/t/.cache/npm"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("got %v\nwant %v", got, want)
 	}
 }
