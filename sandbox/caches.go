@@ -101,6 +101,11 @@ func findCaches() []CacheDir {
 		}
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
+			if c.ownWhenNotShared && os.IsNotExist(err) {
+				// Nothing to share, but the tool still needs a cache it can write: listed,
+				// its overlay fails and it gets an empty one in the temp dir.
+				out = append(out, CacheDir{Name: c.name, Path: p, Env: c.env})
+			}
 			continue
 		}
 		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {

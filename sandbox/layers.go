@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -87,7 +88,9 @@ func Describe() Layers {
 	if view {
 		var names []string
 		for _, c := range sharedCaches(hiddenPaths()) {
-			names = append(names, c.Name+" ("+c.Path+")")
+			if _, err := os.Stat(c.Path); err == nil {
+				names = append(names, c.Name+" ("+c.Path+")")
+			}
 		}
 		cl := Layer{Name: "toolchain caches", Active: len(names) > 0}
 		if len(names) > 0 {
