@@ -181,19 +181,23 @@ func withCaches(env []string, wanted, mounted []CacheDir, tempDir string) []stri
 	for _, c := range mounted {
 		names[c.Env] = c.Path
 	}
-	if len(names) == 0 {
+	return withVars(env, names)
+}
+
+// withVars replaces (or adds) the variables of vars in env, in the order of their names.
+func withVars(env []string, vars map[string]string) []string {
+	if len(vars) == 0 {
 		return env
 	}
 	out := env[:0:0]
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if _, ok := names[name]; ok {
-			continue
+		if _, ok := vars[name]; !ok {
+			out = append(out, kv)
 		}
-		out = append(out, kv)
 	}
-	for _, name := range slices.Sorted(maps.Keys(names)) {
-		out = append(out, name+"="+names[name])
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		out = append(out, name+"="+vars[name])
 	}
 	return out
 }

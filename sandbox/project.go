@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,21 +54,6 @@ var ProtectedFiles = []string{
 // pinnedDir is bound over itself, writable, so that it cannot be renamed or replaced.
 const pinnedDir = ".git"
 
-// IsProtected reports whether rel, a clean path relative to the tree, is or lies below a
-// protected path.
-func IsProtected(rel string) bool {
-	rel = filepath.Clean(rel)
-	if rel == pinnedDir {
-		return true
-	}
-	for _, p := range ProtectedFiles {
-		if rel == p || strings.HasPrefix(rel, p+"/") {
-			return true
-		}
-	}
-	return false
-}
-
 // projectConfig is Project mode as the supervisor gets it.
 type projectConfig struct {
 	Tree string `json:"tree"`
@@ -104,7 +88,11 @@ func (b *boundTree) bind(tree string) error {
 	}
 	if b.tree != tree || b.dev != st.Dev || b.ino != st.Ino {
 		b.unbind()
-		if cover, _ := covers.coveringDir(tree); cover != "" || slices.Contains(covers.hidden(), tree) {
+		cover, _ := covers.coveringDir(tree)
+		if _, hidden := covers.covered[tree]; hidden {
+			cover = tree
+		}
+		if cover != "" {
 			return fmt.Errorf("project mode: the working tree %s lies in a place hidden from commands (%s)", tree, cover)
 		}
 		// Recursive: a secret covered below the tree (a tree that is the home directory
@@ -194,15 +182,6 @@ func (b *boundTree) removeCreated() []string {
 		notes = append(notes, fmt.Sprintf("The command created %s, a protected file that makes programs run later, so it was removed: only the person may change it (Unrestricted mode, or by hand).", rel))
 	}
 	return notes
-}
-
-// hidden lists the covered paths.
-func (c *coverSet) hidden() []string {
-	var out []string
-	for p := range c.covered {
-		out = append(out, p)
-	}
-	return out
 }
 
 // checkTree checks the working tree of a Project policy: an absolute path to a directory,

@@ -112,27 +112,9 @@ func (r *relay) closeAll() {
 // command's own servers are reached without the proxy.
 func (r *relay) proxyEnv(env []string) []string {
 	url := "http://127.0.0.1:" + strconv.Itoa(r.port)
-	set := map[string]string{
+	return withVars(env, map[string]string{
 		"HTTP_PROXY": url, "HTTPS_PROXY": url, "ALL_PROXY": url,
 		"http_proxy": url, "https_proxy": url, "all_proxy": url,
 		"NO_PROXY": "localhost,127.0.0.1,::1", "no_proxy": "localhost,127.0.0.1,::1",
-	}
-	out := env[:0:0]
-	for _, kv := range env {
-		name := kv
-		for i := 0; i < len(kv); i++ {
-			if kv[i] == '=' {
-				name = kv[:i]
-				break
-			}
-		}
-		if _, ok := set[name]; ok {
-			continue
-		}
-		out = append(out, kv)
-	}
-	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "NO_PROXY", "no_proxy"} {
-		out = append(out, k+"="+set[k])
-	}
-	return out
+	})
 }
