@@ -151,15 +151,22 @@ wait`)
 		t.Fatal(err)
 	}
 	_ = app.Wait()
+	waitGone(t, pids, deadline, "the app")
+}
+
+// waitGone waits until no process of pids is left, and fails the test with what outlived
+// what (the app, a supervisor) if some are left at the deadline. There is no event for the
+// end of another process, so it polls.
+func waitGone(t *testing.T, pids []int, deadline time.Time, what string) {
+	t.Helper()
 	for {
 		left := survivors(pids)
 		if len(left) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("processes %v outlived the app", left)
+			t.Fatalf("processes %v outlived %s", left, what)
 		}
-		// The supervisor learns of the app's death from the kernel; wait for its sweep.
 		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -437,17 +437,7 @@ while [ ! -s "$TMPDIR/pids" ]; do :; done; cat "$TMPDIR/bash" >> "$TMPDIR/pids";
 	if err := <-done; err == nil {
 		t.Errorf("Run did not report the supervisor's end")
 	}
-	for {
-		left := survivors(pids)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v outlived their killed supervisor", left)
-		}
-		// Poll: the kernel ends them asynchronously, and there is no event to wait on.
-		time.Sleep(2 * time.Millisecond)
-	}
+	waitGone(t, pids, deadline, "their killed supervisor")
 }
 
 // TestCacheVariables: a shared cache's variable names its overlay; a cache whose overlay
