@@ -107,7 +107,9 @@ type Deps struct {
 }
 
 // HostRules is the allowed hosts per project, as *actors.Runtime offers them (HostRules
-// there). Every method may touch the disk, so the window calls them off the UI goroutine.
+// there). AllowedHosts and Registries read the list the proxy keeps in memory (the mode
+// badge's details call AllowedHosts as they are drawn); RemoveHost and SetRegistries save
+// the file, so the window calls them off the UI goroutine.
 type HostRules interface {
 	AllowedHosts(project string) []string
 	RemoveHost(project, pattern string) error
