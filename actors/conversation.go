@@ -425,8 +425,7 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 			// restart bring the stored state to rest.
 			a.cleanup()
 		}
-		a.rt.publish(Notice{ConvID: a.id, Level: NoticeError,
-			Text: "Could not save the conversation: " + err.Error()})
+		a.rt.publish(Notice{ConvID: a.id, Level: NoticeError, Text: commitFailureText(err)})
 		return &commitError{fmt.Errorf("save conversation %s: %w", a.id, err)}
 	}
 	at := time.Now()

@@ -1,11 +1,13 @@
 package actors
 
 import (
+	"errors"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/persistence"
 )
 
 // A full disk while a turn runs (persistence/space.go) is a state, not a crash. When it
@@ -54,4 +56,14 @@ func (a *conversationActor) retryAfterDiskFull(ctx actor.Context) {
 		return
 	}
 	a.applyInternal(ctx, domain.RestoreAfterRestart{Unanswered: domain.UnansweredCalls(a.history), Why: diskFullWhy})
+}
+
+// commitFailureText is the notice of a refused commit. A full disk is said in the store's short
+// words (the window's banner gives the rest); other failures keep their whole chain.
+func commitFailureText(err error) string {
+	var full *persistence.DiskFullError
+	if errors.As(err, &full) {
+		return "Could not save the conversation: " + full.Banner() + "."
+	}
+	return "Could not save the conversation: " + err.Error()
 }

@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,5 +186,13 @@ func TestFullDiskRefusesCheckpointsAndTempDirs(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(h.cwd, "b.txt")); got != "two\n" {
 		t.Fatalf("b.txt = %q once there is room", got)
+	}
+}
+
+func TestCommitFailureTextOnAFullDiskIsShort(t *testing.T) {
+	full := &persistence.DiskFullError{Dir: "/data", Free: 1 << 20, Need: 300 << 20}
+	got := commitFailureText(fmt.Errorf("commit c1: %w", full))
+	if want := "Could not save the conversation: " + full.Banner() + "."; got != want {
+		t.Fatalf("commitFailureText = %q, want %q", got, want)
 	}
 }

@@ -28,7 +28,7 @@ const (
 const (
 	CancelledResultText   = "Cancelled by user."
 	SkippedResultText     = "Skipped: the user cancelled before this tool ran."
-	InterruptedResultText = "Interrupted by restart: the app stopped before this tool finished. Nothing is known about its effects; check before repeating it."
+	InterruptedResultText = "The app stopped before this tool finished. Nothing is known about its effects; check before repeating it."
 	ContextRejectedText   = "Not executed: the context window is nearly full, so the conversation is being wrapped up."
 	SubmittedResultText   = "Result submitted."
 	FallbackSummary       = "Context limit reached. The continuation summary could not be generated. Please start a new conversation."
@@ -946,7 +946,7 @@ func (t *tx) restore(e RestoreAfterRestart) {
 	t.answerInterrupted(e.Unanswered, func(c ToolCall) (string, *ToolDisplay) {
 		if c.ID == spawnCall {
 			return InterruptedResultText + "\n\n" + AggregateSubAgents(subOutcomes),
-				&ToolDisplay{Summary: "interrupted by restart", SubAgents: subOutcomes}
+				&ToolDisplay{Summary: "the app stopped while sub-agents worked", SubAgents: subOutcomes}
 		}
 		return InterruptedResultText, nil
 	})

@@ -1335,7 +1335,7 @@ func TestTransition_REQ_BED_007_RestoreAfterRestart(t *testing.T) {
 		c.NextSeq = 5
 		next, effects := step(t, c, RestoreAfterRestart{Unanswered: []ToolCall{bashCall("a")}})
 		wantState[Idle](t, next)
-		wantResult(t, persisted(t, effects)[0], "a", OutcomeInterrupted, "Interrupted by restart")
+		wantResult(t, persisted(t, effects)[0], "a", OutcomeInterrupted, "The app stopped before this tool finished")
 	})
 }
 

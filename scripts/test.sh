@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test: all packages with the race detector (GUI tests on Fyne's headless driver),
-# then the real-window smoke test of the built binary under Xvfb, then the .deb installed and
+# then the real-window smoke test of the built binary under Xvfb and the real-window full-disk
+# test (on a small tmpfs; as root only), then the .deb installed and
 # started (scripts/test-deb.sh; as root only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
 source scripts/env.sh
 go test -race -count=1 -timeout 45m ./...
-if [ -x scripts/smoke-xvfb.sh ]; then
-  bash scripts/smoke-xvfb.sh
-fi
+bash scripts/smoke-xvfb.sh
+bash scripts/diskfull-xvfb.sh
 bash scripts/test-deb.sh

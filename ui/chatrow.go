@@ -435,7 +435,7 @@ func toolStatus(r *row) (fyne.Resource, string) {
 	case domain.OutcomeSkipped:
 		return theme.MediaSkipNextIcon(), "skipped" + suffix(sum)
 	case domain.OutcomeInterrupted:
-		return theme.CancelIcon(), "interrupted by a restart" + suffix(sum)
+		return theme.CancelIcon(), "interrupted" + suffix(sum)
 	}
 	return theme.ErrorIcon(), "failed" + suffix(sum)
 }

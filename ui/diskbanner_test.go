@@ -38,3 +38,16 @@ func TestDiskBannerShowsTheStoreWordsAndHides(t *testing.T) {
 		t.Fatal("the banner shows for an error that is not a full disk")
 	}
 }
+
+// A refused save says the banner's short words, not the chain of what was being saved (seen
+// in the real window: "save the queue of ID: save queue of conversation ID: …").
+func TestFailureTextOnAFullDiskIsShort(t *testing.T) {
+	err := fmt.Errorf("save the queue of c1: save queue of conversation c1: %w", fullDisk{})
+	want := "Could not queue the message: " + (fullDisk{}).Banner() + "."
+	if got := failureText("queue the message", err); got != want {
+		t.Fatalf("failureText = %q, want %q", got, want)
+	}
+	if got := failureText("open a.txt", errors.New("no such file.")); got != "Could not open a.txt: no such file." {
+		t.Fatalf("failureText of another error = %q", got)
+	}
+}

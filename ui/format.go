@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -48,7 +49,18 @@ func sendErrorText(err error) string {
 	case errors.Is(err, domain.ErrFinished):
 		return "This sub-agent has finished."
 	}
-	return "Could not send: " + err.Error()
+	return failureText("send", err)
+}
+
+// failureText says what could not be done and why. A full disk is said in the store's own
+// short words (the banner's), not as the chain of what was being saved: the banner above says
+// the rest.
+func failureText(what string, err error) string {
+	var full interface{ Banner() string }
+	if errors.As(err, &full) {
+		return "Could not " + what + ": " + full.Banner() + "."
+	}
+	return "Could not " + what + ": " + strings.TrimSuffix(err.Error(), ".") + "."
 }
 
 // cutOffText says why a reply stopped early; for the output limit it names the limit, so the

@@ -113,7 +113,7 @@ func (p *projectUI) run(what string, f func(ctx context.Context) error, done fun
 				done(err)
 			}
 			if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, actors.ErrRestoreConflict) {
-				p.m.showInline(fmt.Sprintf("Could not %s: %v.", what, err))
+				p.m.showInline(failureText(what, err))
 			}
 		})
 	}()
