@@ -156,6 +156,17 @@ wait_until 20 "the full-disk banner at start" banner_shown
 wait_until 15 "the last conversation to open on the full disk" title_has "$FIRST"
 shot full-at-start
 quit_app
+# Headless on the same full disk: reading works, a turn is refused in the same words.
+"$BIN" list --data-dir "$DATA" >/dev/null 2>"$TMP/list.err" || fail "list on the full disk failed: $(cat "$TMP/list.err")"
+"$BIN" show "$ID" --data-dir "$DATA" >/dev/null 2>"$TMP/show.err" || fail "show on the full disk failed: $(cat "$TMP/show.err")"
+if "$BIN" chat --demo --data-dir "$DATA" --continue "$ID" "echo: headless on the full disk" >"$TMP/chat.out" 2>&1; then
+  fail "chat on the full disk succeeded: $(cat "$TMP/chat.out")"
+fi
+tail -n 1 "$TMP/chat.out" | grep -q "^phoenix-desktop: The disk holding your conversations is full" ||
+  fail "chat on the full disk did not end in the banner's words: $(cat "$TMP/chat.out")"
+say "headless on the full disk: list and show work, chat ends with: $(tail -n 1 "$TMP/chat.out")"
 rm -f "$DISK/filler"
-"$BIN" show "$ID" --data-dir "$DATA" >/dev/null || fail "show after starting on the full disk failed"
+"$BIN" chat --demo --data-dir "$DATA" --continue "$ID" "echo: headless after freeing" >"$TMP/chat.out" 2>&1 ||
+  fail "chat after freeing the disk failed: $(cat "$TMP/chat.out")"
+grep -q "headless after freeing" "$TMP/chat.out" || fail "chat after freeing the disk did not answer: $(cat "$TMP/chat.out")"
 say "OK: the window stayed up through a full disk, showed the banner, recovered by itself, kept every committed message, and opened on a full disk"

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/phoenix-desktop/phoenix/bench"
+	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 )
@@ -117,10 +118,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	fmt.Fprintln(stderr, "phoenix-desktop:", err)
+	fmt.Fprintln(stderr, "phoenix-desktop:", errorText(err))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
 	return 1
+}
+
+// errorText is a failed command's last line. A full disk is said in the store's own words,
+// without the chain of what was being saved (the same words the window's banner uses).
+func errorText(err error) string {
+	var full *persistence.DiskFullError
+	if errors.As(err, &full) {
+		return full.Error()
+	}
+	return err.Error()
 }

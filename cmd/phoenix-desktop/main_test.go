@@ -21,6 +21,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
+	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/secrets"
 	"github.com/phoenix-desktop/phoenix/ui"
@@ -528,5 +529,15 @@ func TestHelpListsTheCommands(t *testing.T) {
 				t.Errorf("%s does not mention %q:\n%s", arg, want, help)
 			}
 		}
+	}
+}
+
+// A command that fails on a full disk ends with the store's words, not the chain of what was
+// being saved (issue 25).
+func TestErrorTextOnAFullDisk(t *testing.T) {
+	full := &persistence.DiskFullError{Dir: "/data", Free: 1 << 20, Need: 300 << 20}
+	err := fmt.Errorf("chat: save conversation c1: commit c1: %w", full)
+	if got := errorText(err); got != full.Error() {
+		t.Fatalf("errorText = %q, want %q", got, full.Error())
 	}
 }
