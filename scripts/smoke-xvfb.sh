@@ -37,125 +37,24 @@ MARKDOWN_REPLY='| x_1 | y_2 |'
 LASTLINE_Y=${LASTLINE_Y:-638}
 mkdir -p "$ART" bin
 
+NAME=smoke-xvfb
 TMP=$(mktemp -d)
 DATA="$TMP/data"
 APP_HOME="$TMP/home"
 mkdir -p "$DATA" "$APP_HOME"
-XVFB_PID=""
-APP_PID=""
-
-say() { echo "smoke-xvfb: $*"; }
+# shellcheck source=xvfb-lib.sh
+source scripts/xvfb-lib.sh
 
 cleanup() {
-  if [ -n "$APP_PID" ] && kill -0 "$APP_PID" 2>/dev/null; then
-    kill "$APP_PID" 2>/dev/null || true
-    wait "$APP_PID" 2>/dev/null || true
-  fi
-  if [ -n "$XVFB_PID" ] && kill -0 "$XVFB_PID" 2>/dev/null; then kill "$XVFB_PID" 2>/dev/null || true; fi
+  xvfb_stop
   rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-shot() {
-  if [ -n "${DISPLAY:-}" ]; then
-    import -window root "$ART/smoke-xvfb-$1.png" 2>/dev/null && say "screenshot: $ART/smoke-xvfb-$1.png"
-  fi
-  return 0
-}
-
-fail() {
-  echo "smoke-xvfb: FAIL: $*" >&2
-  shot failure
-  if [ -s "$ART/smoke-xvfb-app.log" ]; then
-    echo "---- last lines of the app's log ($ART/smoke-xvfb-app.log) ----" >&2
-    tail -n 30 "$ART/smoke-xvfb-app.log" >&2
-  fi
-  exit 1
-}
-
-# wait_until SECONDS WHAT COMMAND...: runs COMMAND every 0.2 s until it succeeds.
-wait_until() {
-  local limit=$1 what=$2
-  shift 2
-  local deadline=$((SECONDS + limit))
-  until "$@" >/dev/null 2>&1; do
-    if [ "$SECONDS" -ge "$deadline" ]; then fail "timed out after ${limit}s waiting for $what"; fi
-    if [ -n "$APP_PID" ] && ! kill -0 "$APP_PID" 2>/dev/null; then fail "the app exited while waiting for $what"; fi
-    sleep 0.2
-  done
-}
-
-for tool in Xvfb xdotool xclip import python3; do
-  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb xdotool xclip imagemagick python3)"
-done
-
-say "building ./cmd/phoenix-desktop"
-if ! timeout 900 go build -o "$BIN" ./cmd/phoenix-desktop; then
-  fail "go build ./cmd/phoenix-desktop failed (see the compiler output above)"
-fi
-
-# A free display number: no socket and no lock file.
-DISPLAY_NUM=""
-for n in $(seq 99 140); do
-  if [ ! -e "/tmp/.X11-unix/X$n" ] && [ ! -e "/tmp/.X$n-lock" ]; then DISPLAY_NUM=$n; break; fi
-done
-[ -n "$DISPLAY_NUM" ] || fail "no free X display between :99 and :140"
-Xvfb ":$DISPLAY_NUM" -screen 0 1280x800x24 -nolisten tcp >"$TMP/xvfb.log" 2>&1 &
-XVFB_PID=$!
-export DISPLAY=":$DISPLAY_NUM"
-wait_until 15 "Xvfb to start on $DISPLAY" xdotool getdisplaygeometry
-
+xvfb_start
 say "starting the app on $DISPLAY with --demo --data-dir $DATA"
-# A private HOME and configuration directory: the run neither reads nor changes the person's
-# Fyne preferences, and the New conversation dialog proposes an empty working directory.
-start_app() {
-  HOME="$APP_HOME" XDG_CONFIG_HOME="$APP_HOME/.config" XDG_DATA_HOME="$APP_HOME/.local/share" \
-    timeout 100 "$BIN" --demo --data-dir "$DATA" >>"$ART/smoke-xvfb-app.log" 2>&1 &
-  APP_PID=$!
-  WID=$(timeout 30 xdotool search --sync --onlyvisible --name "Phoenix Desktop" 2>/dev/null | head -n 1) || true
-  [ -n "$WID" ] || fail "the window \"Phoenix Desktop\" did not appear within 30 s"
-  say "window $WID appeared: $(xdotool getwindowname "$WID")"
-}
-
-# quit_app presses Ctrl+Q and waits (bounded) for the process to end.
-quit_app() {
-  xdotool windowfocus --sync "$WID" key --clearmodifiers ctrl+q
-  local deadline=$((SECONDS + 20))
-  while kill -0 "$APP_PID" 2>/dev/null; do
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      kill "$APP_PID" 2>/dev/null || true
-      wait "$APP_PID" 2>/dev/null || true
-      APP_PID=""
-      fail "the app did not quit on Ctrl+Q within 20 s"
-    fi
-    sleep 0.2
-  done
-  wait "$APP_PID" 2>/dev/null || true
-  APP_PID=""
-}
-
-: >"$ART/smoke-xvfb-app.log"
 start_app
-
-title_has() { xdotool getwindowname "$WID" | grep -qF -- "$1"; }
-
-xdotool windowfocus --sync "$WID" || fail "could not focus the window"
-# The first frame and the conversation list load right after mapping, so the keys may come
-# too early; Ctrl+N and Enter are tried again only if no conversation opened within 5 s.
-opened=""
-for attempt in 1 2 3 4; do
-  kill -0 "$APP_PID" 2>/dev/null || fail "the app exited before a conversation opened"
-  xdotool windowfocus --sync "$WID" key --clearmodifiers ctrl+n
-  sleep 0.5
-  xdotool key --clearmodifiers Return
-  deadline=$((SECONDS + 5))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    if title_has " — "; then opened=yes; break 2; fi
-    sleep 0.2
-  done
-  say "no conversation after attempt $attempt of Ctrl+N, Enter; trying again"
-done
-[ -n "$opened" ] || fail "Ctrl+N and Enter did not open a new conversation"
+new_conversation
 say "conversation open: $(xdotool getwindowname "$WID")"
 
 xdotool type --delay 20 -- "$FIRST"
