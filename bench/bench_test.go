@@ -34,6 +34,10 @@ func TestQuickRunMeasuresEverything(t *testing.T) {
 			if strings.Contains(r.Err, "sandbox is unavailable") && !sandbox.Probe().Available {
 				continue
 			}
+			// The npm servers are installed by scripts/setup.sh, which CI runs.
+			if strings.Contains(r.Err, "is not installed") && os.Getenv("CI") != "true" {
+				continue
+			}
 			t.Errorf("%s: %s", r.Name, r.Err)
 			continue
 		}
