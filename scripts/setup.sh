@@ -61,3 +61,10 @@ if [ ${#mcp_missing[@]} -gt 0 ]; then
   echo "setup: installing ${mcp_missing[*]}"
   npm install -g --no-fund --no-audit "${mcp_missing[@]}" >/dev/null
 fi
+# Small MCP servers of our own on the 2026-07-28 TypeScript SDK (mcp/mcptest/node), with the
+# exact versions of its lock file.
+test_servers="$(cd "$(dirname "$0")/.." && pwd)/mcp/mcptest/node"
+if [ ! -d "$test_servers/node_modules/@modelcontextprotocol/server" ]; then
+  echo "setup: installing the test MCP servers' packages ($test_servers)"
+  (cd "$test_servers" && npm ci --no-fund --no-audit >/dev/null)
+fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: all packages with the race detector (GUI tests on Fyne's headless driver),
 # then the real-window smoke test of the built binary under Xvfb and the real-window full-disk
-# test (on a small tmpfs; as root only), then the .deb installed and
+# test (on a small tmpfs; as root only) and an MCP server's form card in a real window, then the .deb installed and
 # started (scripts/test-deb.sh; as root only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,4 +10,5 @@ source scripts/env.sh
 go test -race -count=1 -timeout 45m ./...
 bash scripts/smoke-xvfb.sh
 bash scripts/diskfull-xvfb.sh
+bash scripts/mcp-xvfb.sh
 bash scripts/test-deb.sh

@@ -187,7 +187,7 @@ func (card *mcpCard) inputParts(e actors.MCPInputRequested) []fyne.CanvasObject 
 		default:
 			entry := widget.NewEntry()
 			entry.SetText(f.Default)
-			entry.SetPlaceHolder(string(f.Kind))
+			entry.SetPlaceHolder(entryHint(f.Kind))
 			card.values[f.Name] = func() string { return entry.Text }
 			w = entry
 		}
@@ -208,6 +208,18 @@ func (card *mcpCard) inputParts(e actors.MCPInputRequested) []fyne.CanvasObject 
 	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { card.answerInput(e, actors.MCPCancel) })
 	card.buttons = []*widget.Button{submit, decline, cancel}
 	return parts
+}
+
+// entryHint is an entry's placeholder: what a number field takes (a text field needs none; the
+// schema's words for it are under the field).
+func entryHint(k actors.MCPFieldKind) string {
+	switch k {
+	case actors.MCPFieldNumber:
+		return "a number"
+	case actors.MCPFieldInteger:
+		return "a whole number"
+	}
+	return ""
 }
 
 // toolParts is the confirmation of a destructive tool, with its arguments.

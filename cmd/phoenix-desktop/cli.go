@@ -83,7 +83,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&noInstr, "no-instructions", false, "start the new conversation without the project's AGENTS.md / CLAUDE.md")
 	fs.DurationVar(&timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
-	fs.StringVar(&elicit, flagMCPElicit, "decline", "the answer to an MCP server's request for input: decline or cancel (there is no window to fill in its form)")
+	fs.StringVar(&elicit, flagMCPElicit, "decline", "the answer to an MCP server's request for input: decline, cancel, or stdin to type the form's answers on standard input")
 	fs.Var(&queued, "queue", "a message to send after this turn, as if typed while the agent works (repeatable, in order)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -292,13 +292,14 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	}
 	answers := make(chan domain.Mode, 1)
 	var pending *actors.ApprovalRequested
+	forms := newStdinAnswers(os.Stdin)
 	for {
 		select {
 		case ev, ok := <-sub.Events():
 			if !ok {
 				return errors.New("chat: the event stream closed unexpectedly")
 			}
-			if answerMCPRequest(rt, ev, elicit, stderr) {
+			if answerMCPRequest(rt, ev, elicit, forms, stderr) {
 				continue
 			}
 			if ev.Conversation() != conv.ID {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/mcp"
@@ -17,11 +20,15 @@ import (
 // flagMCPElicit is chat's answer to a server's request for input.
 const flagMCPElicit = "mcp-elicit"
 
-// checkElicitAnswer checks --mcp-elicit: a headless run can decline or cancel a request for
-// input, never fill it in.
+// elicitFromStdin is the --mcp-elicit value that fills a server's form from standard input,
+// one line per field, the questions on standard error.
+const elicitFromStdin = "stdin"
+
+// checkElicitAnswer checks --mcp-elicit: decline or cancel every request for input, or read
+// the answers from standard input.
 func checkElicitAnswer(v string) error {
-	if v != mcp.ElicitDecline && v != mcp.ElicitCancel {
-		return fmt.Errorf("--%s=%s: use %s or %s (a headless run cannot fill in a server's form)", flagMCPElicit, v, mcp.ElicitDecline, mcp.ElicitCancel)
+	if v != mcp.ElicitDecline && v != mcp.ElicitCancel && v != elicitFromStdin {
+		return fmt.Errorf("--%s=%s: use %s, %s, or %s to type the answers on standard input", flagMCPElicit, v, mcp.ElicitDecline, mcp.ElicitCancel, elicitFromStdin)
 	}
 	return nil
 }
@@ -35,9 +42,14 @@ type mcpAnswerer interface {
 // answerMCPRequest answers an MCP request event of any conversation of this run (a sub-agent's
 // too) and reports whether ev was one. A request for input gets elicit (decline or cancel); a
 // destructive tool that --mcp-allow-tools does not name (those never ask) is denied.
-func answerMCPRequest(rt mcpAnswerer, ev actors.Event, elicit string, w io.Writer) bool {
+func answerMCPRequest(rt mcpAnswerer, ev actors.Event, elicit string, in *stdinAnswers, w io.Writer) bool {
 	switch e := ev.(type) {
 	case actors.MCPInputRequested:
+		if elicit == elicitFromStdin {
+			// Asked without blocking the caller's loop, so Ctrl+C still stops the turn.
+			go in.fill(rt, e, w)
+			return true
+		}
 		var fields []string
 		for _, f := range e.Fields {
 			fields = append(fields, f.Name)
@@ -49,6 +61,9 @@ func answerMCPRequest(rt mcpAnswerer, ev actors.Event, elicit string, w io.Write
 		err := rt.AnswerMCPInput(e.ConvID, e.ID, elicit, nil)
 		fmt.Fprintf(w, "phoenix-desktop: the MCP server %s asks: %q%s; answered %q (--%s; there is no window to fill in the form)%s\n",
 			e.Server, transcript.OneLine(e.Message, 300), what, elicit, flagMCPElicit, failure(err))
+		if elicit != elicitFromStdin {
+			fmt.Fprintf(w, "phoenix-desktop: (--%s=%s types the answers on standard input)\n", flagMCPElicit, elicitFromStdin)
+		}
 		return true
 	case actors.MCPToolConfirmation:
 		err := rt.DecideMCPTool(e.ConvID, e.ID, actors.MCPToolDeny)
@@ -66,4 +81,92 @@ func failure(err error) string {
 		return ""
 	}
 	return " — but the answer was not taken: " + err.Error()
+}
+
+// stdinAnswers fills servers' forms from standard input (--mcp-elicit=stdin). One form is
+// asked at a time (sub-agents may ask together); the lines are read from one buffer, so a
+// script can pipe every answer in at once.
+type stdinAnswers struct {
+	mu sync.Mutex
+	in *bufio.Reader
+}
+
+func newStdinAnswers(r io.Reader) *stdinAnswers { return &stdinAnswers{in: bufio.NewReader(r)} }
+
+// fill asks for each field of e's form on w and reads one line each: an empty line keeps the
+// field's default (or leaves an optional field out). A line that does not fit the field asks
+// again; the end of input cancels the request. A page to open is printed, and an empty line
+// accepts it once the person has been there.
+func (s *stdinAnswers) fill(rt mcpAnswerer, e actors.MCPInputRequested, w io.Writer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(w, "phoenix-desktop: the MCP server %s asks: %s\n", e.Server, transcript.OneLine(e.Message, 300))
+	answer := func(action string, entries map[string]string) error {
+		err := rt.AnswerMCPInput(e.ConvID, e.ID, action, entries)
+		if err == nil || action != mcp.ElicitAccept {
+			fmt.Fprintf(w, "phoenix-desktop: answered %q%s\n", action, failure(err))
+		}
+		return err
+	}
+	if e.FieldsError != "" {
+		fmt.Fprintf(w, "phoenix-desktop: this form cannot be filled in here (%s)\n", e.FieldsError)
+		_ = answer(mcp.ElicitDecline, nil)
+		return
+	}
+	if e.URL != "" {
+		fmt.Fprintf(w, "Open %s, then press Enter (or type decline or cancel): ", e.URL)
+		line, err := s.in.ReadString('\n')
+		switch v := strings.TrimSpace(line); {
+		case err != nil && v == "":
+			_ = answer(mcp.ElicitCancel, nil)
+		case v == mcp.ElicitDecline || v == mcp.ElicitCancel:
+			_ = answer(v, nil)
+		default:
+			_ = answer(mcp.ElicitAccept, nil)
+		}
+		return
+	}
+	for {
+		entries := map[string]string{}
+		for _, f := range e.Fields {
+			fmt.Fprintf(w, "  %s%s: ", f.Label(), fieldHint(f))
+			line, err := s.in.ReadString('\n')
+			if err != nil && line == "" {
+				fmt.Fprintln(w)
+				_ = answer(mcp.ElicitCancel, nil)
+				return
+			}
+			if v := strings.TrimRight(line, "\r\n"); v != "" {
+				entries[f.Name] = v
+			} else if f.Default != "" {
+				entries[f.Name] = f.Default
+			}
+		}
+		err := answer(mcp.ElicitAccept, entries)
+		if err == nil || errors.Is(err, actors.ErrNoMCPRequest) {
+			return
+		}
+		fmt.Fprintf(w, "phoenix-desktop: %v; once more:\n", err)
+	}
+}
+
+// fieldHint says what a field takes, for the question on the terminal.
+func fieldHint(f mcp.FormField) string {
+	var parts []string
+	if f.Description != "" {
+		parts = append(parts, transcript.OneLine(f.Description, 120))
+	}
+	if len(f.Options) > 0 {
+		parts = append(parts, "one of "+strings.Join(f.Options, ", "))
+	}
+	if f.Required {
+		parts = append(parts, "required")
+	}
+	if f.Default != "" {
+		parts = append(parts, "Enter for "+f.Default)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func TestChatAnswersMCPRequestsByFlags(t *testing.T) {
 	if code, out, errs = chat("--unrestricted", "--mcp-elicit", "cancel", "mcp: go ask {}"); code != 0 || !strings.Contains(errs, `answered "cancel"`) {
 		t.Errorf("cancel: exit %d\n%s\n%s", code, out, errs)
 	}
-	if code, _, errs = chat("--mcp-elicit", "accept", "mcp: go ask {}"); code == 0 || !strings.Contains(errs, "use decline or cancel") {
+	if code, _, errs = chat("--mcp-elicit", "accept", "mcp: go ask {}"); code == 0 || !strings.Contains(errs, "use decline, cancel, or stdin") {
 		t.Errorf("--mcp-elicit=accept: exit %d, %s", code, errs)
 	}
 
@@ -52,5 +53,53 @@ func TestChatAnswersMCPRequestsByFlags(t *testing.T) {
 	}
 	if code, out, errs = chat("--mcp-allow-tools", "go/erase,go/other", "mcp: go erase {}"); code != 0 || !strings.Contains(out, "erased") || strings.Contains(errs, "wants to run") {
 		t.Errorf("allowed: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// Issue 26, headless, against a server on the 2026-07-28 TypeScript SDK that asks for input
+// by the multi-round-trip flow: --mcp-elicit=stdin asks each field on stderr and reads the
+// answers from standard input; by default the request is declined and stderr says how to
+// answer instead.
+func TestChatFillsANodeServersFormFromStdin(t *testing.T) {
+	if !sandbox.Probe().Available {
+		mcptest.Missing(t, "Landlock is unavailable")
+	}
+	asker := mcptest.NodeAsker(t)
+	file := filepath.Join(t.TempDir(), "servers.json")
+	writeMCPConfig(t, file, map[string]mcp.ServerConfig{"asker": {Command: asker[0], Args: asker[1:]}})
+	data := t.TempDir()
+	chat := func(stdin string, args ...string) (int, string, string) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.WriteString(stdin); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		old := os.Stdin
+		os.Stdin = r
+		defer func() { os.Stdin = old; r.Close() }()
+		return cli(t, append([]string{"chat", "--demo", "--data-dir", data, "--mcp-config", file, "--cwd", t.TempDir()}, args...)...)
+	}
+
+	code, out, errs := chat("Ada Lovelace\n", "--mcp-elicit", "stdin", "mcp: asker ask_name {}")
+	if code != 0 || !strings.Contains(out, "hello Ada Lovelace") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "the MCP server asker asks: Who is asking?") || !strings.Contains(errs, "Name (required): ") {
+		t.Errorf("stderr does not ask for the name:\n%s", errs)
+	}
+	// A required field left empty is asked again; the end of input cancels.
+	code, out, errs = chat("\n", "--mcp-elicit", "stdin", "mcp: asker ask_name {}")
+	if code != 0 || !strings.Contains(out, "no name given") || !strings.Contains(errs, `answered "cancel"`) {
+		t.Fatalf("empty then end of input: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = chat("Ada\n", "mcp: asker ask_name {}")
+	if code != 0 || !strings.Contains(out, "no name given") || strings.Contains(out, "hello Ada") {
+		t.Fatalf("default: exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, `answered "decline"`) || !strings.Contains(errs, "--mcp-elicit=stdin types the answers") {
+		t.Errorf("stderr:\n%s", errs)
 	}
 }
