@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -119,17 +118,9 @@ type PromptArgument struct {
 // Prompts lists the prompts of the conversation's ready servers (a server still starting is
 // left out; it never waits for one), sorted by server and name.
 func (s *Set) Prompts(ctx context.Context) ([]Prompt, error) {
-	s.mu.Lock()
-	var ready []*server
-	for _, name := range slices.Sorted(maps.Keys(s.entries)) {
-		if e := s.entries[name]; e.state == entryReady {
-			ready = append(ready, e.srv)
-		}
-	}
-	s.mu.Unlock()
 	var out []Prompt
 	var errs []error
-	for _, srv := range ready {
+	for _, srv := range s.readyServers() {
 		init := srv.session.InitializeResult()
 		if init == nil || init.Capabilities == nil || init.Capabilities.Prompts == nil {
 			continue

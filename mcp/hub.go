@@ -81,7 +81,9 @@ type Options struct {
 }
 
 const (
-	defaultStartTimeout = 60 * time.Second
+	// DefaultStartTimeout is how long a server may take to start and list its tools unless
+	// its own "timeout" or the --mcp-timeout flag says otherwise.
+	DefaultStartTimeout = 60 * time.Second
 	defaultCallTimeout  = 10 * time.Minute
 )
 
@@ -146,7 +148,7 @@ func FixedHub(cfg Config, opts Options) *Hub { return newHub(cfg, opts) }
 
 func newHub(cfg Config, opts Options) *Hub {
 	if opts.StartTimeout <= 0 {
-		opts.StartTimeout = defaultStartTimeout
+		opts.StartTimeout = DefaultStartTimeout
 	}
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = defaultCallTimeout

@@ -84,26 +84,7 @@ func promptItem(b PromptsBackend, convID string, pr actors.MCPPrompt) slashItem 
 	return slashItem{
 		name: "mcp__" + pr.Server + "__" + pr.Name, hint: strings.Join(hint, " "), desc: desc, origin: "MCP " + pr.Server,
 		remote: func(ctx context.Context, args string) (string, error) {
-			return b.GetPrompt(ctx, convID, pr.Server, pr.Name, promptArgs(pr, args))
+			return b.GetPrompt(ctx, convID, pr.Server, pr.Name, actors.MCPPromptArgs(pr, args))
 		},
 	}
-}
-
-// promptArgs gives the typed words to the prompt's arguments in order.
-func promptArgs(pr actors.MCPPrompt, typed string) map[string]string {
-	out := map[string]string{}
-	rest := strings.TrimSpace(typed)
-	for i, a := range pr.Arguments {
-		if rest == "" {
-			break
-		}
-		if i == len(pr.Arguments)-1 {
-			out[a.Name] = rest
-			break
-		}
-		word, after, _ := strings.Cut(rest, " ")
-		out[a.Name] = word
-		rest = strings.TrimSpace(after)
-	}
-	return out
 }

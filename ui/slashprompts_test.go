@@ -33,7 +33,4 @@ func TestMCPPromptInTheSlashMenu(t *testing.T) {
 	if b.got["path"] != "main.go" || b.got["focus"] != "the error handling" {
 		t.Errorf("arguments %v", b.got)
 	}
-	if got := promptArgs(pr, ""); len(got) != 0 {
-		t.Errorf("no words gave %v", got)
-	}
 }

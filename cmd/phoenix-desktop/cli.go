@@ -66,6 +66,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		images     stringList
 		queued     stringList
 		elicit     string
+		mcpPrompt  string
 	)
 	common.register(fs, true)
 	fs.StringVar(&cwd, "cwd", ".", "working directory of a new conversation")
@@ -84,6 +85,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
 	fs.StringVar(&elicit, flagMCPElicit, "decline", "the answer to an MCP server's request for input: decline, cancel, or stdin to type the form's answers on standard input")
+	fs.StringVar(&mcpPrompt, flagMCPPrompt, "", "send this MCP prompt (SERVER:NAME) instead of a message; the words after the flags are its arguments, in order")
 	fs.Var(&queued, "queue", "a message to send after this turn, as if typed while the agent works (repeatable, in order)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -137,7 +139,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	if retry && (continueID == "" || wrapUp || strings.TrimSpace(prompt) != "" || len(images) > 0) {
 		return errors.New("chat: --retry needs --continue ID and no message")
 	}
-	if strings.TrimSpace(prompt) == "" && len(images) == 0 && !wrapUp && !retry {
+	if strings.TrimSpace(prompt) == "" && len(images) == 0 && !wrapUp && !retry && mcpPrompt == "" {
 		return errors.New("chat: the message is empty: pass a prompt as arguments, or - to read it from standard input")
 	}
 	var attachments []actors.Attachment
@@ -252,6 +254,19 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		if !jsonOut {
 			fmt.Fprintf(stdout, "Model: %s (asked by /%s)\n", command.Model, command.Name)
 		}
+	}
+	// --prompt SERVER:NAME and "@SERVER:URI" references (mcpprompt.go).
+	if !wrapUp && !retry {
+		text, extra, err := mcpMessage(rt, conv.ID, mcpPrompt, prompt, common.mcpStartTimeout)
+		if err != nil {
+			if continueID == "" {
+				// The servers run in a conversation, so it had to exist to ask them; a
+				// mistake leaves no empty one behind.
+				_ = rt.Delete(ctx, conv.ID)
+			}
+			return fmt.Errorf("chat: %w", err)
+		}
+		prompt, attachments = text, append(attachments, extra...)
 	}
 	if wrapUp {
 		if err := rt.WrapUp(ctx, conv.ID); err != nil {

@@ -103,3 +103,44 @@ func TestChatFillsANodeServersFormFromStdin(t *testing.T) {
 		t.Errorf("stderr:\n%s", errs)
 	}
 }
+
+// Issue 26, headless: chat --prompt SERVER:NAME sends the server's prompt with the words as
+// its arguments, and "@SERVER:URI" in a message attaches the resource's text; mistakes are
+// refused before anything is sent, with what to write instead.
+func TestChatSendsMCPPromptsAndAttachesResources(t *testing.T) {
+	cmd, env, err := mcptest.SelfServer("serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "servers.json")
+	writeMCPConfig(t, file, map[string]mcp.ServerConfig{"go": {Command: cmd, Env: env}})
+	data := t.TempDir()
+	chat := func(args ...string) (int, string, string) {
+		return cli(t, append([]string{"chat", "--demo", "--unrestricted", "--data-dir", data, "--mcp-config", file, "--cwd", t.TempDir()}, args...)...)
+	}
+	code, out, errs := chat("--prompt", "go:greet", "Ada")
+	if code != 0 || !strings.Contains(out, "Say hello to Ada") {
+		t.Fatalf("--prompt: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = chat("echo: read @go:test://notes.")
+	if code != 0 || !strings.Contains(out, "Attached MCP resource @go:test://notes:\nthe resource's text") {
+		t.Fatalf("@resource: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--prompt", "go:greet"}, "needs its argument who"},
+		{[]string{"--prompt", "go:nope", "x"}, `has no prompt "nope"; it has: greet`},
+		{[]string{"--prompt", "greet", "x"}, "write it as SERVER:NAME"},
+		{[]string{"echo: @go:test://missing"}, "attach @go:test://missing"},
+	} {
+		if code, _, errs := chat(c.args...); code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errs, c.want)
+		}
+	}
+	// The two that were sent are the only conversations: a mistake leaves none behind.
+	if _, out, _ := cli(t, "list", "--data-dir", data); strings.Count(out, "\n") != 3 { // a header and two rows
+		t.Errorf("list after the mistakes:\n%s", out)
+	}
+}

@@ -89,7 +89,7 @@ func (c *commonFlags) register(fs *flag.FlagSet, withModel bool) {
 func (c *commonFlags) registerMCP(fs *flag.FlagSet) {
 	fs.StringVar(&c.mcpConfig, "mcp-config", "", `use the MCP servers of this file ({"mcpServers": …}) instead of the configured ones`)
 	fs.BoolVar(&c.noMCP, "no-mcp", false, "use no MCP servers")
-	fs.DurationVar(&c.mcpStartTimeout, "mcp-timeout", 0, `how long an MCP server may take to start and list its tools (default 60s; a server's own "timeout" wins)`)
+	fs.DurationVar(&c.mcpStartTimeout, "mcp-timeout", 0, "how long an MCP server may take to start and list its tools (default "+mcp.DefaultStartTimeout.String()+`; a server's own "timeout" wins)`)
 	fs.Var(&c.mcpAllowTools, strings.TrimPrefix(mcp.AllowToolsFlag, "--"), "SERVER/TOOL,...: MCP tools marked destructive that run without asking (repeatable; without it a headless run denies them)")
 }
 
