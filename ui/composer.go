@@ -150,6 +150,9 @@ func (m *MainWindow) send() {
 		if msg == text {
 			msg, err = remote(ctx) // an MCP prompt is fetched from its server
 		}
+		if err == nil {
+			msg, images, err = m.attachResources(ctx, cs.id, msg, images) // "@SERVER:URI" (atresources.go)
+		}
 		if mc, ok := m.b.(ProjectBackend); ok && err == nil && switchModel != "" {
 			_, err = mc.ChangeModel(ctx, cs.id, switchModel)
 		}

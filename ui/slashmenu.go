@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -27,6 +28,9 @@ const maxSlashRows = 8
 
 // slashItem is one line of the "/" menu.
 type slashItem struct {
+	// mark is what the item is typed after: "/" for commands and prompts (when empty), "@"
+	// for resources (atresources.go), which complete into the draft instead of running.
+	mark                     string
 	name, hint, desc, origin string
 	// local turns the arguments into the message at once (custom commands). remote does it
 	// off the UI goroutine (an MCP prompt, fetched from its server); one of the two is set.
@@ -54,12 +58,19 @@ type slashMenu struct {
 	// (Runtime.Prompts(conversationID)) as items whose remote expansion calls GetPrompt.
 	// nil lists none.
 	mcpPrompts func(convID string) []slashItem
+	// mcpResources lists a conversation's MCP resources for "@" (atresources.go); nil
+	// lists none. atStart is where the "@" word being completed starts in the draft, while
+	// the menu shows resources (atMode).
+	mcpResources func(convID string) []slashItem
+	atMode       bool
+	atStart      int
 }
 
 func newSlashMenu(m *MainWindow) *slashMenu {
 	s := &slashMenu{m: m, box: container.NewVBox(), sets: map[string]actors.Custom{}, loading: map[string]bool{}}
 	s.b, _ = m.b.(CommandsBackend)
 	s.usePrompts()
+	s.useResources()
 	s.box.Hide()
 	return s
 }
@@ -124,16 +135,25 @@ func slashPrefix(text string) (string, bool) {
 // update shows the items matching the draft.
 func (s *slashMenu) update(text string) {
 	cs := s.m.current
-	prefix, ok := slashPrefix(text)
-	if cs == nil || !ok {
+	if cs == nil {
 		s.hide()
 		return
 	}
-	s.load(cs.id)
 	s.shown = s.shown[:0]
-	for _, it := range s.items(cs.id) {
-		if strings.HasPrefix(it.name, prefix) {
-			s.shown = append(s.shown, it)
+	if prefix, ok := slashPrefix(text); ok {
+		s.atMode = false
+		s.load(cs.id)
+		for _, it := range s.items(cs.id) {
+			if strings.HasPrefix(it.name, prefix) {
+				s.shown = append(s.shown, it)
+			}
+		}
+	} else if start, typed, ok := atPrefix(text); ok && s.mcpResources != nil {
+		s.atMode, s.atStart = true, start
+		for _, it := range s.mcpResources(cs.id) {
+			if matchesResource(it, typed) {
+				s.shown = append(s.shown, it)
+			}
 		}
 	}
 	if len(s.shown) == 0 {
@@ -160,7 +180,7 @@ func (s *slashMenu) draw() {
 	first := max(0, min(s.sel-maxSlashRows+1, len(s.shown)-maxSlashRows))
 	for i := first; i < len(s.shown) && i < first+maxSlashRows; i++ {
 		it := s.shown[i]
-		label := "/" + it.name
+		label := cmp.Or(it.mark, "/") + it.name
 		if it.hint != "" {
 			label += " " + it.hint
 		}
@@ -179,7 +199,11 @@ func (s *slashMenu) draw() {
 		s.box.Objects = append(s.box.Objects, btn)
 	}
 	if n := len(s.shown); n > maxSlashRows {
-		more := widget.NewLabel(fmt.Sprintf("%d commands match; keep typing to narrow", n))
+		what := "commands"
+		if s.atMode {
+			what = "resources"
+		}
+		more := widget.NewLabel(fmt.Sprintf("%d %s match; keep typing to narrow", n, what))
 		more.SizeName = theme.SizeNameCaptionText
 		s.box.Objects = append(s.box.Objects, more)
 	}
@@ -193,6 +217,11 @@ func (s *slashMenu) complete() {
 		return
 	}
 	text := "/" + s.shown[s.sel].name + " "
+	if s.atMode {
+		// The reference replaces the "@" word being typed; what came before stays.
+		draft := s.m.entry.Text
+		text = draft[:min(s.atStart, len(draft))] + "@" + s.shown[s.sel].name + " "
+	}
 	s.hide()
 	s.m.entry.SetText(text)
 	s.m.entry.CursorColumn = len([]rune(text))
@@ -218,7 +247,7 @@ func (s *slashMenu) onKey(k *fyne.KeyEvent) bool {
 	case fyne.KeyTab:
 		s.complete()
 	case fyne.KeyReturn, fyne.KeyEnter:
-		if p, _ := slashPrefix(s.m.entry.Text); p == s.shown[s.sel].name {
+		if p, _ := slashPrefix(s.m.entry.Text); !s.atMode && p == s.shown[s.sel].name {
 			s.hide()
 			return false
 		}
