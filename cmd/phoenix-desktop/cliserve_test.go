@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/clisock"
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -275,4 +277,69 @@ func TestDataDirArg(t *testing.T) {
 			t.Errorf("dataDirArg(%q) = %q, want %q", tc.args, got, tc.want)
 		}
 	}
+}
+
+// TestCLIBesideTheAppReadsTheClientsStdin: chat - reads the prompt from the client's
+// standard input, and the write-access question is asked on the client's terminal and
+// answered there (REQ-BED-015), as chat does on its own.
+func TestCLIBesideTheAppReadsTheClientsStdin_REQ_BED_015(t *testing.T) {
+	data, cwd := t.TempDir(), t.TempDir()
+	startAppServer(t, data, os.Getuid())
+
+	c := &client{cmd: exec.Command(os.Args[0], "chat", "--demo", "--data-dir", data, "--cwd", cwd, "-"), done: make(chan struct{})}
+	c.cmd.Env = append(os.Environ(), envRunAsCLI+"=1")
+	c.cmd.Stdin = strings.NewReader("echo: read from the client's stdin")
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.errb
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = c.cmd.Wait(); close(c.done) }()
+	if code, out, errs := c.wait(t); code != 0 || !strings.Contains(out, "read from the client's stdin") {
+		t.Fatalf("chat - beside the app: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	master, slave := openPty(t)
+	c = &client{cmd: exec.Command(os.Args[0], "chat", "--demo", "--data-dir", data, "--cwd", cwd,
+		"upgrade: write a file\npatch: made.txt <<< written"), done: make(chan struct{})}
+	c.cmd.Env = append(os.Environ(), envRunAsCLI+"=1")
+	c.cmd.Stdin = slave
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.errb
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = c.cmd.Wait(); close(c.done) }()
+	// The terminal keeps the line until the question reads it.
+	if _, err := master.Write([]byte("p\n")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := c.wait(t)
+	if code != 0 || !strings.Contains(errs, "The agent asks for write access") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if b, err := os.ReadFile(cwd + "/made.txt"); err != nil || strings.TrimSpace(string(b)) != "written" {
+		t.Fatalf("the terminal's answer did not grant Project mode: %q %v\n%s\n%s", b, err, out, errs)
+	}
+}
+
+// openPty opens a pseudo-terminal: a client's stdin that is a terminal.
+func openPty(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return m, s
 }
