@@ -343,3 +343,43 @@ func openPty(t *testing.T) (master, slave *os.File) {
 	t.Cleanup(func() { s.Close() })
 	return m, s
 }
+
+// BenchmarkCLI: list and a one-turn chat (demo model) as their own processes, on their own
+// (they open the store, recovery, a runtime) and beside the app (they ask the app), in the
+// same run.
+func BenchmarkCLI(b *testing.B) {
+	data, cwd := b.TempDir(), b.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"chat", "--demo", "--data-dir", data, "--cwd", cwd, "echo: hi"}, &out, &errb); code != 0 {
+		b.Fatalf("exit %d: %s", code, errb.String())
+	}
+	commands := map[string][]string{
+		"list": {"list", "--data-dir", data},
+		"chat": {"chat", "--demo", "--data-dir", data, "--cwd", cwd, "echo: hi"},
+	}
+	bench := func(where string) {
+		for _, name := range []string{"list", "chat"} {
+			b.Run(name+"/"+where, func(b *testing.B) {
+				for b.Loop() {
+					cmd := exec.Command(os.Args[0], commands[name]...)
+					cmd.Env = append(os.Environ(), envRunAsCLI+"=1")
+					if out, err := cmd.CombinedOutput(); err != nil {
+						b.Fatalf("%v: %s", err, out)
+					}
+				}
+			})
+		}
+	}
+	bench("alone")
+	a, err := openApp(commonFlags{dataDir: data, demo: true, noMCP: true}, llm.Config{}, quietLogger())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	srv, err := serveCLI(a, func() bool { return true }, quietLogger())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	bench("beside-the-app")
+}

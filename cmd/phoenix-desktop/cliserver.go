@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"syscall"
@@ -176,9 +177,22 @@ func (s *cliServer) handle(conn *clisock.Conn, raw *net.UnixConn) {
 	env := &cmdEnv{app: s.app, appDemo: s.demo, stdin: in, stdinTerminal: req.StdinTerminal, cwd: req.Cwd, signals: sigs}
 	exited := make(chan struct{})
 	go s.readClient(conn, in, sigs, exited)
-	code := runWith(env, req.Args, clisock.Writer{C: conn, Kind: clisock.Stdout}, stderr)
+	code := s.runCommand(env, req.Args, clisock.Writer{C: conn, Kind: clisock.Stdout}, stderr)
 	close(exited)
 	_ = conn.WriteInt(clisock.Exit, code)
+}
+
+// runCommand runs the command; a command that panics ends itself, not the window (on its
+// own it would have ended only its own process).
+func (s *cliServer) runCommand(env *cmdEnv, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("a command of the command line panicked in the app", "args", args, "panic", r, "stack", string(debug.Stack()))
+			fmt.Fprintf(stderr, "phoenix-desktop: the command failed inside the app (%v); the app's log has the details; please report it\n", r)
+			code = 2
+		}
+	}()
+	return runWith(env, args, stdout, stderr)
 }
 
 // readClient reads the client's frames while its command runs: standard input it asked for
