@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -382,4 +383,41 @@ func BenchmarkCLI(b *testing.B) {
 	}
 	defer srv.Close()
 	bench("beside-the-app")
+}
+
+// TestCLIBesideTheAppRefusesAnotherUserForReal: run as root, a client started as nobody
+// (setpriv) that gets through the file permissions (opened for the test) is refused by the
+// uid check itself.
+func TestCLIBesideTheAppRefusesAnotherUserForReal(t *testing.T) {
+	setpriv, err := exec.LookPath("setpriv")
+	if os.Getuid() != 0 || err != nil {
+		t.Skip("needs root and setpriv to start a client as another user")
+	}
+	t.Setenv("XDG_RUNTIME_DIR", "") // the socket inside the data directory, for both sides
+	data := t.TempDir()
+	_, srv := startAppServer(t, data, os.Getuid())
+	// Open what the owner-only modes close, so that only SO_PEERCRED stands in the way.
+	for _, p := range []string{filepath.Dir(data), data, filepath.Dir(srv.path)} {
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(srv.path, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "phoenix-desktop.test")
+	if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(os.Args[0], bin); err != nil {
+		t.Skipf("cannot link the test binary where nobody can run it: %v", err)
+	}
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin, "list", "--data-dir", data)
+	cmd.Env = append(os.Environ(), envRunAsCLI+"=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "runs as uid 65534") {
+		t.Fatalf("a client of another uid: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
 }
