@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -419,5 +420,38 @@ func TestCLIBesideTheAppRefusesAnotherUserForReal(t *testing.T) {
 	_ = cmd.Run()
 	if code := cmd.ProcessState.ExitCode(); code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "runs as uid 65534") {
 		t.Fatalf("a client of another uid: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}
+
+// TestRelayedSignalsEndAClientNobodyListensFor: a signal before the command asks for
+// signals ends the client with 128+n, as it would end a process on its own, and a command
+// that asks afterwards is hung up on at once (its client is gone).
+func TestRelayedSignalsEndAClientNobodyListensFor(t *testing.T) {
+	server, clientEnd := net.Pipe()
+	conn, peer := clisock.NewConn(server), clisock.NewConn(clientEnd)
+	got := make(chan int, 1)
+	go func() {
+		kind, p, err := peer.Read()
+		if err != nil || kind != clisock.Exit {
+			got <- -1
+			return
+		}
+		n, _ := clisock.Int(p)
+		got <- n
+	}()
+	var r relayedSignals
+	r.deliver(syscall.SIGINT, conn)
+	if code := <-got; code != 128+int(syscall.SIGINT) {
+		t.Fatalf("the client was told exit %d, want %d", code, 128+int(syscall.SIGINT))
+	}
+	ch := make(chan os.Signal, 1)
+	r.Notify(ch, os.Interrupt)
+	select {
+	case sig := <-ch:
+		if sig != syscall.SIGHUP {
+			t.Fatalf("got %v, want SIGHUP", sig)
+		}
+	default:
+		t.Fatal("a command asking for signals after its client ended was not hung up on")
 	}
 }

@@ -264,12 +264,22 @@ func (r *remoteStdin) closeInput() { r.once.Do(func() { close(r.data) }) }
 type relayedSignals struct {
 	mu    sync.Mutex
 	chans []chan<- os.Signal
+	// gone: the client ended (or was ended by a signal) before the command asked for
+	// signals; a command that asks later is hung up on at once, so a chat started for a
+	// client that is gone stops its turn rather than run it for nobody.
+	gone bool
 }
 
 func (r *relayedSignals) Notify(c chan<- os.Signal, _ ...os.Signal) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.chans = append(r.chans, c)
+	if r.gone {
+		select {
+		case c <- syscall.SIGHUP:
+		default:
+		}
+	}
 }
 
 func (r *relayedSignals) Stop(c chan<- os.Signal) {
@@ -282,6 +292,7 @@ func (r *relayedSignals) deliver(sig syscall.Signal, conn *clisock.Conn) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.chans) == 0 {
+		r.gone = true
 		if sig != syscall.SIGHUP {
 			_ = conn.WriteInt(clisock.Exit, 128+int(sig))
 		}
