@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -166,6 +167,10 @@ func (s *cliServer) handle(conn *clisock.Conn, raw *net.UnixConn) {
 	}
 	if req.Version != clisock.Version {
 		refuse(2, fmt.Errorf("this command line speaks version %d of the app's protocol, the running app version %d: use the same build as the app, or close the app", req.Version, clisock.Version))
+		return
+	}
+	if !filepath.IsAbs(req.Cwd) {
+		refuse(2, errors.New("the command line sent no absolute working directory; run the command again from an existing directory"))
 		return
 	}
 	if len(req.Args) == 0 || !isServed(req.Args[0]) {

@@ -35,7 +35,8 @@ var usage = `Usage:
   phoenix-desktop commands [--cwd DIR] [--json]   the /commands and skills a conversation there has
   phoenix-desktop hooks [allow] [--cwd DIR] [--json]   the hooks that run there; allow the project's
 
-Run "phoenix-desktop COMMAND -h" for the flags of a command.
+Run "phoenix-desktop COMMAND -h" for the flags of a command. While the app is open on the
+same data directory, the commands that use it run inside the app and show in its window.
 Without an API key (` + strings.Join(providers.EnvVars(providers.FieldAPIKey), " or ") + `) and base URL, the built-in offline
 demo model is used.
 `
