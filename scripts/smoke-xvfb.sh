@@ -160,5 +160,16 @@ wait_until 15 "the last conversation to open again" title_has "$FIRST"
 AGAIN=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
 [ "$AGAIN" = "$GEOMETRY" ] || fail "the window came back as \"$AGAIN\", not as it was left: \"$GEOMETRY\""
 shot reopened
+# The command line beside the open window (issue 28): chat runs in the app, on the open
+# conversation, and answers like chat on its own; list works while the window is open.
+CLI_REPLY="typed in a terminal beside the window"
+HOME="$APP_HOME" XDG_CONFIG_HOME="$APP_HOME/.config" XDG_DATA_HOME="$APP_HOME/.local/share" \
+  timeout 60 "$BIN" chat --continue "$ID" --data-dir "$DATA" "echo: $CLI_REPLY" >"$TMP/cli.out" 2>&1 ||
+  fail "chat beside the open window failed: $(cat "$TMP/cli.out")"
+grep -qF -- "$CLI_REPLY" "$TMP/cli.out" || fail "chat beside the window did not print the reply: $(cat "$TMP/cli.out")"
+timeout 30 "$BIN" list --data-dir "$DATA" | grep -qF -- "$ID" || fail "list beside the open window does not list $ID"
+sleep 1
+shot cli-beside
+say "chat and list ran beside the open window"
 quit_app
 say "OK: the window appeared, \"$FIRST\" and \"$MESSAGE\" were typed, the reply and its reasoning are stored, the approval card granted Project mode, and the window came back at $GEOMETRY with the conversation open"

@@ -55,8 +55,8 @@ func openFilesApp(flags commonFlags, log *slog.Logger) (*session, error) {
 
 // openForConversation opens the model-less runtime for a command about one existing
 // conversation.
-func openForConversation(common commonFlags, stderr io.Writer, command, id string) (*session, error) {
-	a, err := openFilesApp(common, common.logger(stderr))
+func openForConversation(env *cmdEnv, common commonFlags, stderr io.Writer, command, id string) (*session, error) {
+	a, err := env.open(func() (*session, error) { return openFilesApp(common, common.logger(stderr)) })
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func parseIDArgs(fs *flag.FlagSet, args []string, want int) ([]string, error) {
 	return pos, nil
 }
 
-func runCheckpoints(args []string, stdout, stderr io.Writer) error {
+func runCheckpoints(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("checkpoints", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var common commonFlags
@@ -94,7 +94,7 @@ func runCheckpoints(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := openForConversation(common, stderr, "checkpoints", pos[0])
+	a, err := openForConversation(env, common, stderr, "checkpoints", pos[0])
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func describeChanges(ch []actors.FileChange) string {
 	return strings.Join(parts, ", ")
 }
 
-func runRewind(args []string, stdout, stderr io.Writer) error {
+func runRewind(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("rewind", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var common commonFlags
@@ -153,7 +153,7 @@ func runRewind(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("rewind: checkpoint %q is not a number (see phoenix-desktop checkpoints %s)", pos[1], id)
 	}
-	a, err := openForConversation(common, stderr, "rewind", id)
+	a, err := openForConversation(env, common, stderr, "rewind", id)
 	if err != nil {
 		return err
 	}

@@ -10,20 +10,16 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/custom"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
-	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/transcript"
@@ -44,7 +40,7 @@ const (
 // mode changes at once and a command running with write access is stopped. A Project-mode
 // command's first connection to a new host is allowed once when the host is on --allow-hosts
 // (or --hosts-file), and denied otherwise.
-func runChat(args []string, stdout, stderr io.Writer) error {
+func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -111,7 +107,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		return errors.New("chat: --mode and --unrestricted choose the mode of a new conversation; with --continue the conversation keeps its own")
 	}
 	if hostsFile != "" {
-		if err := allowHosts.readHostsFile(hostsFile); err != nil {
+		if err := allowHosts.readHostsFile(env.absOr(hostsFile)); err != nil {
 			return fmt.Errorf("chat: %w", err)
 		}
 	}
@@ -125,7 +121,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	}
 	prompt := strings.Join(fs.Args(), " ")
 	if prompt == "-" {
-		b, err := io.ReadAll(os.Stdin)
+		b, err := io.ReadAll(env.stdin)
 		if err != nil {
 			return fmt.Errorf("chat: read the prompt from standard input: %w", err)
 		}
@@ -144,7 +140,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	}
 	var attachments []actors.Attachment
 	for _, path := range images {
-		data, err := readLimited(path, imaging.MaxInputBytes)
+		data, err := readLimited(env.absOr(path), imaging.MaxInputBytes)
 		if err != nil {
 			return fmt.Errorf("chat: image %s: %w", path, err)
 		}
@@ -154,18 +150,14 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 		attachments = append(attachments, actors.Attachment{Name: filepath.Base(path), Data: data})
 	}
 	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1)
-	defer signal.Stop(signals)
+	env.signals.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1)
+	defer env.signals.Stop(signals)
 
 	log := common.logger(stderr)
 	// Start a sandbox supervisor while the conversation loads, so that the first bash call
 	// does not wait for one.
 	sandbox.Prewarm()
-	var saved llm.Config
-	if !common.demo {
-		saved = headlessSettings(log)
-	}
-	a, err := openApp(common, saved, log)
+	a, err := env.openChat(common, log)
 	if err != nil {
 		return err
 	}
@@ -196,7 +188,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	} else {
-		abs, err := filepath.Abs(cwd)
+		abs, err := env.abs(cwd)
 		if err != nil {
 			return fmt.Errorf("chat: working directory %s: %w", cwd, err)
 		}
@@ -307,14 +299,14 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 	}
 	answers := make(chan domain.Mode, 1)
 	var pending *actors.ApprovalRequested
-	forms := newStdinAnswers(os.Stdin)
+	forms := newStdinAnswers(env.stdin)
 	for {
 		select {
 		case ev, ok := <-sub.Events():
 			if !ok {
 				return errors.New("chat: the event stream closed unexpectedly")
 			}
-			if answerMCPRequest(rt, ev, elicit, forms, stderr) {
+			if ownRequest(a.store, ev, conv.ID) && answerMCPRequest(rt, ev, elicit, forms, stderr) {
 				continue
 			}
 			if ev.Conversation() != conv.ID {
@@ -332,7 +324,7 @@ func runChat(args []string, stdout, stderr io.Writer) error {
 				// The question is asked without blocking this loop, so Ctrl+C still stops
 				// the turn while it waits for an answer.
 				pending = &e
-				go func() { answers <- askApproval(stderr, os.Stdin, e.Reason) }()
+				go func() { answers <- askApproval(stderr, env.stdin, env.stdinTerminal, e.Reason) }()
 			case actors.HostApprovalRequested:
 				d := hostAnswer(allowHosts, e)
 				fmt.Fprintf(stderr, "phoenix-desktop: a command asks to reach %s: %s\n", hostPort(e.Host, e.Port), d)
@@ -421,8 +413,8 @@ func chatResult(c domain.Conversation, stopCode int) error {
 // askApproval asks on the terminal, on standard error so that standard output stays a clean
 // transcript or JSON stream. Without a terminal the answer is no: nothing gets write access
 // without a person saying yes (REQ-BED-015).
-func askApproval(w io.Writer, in *os.File, reason string) domain.Mode {
-	if !term.IsTerminal(int(in.Fd())) {
+func askApproval(w io.Writer, in io.Reader, terminal bool, reason string) domain.Mode {
+	if !terminal {
 		fmt.Fprintln(w, "phoenix-desktop: the agent asks for write access; there is no terminal to ask on, so it is denied (pass --approve-upgrades=project or =full to allow).")
 		return actors.DenyUpgrade
 	}
@@ -511,8 +503,9 @@ func (p *chatPrinter) print(ev actors.Event) {
 	}
 }
 
-func runList(args []string, stdout io.Writer) error {
+func runList(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	var common commonFlags
 	var jsonOut, archived bool
 	common.register(fs, false)
@@ -521,11 +514,11 @@ func runList(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	store, err := common.openStoreAtRest(common.logger(os.Stderr))
+	store, done, err := env.openStore(&common, common.logger(stderr), true)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer done()
 	list, err := store.List(archived)
 	if err != nil {
 		return err
@@ -542,8 +535,9 @@ func runList(args []string, stdout io.Writer) error {
 }
 
 // loadConversation parses the flags of show and export, and reads one conversation.
-func loadConversation(name string, args []string) (domain.Conversation, []domain.Message, bool, error) {
+func loadConversation(env *cmdEnv, name string, args []string, stderr io.Writer) (domain.Conversation, []domain.Message, bool, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	var common commonFlags
 	var jsonOut bool
 	common.register(fs, false)
@@ -564,17 +558,17 @@ func loadConversation(name string, args []string) (domain.Conversation, []domain
 	if id == "" {
 		return domain.Conversation{}, nil, false, fmt.Errorf("%s: which conversation? Pass its id (see phoenix-desktop list)", name)
 	}
-	store, err := common.openStoreAtRest(common.logger(os.Stderr))
+	store, done, err := env.openStore(&common, common.logger(stderr), true)
 	if err != nil {
 		return domain.Conversation{}, nil, false, err
 	}
-	defer store.Close()
+	defer done()
 	conv, msgs, err := store.Load(id)
 	return conv, msgs, jsonOut, err
 }
 
-func runShow(args []string, stdout io.Writer) error {
-	conv, msgs, jsonOut, err := loadConversation("show", args)
+func runShow(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
+	conv, msgs, jsonOut, err := loadConversation(env, "show", args, stderr)
 	if err != nil {
 		return err
 	}
@@ -623,8 +617,8 @@ func (c *commonFlags) openStoreAtRest(log *slog.Logger) (*persistence.Store, err
 	return store, nil
 }
 
-func runExport(args []string, stdout io.Writer) error {
-	conv, msgs, _, err := loadConversation("export", args)
+func runExport(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
+	conv, msgs, _, err := loadConversation(env, "export", args, stderr)
 	if err != nil {
 		return err
 	}

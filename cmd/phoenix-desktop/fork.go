@@ -12,7 +12,7 @@ import (
 // runFork makes a new conversation that continues conversation ID from its message MSG (the
 // seq that `show --json` prints), keeping ID as it is (issue 27). It prints the new id, so a
 // script can go on with `chat --continue NEW …`.
-func runFork(args []string, stdout, stderr io.Writer) error {
+func runFork(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fork", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var common commonFlags
@@ -28,7 +28,7 @@ func runFork(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("fork: %q is not a message number: give the seq that phoenix-desktop show %s --json prints", pos[1], id)
 	}
-	a, err := openForConversation(common, stderr, "fork", id)
+	a, err := openForConversation(env, common, stderr, "fork", id)
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,17 @@ func runGUI(args []string, stderr io.Writer) error {
 			m.Close()
 		}
 	}()
+	// The command line's commands run in this app while it is open (cliserver.go); they
+	// end before the session closes.
+	if srv, err := serveCLI(opened, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return opened.model.demo != nil
+	}, log); err != nil {
+		log.Warn("the command line cannot reach this app; its commands say the data directory is in use until the app closes", "err", err)
+	} else {
+		defer srv.Close()
+	}
 	deps := ui.Deps{
 		ListModels: func(ctx context.Context, s ui.Settings) ([]string, error) {
 			cfg := llm.ResolveConfig(llm.Config{BaseURL: common.baseURL, Model: common.model, Preset: common.preset},

@@ -21,7 +21,7 @@ import (
 const searchCatchUp = 2 * time.Minute
 
 // runSearch finds words in every conversation: phoenix-desktop search QUERY [--json].
-func runSearch(args []string, stdout, stderr io.Writer) error {
+func runSearch(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("search", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -42,16 +42,16 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 		return errors.New("search: what for? Pass the words to look for: phoenix-desktop search WORDS")
 	}
 	log := common.logger(stderr)
-	store, err := common.openStore(log)
+	store, done, err := env.openStore(&common, log, false)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	idx, err := openIndex(store, log)
+	defer done()
+	idx, doneIdx, err := env.openIndex(store, log)
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
-	defer idx.Close()
+	defer doneIdx()
 	ctx, cancel := context.WithTimeout(context.Background(), searchCatchUp)
 	defer cancel()
 	_ = idx.WaitSynced(ctx) // on timeout, Result.Indexing says so
@@ -91,7 +91,7 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 }
 
 // runDelete deletes a conversation for good: phoenix-desktop delete ID.
-func runDelete(args []string, stdout, stderr io.Writer) error {
+func runDelete(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("delete", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var common commonFlags
@@ -105,7 +105,7 @@ func runDelete(args []string, stdout, stderr io.Writer) error {
 	}
 	// The model is never asked anything here; the offline demo keeps the settings out of it.
 	common.demo = true
-	a, err := openApp(common, llm.Config{}, common.logger(stderr))
+	a, err := env.open(func() (*session, error) { return openApp(common, llm.Config{}, common.logger(stderr)) })
 	if err != nil {
 		return err
 	}

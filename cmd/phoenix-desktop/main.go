@@ -36,7 +36,8 @@ var usage = `Usage:
   phoenix-desktop commands [--cwd DIR] [--json]   the /commands and skills a conversation there has
   phoenix-desktop hooks [allow] [--cwd DIR] [--json]   the hooks that run there; allow the project's
 
-Run "phoenix-desktop COMMAND -h" for the flags of a command.
+Run "phoenix-desktop COMMAND -h" for the flags of a command. While the app is open on the
+same data directory, the commands that use it run inside the app and show in its window.
 Without an API key (` + strings.Join(providers.EnvVars(providers.FieldAPIKey), " or ") + `) and base URL, the built-in offline
 demo model is used.
 `
@@ -60,6 +61,15 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	// While the app runs on the data directory, it runs the command (cliclient.go).
+	if code, served := runThroughApp(args, stdout, stderr); served {
+		return code
+	}
+	return runWith(localEnv(), args, stdout, stderr)
+}
+
+// runWith runs a command where env says: in this process, or inside the app for a client.
+func runWith(env *cmdEnv, args []string, stdout, stderr io.Writer) int {
 	cmd, rest := "", args
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, rest = args[0], args[1:]
@@ -73,30 +83,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "":
 		err = runGUI(rest, stderr)
 	case "chat":
-		err = runChat(rest, stdout, stderr)
+		err = runChat(env, rest, stdout, stderr)
 	case "list":
-		err = runList(rest, stdout)
+		err = runList(env, rest, stdout, stderr)
 	case "show":
-		err = runShow(rest, stdout)
+		err = runShow(env, rest, stdout, stderr)
 	case "export":
-		err = runExport(rest, stdout)
+		err = runExport(env, rest, stdout, stderr)
 	case "search":
-		err = runSearch(rest, stdout, stderr)
+		err = runSearch(env, rest, stdout, stderr)
 	case "delete":
-		err = runDelete(rest, stdout, stderr)
+		err = runDelete(env, rest, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionLine())
 		return 0
 	case "bench":
 		err = runBench(rest, stdout, stderr)
 	case "checkpoints":
-		err = runCheckpoints(rest, stdout, stderr)
+		err = runCheckpoints(env, rest, stdout, stderr)
 	case "rewind":
-		err = runRewind(rest, stdout, stderr)
+		err = runRewind(env, rest, stdout, stderr)
 	case "queue":
-		err = runQueue(rest, stdout, stderr)
+		err = runQueue(env, rest, stdout, stderr)
 	case "fork":
-		err = runFork(rest, stdout, stderr)
+		err = runFork(env, rest, stdout, stderr)
 	case "doctor":
 		err = runDoctor(rest, stdout, stderr)
 	case "mcp":

@@ -30,6 +30,7 @@ import (
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
 	mcptest.MaybeRunServer() // the test binary as the small MCP server (mcpask_test.go)
+	maybeRunAsCLI()          // the test binary as the command line (cliserve_test.go)
 	// The tests never read the developer's own settings (their MCP servers, for one).
 	config, err := os.MkdirTemp("", "phoenix-test-config-")
 	if err != nil {

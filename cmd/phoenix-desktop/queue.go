@@ -13,7 +13,7 @@ import (
 // runQueue lists (or clears) the messages queued for a conversation while its agent worked.
 // `chat --continue ID` sends them after its own turn; a held queue (after an error, Stop or
 // a crash) waits until --resume.
-func runQueue(args []string, stdout, stderr io.Writer) error {
+func runQueue(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("queue", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var common commonFlags
@@ -27,7 +27,7 @@ func runQueue(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	id := pos[0]
-	a, err := openForConversation(common, stderr, "queue", id)
+	a, err := openForConversation(env, common, stderr, "queue", id)
 	if err != nil {
 		return err
 	}

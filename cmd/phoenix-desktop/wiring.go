@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/clisock"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/instructions"
 	"github.com/phoenix-desktop/phoenix/llm"
@@ -194,6 +195,11 @@ func (c *commonFlags) openStore(log *slog.Logger) (*persistence.Store, error) {
 	store, err := persistence.Open(dir, persistence.Options{Logger: log})
 	if err == nil {
 		hideAppFiles(store.Dir(), log)
+		// Holding the lock, no app listens for commands on this directory: a socket left
+		// by one that crashed is stale.
+		if err := clisock.RemoveStale(store.Dir()); err != nil {
+			log.Warn("a stale command socket of this data directory could not be removed", "err", err)
+		}
 	}
 	return store, err
 }
@@ -232,6 +238,8 @@ func hideAppFiles(dataDir string, log *slog.Logger) {
 	if d, err := os.UserCacheDir(); err == nil {
 		dirs = append(dirs, filepath.Join(d, "phoenix-desktop"))
 	}
+	// The command sockets of running apps (the one of dataDir is inside it otherwise).
+	dirs = append(dirs, clisock.RuntimeDir())
 	sandbox.HideAppDirs(dirs...)
 }
 
@@ -319,9 +327,15 @@ type session struct {
 	runtime *actors.Runtime
 	// proxy is the network proxy of Project mode; nil where Project mode is unavailable.
 	proxy *appProxy
+	// borrowed is the app's session lent to a command served beside the window
+	// (cliserver.go): the app closes it, the command must not.
+	borrowed bool
 }
 
 func (a *session) Close() {
+	if a.borrowed {
+		return
+	}
 	if a.runtime != nil {
 		a.runtime.Shutdown()
 	}
