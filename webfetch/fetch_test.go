@@ -315,3 +315,16 @@ func TestErrorStatusKeepsPage(t *testing.T) {
 		t.Fatalf("%+v, %v", p, err)
 	}
 }
+
+// An HTML page in another charset, declared only in the page, comes back in UTF-8.
+func TestHTMLCharsetFromThePage(t *testing.T) {
+	page := "<html><head><meta charset=\"windows-1252\"><title>Caf\xe9</title></head><body><p>Cr\xe8me br\xfbl\xe9e \x80 5</p></body></html>"
+	s := serve(t, map[string]http.HandlerFunc{"/": content("text/html", page)})
+	p, err := Fetch(t.Context(), s.URL, direct())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Title != "Café" || p.Text != "Crème brûlée € 5" {
+		t.Fatalf("title %q, text %q", p.Title, p.Text)
+	}
+}
