@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -238,13 +239,17 @@ func (r *Runtime) withProxy(convID string, env tools.Env) tools.Env {
 	return env
 }
 
-// withRefusals appends what the proxy refused during a bash run to its result, so that the
-// model learns why a connection failed instead of guessing from a tool's error message.
+// withRefusals appends what the proxy refused during a bash or fetch_url run to its result,
+// so that the model learns why a connection failed instead of guessing from a tool's error
+// message. fetch_url's result usually quotes the proxy's line already; it is not repeated,
+// but it is taken, so that a later command's result does not report it again.
 func (r *Runtime) withRefusals(convID string, env tools.Env, res domain.ToolResult) domain.ToolResult {
-	if env.Mode != domain.ModeProject || r.cfg.HostProxy == nil || res.Name != domain.ToolBash {
+	if env.Mode != domain.ModeProject || r.cfg.HostProxy == nil || (res.Name != domain.ToolBash && res.Name != domain.ToolFetchURL) {
 		return res
 	}
-	lines := r.cfg.HostProxy.TakeRefusals(convID)
+	lines := slices.DeleteFunc(r.cfg.HostProxy.TakeRefusals(convID), func(l string) bool {
+		return strings.Contains(res.Content, l)
+	})
 	if len(lines) == 0 {
 		return res
 	}

@@ -20,6 +20,7 @@ const (
 	ToolSpawnAgents        = "spawn_agents"
 	ToolSubmitResult       = "submit_result"
 	ToolRequestModeUpgrade = "request_mode_upgrade"
+	ToolFetchURL           = "fetch_url"
 )
 
 // MCPToolPrefix starts the name of every tool an MCP server provides (mcp__SERVER__TOOL).
@@ -45,6 +46,15 @@ const (
 	ToolOutputLimit = 128 * 1024
 	// PatchMaxFileBytes is the largest file patch reads or writes.
 	PatchMaxFileBytes = 1 << 20
+	// FetchTimeoutSeconds bounds each step of fetching a page: connecting, the TLS
+	// handshake, waiting for the answer's header, and reading its body. The wait for the
+	// person's answer to a host card in Project mode is not one of them (Stop ends it).
+	FetchTimeoutSeconds = 30
+	// FetchMaxRedirects is how many redirects fetch_url follows before it gives up.
+	FetchMaxRedirects = 10
+	// FetchMaxBodyBytes is the most of an answer fetch_url reads (after decompression);
+	// the rest is left unread and the result says so.
+	FetchMaxBodyBytes = 8 << 20
 )
 
 // FormatBytes writes a size for people and models: 900 bytes, 128 KB, 1 MB, 1.5 MB.
@@ -67,7 +77,10 @@ var toolDocFacts = struct {
 	BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds int
 	ToolOutputLimit, PatchMaxFileBytes               int64
 	MaxSubAgents                                     int
-}{BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds, ToolOutputLimit, PatchMaxFileBytes, MaxSubAgents}
+	FetchTimeoutSeconds, FetchMaxRedirects           int
+	FetchMaxBodyBytes                                int64
+}{BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds, ToolOutputLimit, PatchMaxFileBytes, MaxSubAgents,
+	FetchTimeoutSeconds, FetchMaxRedirects, FetchMaxBodyBytes}
 
 // ToolSpec is what the model is told about one tool: its name, a description written for a
 // model, and the JSON schema of its arguments.
@@ -139,6 +152,10 @@ var schemas = map[string]string{
 		"result":{"type":"string","description":"Final result for the agent that started you."},
 		"success":{"type":"boolean","description":"Whether the task was completed (default true)."}},
 		"required":["result"],"additionalProperties":false}`,
+	ToolFetchURL: `{"type":"object","properties":{
+		"url":{"type":"string","pattern":"^[Hh][Tt][Tt][Pp][Ss]?://","description":"The address of the page, http:// or https://."},
+		"start_index":{"type":"integer","minimum":0,"description":"Where to start in the page's Markdown, in bytes (default 0); a cut result names the value that continues it."}},
+		"required":["url"],"additionalProperties":false}`,
 	ToolRequestModeUpgrade: `{"type":"object","properties":{
 		"reason":{"type":"string","description":"Why write access is needed: what you will change."}},
 		"required":["reason"],"additionalProperties":false}`,
@@ -158,8 +175,10 @@ func spec(name string) ToolSpec {
 }
 
 var (
+	// fetch_url is the parent's only: a sub-agent stays Restricted where the sandbox
+	// works, where fetching is refused, and it cannot ask for more.
 	parentTools = []string{ToolBash, ToolPatch, ToolThink, ToolKeywordSearch, ToolReadImage,
-		ToolSpawnAgents, ToolRequestModeUpgrade}
+		ToolFetchURL, ToolSpawnAgents, ToolRequestModeUpgrade}
 	subAgentTools = []string{ToolBash, ToolPatch, ToolThink, ToolKeywordSearch, ToolReadImage,
 		ToolSubmitResult}
 )

@@ -54,6 +54,10 @@ func TestCatalogue_SchemasAndDescriptions(t *testing.T) {
 		},
 		ToolSubmitResult:       {good: []string{`{"result":"r"}`, `{"result":"r","success":false}`}, bad: []string{`{"success":true}`}},
 		ToolRequestModeUpgrade: {good: []string{`{"reason":"edit"}`}, bad: []string{`{}`}},
+		ToolFetchURL: {
+			good: []string{`{"url":"https://go.dev/doc/"}`, `{"url":"http://example.org","start_index":131072}`, `{"url":"HTTPS://X.ORG"}`},
+			bad:  []string{`{}`, `{"url":"file:///etc/passwd"}`, `{"url":"ftp://x"}`, `{"url":"https://x","start_index":-1}`, `{"url":"https://x","raw":true}`},
+		},
 	}
 	all := append(ToolsFor(false), ToolsFor(true)...)
 	seen := map[string]bool{}
@@ -85,8 +89,8 @@ func TestCatalogue_SchemasAndDescriptions(t *testing.T) {
 			}
 		})
 	}
-	if len(seen) != 8 {
-		t.Fatalf("catalogue has %d tools; want the 8 of issue 2", len(seen))
+	if len(seen) != 9 {
+		t.Fatalf("catalogue has %d tools; want the 8 of issue 2 and fetch_url", len(seen))
 	}
 }
 
@@ -117,6 +121,8 @@ func TestCatalogue_REQ_BED_009_018_ToolSets(t *testing.T) {
 		{parent, ToolSubmitResult, false, "parent"},
 		{sub, ToolSubmitResult, true, "sub-agent"}, {sub, ToolSpawnAgents, false, "sub-agent"},
 		{sub, ToolRequestModeUpgrade, false, "sub-agent"},
+		// A sub-agent stays Restricted where the sandbox works and cannot ask for more.
+		{parent, ToolFetchURL, true, "parent"}, {sub, ToolFetchURL, false, "sub-agent"},
 	} {
 		if slices.Contains(tt.tools, tt.name) != tt.want {
 			t.Errorf("%s offered %s = %v; want %v", tt.who, tt.name, !tt.want, tt.want)
@@ -182,6 +188,8 @@ func TestToolDocsRenderTheConstants(t *testing.T) {
 		ToolBash: {fmt.Sprintf("(default %d, at most %d)", BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds),
 			"about " + FormatBytes(ToolOutputLimit) + " is shortened"},
 		ToolPatch: {"files over " + FormatBytes(PatchMaxFileBytes) + " are refused"},
+		ToolFetchURL: {fmt.Sprintf("at most %d.", FetchMaxRedirects), fmt.Sprintf("within %d seconds", FetchTimeoutSeconds),
+			"At most " + FormatBytes(FetchMaxBodyBytes) + " of a page", "about " + FormatBytes(ToolOutputLimit) + " is cut"},
 	} {
 		for _, w := range want {
 			if !strings.Contains(specs[name].Description, w) {

@@ -135,7 +135,7 @@ func TestTransition_REQ_BED_016_DowngradeAnyMode(t *testing.T) {
 	wantRejected(t, newConv(t), UserDowngrade{To: "everything"}, ErrNotADowngrade)
 }
 
-// Rows "ToolExecuting(bash | MCP, mode M) + UserDowngrade to a lower mode → KillTool, the
+// Rows "ToolExecuting(bash | MCP | fetch_url, mode M) + UserDowngrade to a lower mode → KillTool, the
 // call answered as stopped, the rest of the round under the new mode" (REQ-BED-016): the
 // same for Unrestricted → Project, Unrestricted → Restricted and Project → Restricted.
 func TestTransition_REQ_BED_016_DowngradeStopsRunningCommand(t *testing.T) {
@@ -149,7 +149,8 @@ func TestTransition_REQ_BED_016_DowngradeStopsRunningCommand(t *testing.T) {
 		{project, ModeRestricted, "Project"},
 	}
 	for _, tc := range cases {
-		for _, running := range []ToolCall{bashCall("a"), call("a", MCPToolPrefix+"files__write", `{"path":"a"}`)} {
+		for _, running := range []ToolCall{bashCall("a"), call("a", MCPToolPrefix+"files__write", `{"path":"a"}`),
+			call("a", ToolFetchURL, `{"url":"https://example.org/"}`)} {
 			c, _ := respond(t, requesting(t, tc.from), "", running, bashCall("b"))
 			st := wantState[ToolExecuting](t, c)
 			next, effects := step(t, c, UserDowngrade{To: tc.to})

@@ -284,7 +284,7 @@ func (w *walk) checkSpend(t *rapid.T, before Conversation, ev Event, next Conver
 }
 
 // callNames lists the tools the core interprets itself twice, to reach their states more often.
-var callNames = []string{ToolBash, ToolThink, ToolKeywordSearch, ToolReadImage, ToolPatch, ToolSpawnAgents,
+var callNames = []string{ToolBash, ToolThink, ToolKeywordSearch, ToolReadImage, ToolFetchURL, ToolPatch, ToolSpawnAgents,
 	ToolRequestModeUpgrade, ToolSubmitResult, "unknown_tool", "", ToolSpawnAgents, ToolRequestModeUpgrade, ToolPatch}
 
 func (w *walk) toolCalls(t *rapid.T) []ToolCall {
@@ -336,6 +336,8 @@ func (w *walk) toolCallNamed(t *rapid.T, name string) ToolCall {
 		args = map[string]any{"query": "q", "search_terms": []string{"a"}}
 	case ToolReadImage:
 		args = map[string]any{"path": "a.png"}
+	case ToolFetchURL:
+		args = map[string]any{"url": "https://example.org/"}
 	case ToolPatch:
 		args = map[string]any{"path": "a", "patches": []any{map[string]any{"operation": "overwrite", "new_text": "x"}}}
 	case ToolSpawnAgents:
@@ -807,12 +809,13 @@ func (w *walk) apply(t *rapid.T, ev Event) ([]Effect, error) {
 	return effects, nil
 }
 
-// checkDowngradeStops: REQ-BED-016, a downgrade from any mode is immediate: a bash command or
-// an MCP call running under the old mode is killed in the same transition and answered as
-// stopped by the switch; any other tool is left to finish.
+// checkDowngradeStops: REQ-BED-016, a downgrade from any mode is immediate: a bash command,
+// an MCP call or a fetch_url running under the old mode is killed in the same transition and
+// answered as stopped by the switch; any other tool is left to finish. The list is written
+// out here, not read from stopsOnDowngrade, so that a change to either shows.
 func (w *walk) checkDowngradeStops(t *rapid.T, before Conversation, effects []Effect) {
 	st, running := before.State.(ToolExecuting)
-	longRunning := running && (st.Current.Name == ToolBash || IsMCPTool(st.Current.Name))
+	longRunning := running && (st.Current.Name == ToolBash || st.Current.Name == ToolFetchURL || IsMCPTool(st.Current.Name))
 	killed := false
 	for _, e := range effects {
 		if k, ok := e.(KillTool); ok {

@@ -418,11 +418,8 @@ func (t *tx) downgrade(e UserDowngrade) error {
 	t.changed = true
 	t.announce(fmt.Sprintf("Mode changed to %s by the user: %s. Call request_mode_upgrade if you need more access again.", to.Title(), to.Allows()))
 	// REQ-BED-016: the downgrade is immediate, also for work already running with more
-	// access: a bash command, or an MCP call (its server, started under the old mode, is
-	// killed with it and starts again under the new one when next needed). These are the
-	// tools that run for long under the mode they started with; patch writes at once, and
-	// killing it mid-write could leave a half-written file; the others only read.
-	if st, ok := t.c.State.(ToolExecuting); ok && (st.Current.Name == ToolBash || IsMCPTool(st.Current.Name)) {
+	// access (stopsOnDowngrade).
+	if st, ok := t.c.State.(ToolExecuting); ok && stopsOnDowngrade(st.Current.Name) {
 		t.emit(KillTool{Exec: st.Exec})
 		t.result(st.Current, OutcomeCancelled, DowngradeStoppedText(from, to), &ToolDisplay{Summary: "stopped: switched to " + to.Title()})
 		next := st.Round
@@ -430,6 +427,15 @@ func (t *tx) downgrade(e UserDowngrade) error {
 		t.runRound(st.Remaining, next)
 	}
 	return nil
+}
+
+// stopsOnDowngrade reports whether a running call of the tool is killed when the person
+// switches the mode down: the tools that go on using the access they started with — a bash
+// command, an MCP call (its server, started under the old mode, is killed with it and starts
+// again under the new one when next needed), a fetch_url on the network. patch writes at
+// once, and killing it mid-write could leave a half-written file; the others only read.
+func stopsOnDowngrade(tool string) bool {
+	return tool == ToolBash || tool == ToolFetchURL || IsMCPTool(tool)
 }
 
 func (t *tx) triggerContinuation() error {

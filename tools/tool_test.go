@@ -44,6 +44,7 @@ var argTypes = map[string]any{
 	domain.ToolThink:         thinkArgs{},
 	domain.ToolKeywordSearch: searchArgs{},
 	domain.ToolReadImage:     readImageArgs{},
+	domain.ToolFetchURL:      fetchArgs{},
 }
 
 func jsonFields(t reflect.Type) []string {

@@ -17,6 +17,7 @@ var keyArgument = map[string]struct {
 	domain.ToolBash:               {"command", 0},
 	domain.ToolPatch:              {"path", 0},
 	domain.ToolReadImage:          {"path", 0},
+	domain.ToolFetchURL:           {"url", 0},
 	domain.ToolKeywordSearch:      {"query", 0},
 	domain.ToolThink:              {"thoughts", 120},
 	domain.ToolSubmitResult:       {"result", 120},
@@ -25,8 +26,9 @@ var keyArgument = map[string]struct {
 }
 
 // ToolCallSummary is the argument that identifies a tool call at a glance: the full command
-// for bash, the path for patch and read_image, the query for keyword_search, the number of
-// tasks for spawn_agents; the raw arguments when they do not parse.
+// for bash, the path for patch and read_image, the address for fetch_url, the query for
+// keyword_search, the number of tasks for spawn_agents; the raw arguments when they do not
+// parse.
 func ToolCallSummary(c domain.ToolCall) string {
 	var args map[string]json.RawMessage
 	if json.Unmarshal([]byte(c.Arguments), &args) != nil {

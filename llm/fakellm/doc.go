@@ -37,6 +37,7 @@
 //	think: TEXT                  call think {"thoughts": TEXT}
 //	search: WORD WORD ...        call keyword_search {"query": "WORD WORD", "search_terms": [WORD, WORD]}
 //	image: PATH                  call read_image {"path": PATH}
+//	fetch: URL                   call fetch_url {"url": URL}
 //	upgrade: REASON              call request_mode_upgrade {"reason": REASON}
 //	agents: TASK | TASK ...      call spawn_agents {"tasks": [TASK, TASK]}
 //	mcp: SERVER TOOL {JSON}      call the MCP tool mcp__SERVER__TOOL with the JSON arguments

@@ -111,6 +111,8 @@ func parseAction(key, arg string) (action, bool) {
 		return action{tool: domain.ToolKeywordSearch, args: map[string]any{"query": arg, "search_terms": terms}}, true
 	case "image":
 		return action{tool: domain.ToolReadImage, args: map[string]any{"path": arg}}, true
+	case "fetch":
+		return action{tool: domain.ToolFetchURL, args: map[string]any{"url": strings.TrimSpace(arg)}}, true
 	case "upgrade":
 		return action{tool: domain.ToolRequestModeUpgrade, args: map[string]any{"reason": arg}}, true
 	case "agents":

@@ -183,6 +183,7 @@ func TestPredictableToolSteps(t *testing.T) {
 		{"think: plan first", domain.ToolThink, `{"thoughts":"plan first"}`},
 		{"search: retry backoff", domain.ToolKeywordSearch, `{"query":"retry backoff","search_terms":["retry","backoff"]}`},
 		{"image: shots/a.png", domain.ToolReadImage, `{"path":"shots/a.png"}`},
+		{"fetch: https://go.dev/doc/", domain.ToolFetchURL, `{"url":"https://go.dev/doc/"}`},
 		{"upgrade: I must edit main.go", domain.ToolRequestModeUpgrade, `{"reason":"I must edit main.go"}`},
 		{"agents: count files | bash: wc -l go.mod", domain.ToolSpawnAgents, `{"tasks":["count files","bash: wc -l go.mod"]}`},
 		{"patch: notes.txt <<< hello", domain.ToolPatch, `{"patches":[{"new_text":"hello","operation":"overwrite"}],"path":"notes.txt"}`},
