@@ -40,10 +40,13 @@ var ImageTypes = []string{"image/png", "image/jpeg", "image/webp", "image/gif", 
 // GNOME's (a first line "copy" or "cut", then one URI a line).
 var FileListTypes = []string{"text/uri-list", "x-special/gnome-copied-files"}
 
-// TextTypes are the targets that say the owner copied text. An image offered beside text is
-// a picture of that text (a spreadsheet's cells, a word processor's paragraph), so text wins
-// then; screenshot tools and "Copy image" offer images without text.
-var TextTypes = []string{"text/plain", "text/plain;charset=utf-8", "UTF8_STRING", "STRING", "TEXT"}
+// DocumentTypes are the targets that say the owner copied part of a document: office
+// programs (LibreOffice, OnlyOffice, WPS) offer copied cells or paragraphs as rich text, as
+// text, and as a picture of them, and the person means the text then, so an image offered
+// beside one of these is not read. Plain text alone does not say so: a browser's "Copy
+// image" offers the image's address as text beside the image, and screenshot tools some
+// file name.
+var DocumentTypes = []string{"text/rtf", "text/richtext", "application/rtf"}
 
 // DefaultTimeout bounds one Read when the context has no earlier deadline: the owner answers
 // within milliseconds, but a hung owner must not leave a paste pending for ever.
@@ -138,8 +141,8 @@ func (s System) getenv(k string) string {
 }
 
 // Read lists the clipboard's targets and reads what it holds beyond text: a file list with
-// local files first (the files themselves, with their names), else an image unless text is
-// offered too. An empty clipboard, or one the tool cannot list, is the zero Content.
+// local files first (the files themselves, with their names), else an image unless it is a
+// picture of copied document text (DocumentTypes). An empty clipboard, or one the tool cannot list, is the zero Content.
 func (s System) Read(ctx context.Context) (Content, error) {
 	t, path, err := s.tool()
 	if err != nil || path == "" {
@@ -172,7 +175,7 @@ func (s System) Read(ctx context.Context) (Content, error) {
 			}
 		}
 	}
-	if slices.ContainsFunc(offered, func(o string) bool { return slices.Contains(TextTypes, o) }) {
+	if slices.ContainsFunc(offered, func(o string) bool { return slices.Contains(DocumentTypes, o) }) {
 		return Content{}, nil
 	}
 	for _, it := range ImageTypes {

@@ -122,17 +122,29 @@ func TestReadsThePreferredImageTarget(t *testing.T) {
 	}
 }
 
-// A spreadsheet's cells come as text and as a picture of them: text wins.
-func TestTextBesideAnImageIsText(t *testing.T) {
-	for _, text := range []string{"UTF8_STRING", "text/plain;charset=utf-8", "STRING"} {
-		dir, log := fakeTools(t, map[string]string{"TARGETS": "TARGETS\nimage/png\n" + text + "\n", "image/png": string(pngBytes(t))}, "xclip")
-		c, err := system(dir, x11, 1<<20).Read(context.Background())
-		if err != nil || c.Image != nil || c.Files != nil {
-			t.Errorf("%s beside image/png: read %+v, %v; want nothing (text pastes)", text, c, err)
-		}
-		if n := len(log()); n != 1 {
-			t.Errorf("%s beside image/png: ran the tool %d times, want only the list", text, n)
-		}
+// A spreadsheet's cells come as rich text, text and a picture of them: text wins. A
+// browser's "Copy image" comes as the image, HTML and its address as text: the image wins.
+func TestImageOrTextFollowsWhatWasCopied(t *testing.T) {
+	p := string(pngBytes(t))
+	dir, log := fakeTools(t, map[string]string{
+		"TARGETS":   "TARGETS\nimage/png\nimage/bmp\ntext/html\ntext/rtf\ntext/plain;charset=utf-8\nUTF8_STRING\napplication/x-openoffice-embed-source-xml;windows_formatname=\"Star Embed Source (XML)\"\n",
+		"image/png": p,
+	}, "xclip")
+	c, err := system(dir, x11, 1<<20).Read(context.Background())
+	if err != nil || c.Image != nil || c.Files != nil {
+		t.Errorf("office copy: read %+v, %v; want nothing (text pastes)", c, err)
+	}
+	if n := len(log()); n != 1 {
+		t.Errorf("office copy: ran the tool %d times, want only the list", n)
+	}
+
+	dir, _ = fakeTools(t, map[string]string{
+		"TARGETS":   "TIMESTAMP\nTARGETS\nMULTIPLE\ntext/html\ntext/_moz_htmlinfo\ntext/_moz_htmlcontext\nimage/png\nimage/jpeg\nUTF8_STRING\nTEXT\nSTRING\ntext/plain\n",
+		"image/png": p,
+	}, "xclip")
+	c, err = system(dir, x11, 1<<20).Read(context.Background())
+	if err != nil || c.Type != "image/png" || string(c.Image) != p {
+		t.Errorf("browser's Copy image: read %q, %v; want the PNG", c.Type, err)
 	}
 }
 
