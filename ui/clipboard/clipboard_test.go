@@ -268,11 +268,7 @@ func TestToolFollowsTheSession(t *testing.T) {
 // xclip, as a screenshot tool and a file manager do, and reads them back. It starts its own
 // Xvfb (scripts/setup.sh installs it and xclip) and skips where either is missing.
 func TestRealX11Clipboard(t *testing.T) {
-	for _, tool := range []string{"Xvfb", "xclip"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (scripts/setup.sh installs it)", tool)
-		}
-	}
+	needX(t)
 	display := startXvfb(t)
 	env := map[string]string{"DISPLAY": display}
 	r := System{MaxBytes: 1 << 20, Getenv: func(k string) string { return env[k] }}
@@ -291,9 +287,18 @@ func TestRealX11Clipboard(t *testing.T) {
 	}
 }
 
+// needX skips where Xvfb or xclip is missing.
+func needX(t testing.TB) {
+	for _, tool := range []string{"Xvfb", "xclip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (scripts/setup.sh installs it)", tool)
+		}
+	}
+}
+
 // startXvfb starts an X server on a free display (Xvfb picks it and writes it to -displayfd
 // once it accepts connections) and stops it when the test ends.
-func startXvfb(t *testing.T) string {
+func startXvfb(t testing.TB) string {
 	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -320,7 +325,7 @@ func startXvfb(t *testing.T) string {
 // own makes a foreground xclip the clipboard's owner with data as target typ, and returns
 // once the X server lists typ among the clipboard's targets (xclip says it is waiting a
 // moment before its ownership is visible to others). It is stopped when the test ends.
-func own(t *testing.T, display, typ string, data []byte) {
+func own(t testing.TB, display, typ string, data []byte) {
 	t.Helper()
 	cmd := exec.Command("xclip", "-quiet", "-selection", "clipboard", "-target", typ, "-in")
 	cmd.Env = append(os.Environ(), "DISPLAY="+display)
