@@ -100,7 +100,8 @@ func (e *TooLargeError) Error() string {
 
 // System reads the desktop's clipboard through its tools.
 type System struct {
-	// MaxBytes caps an image target; a larger one is a TooLargeError.
+	// MaxBytes caps an image target; a larger one is a TooLargeError. The window passes
+	// imaging.MaxInputBytes, the cap every image gets.
 	MaxBytes int64
 	// Getenv and LookPath are os.Getenv and exec.LookPath when nil.
 	Getenv   func(string) string
@@ -142,7 +143,8 @@ func (s System) getenv(k string) string {
 
 // Read lists the clipboard's targets and reads what it holds beyond text: a file list with
 // local files first (the files themselves, with their names), else an image unless it is a
-// picture of copied document text (DocumentTypes). An empty clipboard, or one the tool cannot list, is the zero Content.
+// picture of copied document text (DocumentTypes). An empty clipboard, or one the tool
+// cannot list, is the zero Content.
 func (s System) Read(ctx context.Context) (Content, error) {
 	t, path, err := s.tool()
 	if err != nil || path == "" {
