@@ -4,7 +4,7 @@
 // and downscales what is too large for the model with a proper resampling filter.
 //
 // It is shared by the LLM client (images in the history), the read_image tool and the UI
-// (dropped files). It is pure computation on byte slices, apart from PrepareFile, which reads
-// one file with a size cap. It must never import another package of this module except
+// (dropped and pasted images; FromBMP converts a pasted BMP to PNG). It is pure computation
+// on byte slices, apart from PrepareFile, which reads one file with a size cap. It must never import another package of this module except
 // domain, and never touch the network or the store.
 package imaging

@@ -179,8 +179,8 @@ func Inspect(data []byte) (mediaType string, width, height int, err error) {
 }
 
 func inspect(data []byte, maxPixels int) (string, int, int, error) {
-	if len(data) > MaxInputBytes {
-		return "", 0, 0, fmt.Errorf("%w: %d bytes, more than the %d MB accepted", ErrTooLarge, len(data), MaxInputBytes>>20)
+	if err := checkInputSize(data); err != nil {
+		return "", 0, 0, err
 	}
 	mt := sniff(data)
 	if mt == "" {
@@ -193,12 +193,29 @@ func inspect(data []byte, maxPixels int) (string, int, int, error) {
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		return "", 0, 0, fmt.Errorf("%w: the %s header claims %dx%d pixels", ErrNotImage, mt, cfg.Width, cfg.Height)
 	}
-	// Compare in int64 so that a header claiming 65535×65535 cannot overflow on 32-bit.
-	if int64(cfg.Width)*int64(cfg.Height) > int64(maxPixels) {
-		return "", 0, 0, fmt.Errorf("%w: %dx%d pixels is more than the %d megapixels this app decodes; scale it down first",
-			ErrTooLarge, cfg.Width, cfg.Height, maxPixels/1_000_000)
+	if err := checkPixels(cfg.Width, cfg.Height, maxPixels); err != nil {
+		return "", 0, 0, err
 	}
 	return mt, cfg.Width, cfg.Height, nil
+}
+
+// checkInputSize refuses input larger than MaxInputBytes.
+func checkInputSize(data []byte) error {
+	if len(data) > MaxInputBytes {
+		return fmt.Errorf("%w: %d bytes, more than the %d MB accepted", ErrTooLarge, len(data), MaxInputBytes>>20)
+	}
+	return nil
+}
+
+// checkPixels is the decompression-bomb guard: it refuses dimensions, read from a header,
+// of more than maxPixels pixels.
+func checkPixels(w, h, maxPixels int) error {
+	// Compare in int64 so that a header claiming 65535×65535 cannot overflow on 32-bit.
+	if int64(w)*int64(h) > int64(maxPixels) {
+		return fmt.Errorf("%w: %dx%d pixels is more than the %d megapixels this app decodes; scale it down first",
+			ErrTooLarge, w, h, maxPixels/1_000_000)
+	}
+	return nil
 }
 
 // Prepared is an image ready to send: validated, and within the limits it was prepared for.

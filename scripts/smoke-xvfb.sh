@@ -7,7 +7,8 @@
 # second), waits for the conversation to take the message's title, saves a screenshot to
 # .ci/artifacts/, sends a message whose reply is Markdown (the reply of issue 17), saves a
 # screenshot of it (smoke-xvfb-markdown.png), selects a line of it with the mouse and checks
-# that Ctrl+C put its words on the clipboard (xclip), moves and resizes the window, quits with
+# that Ctrl+C put its words on the clipboard (xclip), pastes a PNG from the X clipboard with
+# Ctrl+V and sends it, moves and resizes the window, quits with
 # Ctrl+Q, and then checks through the CLI (list, show --json) that the demo model's reply,
 # with its reasoning apart from its text, is in the data directory. Finally
 # it starts the app again and checks that the window comes back at the same place and size
@@ -34,6 +35,7 @@ REPLY="hello from xvfb"
 # just above the composer, where the test selects it with the mouse.
 MARKDOWN='echo: Rename `read_text_file` to `read_file_text` in foo_bar.go, and a_b_c.\n```go\nfunc snake_case(x int) error { return nil }\n```\n| col_a | col_b |\n|---|---|\n| x_1 | y_2 |\n\n1. one\n2. two\n3. three\n4. four\n5. five\n\nThen run go_vet on foo_bar.go and read_file_text.'
 MARKDOWN_REPLY='| x_1 | y_2 |'
+PASTED="echo: what is in this screenshot"
 LASTLINE_Y=${LASTLINE_Y:-638}
 mkdir -p "$ART" bin
 
@@ -100,6 +102,23 @@ case "$COPIED" in
   *) fail "selecting the reply's last line and pressing Ctrl+C copied \"$COPIED\"" ;;
 esac
 
+# Paste a screenshot (issue 27): a PNG put on the X clipboard as screenshot tools do, pasted
+# with Ctrl+V in the composer, must ride on the next message (checked in the store below).
+# xclip serves the clipboard from the background until Xvfb goes.
+convert -size 48x32 xc:'#e04040' "$TMP/paste.png" || fail "could not make a PNG to paste"
+xclip -selection clipboard -target image/png -in "$TMP/paste.png" </dev/null >/dev/null 2>&1 ||
+  fail "xclip could not put a PNG on the clipboard"
+read -r PW PH < <(xdotool getwindowgeometry "$WID" | sed -n 's/.*Geometry: \([0-9]*\)x\([0-9]*\).*/\1 \2/p')
+xdotool windowfocus --sync "$WID" mousemove --window "$WID" $((PW / 2)) $((PH - 90)) click 1
+sleep 0.3
+xdotool key --clearmodifiers ctrl+v
+sleep 1.5
+shot pasted
+xdotool type --delay 10 -- "$PASTED"
+xdotool key --clearmodifiers Return
+sleep 2
+say "pasted a PNG with Ctrl+V and sent \"$PASTED\""
+
 # Project mode from the approval card in the real window (issue 24): the demo model asks for
 # an upgrade; the card's first button, "Allow edits in this project", is the one drawn in the
 # theme's primary colour inside the chat column (the other primary buttons, New and Send,
@@ -154,6 +173,17 @@ if d["conversation"].get("mode") != "project":
     sys.exit("the approval card did not grant Project mode: %r" % d["conversation"].get("mode"))
 ' || fail "the reply is not in the data directory"
 say "the reply and its reasoning are stored in conversation $ID"
+printf '%s' "$SHOW" | PASTED="$PASTED" python3 -c '
+import json, os, sys
+msgs = json.load(sys.stdin)["messages"]
+sent = [m for m in msgs if m.get("kind") == "user" and m.get("text") == os.environ["PASTED"]]
+if not sent:
+    sys.exit("the message sent after pasting is not stored: %r" % [m.get("text") for m in msgs if m.get("kind") == "user"])
+imgs = sent[0].get("images") or []
+if len(imgs) != 1 or (imgs[0].get("media_type"), imgs[0].get("width"), imgs[0].get("height")) != ("image/png", 48, 32):
+    sys.exit("the pasted 48x32 PNG is not attached to it: %r" % imgs)
+' || fail "Ctrl+V did not attach the PNG on the X clipboard"
+say "the pasted PNG is stored with its message"
 
 start_app
 wait_until 15 "the last conversation to open again" title_has "$FIRST"

@@ -9,6 +9,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/providers"
+	"github.com/phoenix-desktop/phoenix/ui/clipboard"
 )
 
 // Backend is the part of the actor runtime's command API the window uses. *actors.Runtime
@@ -104,6 +105,9 @@ type Deps struct {
 	// Hosts shows and edits the hosts each project allows in Project mode (Settings →
 	// Allowed hosts…); nil when no network proxy runs in this session.
 	Hosts HostRules
+	// Clipboard reads images and copied file lists for the composer's paste (paste.go); nil
+	// reads the desktop's clipboard through xclip or wl-paste.
+	Clipboard clipboard.Reader
 }
 
 // HostRules is the allowed hosts per project, as *actors.Runtime offers them (HostRules

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -220,49 +221,58 @@ func (m *MainWindow) attachURIs(uris []fyne.URI) {
 		m.showInline(sendErrorText(domain.ErrContextExhausted))
 		return
 	}
-	go func() {
-		var (
-			added []*attachment
-			probs []string
-		)
-		for _, u := range uris {
-			a, err := readAttachment(u)
-			if err != nil {
-				var ae *attachError
-				if errors.As(err, &ae) {
-					probs = append(probs, ae.Error())
-				} else {
-					probs = append(probs, err.Error())
-				}
+	loads := make([]func() (*attachment, error), len(uris))
+	for i, u := range uris {
+		loads[i] = func() (*attachment, error) { return readAttachment(u) }
+	}
+	go m.addAttachments(cs, loads)
+}
+
+// addAttachments runs each load (I/O and decoding: it runs off the UI goroutine) and adds
+// the images to cs's draft, once each; what could not be attached is said inline, and the
+// draft's text is never touched. Drops, the Attach dialog and pastes (paste.go) all end here.
+func (m *MainWindow) addAttachments(cs *convState, loads []func() (*attachment, error)) {
+	var (
+		added []*attachment
+		probs []string
+	)
+	for _, load := range loads {
+		a, err := load()
+		if err != nil {
+			var ae *attachError
+			if errors.As(err, &ae) {
+				probs = append(probs, ae.Error())
+			} else {
+				probs = append(probs, err.Error())
+			}
+			continue
+		}
+		added = append(added, a)
+	}
+	m.do(func() {
+		// The same image dropped again (or twice at once) is attached once.
+		var dups []string
+		for _, a := range added {
+			if cs.draft.find(a.data) != nil {
+				dups = append(dups, a.name+" is attached already.")
 				continue
 			}
-			added = append(added, a)
+			cs.draft.atts = append(cs.draft.atts, a)
 		}
-		m.do(func() {
-			// The same image dropped again (or twice at once) is attached once.
-			var dups []string
-			for _, a := range added {
-				if cs.draft.find(a.data) != nil {
-					dups = append(dups, a.name+" is attached already.")
-					continue
-				}
-				cs.draft.atts = append(cs.draft.atts, a)
+		if m.current == cs {
+			m.refreshStrip()
+			var msg []string
+			if len(probs) > 0 {
+				msg = append(msg, strings.Join(probs, " ")+" Not attached.")
 			}
-			if m.current == cs {
-				m.refreshStrip()
-				var msg []string
-				if len(probs) > 0 {
-					msg = append(msg, strings.Join(probs, " ")+" Not attached.")
-				}
-				msg = append(msg, dups...)
-				if len(msg) > 0 {
-					m.showInline(strings.Join(msg, " "))
-				} else {
-					m.clearInline()
-				}
+			msg = append(msg, dups...)
+			if len(msg) > 0 {
+				m.showInline(strings.Join(msg, " "))
+			} else {
+				m.clearInline()
 			}
-		})
-	}()
+		}
+	})
 }
 
 // showAttachDialog is "Attach image…".
@@ -283,7 +293,11 @@ func (m *MainWindow) showAttachDialog() {
 		_ = r.Close()
 		m.attachURIs([]fyne.URI{u})
 	}, m.win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".png", ".jpg", ".jpeg", ".gif", ".webp", ".PNG", ".JPG", ".JPEG", ".GIF", ".WEBP"}))
+	exts := slices.Clone(imageExts)
+	for _, e := range imageExts {
+		exts = append(exts, strings.ToUpper(e))
+	}
+	d.SetFilter(storage.NewExtensionFileFilter(exts))
 	d.SetConfirmText("Attach")
 	// Start where the conversation works: screenshots and diagrams usually live there.
 	if l, err := storage.ListerForURI(storage.NewFileURI(m.current.conv.Cwd)); err == nil {

@@ -19,6 +19,10 @@ import (
 // composer's strip and the chat rows on a HiDPI screen.
 const thumbSide = 192
 
+// imageExts are the extensions of the image files the composer attaches: the Attach
+// dialog's filter, and which files of a pasted file list are meant as images.
+var imageExts = []string{".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
+
 // attachment is an image in a draft: the bytes to send and a thumbnail to show.
 type attachment struct {
 	name  string
@@ -58,7 +62,12 @@ func readAttachment(u fyne.URI) (*attachment, error) {
 // every image takes: the format comes from the bytes, the pixel count from the header, and a
 // decompression bomb is refused before a single pixel is decoded.
 func newAttachment(name string, data []byte) (*attachment, error) {
-	thumb, err := imaging.Thumbnail(data, thumbSide)
+	// A BMP (some programs copy pictures only as BMP) is sent as PNG: no provider takes BMP.
+	data, err := imaging.FromBMP(data)
+	var thumb image.Image
+	if err == nil {
+		thumb, err = imaging.Thumbnail(data, thumbSide)
+	}
 	switch {
 	case errors.Is(err, imaging.ErrTooLarge):
 		return nil, &attachError{name, fmt.Sprintf("is too large (%s): attach a smaller image.", detail(err, imaging.ErrTooLarge))}

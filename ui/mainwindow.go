@@ -389,6 +389,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.entry = newComposerEntry()
 	m.entry.onSend = m.send
 	m.entry.onStop = m.stopAgent
+	m.entry.onPaste = newPaster(m, m.deps.Clipboard).paste
 	m.attachBtn = widget.NewButtonWithIcon("", theme.FileImageIcon(), m.showAttachDialog)
 	m.sendBtn = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), m.send)
 	m.sendBtn.Importance = widget.HighImportance

@@ -23,6 +23,9 @@ type composerEntry struct {
 	onStop func()
 	// onKey, when set, sees each key first and reports whether it took it (the "/" menu).
 	onKey func(k *fyne.KeyEvent) bool
+	// onPaste, when set, takes Ctrl+V and the context menu's Paste (paste.go), which pastes
+	// text through Entry.TypedShortcut itself.
+	onPaste func(s *fyne.ShortcutPaste)
 }
 
 func newComposerEntry() *composerEntry {
@@ -74,8 +77,12 @@ func (e *composerEntry) TypedKey(k *fyne.KeyEvent) {
 	e.Entry.TypedKey(k)
 }
 
-// TypedShortcut sends on Ctrl+Enter.
+// TypedShortcut sends on Ctrl+Enter and hands pastes to onPaste.
 func (e *composerEntry) TypedShortcut(s fyne.Shortcut) {
+	if p, ok := s.(*fyne.ShortcutPaste); ok && e.onPaste != nil {
+		e.onPaste(p)
+		return
+	}
 	if cs, ok := s.(*desktop.CustomShortcut); ok && (cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter) &&
 		cs.Modifier&(fyne.KeyModifierControl|fyne.KeyModifierSuper) != 0 {
 		if e.onSend != nil {
