@@ -85,10 +85,32 @@ func TestMCPInputRequestEndsWithStop_REQ_BED_005(t *testing.T) {
 	if err := h.rt.Cancel(context.Background(), c.ID); err != nil {
 		t.Fatal(err)
 	}
-	if closed := nextEvent[MCPRequestClosed](t, h, c.ID); closed.ID != req.ID || closed.Answer != "stopped" {
+	// Stop ends the turn and the request at once: the conversation may come to rest before
+	// or after the request's close is published, so both are awaited in either order.
+	var closed *MCPRequestClosed
+	rest := false
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
+	for closed == nil || !rest {
+		select {
+		case ev := <-h.sub.Events():
+			switch e := ev.(type) {
+			case MCPRequestClosed:
+				if e.ConvID == c.ID {
+					closed = &e
+				}
+			case StateChanged:
+				if e.Conv.ID == c.ID && !domain.Busy(e.Conv.State) {
+					rest = true
+				}
+			}
+		case <-timeout.C:
+			t.Fatalf("within 30 s after Stop: request closed %v, conversation at rest %v", closed != nil, rest)
+		}
+	}
+	if closed.ID != req.ID || closed.Answer != "stopped" {
 		t.Fatalf("closed %+v", closed)
 	}
-	h.waitRest(c.ID)
 	if res := results(h.history(c.ID)); len(res) != 1 || res[0].Outcome != domain.OutcomeCancelled {
 		t.Fatalf("results %+v", res)
 	}
