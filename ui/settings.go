@@ -66,9 +66,11 @@ type settingsForm struct {
 	forget  *widget.Check
 	model   *escSelectEntry
 	hint    *widget.Label
+	// hints are the items' hints by the items' texts, as wrapping labels (settingslayout.go).
+	hints   map[string]*widget.Label
 	test    *widget.Button
 	result  *widget.Label
-	dlg     *dialog.FormDialog
+	dlg     *scrollingForm
 	items   []*widget.FormItem
 	testing bool
 	// keyState says the key is being read, or why it could not be; keyKnown is set when the
@@ -139,10 +141,9 @@ func (m *MainWindow) showSettings() {
 	f.model = newEscSelectEntry(m.modelOptions())
 	f.model.SetText(f.saved.Model)
 	f.model.SetPlaceHolder("Model name, e.g. gpt-4o")
-	f.hint = widget.NewLabel("")
-	f.hint.Importance = widget.LowImportance
-	f.model.OnChanged = func(s string) { f.hint.SetText(m.modelHint(s)) }
-	f.hint.SetText(m.modelHint(f.saved.Model))
+	f.hint = hintLabel("")
+	f.model.OnChanged = func(s string) { setHint(f.hint, m.modelHint(s)) }
+	setHint(f.hint, m.modelHint(f.saved.Model))
 	f.result = widget.NewLabel("")
 	f.result.Wrapping = fyne.TextWrapWord
 	f.test = widget.NewButton("Test connection", f.testConnection)
@@ -169,12 +170,9 @@ func (m *MainWindow) showSettings() {
 		m.hiddenPathsSettingsItem(),
 	}
 	f.items = items
-	f.dlg = dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
-		if ok {
-			f.save()
-		}
-	}, m.win)
-	f.dlg.Resize(fyne.NewSize(620, 500))
+	f.hints = wrapHints(items)
+	f.dlg = newScrollingForm("Settings", "Save", items, f.save, m.win)
+	f.dlg.Resize(m.fitDialog(settingsSize))
 	// Escape cancels, from any field or from the window.
 	f.baseURL.onEscape, f.apiKey.onEscape, f.model.onEscape = f.dlg.Hide, f.dlg.Hide, f.dlg.Hide
 	m.settings = f
