@@ -352,7 +352,7 @@ func (r *Runtime) Sandbox() SandboxStatus { return r.cfg.Sandbox }
 // ModelLabel is how a model is named in the UI.
 func (r *Runtime) ModelLabel(model string) string {
 	if model == domain.DemoModel {
-		return "Demo (offline)"
+		return domain.DemoModelLabel
 	}
 	return model
 }

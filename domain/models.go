@@ -11,6 +11,10 @@ const (
 // DemoModel is the offline model served by the built-in fake server.
 const DemoModel = "demo"
 
+// DemoModelLabel is how the demo model is named for people: in the window's model chips and
+// dialogs, and in the headless commands' output.
+const DemoModelLabel = "Demo (offline)"
+
 // modelWindows is the one table of a model's limits, keyed by a model name prefix; the longest
 // matching prefix wins, so "gpt-4o-mini" can differ from "gpt-4o".
 //

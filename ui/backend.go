@@ -73,6 +73,13 @@ const (
 type Deps struct {
 	// ListModels asks the provider described by s for its models: "Test connection".
 	ListModels func(ctx context.Context, s Settings) ([]string, error)
+	// Probe sends one small real request to the provider s describes and says what answered
+	// (llm.Client.Probe): the welcome card's "Test connection". Nil disables the button.
+	Probe func(ctx context.Context, s Settings) (string, error)
+	// FirstRun is set when no provider is configured (no key, base URL or provider in the
+	// settings, the key store, the environment or a flag): the window opens on the welcome
+	// card (welcome.go) instead of "No conversation is open".
+	FirstRun bool
 	// Apply makes saved settings take effect for the next requests.
 	Apply func(s Settings) error
 	// EnvOverrides maps the Settings fields that the environment or a flag sets to the name of

@@ -217,7 +217,7 @@ func (f *settingsForm) showKeyState() {
 		f.apiKey.SetPlaceHolder("Saved key " + providers.MaskKey(f.saved.APIKey) + ": leave empty to keep it")
 		f.keyState.SetText("")
 	default:
-		f.apiKey.SetPlaceHolder("No key: new conversations use the Demo (offline) model")
+		f.apiKey.SetPlaceHolder("No key: new conversations use the " + domain.DemoModelLabel + " model")
 		f.keyState.SetText("")
 	}
 	f.keyState.Hidden = f.keyState.Text == ""

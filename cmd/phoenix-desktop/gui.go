@@ -48,6 +48,7 @@ func runGUI(args []string, stderr io.Writer) error {
 	keys := openKeys(a.Preferences(), log, slog.LevelWarn)
 	settings := settingsConfig(loadSettings(a.Preferences(), keys, log))
 
+	askedDemo := common.demo
 	opened, err := openApp(common, settings, log)
 	var cfgErr *configError
 	if errors.As(err, &cfgErr) {
@@ -110,6 +111,8 @@ func runGUI(args []string, stderr io.Writer) error {
 			}
 			return out
 		},
+		Probe:         probe(common, os.Getenv),
+		FirstRun:      isFirstRun(askedDemo, opened.model),
 		Keys:          keys,
 		SettingsSpace: settingsSpace,
 		StartDir:      terminalDir(),
