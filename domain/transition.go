@@ -71,7 +71,7 @@ func ModeChangeNotice(to Mode, how string) string {
 
 // ApprovedResultText answers an approved request_mode_upgrade; the mode notice after the
 // round's results says what the new mode allows.
-const ApprovedResultText = "Approved by the user. The mode notice after this round's results says what you may do now."
+const ApprovedResultText = "Approved by the user."
 
 // DeniedResultText answers a denied request_mode_upgrade: the mode stays, so this is the only
 // message about it.

@@ -67,7 +67,13 @@ func newWelcomeCard(m *MainWindow) *welcomeCard {
 	w := &welcomeCard{m: m}
 	title := widget.NewLabelWithStyle("Welcome to Phoenix Desktop", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
-	intro := hintLabel("The agent needs a model provider. Choose one and paste its API key; it is kept " + m.keys().Where() + ", as Settings keeps it. Or try the offline demo first: it needs no key and no network.")
+	kept := "in a file only you can read"
+	if _, prefs := m.keys().(prefKeys); prefs {
+		kept = "in the app's preferences file"
+	} else if m.keys().Secure() {
+		kept = "in your desktop's keyring"
+	}
+	intro := hintLabel("The agent needs a model provider. Choose one and paste its API key: it is kept " + kept + ", as Settings keeps it. Or try the offline demo first: it needs no key and no network.")
 	intro.Importance = widget.MediumImportance
 	intro.SizeName = theme.SizeNameText
 
