@@ -54,3 +54,25 @@ func TestProbeWithoutAModelAndFailures(t *testing.T) {
 		t.Fatalf("a reply cut at the limit: %+v %v", got, err)
 	}
 }
+
+// TestReasoningEffortOnlyForThinkingModels (issue 28): the effort Settings chose is sent as
+// reasoning_effort to a thinking model, and never to another, which would refuse the field.
+func TestReasoningEffortOnlyForThinkingModels(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTestClient(t, s, nil, nil)
+	for _, tc := range []struct {
+		model string
+		sent  bool
+	}{{"o3", true}, {"gpt-4o", false}} {
+		s.Enqueue(fakellm.Text("ok", 1))
+		req := Request{Model: tc.model, History: []domain.Message{userMsg(0, "hi")}, ReasoningEffort: "high"}
+		if _, err := c.Stream(t.Context(), req, func(Delta) {}); err != nil {
+			t.Fatal(err)
+		}
+		raw := string(s.Requests()[len(s.Requests())-1].Raw)
+		if got := strings.Contains(raw, `"reasoning_effort":"high"`); got != tc.sent {
+			t.Errorf("%s: reasoning_effort sent %v; want %v\n%s", tc.model, got, tc.sent, raw)
+		}
+	}
+}
