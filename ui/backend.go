@@ -59,6 +59,11 @@ type Settings struct {
 	APIKey  string
 	// Model is the default model of new conversations.
 	Model string
+	// OutputLimits are the person's reply limits (max tokens) by model name, and
+	// ReasoningEfforts the reasoning effort of thinking models (one of
+	// domain.ReasoningEfforts) by model name (settingsmodel.go). Nil leaves the saved ones.
+	OutputLimits     map[string]int
+	ReasoningEfforts map[string]string
 }
 
 // Names of Settings fields, the keys of Deps.EnvOverrides.

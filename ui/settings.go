@@ -31,8 +31,10 @@ const (
 // LoadSettings reads the saved settings from the app's preferences. Builds before this one
 // saved the provider's label; providers.Canonical turns it into the name.
 func LoadSettings(p fyne.Preferences) Settings {
-	return Settings{Preset: providers.Canonical(p.String(prefPreset)), BaseURL: p.String(prefBaseURL),
+	s := Settings{Preset: providers.Canonical(p.String(prefPreset)), BaseURL: p.String(prefBaseURL),
 		APIKey: p.String(prefAPIKey), Model: p.String(prefModel)}
+	loadModelChoices(p, &s)
+	return s
 }
 
 // SaveSettings writes the settings to the app's preferences. An empty key is removed from
@@ -53,6 +55,7 @@ func saveSettingsButKey(p fyne.Preferences, s Settings) {
 	p.SetString(prefPreset, s.Preset)
 	p.SetString(prefBaseURL, s.BaseURL)
 	p.SetString(prefModel, s.Model)
+	saveModelChoices(p, s)
 }
 
 // settingsForm is the Settings dialog's state; tests reach its widgets.
@@ -66,6 +69,8 @@ type settingsForm struct {
 	forget  *widget.Check
 	model   *escSelectEntry
 	hint    *widget.Label
+	// choices are the default model's reply limit and reasoning effort (settingsmodel.go).
+	choices *modelChoices
 	// hints are the items' hints by the items' texts, as wrapping labels (settingslayout.go).
 	hints   map[string]*widget.Label
 	test    *widget.Button
@@ -142,7 +147,11 @@ func (m *MainWindow) showSettings() {
 	f.model.SetText(f.saved.Model)
 	f.model.SetPlaceHolder("Model name, e.g. gpt-4o")
 	f.hint = hintLabel("")
-	f.model.OnChanged = func(s string) { setHint(f.hint, m.modelHint(s)) }
+	f.choices = newModelChoices(f.saved)
+	f.model.OnChanged = func(s string) {
+		setHint(f.hint, m.modelHint(s))
+		f.choices.show(s)
+	}
 	setHint(f.hint, m.modelHint(f.saved.Model))
 	f.result = widget.NewLabel("")
 	f.result.Wrapping = fyne.TextWrapWord
@@ -162,7 +171,7 @@ func (m *MainWindow) showSettings() {
 		widget.NewFormItem("Provider", f.preset),
 		{Text: "Base URL", Widget: f.baseURL, HintText: envNote(FieldBaseURL, f.baseURL)},
 		{Text: "API key", Widget: f.newKeyField(), HintText: keyNote(envNote(FieldAPIKey, f.apiKey), m.keyHint())},
-		{Text: "Default model", Widget: container.NewVBox(f.model, f.hint), HintText: envNote(FieldModel, f.model)},
+		{Text: "Default model", Widget: container.NewVBox(f.model, f.hint, f.choices.box), HintText: envNote(FieldModel, f.model)},
 		widget.NewFormItem("", container.NewVBox(f.test, f.result)),
 		m.mcpSettingsItem(),
 		m.hooksSettingsItem(),
@@ -172,6 +181,7 @@ func (m *MainWindow) showSettings() {
 	f.items = items
 	f.hints = wrapHints(items)
 	f.dlg = newScrollingForm("Settings", "Save", items, f.save, m.win)
+	f.dlg.check = f.choices.check
 	f.dlg.Resize(m.fitDialog(settingsSize))
 	// Escape cancels, from any field or from the window.
 	f.baseURL.onEscape, f.apiKey.onEscape, f.model.onEscape = f.dlg.Hide, f.dlg.Hide, f.dlg.Hide
@@ -240,6 +250,7 @@ func (f *settingsForm) current() Settings {
 // is stored, the explicit Forget deletes it, and anything else leaves it exactly as it is.
 func (f *settingsForm) currentKey() (Settings, keyChange) {
 	s := Settings{Preset: providers.Canonical(f.preset.Selected), BaseURL: strings.TrimSpace(f.baseURL.Text), APIKey: strings.TrimSpace(f.apiKey.Text), Model: strings.TrimSpace(f.model.Text)}
+	f.choices.apply(&s)
 	switch {
 	case s.APIKey != "":
 		return s, keySet

@@ -73,6 +73,9 @@ type scrollingForm struct {
 	form     *widget.Form
 	confirm  *widget.Button
 	onSubmit func()
+	// check, when set, is asked before submitting too: a field that is not a form item of
+	// its own says what is wrong, and the dialog stays open with what was typed.
+	check func() error
 }
 
 func newScrollingForm(title, confirm string, items []*widget.FormItem, onSubmit func(), parent fyne.Window) *scrollingForm {
@@ -97,7 +100,7 @@ func newScrollingForm(title, confirm string, items []*widget.FormItem, onSubmit 
 
 // Submit does what the confirm button does: nothing while a field does not validate.
 func (d *scrollingForm) Submit() {
-	if d.form.Validate() != nil {
+	if d.form.Validate() != nil || (d.check != nil && d.check() != nil) {
 		return
 	}
 	d.Hide()

@@ -44,3 +44,17 @@ func TestFirstRunOnlyWithoutProviderOrDemoFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestModelOptionsFlagsWin (issue 28): Settings' reply limits reach the runtime, the limits of
+// PHOENIX_OUTPUT_LIMITS win over them for the same model (in any case), and the efforts pass.
+func TestModelOptionsFlagsWin(t *testing.T) {
+	env := map[string]string{EnvOutputLimits: "GPT-4o=111"}
+	limits, efforts, err := modelOptions(commonFlags{}, func(k string) string { return env[k] },
+		ui.Settings{OutputLimits: map[string]int{"gpt-4o": 999, "o3": 5000}, ReasoningEfforts: map[string]string{"o3": "low"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limits["gpt-4o"] != 111 || limits["o3"] != 5000 || len(limits) != 2 || efforts["o3"] != "low" {
+		t.Fatalf("limits %v efforts %v", limits, efforts)
+	}
+}

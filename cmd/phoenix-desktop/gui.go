@@ -46,7 +46,8 @@ func runGUI(args []string, stderr io.Writer) error {
 	a := app.NewWithID(assets.AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	keys := openKeys(a.Preferences(), log, slog.LevelWarn)
-	settings := settingsConfig(loadSettings(a.Preferences(), keys, log))
+	saved := loadSettings(a.Preferences(), keys, log)
+	settings := settingsConfig(saved)
 
 	askedDemo := common.demo
 	opened, err := openApp(common, settings, log)
@@ -65,6 +66,9 @@ func runGUI(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer opened.Close()
+	if err := applyModelOptions(opened.runtime, common, os.Getenv, saved); err != nil {
+		log.Warn("the reply limits could not be applied", "error", err)
+	}
 	// Conversations are about to be opened: start a sandbox supervisor now, so that the
 	// first bash call does not wait for one.
 	sandbox.Prewarm()
@@ -102,6 +106,11 @@ func runGUI(args []string, stderr io.Writer) error {
 			retired = append(retired, opened.model)
 			opened.model = m
 			opened.runtime.SetLLM(m.client)
+			if s.OutputLimits != nil || s.ReasoningEfforts != nil {
+				if err := applyModelOptions(opened.runtime, common, os.Getenv, s); err != nil {
+					return fmt.Errorf("apply the reply limits: %w", err)
+				}
+			}
 			return nil
 		},
 		EnvOverrides: func() map[string]string {
