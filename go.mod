@@ -99,3 +99,7 @@ require (
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )
+
+// Fyne reads the locale through go-locale, whose newest version turns LANG=C.UTF-8 into the
+// language "C" and makes Fyne log an error at every start: third_party/go-locale/README.md.
+replace github.com/jeandeaual/go-locale => ./third_party/go-locale

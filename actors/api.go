@@ -189,6 +189,8 @@ type Runtime struct {
 	system  *actor.ActorSystem
 	manager *actor.PID
 	llm     atomic.Pointer[llmHolder]
+	// opts are the reply limits and reasoning efforts by model (modeloptions.go).
+	opts    atomic.Pointer[modelOptions]
 	stopped atomic.Bool
 	stopMu  sync.Mutex
 	ckpts   checkpointRepos
@@ -226,13 +228,10 @@ func (r *Runtime) gate(id string) *stopGate {
 	return g.(*stopGate)
 }
 
-// OutputLimit is the most tokens one reply of the model may have: the configured limit, or
-// the model table's (issue 13). It is sent with every request and shown to the person.
+// OutputLimit is the most tokens one reply of the model may have: the configured limit
+// (Config.OutputLimits, then SetModelOptions), or the model table's (issue 13). It is sent with every request and shown to the person.
 func (r *Runtime) OutputLimit(model string) int {
-	if n := r.cfg.OutputLimits[strings.ToLower(strings.TrimSpace(model))]; n > 0 {
-		return n
-	}
-	if n := r.cfg.OutputLimits[model]; n > 0 {
+	if n := r.options().limits[strings.ToLower(strings.TrimSpace(model))]; n > 0 {
 		return n
 	}
 	return domain.MaxOutputFor(model)
@@ -352,7 +351,7 @@ func (r *Runtime) Sandbox() SandboxStatus { return r.cfg.Sandbox }
 // ModelLabel is how a model is named in the UI.
 func (r *Runtime) ModelLabel(model string) string {
 	if model == domain.DemoModel {
-		return "Demo (offline)"
+		return domain.DemoModelLabel
 	}
 	return model
 }

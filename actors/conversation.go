@@ -513,6 +513,7 @@ func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 		System:          a.systemPromptFor(),
 		History:         slices.Clip(a.history),
 		MaxOutputTokens: a.rt.OutputLimit(a.conv.Model),
+		ReasoningEffort: a.rt.ReasoningEffort(a.conv.Model),
 	}
 	if e.Continuation != nil {
 		req.ExtraUserText = e.Continuation.Prompt

@@ -162,7 +162,7 @@ func TestApproveProjectLevel_REQ_BED_015(t *testing.T) {
 	if len(res) != 3 {
 		t.Fatalf("results = %+v", res)
 	}
-	mustContain(t, res[0].Content, "Approved: the conversation is now in Project mode: "+domain.ModeProject.Allows())
+	mustContain(t, res[0].Content, domain.ApprovedResultText)
 	mustContain(t, res[2].Content, "hello")
 	mustContain(t, res[2].Content, "The network proxy refused these connections")
 	mustContain(t, res[2].Content, "- registry.example.org:443 is not on this project's allowed list")
@@ -172,7 +172,7 @@ func TestApproveProjectLevel_REQ_BED_015(t *testing.T) {
 			notice = m.Text
 		}
 	}
-	mustContain(t, notice, "Mode changed to Project (approved by the user)")
+	mustContain(t, notice, domain.ModeChangeNotice(domain.ModeProject, domain.ChangedByApproval))
 
 	env := rec.env(domain.ToolBash)
 	if env.Mode != domain.ModeProject || env.ProxySocket != proxy.sock || env.Cwd != h.cwd {

@@ -11,6 +11,10 @@ const (
 // DemoModel is the offline model served by the built-in fake server.
 const DemoModel = "demo"
 
+// DemoModelLabel is how the demo model is named for people: in the window's model chips and
+// dialogs, and in the headless commands' output.
+const DemoModelLabel = "Demo (offline)"
+
 // modelWindows is the one table of a model's limits, keyed by a model name prefix; the longest
 // matching prefix wins, so "gpt-4o-mini" can differ from "gpt-4o".
 //
@@ -22,31 +26,34 @@ const DemoModel = "demo"
 //   - completionField says the provider wants max_completion_tokens instead of max_tokens
 //     (OpenAI's own API; its reasoning models reject max_tokens). Compatible servers (Ollama,
 //     OpenRouter, llama.cpp) read max_tokens.
+//   - thinks says the model reasons before it answers and takes the request's
+//     reasoning_effort (one of ReasoningEfforts), which Settings offers for it (issue 28).
 var modelWindows = []struct {
 	prefix          string
 	window          int
 	output          int
 	completionField bool
+	thinks          bool
 }{
-	{DemoModel, 100_000, 4096, false},
-	{"gpt-5", 400_000, 128_000, true},
-	{"gpt-4.1", 1_047_576, 32_768, true},
-	{"gpt-4o", 128_000, 16_384, true},
-	{"gpt-4-turbo", 128_000, 4096, true},
-	{"o1", 200_000, 100_000, true},
-	{"o3", 200_000, 100_000, true},
-	{"o4-mini", 200_000, 100_000, true},
-	{"claude", 200_000, 8192, false},
-	{"anthropic/claude", 200_000, 8192, false},
-	{"openai/gpt-4o", 128_000, 16_384, false},
-	{"google/gemini", 1_000_000, 8192, false},
-	{"gemini", 1_000_000, 8192, false},
-	{"deepseek", 128_000, 8192, false},
-	{"qwen2.5-coder", 32_768, 8192, false},
-	{"qwen3", 40_960, 8192, false},
-	{"llama3.1", 131_072, 8192, false},
-	{"llama3.2", 131_072, 8192, false},
-	{"mistral", 32_768, 8192, false},
+	{DemoModel, 100_000, 4096, false, false},
+	{"gpt-5", 400_000, 128_000, true, true},
+	{"gpt-4.1", 1_047_576, 32_768, true, false},
+	{"gpt-4o", 128_000, 16_384, true, false},
+	{"gpt-4-turbo", 128_000, 4096, true, false},
+	{"o1", 200_000, 100_000, true, true},
+	{"o3", 200_000, 100_000, true, true},
+	{"o4-mini", 200_000, 100_000, true, true},
+	{"claude", 200_000, 8192, false, false},
+	{"anthropic/claude", 200_000, 8192, false, false},
+	{"openai/gpt-4o", 128_000, 16_384, false, false},
+	{"google/gemini", 1_000_000, 8192, false, false},
+	{"gemini", 1_000_000, 8192, false, false},
+	{"deepseek", 128_000, 8192, false, false},
+	{"qwen2.5-coder", 32_768, 8192, false, false},
+	{"qwen3", 40_960, 8192, false, false},
+	{"llama3.1", 131_072, 8192, false, false},
+	{"llama3.2", 131_072, 8192, false, false},
+	{"mistral", 32_768, 8192, false, false},
 }
 
 // SmallestKnownWindow is used for models the table does not know (REQ-BED-022): a
@@ -108,6 +115,16 @@ func MaxOutputFor(model string) int {
 func UsesMaxCompletionTokens(model string) bool {
 	i, ok := modelRow(model)
 	return ok && modelWindows[i].completionField
+}
+
+// ReasoningEfforts are the values of a request's reasoning_effort that every thinking model
+// of the table takes, least effort first; no value leaves the provider's default.
+var ReasoningEfforts = []string{"low", "medium", "high"}
+
+// Thinks reports whether a model reasons before it answers and takes reasoning_effort.
+func Thinks(model string) bool {
+	i, ok := modelRow(model)
+	return ok && modelWindows[i].thinks
 }
 
 // UsagePercent is the share of the window used, in whole percent, rounded down.

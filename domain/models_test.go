@@ -158,3 +158,17 @@ func TestMaxOutputFor(t *testing.T) {
 		}
 	}
 }
+
+// TestThinkingModels (issue 28): Settings offers a reasoning effort only for the models of the
+// table that think; a model the table does not know gets none.
+func TestThinkingModels(t *testing.T) {
+	for model, want := range map[string]bool{"o3": true, "o4-mini-high": true, "gpt-5-mini": true, "O1-preview": true,
+		"gpt-4o": false, "gpt-4.1": false, DemoModel: false, "claude-sonnet-4-5": false, "my-local-model": false} {
+		if got := Thinks(model); got != want {
+			t.Errorf("Thinks(%q) = %v; want %v", model, got, want)
+		}
+	}
+	if len(ReasoningEfforts) == 0 || ReasoningEfforts[0] != "low" || ReasoningEfforts[len(ReasoningEfforts)-1] != "high" {
+		t.Errorf("ReasoningEfforts = %v", ReasoningEfforts)
+	}
+}

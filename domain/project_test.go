@@ -45,8 +45,9 @@ func TestModeWords(t *testing.T) {
 }
 
 // Rows "AwaitingModeApproval + ModeDecision(Project | Unrestricted | a level not above the
-// mode)" (REQ-BED-015, REQ-BED-017): the click's level becomes the mode, the result and the
-// notice say in plain words what it allows; a level that gives nothing more is a denial.
+// mode)" (REQ-BED-015, REQ-BED-017): the click's level becomes the mode and the notice says in
+// plain words what it allows, once (issue 28); a level that gives nothing more is a denial,
+// answered by the result alone.
 func TestTransition_REQ_BED_015_ModeDecisionLevels(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -58,15 +59,15 @@ func TestTransition_REQ_BED_015_ModeDecisionLevels(t *testing.T) {
 		wantResult  string
 		wantSystem  string
 	}{
-		{"restricted to project", nil, ModeProject, true, ModeProject, OutcomeSuccess, "now in Project mode: bash can change files in the working tree", "Mode changed to Project"},
-		{"restricted to full", nil, ModeUnrestricted, true, ModeUnrestricted, OutcomeSuccess, "now in Unrestricted mode", "Mode changed to Unrestricted"},
-		{"restricted, empty level is full", nil, "", true, ModeUnrestricted, OutcomeSuccess, "now in Unrestricted mode", "Mode changed to Unrestricted"},
-		{"restricted, denied", nil, ModeProject, false, ModeRestricted, OutcomeError, "Denied: the user kept Restricted mode", "Mode remains Restricted"},
-		{"project to full", []convOption{project}, ModeUnrestricted, true, ModeUnrestricted, OutcomeSuccess, "now in Unrestricted mode", "Mode changed to Unrestricted"},
-		{"project, project again", []convOption{project}, ModeProject, true, ModeProject, OutcomeError, "Denied: the user kept Project mode", "Mode remains Project"},
-		{"project, denied", []convOption{project}, ModeUnrestricted, false, ModeProject, OutcomeError, "kept Project mode", "Mode remains Project"},
-		{"restricted, restricted is no approval", nil, ModeRestricted, true, ModeRestricted, OutcomeError, "Denied", "Mode remains Restricted"},
-		{"unknown level", nil, Mode("everything"), true, ModeRestricted, OutcomeError, "Denied", "Mode remains Restricted"},
+		{"restricted to project", nil, ModeProject, true, ModeProject, OutcomeSuccess, "Approved", "Mode changed to Project"},
+		{"restricted to full", nil, ModeUnrestricted, true, ModeUnrestricted, OutcomeSuccess, "Approved", "Mode changed to Unrestricted"},
+		{"restricted, empty level is full", nil, "", true, ModeUnrestricted, OutcomeSuccess, "Approved", "Mode changed to Unrestricted"},
+		{"restricted, denied", nil, ModeProject, false, ModeRestricted, OutcomeError, "Denied: the user kept Restricted mode", ""},
+		{"project to full", []convOption{project}, ModeUnrestricted, true, ModeUnrestricted, OutcomeSuccess, "Approved", "Mode changed to Unrestricted"},
+		{"project, project again", []convOption{project}, ModeProject, true, ModeProject, OutcomeError, "Denied: the user kept Project mode", ""},
+		{"project, denied", []convOption{project}, ModeUnrestricted, false, ModeProject, OutcomeError, "kept Project mode", ""},
+		{"restricted, restricted is no approval", nil, ModeRestricted, true, ModeRestricted, OutcomeError, "Denied", ""},
+		{"unknown level", nil, Mode("everything"), true, ModeRestricted, OutcomeError, "Denied", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,11 +78,8 @@ func TestTransition_REQ_BED_015_ModeDecisionLevels(t *testing.T) {
 				t.Fatalf("mode = %s; want %s", next.Mode, tt.wantMode)
 			}
 			msgs := persisted(t, effects)
-			wantKinds(t, msgs, KindToolResult, KindSystem)
+			wantAnnouncedOnce(t, msgs, tt.wantSystem, tt.wantMode)
 			wantResult(t, msgs[0], "u", tt.wantOutcome, tt.wantResult)
-			if !strings.Contains(msgs[1].Text, tt.wantSystem) || !strings.Contains(msgs[1].Text, tt.wantMode.Allows()) {
-				t.Fatalf("system message = %q; want %q and what the mode allows", msgs[1].Text, tt.wantSystem)
-			}
 			wantState[LLMRequesting](t, next)
 		})
 	}
@@ -200,4 +198,26 @@ func TestProperty_REQ_BED_017_ToolsStaticAcrossModes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// wantAnnouncedOnce checks what a mode decision wrote (issue 28: a change was said three
+// times): the call's result, then, for a change, one system notice (ModeChangeNotice) that
+// names the mode and what it allows; no other message repeats the mode's words. A denial
+// (system "") writes the result alone.
+func wantAnnouncedOnce(t *testing.T, msgs []Message, system string, mode Mode) {
+	t.Helper()
+	if system == "" {
+		wantKinds(t, msgs, KindToolResult)
+		return
+	}
+	wantKinds(t, msgs, KindToolResult, KindSystem)
+	if !strings.Contains(msgs[1].Text, system) || !strings.Contains(msgs[1].Text, mode.Allows()) {
+		t.Fatalf("system message = %q; want %q and what the mode allows", msgs[1].Text, system)
+	}
+	if msgs[1].Text != ModeChangeNotice(mode, ChangedByApproval) {
+		t.Fatalf("system message = %q; want the one announcement %q", msgs[1].Text, ModeChangeNotice(mode, ChangedByApproval))
+	}
+	if res := msgs[0].ToolResult.Content; strings.Contains(res, mode.Allows()) || strings.Contains(res, "Mode changed") {
+		t.Fatalf("the call's result repeats the announcement: %q", res)
+	}
 }

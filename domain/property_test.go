@@ -784,9 +784,8 @@ func (w *walk) apply(t *rapid.T, ev Event) ([]Effect, error) {
 			t.Fatalf("step %d: %T changed the mode", w.steps, ev)
 		}
 	}
-	if _, ok := ev.(ModeDecision); ok && waits && next.Mode == before.Mode {
-		w.modeChanges++ // a denial (or an approval that gives nothing more) is announced too (REQ-BED-017)
-	}
+	// A denial (or an approval that gives nothing more) changes nothing: the call's error
+	// result answers it, and no notice is written (issue 28: one announcement per change).
 	// A model switch and a restore of files are announced to the agent like a mode change.
 	switch e := ev.(type) {
 	case UserChangeModel:

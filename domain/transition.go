@@ -48,6 +48,38 @@ func DowngradeStoppedText(from, to Mode) string {
 		to.Title(), from.Title(), from.Allows(), to.Title(), to.Allows())
 }
 
+// How a mode change came about, for ModeChangeNotice.
+const (
+	// ChangedByApproval: the person approved the agent's request_mode_upgrade.
+	ChangedByApproval = "approved by the user"
+	// ChangedBySwitch: the person switched the conversation down themselves.
+	ChangedBySwitch = "switched by the user"
+)
+
+// ModeChangeNotice is the announcement of a mode change (REQ-BED-017): the one message that
+// says which mode the conversation is in now and what it allows, written as a system message
+// for the agent and shown as a notice in the window and the export. Nothing else repeats it
+// (issue 28: a change was said three times): the answer to request_mode_upgrade is
+// ApprovedResultText or DeniedResultText, and a downgrade writes only this.
+func ModeChangeNotice(to Mode, how string) string {
+	text := fmt.Sprintf("Mode changed to %s (%s): %s.", to.Title(), how, to.Allows())
+	if how == ChangedBySwitch {
+		text += " Call request_mode_upgrade if you need more access again."
+	}
+	return text
+}
+
+// ApprovedResultText answers an approved request_mode_upgrade; the mode notice after the
+// round's results says what the new mode allows.
+const ApprovedResultText = "Approved by the user."
+
+// DeniedResultText answers a denied request_mode_upgrade: the mode stays, so this is the only
+// message about it.
+func DeniedResultText(kept Mode) string {
+	return fmt.Sprintf("Denied: the user kept %s mode (%s). Continue within it, or explain what you would change and why so the user can decide.",
+		kept.Title(), kept.Allows())
+}
+
 // CutCallText answers a tool call whose arguments an early end of the reply cut off. It is
 // not run, because incomplete arguments would run something the model did not ask for.
 func CutCallText(reason StopReason) string {
@@ -370,19 +402,18 @@ func (t *tx) modeDecision(e ModeDecision) error {
 	if level == "" {
 		level = ModeUnrestricted
 	}
-	// The system message follows the round's last result (see Round.Notes); the tool result
-	// already tells the agent the decision. An approval of a level that gives nothing more
-	// (or that this build does not know) keeps the mode, and is said as a denial.
+	// A change is announced once, by the mode notice (ModeChangeNotice), which follows the
+	// round's last result (see Round.Notes); the call's result only answers the call. A
+	// denial changes nothing, so its result is all that is said. An approval of a level that
+	// gives nothing more (or that this build does not know) keeps the mode, and is said as a
+	// denial.
 	notes := slices.Clone(st.Notes)
 	if e.Approve && level.Known() && level.Rank() > t.c.Mode.Rank() {
 		t.c.Mode = level
-		t.result(st.Call, OutcomeSuccess, fmt.Sprintf("Approved: the conversation is now in %s mode: %s.", level.Title(), level.Allows()), nil)
-		notes = append(notes, fmt.Sprintf("Mode changed to %s (approved by the user): %s.", level.Title(), level.Allows()))
+		t.result(st.Call, OutcomeSuccess, ApprovedResultText, nil)
+		notes = append(notes, ModeChangeNotice(level, ChangedByApproval))
 	} else {
-		kept := t.c.Mode
-		t.result(st.Call, OutcomeError, fmt.Sprintf("Denied: the user kept %s mode (%s). Continue within it, or explain what you would change and why so the user can decide.",
-			kept.Title(), kept.Allows()), nil)
-		notes = append(notes, fmt.Sprintf("Mode remains %s (upgrade denied by the user): %s.", kept.Title(), kept.Allows()))
+		t.result(st.Call, OutcomeError, DeniedResultText(t.c.Mode), nil)
 	}
 	next := st.Round
 	next.Completed, next.Notes = append(slices.Clone(st.Completed), st.Call.ID), notes
@@ -416,7 +447,7 @@ func (t *tx) downgrade(e UserDowngrade) error {
 	}
 	t.c.Mode = to
 	t.changed = true
-	t.announce(fmt.Sprintf("Mode changed to %s by the user: %s. Call request_mode_upgrade if you need more access again.", to.Title(), to.Allows()))
+	t.announce(ModeChangeNotice(to, ChangedBySwitch))
 	// REQ-BED-016: the downgrade is immediate, also for work already running with more
 	// access (stopsOnDowngrade).
 	if st, ok := t.c.State.(ToolExecuting); ok && stopsOnDowngrade(st.Current.Name) {

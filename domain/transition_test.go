@@ -851,8 +851,8 @@ func TestTransition_REQ_BED_015_UpgradeRequestPauses(t *testing.T) {
 	}
 }
 
-// REQ-BED-015, REQ-BED-017: approve and deny answer the call, state the mode in a synthetic
-// system message and resume the agent.
+// REQ-BED-015, REQ-BED-017: approve and deny answer the call and resume the agent; an
+// approval states the new mode in one synthetic system message.
 func TestTransition_REQ_BED_015_ModeDecision(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -863,7 +863,7 @@ func TestTransition_REQ_BED_015_ModeDecision(t *testing.T) {
 		wantSystem  string
 	}{
 		{"approve", true, ModeUnrestricted, OutcomeSuccess, "Approved", "Mode changed to Unrestricted"},
-		{"deny", false, ModeRestricted, OutcomeError, "Denied", "Mode remains Restricted"},
+		{"deny", false, ModeRestricted, OutcomeError, "Denied", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -875,11 +875,8 @@ func TestTransition_REQ_BED_015_ModeDecision(t *testing.T) {
 				t.Fatalf("mode = %s; want %s", next.Mode, tt.wantMode)
 			}
 			msgs := persisted(t, effects)
-			wantKinds(t, msgs, KindToolResult, KindSystem)
+			wantAnnouncedOnce(t, msgs, tt.wantSystem, tt.wantMode)
 			wantResult(t, msgs[0], "u", tt.wantOutcome, tt.wantResult)
-			if !strings.Contains(msgs[1].Text, tt.wantSystem) {
-				t.Fatalf("system message = %q; want %q", msgs[1].Text, tt.wantSystem)
-			}
 			wantState[LLMRequesting](t, next)
 			only[RequestLLM](t, effects)
 			// A second click finds nothing to decide.

@@ -41,6 +41,9 @@ type Request struct {
 	// max_completion_tokens where the model table says so (domain.UsesMaxCompletionTokens).
 	// Zero sends no limit.
 	MaxOutputTokens int
+	// ReasoningEffort is sent as reasoning_effort to a model that thinks (domain.Thinks),
+	// one of domain.ReasoningEfforts; "" leaves the provider's default.
+	ReasoningEffort string
 }
 
 // DeltaKind says what a streamed piece is.
@@ -192,6 +195,10 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 			//lint:ignore SA1019 compatible servers read max_tokens, not max_completion_tokens
 			creq.MaxTokens = n
 		}
+	}
+	// Only a thinking model is sent an effort: the others reject the field.
+	if req.ReasoningEffort != "" && domain.Thinks(model) {
+		creq.ReasoningEffort = req.ReasoningEffort
 	}
 	for _, t := range req.Tools {
 		creq.Tools = append(creq.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{

@@ -18,7 +18,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# A UTF-8 locale keeps Fyne from logging a locale error at start.
+# A UTF-8 locale for the shells and tools of the tests (the app needs none).
 if ! locale -a 2>/dev/null | grep -qi '^en_US.utf8$'; then
   sed -i 's/^# *en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' /etc/locale.gen 2>/dev/null || true
   locale-gen >/dev/null 2>&1 || true

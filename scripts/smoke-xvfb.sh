@@ -36,7 +36,7 @@ REPLY="hello from xvfb"
 MARKDOWN='echo: Rename `read_text_file` to `read_file_text` in foo_bar.go, and a_b_c.\n```go\nfunc snake_case(x int) error { return nil }\n```\n| col_a | col_b |\n|---|---|\n| x_1 | y_2 |\n\n1. one\n2. two\n3. three\n4. four\n5. five\n\nThen run go_vet on foo_bar.go and read_file_text.'
 MARKDOWN_REPLY='| x_1 | y_2 |'
 PASTED="echo: what is in this screenshot"
-LASTLINE_Y=${LASTLINE_Y:-638}
+LASTLINE_Y=${LASTLINE_Y:-595}
 mkdir -p "$ART" bin
 
 NAME=smoke-xvfb
@@ -81,7 +81,7 @@ shot markdown
 # Select the reply's last line with the mouse and copy it with Ctrl+C: the clipboard must hold
 # the rendered words (identifiers whole, no Markdown backticks). The chat follows the newest
 # row, so the line sits just above the composer: y LASTLINE_Y, from x 344, at the window's
-# default size (a fresh HOME). The drag starts on its first letter (a drag that starts beside
+# default size on this 1280x800 screen (1180x736: a fresh HOME, fitted to the screen). The drag starts on its first letter (a drag that starts beside
 # the text scrolls the list instead).
 xdotool mousemove --window "$WID" 346 "$LASTLINE_Y" mousedown 1
 sleep 0.2
@@ -202,4 +202,30 @@ sleep 1
 shot cli-beside
 say "chat and list ran beside the open window"
 quit_app
+# First run (issue 28): a fresh HOME and data directory, no provider in the environment and
+# no keyring on the bus: the window opens on the welcome card, on a 1024×640 screen, and must
+# fit on it. Screenshot: smoke-xvfb-first-run.png.
+kill "$XVFB_PID" 2>/dev/null || true
+wait "$XVFB_PID" 2>/dev/null || true
+for n in $(seq 141 180); do
+  if [ ! -e "/tmp/.X11-unix/X$n" ] && [ ! -e "/tmp/.X$n-lock" ]; then DISPLAY_NUM=$n; break; fi
+done
+Xvfb ":$DISPLAY_NUM" -screen 0 1024x640x24 -nolisten tcp >"$TMP/xvfb-small.log" 2>&1 &
+XVFB_PID=$!
+export DISPLAY=":$DISPLAY_NUM"
+wait_until 15 "a 1024x640 Xvfb on $DISPLAY" xdotool getdisplaygeometry
+mkdir -p "$TMP/first-home" "$TMP/first-data"
+env -u PHOENIX_API_KEY -u OPENAI_API_KEY -u PHOENIX_BASE_URL -u OPENAI_BASE_URL -u PHOENIX_PRESET \
+  -u PHOENIX_MODEL -u DBUS_SESSION_BUS_ADDRESS HOME="$TMP/first-home" XDG_CONFIG_HOME="$TMP/first-home/.config" \
+  XDG_DATA_HOME="$TMP/first-home/.local/share" timeout 60 "$BIN" --data-dir "$TMP/first-data" >>"$ART/smoke-xvfb-app.log" 2>&1 &
+APP_PID=$!
+WID=$(timeout 30 xdotool search --sync --onlyvisible --name "Phoenix Desktop" 2>/dev/null | head -n 1) || true
+[ -n "$WID" ] || fail "the first-run window did not appear within 30 s"
+sleep 2
+shot first-run
+read -r FW FH < <(xdotool getwindowgeometry "$WID" | sed -n 's/.*Geometry: \([0-9]*\)x\([0-9]*\).*/\1 \2/p')
+[ "${FW:-9999}" -le 1024 ] && [ "${FH:-9999}" -le 640 ] || fail "the first window is ${FW}x${FH}, larger than the 1024x640 screen"
+say "first run: the window (${FW}x${FH}) fits the 1024x640 screen"
+quit_app
+
 say "OK: the window appeared, \"$FIRST\" and \"$MESSAGE\" were typed, the reply and its reasoning are stored, the approval card granted Project mode, and the window came back at $GEOMETRY with the conversation open"

@@ -60,6 +60,11 @@ type Settings struct {
 	APIKey  string
 	// Model is the default model of new conversations.
 	Model string
+	// OutputLimits are the person's reply limits (max tokens) by model name, and
+	// ReasoningEfforts the reasoning effort of thinking models (one of
+	// domain.ReasoningEfforts) by model name (settingsmodel.go). Nil leaves the saved ones.
+	OutputLimits     map[string]int
+	ReasoningEfforts map[string]string
 }
 
 // Names of Settings fields, the keys of Deps.EnvOverrides.
@@ -74,6 +79,13 @@ const (
 type Deps struct {
 	// ListModels asks the provider described by s for its models: "Test connection".
 	ListModels func(ctx context.Context, s Settings) ([]string, error)
+	// Probe sends one small real request to the provider s describes and says what answered
+	// (llm.Client.Probe): the welcome card's "Test connection". Nil disables the button.
+	Probe func(ctx context.Context, s Settings) (string, error)
+	// FirstRun is set when no provider is configured (no key, base URL or provider in the
+	// settings, the key store, the environment or a flag): the window opens on the welcome
+	// card (welcome.go) instead of "No conversation is open".
+	FirstRun bool
 	// Apply makes saved settings take effect for the next requests.
 	Apply func(s Settings) error
 	// EnvOverrides maps the Settings fields that the environment or a flag sets to the name of

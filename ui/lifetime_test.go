@@ -235,12 +235,7 @@ func TestSettingsKeepTheKeyInTheKeyStore(t *testing.T) {
 		if !strings.Contains(f.apiKey.PlaceHolder, providers.MaskKey(keys.key)) {
 			t.Fatalf("the stored key is not offered: %q", f.apiKey.PlaceHolder)
 		}
-		var hint string
-		for _, it := range f.items {
-			if it.Text == "API key" {
-				hint = it.HintText
-			}
-		}
+		hint := f.hints["API key"].Text
 		if !strings.Contains(hint, keys.Where()) || secure == strings.Contains(hint, "No desktop keyring") {
 			t.Fatalf("secure=%v: hint %q", secure, hint)
 		}
@@ -313,12 +308,7 @@ func TestSettingsAfterAFailedMigrationKeepTheLegacyKey(t *testing.T) {
 	SaveSettings(prefs, Settings{BaseURL: "https://api.openai.com/v1", APIKey: key, Model: "gpt-4o"})
 	h.m.deps.Keys = PreferencesKeys(prefs, "moving it to the desktop's keyring failed (the collection is locked)")
 	f := h.openSettings()
-	var hint string
-	for _, it := range f.items {
-		if it.Text == "API key" {
-			hint = it.HintText
-		}
-	}
+	hint := f.hints["API key"].Text
 	if !strings.Contains(hint, "preferences file, because moving it") || strings.Contains(hint, "No desktop keyring") {
 		t.Fatalf("Settings does not say where the key is and why: %q", hint)
 	}

@@ -44,6 +44,10 @@ type MainWindow struct {
 	disk *diskBanner
 	// mcpCards are the MCP servers' requests for the person (mcpcards.go).
 	mcpCards *mcpCards
+	// welcome is the first-run card while it is shown, demo the "Demo (offline)" chips
+	// (welcome.go).
+	welcome *welcomeCard
+	demo    *demoChips
 
 	app    fyne.App
 	win    fyne.Window
@@ -337,10 +341,11 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.subtitle.SizeName = theme.SizeNameCaptionText
 	m.mode = newBadge()
 	m.mode.onTap = m.showSandboxDetails
+	m.demo = newDemoChips(m)
 	m.switchBtn = widget.NewButton("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
 	m.projectBtn = widget.NewButton("Switch to Project", func() { m.downgrade(domain.ModeProject) })
 	m.switchBox = container.NewCenter(container.NewHBox(m.projectBtn, m.switchBtn))
-	m.header = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(m.mode), m.switchBox),
+	m.header = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(m.demo.header), container.NewCenter(m.mode), m.switchBox),
 		container.New(&column{Gap: -pad() * 2}, m.title, m.subtitle))
 	m.landlockNote = widget.NewLabel("")
 	m.landlockNote.Wrapping = fyne.TextWrapWord
@@ -364,7 +369,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 		widget.NewButtonWithIcon("", theme.CancelIcon(), m.hideFind)), m.findEntry)
 	m.findBar.Hide()
 
-	m.empty = m.emptyState()
+	m.empty = m.startState()
 	m.chatHolder = container.NewStack(m.empty)
 
 	m.exhaustedText = newWrapText()
@@ -402,7 +407,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.statusLabel.Truncation = fyne.TextTruncateEllipsis
 	m.stopBtn = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), m.stopAgent)
 	m.stopBtn.Importance = widget.DangerImportance
-	status := container.NewBorder(nil, nil, dot, m.stopBtn, m.statusLabel)
+	status := container.NewBorder(nil, nil, dot, container.NewHBox(container.NewCenter(m.demo.status), m.stopBtn), m.statusLabel)
 
 	m.proj = newProjectUI(m)
 	// The "/" menu of commands (slashmenu.go).
@@ -643,6 +648,7 @@ func (m *MainWindow) refreshConv(cs *convState) {
 // refreshAll re-draws the header, meter, status bar and composer for the open conversation.
 func (m *MainWindow) refreshAll() {
 	m.mcpCards.refresh()
+	m.demo.refresh()
 	m.refreshHeader()
 	m.proj.refresh()
 	m.refreshStatus()

@@ -31,8 +31,10 @@ const (
 // LoadSettings reads the saved settings from the app's preferences. Builds before this one
 // saved the provider's label; providers.Canonical turns it into the name.
 func LoadSettings(p fyne.Preferences) Settings {
-	return Settings{Preset: providers.Canonical(p.String(prefPreset)), BaseURL: p.String(prefBaseURL),
+	s := Settings{Preset: providers.Canonical(p.String(prefPreset)), BaseURL: p.String(prefBaseURL),
 		APIKey: p.String(prefAPIKey), Model: p.String(prefModel)}
+	loadModelChoices(p, &s)
+	return s
 }
 
 // SaveSettings writes the settings to the app's preferences. An empty key is removed from
@@ -53,6 +55,7 @@ func saveSettingsButKey(p fyne.Preferences, s Settings) {
 	p.SetString(prefPreset, s.Preset)
 	p.SetString(prefBaseURL, s.BaseURL)
 	p.SetString(prefModel, s.Model)
+	saveModelChoices(p, s)
 }
 
 // settingsForm is the Settings dialog's state; tests reach its widgets.
@@ -66,9 +69,13 @@ type settingsForm struct {
 	forget  *widget.Check
 	model   *escSelectEntry
 	hint    *widget.Label
+	// choices are the default model's reply limit and reasoning effort (settingsmodel.go).
+	choices *modelChoices
+	// hints are the items' hints by the items' texts, as wrapping labels (settingslayout.go).
+	hints   map[string]*widget.Label
 	test    *widget.Button
 	result  *widget.Label
-	dlg     *dialog.FormDialog
+	dlg     *scrollingForm
 	items   []*widget.FormItem
 	testing bool
 	// keyState says the key is being read, or why it could not be; keyKnown is set when the
@@ -139,10 +146,13 @@ func (m *MainWindow) showSettings() {
 	f.model = newEscSelectEntry(m.modelOptions())
 	f.model.SetText(f.saved.Model)
 	f.model.SetPlaceHolder("Model name, e.g. gpt-4o")
-	f.hint = widget.NewLabel("")
-	f.hint.Importance = widget.LowImportance
-	f.model.OnChanged = func(s string) { f.hint.SetText(m.modelHint(s)) }
-	f.hint.SetText(m.modelHint(f.saved.Model))
+	f.hint = hintLabel("")
+	f.choices = newModelChoices(f.saved)
+	f.model.OnChanged = func(s string) {
+		setHint(f.hint, m.modelHint(s))
+		f.choices.show(s)
+	}
+	setHint(f.hint, m.modelHint(f.saved.Model))
 	f.result = widget.NewLabel("")
 	f.result.Wrapping = fyne.TextWrapWord
 	f.test = widget.NewButton("Test connection", f.testConnection)
@@ -161,7 +171,7 @@ func (m *MainWindow) showSettings() {
 		widget.NewFormItem("Provider", f.preset),
 		{Text: "Base URL", Widget: f.baseURL, HintText: envNote(FieldBaseURL, f.baseURL)},
 		{Text: "API key", Widget: f.newKeyField(), HintText: keyNote(envNote(FieldAPIKey, f.apiKey), m.keyHint())},
-		{Text: "Default model", Widget: container.NewVBox(f.model, f.hint), HintText: envNote(FieldModel, f.model)},
+		{Text: "Default model", Widget: container.NewVBox(f.model, f.hint, f.choices.box), HintText: envNote(FieldModel, f.model)},
 		widget.NewFormItem("", container.NewVBox(f.test, f.result)),
 		m.mcpSettingsItem(),
 		m.hooksSettingsItem(),
@@ -169,12 +179,10 @@ func (m *MainWindow) showSettings() {
 		m.hiddenPathsSettingsItem(),
 	}
 	f.items = items
-	f.dlg = dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
-		if ok {
-			f.save()
-		}
-	}, m.win)
-	f.dlg.Resize(fyne.NewSize(620, 500))
+	f.hints = wrapHints(items)
+	f.dlg = newScrollingForm("Settings", "Save", items, f.save, m.win)
+	f.dlg.check = f.choices.check
+	f.dlg.Resize(m.fitDialog(settingsSize))
 	// Escape cancels, from any field or from the window.
 	f.baseURL.onEscape, f.apiKey.onEscape, f.model.onEscape = f.dlg.Hide, f.dlg.Hide, f.dlg.Hide
 	m.settings = f
@@ -219,7 +227,7 @@ func (f *settingsForm) showKeyState() {
 		f.apiKey.SetPlaceHolder("Saved key " + providers.MaskKey(f.saved.APIKey) + ": leave empty to keep it")
 		f.keyState.SetText("")
 	default:
-		f.apiKey.SetPlaceHolder("No key: new conversations use the Demo (offline) model")
+		f.apiKey.SetPlaceHolder("No key: new conversations use the " + domain.DemoModelLabel + " model")
 		f.keyState.SetText("")
 	}
 	f.keyState.Hidden = f.keyState.Text == ""
@@ -242,6 +250,7 @@ func (f *settingsForm) current() Settings {
 // is stored, the explicit Forget deletes it, and anything else leaves it exactly as it is.
 func (f *settingsForm) currentKey() (Settings, keyChange) {
 	s := Settings{Preset: providers.Canonical(f.preset.Selected), BaseURL: strings.TrimSpace(f.baseURL.Text), APIKey: strings.TrimSpace(f.apiKey.Text), Model: strings.TrimSpace(f.model.Text)}
+	f.choices.apply(&s)
 	switch {
 	case s.APIKey != "":
 		return s, keySet

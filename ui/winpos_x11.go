@@ -3,8 +3,9 @@
 package ui
 
 /*
-#cgo LDFLAGS: -lX11
+#cgo LDFLAGS: -lX11 -lXrandr
 #include <X11/Xlib.h>
+#include <X11/extensions/Xrandr.h>
 
 // Errors (a window already destroyed) must not reach Xlib's default handler, which exits the
 // process. The handler is installed only around our own calls and the previous one restored,
@@ -50,6 +51,33 @@ static void phoenix_move(unsigned long win, int x, int y) {
 	XSetErrorHandler(old);
 	XCloseDisplay(d);
 }
+// phoenix_screen reads the monitor a window at x, y opens on (x < 0: the primary monitor,
+// else the first) through XRandR, or the whole screen without it: its size in pixels and its
+// width in millimetres (0 when unknown).
+static int phoenix_screen(int x, int y, int *w, int *h, int *mm) {
+	Display *d = XOpenDisplay(NULL);
+	if (!d) return 0;
+	int (*old)(Display *, XErrorEvent *) = XSetErrorHandler(phoenix_ignore);
+	phoenix_x_failed = 0;
+	int scr = DefaultScreen(d), ev, er, n = 0, found = 0;
+	*w = DisplayWidth(d, scr); *h = DisplayHeight(d, scr); *mm = DisplayWidthMM(d, scr);
+	if (XRRQueryExtension(d, &ev, &er)) {
+		XRRMonitorInfo *mons = XRRGetMonitors(d, RootWindow(d, scr), True, &n);
+		for (int i = 0; mons && i < n && !found; i++) {
+			XRRMonitorInfo *m = &mons[i];
+			int inside = x >= m->x && x < m->x + m->width && y >= m->y && y < m->y + m->height;
+			if ((x < 0 && m->primary) || (x >= 0 && inside)) {
+				*w = m->width; *h = m->height; *mm = m->mwidth; found = 1;
+			}
+		}
+		if (!found && mons && n > 0) { *w = mons[0].width; *h = mons[0].height; *mm = mons[0].mwidth; }
+		if (mons) XRRFreeMonitors(mons);
+	}
+	XSync(d, False);
+	XSetErrorHandler(old);
+	XCloseDisplay(d);
+	return !phoenix_x_failed && *w > 0 && *h > 0;
+}
 */
 import "C"
 
@@ -90,4 +118,15 @@ func nativeMove(w fyne.Window, x, y int) {
 	if id := x11Window(w); id != 0 {
 		C.phoenix_move(C.ulong(id), C.int(x), C.int(y))
 	}
+}
+
+// nativeScreen is the size in pixels and the width in millimetres of the monitor a window at
+// x, y opens on (x < 0: the primary one), read from the X server: Fyne tells a window's
+// screen only once it is shown, and its GLFW driver not at all.
+func nativeScreen(x, y int) (w, h, mm int, ok bool) {
+	var cw, ch, cmm C.int
+	if C.phoenix_screen(C.int(x), C.int(y), &cw, &ch, &cmm) == 0 {
+		return 0, 0, 0, false
+	}
+	return int(cw), int(ch), int(cmm), true
 }

@@ -46,8 +46,10 @@ func runGUI(args []string, stderr io.Writer) error {
 	a := app.NewWithID(assets.AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	keys := openKeys(a.Preferences(), log, slog.LevelWarn)
-	settings := settingsConfig(loadSettings(a.Preferences(), keys, log))
+	saved := loadSettings(a.Preferences(), keys, log)
+	settings := settingsConfig(saved)
 
+	askedDemo := common.demo
 	opened, err := openApp(common, settings, log)
 	var cfgErr *configError
 	if errors.As(err, &cfgErr) {
@@ -64,6 +66,9 @@ func runGUI(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer opened.Close()
+	if err := applyModelOptions(opened.runtime, common, os.Getenv, saved); err != nil {
+		log.Warn("the reply limits could not be applied", "error", err)
+	}
 	// Conversations are about to be opened: start a sandbox supervisor now, so that the
 	// first bash call does not wait for one.
 	sandbox.Prewarm()
@@ -112,6 +117,11 @@ func runGUI(args []string, stderr io.Writer) error {
 			retired = append(retired, opened.model)
 			opened.model = m
 			opened.runtime.SetLLM(m.client)
+			if s.OutputLimits != nil || s.ReasoningEfforts != nil {
+				if err := applyModelOptions(opened.runtime, common, os.Getenv, s); err != nil {
+					return fmt.Errorf("apply the reply limits: %w", err)
+				}
+			}
 			return nil
 		},
 		EnvOverrides: func() map[string]string {
@@ -121,6 +131,8 @@ func runGUI(args []string, stderr io.Writer) error {
 			}
 			return out
 		},
+		Probe:         probe(common, os.Getenv),
+		FirstRun:      isFirstRun(askedDemo, opened.model),
 		Keys:          keys,
 		SettingsSpace: settingsSpace,
 		StartDir:      terminalDir(),

@@ -127,7 +127,8 @@ func TestChatProjectFlags(t *testing.T) {
 	}
 	prompt := "upgrade: write a file\npatch: made.txt <<< written"
 	code, out, errs = cli(t, "chat", "--demo", "--approve-upgrades=project", "--data-dir", data, "--cwd", cwd, prompt)
-	if code != 0 || !strings.Contains(out, "Project mode") {
+	// The change is announced once, by the mode notice (issue 28).
+	if code != 0 || strings.Count(out, "Mode changed to Project") != 1 || !strings.Contains(out, domain.ModeChangeNotice(domain.ModeProject, domain.ChangedByApproval)) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	if b, err := os.ReadFile(filepath.Join(cwd, "made.txt")); err != nil || strings.TrimSpace(string(b)) != "written" {

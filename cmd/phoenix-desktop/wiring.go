@@ -274,7 +274,7 @@ func (m *model) Close() {
 // Label names the model connection for people: the demo is always called "Demo (offline)".
 func (m *model) Label() string {
 	if m.demo != nil {
-		return "Demo (offline)"
+		return domain.DemoModelLabel
 	}
 	return fmt.Sprintf("%s at %s", m.config.Model, m.config.BaseURL)
 }

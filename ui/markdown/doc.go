@@ -1,6 +1,8 @@
 // Package markdown renders GitHub-flavoured Markdown (CommonMark with tables, strikethrough,
 // task lists and autolinks) as Fyne objects, for the chat's assistant replies and, in the
 // quiet style of Options.Quiet (smaller, dimmed, italic prose), a thinking model's reasoning.
+// As in GitHub's comments, a single line break is kept as a line break (CommonMark's "soft"
+// break would join the lines into one paragraph).
 //
 // goldmark parses the text; the tree is turned into a small block model (parse.go) and each
 // block into Fyne objects. Text is laid out by this package rather than by widget.RichText,

@@ -478,3 +478,20 @@ func TestCopyButtonSaysCopiedForAMoment(t *testing.T) {
 		t.Errorf("a moment after the click the button says %q", b.Text)
 	}
 }
+
+// TestSingleLineBreaksStay (issue 28): a single line break in a reply is a line break, as in
+// a GitHub comment, not a space; a blank line still starts a paragraph, and two spaces or a
+// backslash before the break still make one.
+func TestSingleLineBreaksStay(t *testing.T) {
+	bs := parse("First line\nsecond line  \nthird line\\\nfourth *line*\nfifth\n\nNew paragraph\n")
+	if len(bs) != 2 || bs[0].kind != blockParagraph || bs[1].kind != blockParagraph {
+		t.Fatalf("blocks %+v", bs)
+	}
+	if got, want := plainText(bs[0].spans), "First line\nsecond line\nthird line\nfourth line\nfifth"; got != want {
+		t.Errorf("paragraph %q, want %q", got, want)
+	}
+	v, _, _ := render(t, "Step one\nStep two\n\nDone.", 500, false)
+	if got, want := v.Text(), "Step one\nStep two\n\nDone."; got != want {
+		t.Errorf("rendered %q, want %q", got, want)
+	}
+}

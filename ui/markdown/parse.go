@@ -269,7 +269,10 @@ func inlines(n ast.Node, src []byte, st span) []span {
 					s.text = "\n"
 					add(s)
 				case c.SoftLineBreak():
-					s.text = " "
+					// A chat reply keeps its single line breaks, as GitHub shows comments:
+					// a model's short lines (an address, a list of steps without markers)
+					// mean lines, not one paragraph to be re-flowed.
+					s.text = "\n"
 					add(s)
 				}
 			case *ast.String:

@@ -1,0 +1,108 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// settingsSize is the Settings dialog's size where the window has room for it: wide enough
+// for a URL and a key, and fixed, so that a long hint wraps instead of widening the dialog
+// (issue 28: it grew to 1,130 units and was cut off at 800×600).
+var settingsSize = fyne.NewSize(600, 520)
+
+// dialogMargin is what a dialog leaves free of the window on each side.
+const dialogMargin float32 = 24
+
+// fitDialog is a dialog size no larger than the window, less a margin on each side.
+func (m *MainWindow) fitDialog(want fyne.Size) fyne.Size {
+	c := m.win.Canvas().Size()
+	if c.Width <= 0 || c.Height <= 0 {
+		return want
+	}
+	return fyne.NewSize(min(want.Width, c.Width-2*dialogMargin), min(want.Height, c.Height-2*dialogMargin))
+}
+
+// hintLabel is a form hint that wraps: Fyne draws a FormItem's HintText as one line of
+// canvas.Text, which makes the form as wide as its longest hint.
+func hintLabel(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	l.SizeName = theme.SizeNameCaptionText
+	l.Importance = widget.LowImportance
+	l.Hidden = text == ""
+	return l
+}
+
+// wrapHints moves each item's HintText into a wrapping label under its widget and returns
+// the labels by the items' texts. The key field stays the item's widget (the form asks it
+// whether Save may be pressed), so its hint goes into its box; the other fields validate
+// nothing.
+func wrapHints(items []*widget.FormItem) map[string]*widget.Label {
+	out := map[string]*widget.Label{}
+	for _, it := range items {
+		if it == nil || it.HintText == "" {
+			continue
+		}
+		l := hintLabel(it.HintText)
+		switch w := it.Widget.(type) {
+		case *keyField:
+			w.box.Add(l)
+		default:
+			it.Widget = container.NewVBox(w, l)
+		}
+		out[it.Text] = l
+		it.HintText = ""
+	}
+	return out
+}
+
+// setHint changes a hint label's text, hiding it while empty.
+func setHint(l *widget.Label, text string) {
+	l.Hidden = text == ""
+	l.SetText(text)
+}
+
+// scrollingForm is a form dialog whose fields scroll when the window is too short for them
+// (dialog.NewForm grows with its form and, at 800×600, ran off the window). Save is enabled
+// while every field validates, as in dialog.NewForm.
+type scrollingForm struct {
+	*dialog.CustomDialog
+	form     *widget.Form
+	confirm  *widget.Button
+	onSubmit func()
+	// check, when set, is asked before submitting too: a field that is not a form item of
+	// its own says what is wrong, and the dialog stays open with what was typed.
+	check func() error
+}
+
+func newScrollingForm(title, confirm string, items []*widget.FormItem, onSubmit func(), parent fyne.Window) *scrollingForm {
+	d := &scrollingForm{form: widget.NewForm(items...), onSubmit: onSubmit}
+	d.CustomDialog = dialog.NewCustomWithoutButtons(title, container.NewVScroll(d.form), parent)
+	d.confirm = widget.NewButtonWithIcon(confirm, theme.ConfirmIcon(), d.Submit)
+	d.confirm.Importance = widget.HighImportance
+	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), d.Hide)
+	d.form.SetOnValidationChanged(func(err error) {
+		if err != nil {
+			d.confirm.Disable()
+		} else {
+			d.confirm.Enable()
+		}
+	})
+	if d.form.Validate() != nil {
+		d.confirm.Disable()
+	}
+	d.SetButtons([]fyne.CanvasObject{cancel, d.confirm})
+	return d
+}
+
+// Submit does what the confirm button does: nothing while a field does not validate.
+func (d *scrollingForm) Submit() {
+	if d.form.Validate() != nil || (d.check != nil && d.check() != nil) {
+		return
+	}
+	d.Hide()
+	d.onSubmit()
+}
