@@ -27,9 +27,11 @@ const EnvMCPClientMetadataURL = "PHOENIX_MCP_CLIENT_METADATA_URL"
 // signInTimeout bounds one sign-in: the person's time in the browser.
 const signInTimeout = 10 * time.Minute
 
-// mcpTokens opens the desktop's Secret Service (or the private file, as for the API key) once,
-// when a URL server first needs its tokens: runs without one never wait for the probe.
-var mcpTokens = sync.OnceValues(func() (mcp.TokenStore, error) {
+// mcpTokens opens the desktop's Secret Service (or the private file, as for the API key) once
+// per hub, when a URL server first needs its tokens: runs without one never wait for the probe.
+func mcpTokens() func() (mcp.TokenStore, error) { return sync.OnceValues(openMCPTokens) }
+
+func openMCPTokens() (mcp.TokenStore, error) {
 	dir, err := secretsDir()
 	if err != nil {
 		return nil, err
@@ -39,7 +41,7 @@ var mcpTokens = sync.OnceValues(func() (mcp.TokenStore, error) {
 		return nil, err
 	}
 	return s, nil
-})
+}
 
 // runMCPLogin signs in to one URL server: the browser opens where there is a display, and the
 // address is printed in any case, for a headless machine or a browser elsewhere.
