@@ -157,7 +157,11 @@ func (a *storedAuth) TokenSource(context.Context) (oauth2.TokenSource, error) {
 			a.loadErr = fmt.Errorf("read the sign-in of %s: %w", redactURL(a.serverURL), err)
 			return
 		}
-		saved, err := loadAuth(store, a.serverURL)
+		var saved *savedAuth
+		err = bounded(func() (err error) {
+			saved, err = loadAuth(store, a.serverURL)
+			return err
+		})
 		if err != nil || saved == nil {
 			a.loadErr = err
 			return
@@ -222,7 +226,7 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 		// The refresh token is no good any more (revoked, expired, rotated elsewhere): only the
 		// person can mend that, so the server needs a sign-in and the dead tokens go.
 		s.a.needsSignIn.Store(true)
-		_ = s.store.Set(tokenEntry(s.a.serverURL), "")
+		_ = bounded(func() error { return s.store.Set(tokenEntry(s.a.serverURL), "") })
 		return nil, err
 	}
 	if err != nil {
@@ -234,7 +238,7 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 		next.Token = tok
 		// A failed save keeps the new token for this connection; the next start refreshes
 		// again from the saved one, or asks for a sign-in if it was rotated away.
-		if saveAuth(s.store, s.a.serverURL, &next) == nil {
+		if bounded(func() error { return saveAuth(s.store, s.a.serverURL, &next) }) == nil {
 			s.saved = &next
 		}
 	}
@@ -258,4 +262,18 @@ func failedState(err error) State {
 		return StateNeedsSignIn
 	}
 	return StateFailed
+}
+
+// bounded runs one read or write of the secrets store within secrets.Timeout: a locked
+// keyring's prompt or a hung bus must not hold a server's requests (which have no context to
+// end them here) forever. What it was doing goes on in the background and is then dropped.
+func bounded(f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(secrets.Timeout):
+		return fmt.Errorf("the keyring did not answer within %s: unlock it, then retry the server in Settings", secrets.Timeout)
+	}
 }

@@ -95,6 +95,13 @@ func TestOAuthSignInRefreshAndRefusal(t *testing.T) {
 	if st := statusOf(hub, "web"); st.State != StateNeedsSignIn {
 		t.Fatalf("before the sign-in the state is %q (%s), want %q", st.State, st.Error, StateNeedsSignIn)
 	}
+	// A conversation open while the person signs in uses the server from its next request on.
+	open := hub.NewSet(t.TempDir())
+	defer open.Close()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	if specs, _, _ := readyTools(open, context.Background(), env); len(specs) != 0 {
+		t.Fatalf("tools before the sign-in: %v", specNames(specs))
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -114,6 +121,9 @@ func TestOAuthSignInRefreshAndRefusal(t *testing.T) {
 	}
 	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeSuccess || out != "signed" {
 		t.Fatalf("after the sign-in: %s %q", outcome, out)
+	}
+	if specs, notes, _ := readyTools(open, context.Background(), env); len(specs) == 0 {
+		t.Fatalf("the open conversation did not start the server again after the sign-in: %v", notes)
 	}
 	conf, err := os.ReadFile(path)
 	if err != nil {
