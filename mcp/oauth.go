@@ -245,8 +245,17 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 	return tok, nil
 }
 
-// needsSignInError is ErrNeedsSignIn with the server's name, in the command to run too.
-func needsSignInError(name string) error { return signInError{name} }
+// needsSignInError is ErrNeedsSignIn with the server's name, in the command to run too. A
+// server whose configuration sends its own Authorization header refused that header: a
+// sign-in is not what the person meant, the token in the file is what to mend.
+func needsSignInError(name string, cfg ServerConfig) error {
+	for k := range cfg.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return fmt.Errorf(`MCP server %s answered 401 Unauthorized to the Authorization header of its configuration: check the token in its "headers" (or remove the header to sign in with OAuth instead), then retry it in Settings`, name)
+		}
+	}
+	return signInError{name}
+}
 
 type signInError struct{ name string }
 

@@ -250,7 +250,23 @@ func TestOAuthCallbackIsOneShot(t *testing.T) {
 	if resp.StatusCode != http.StatusGone {
 		t.Fatalf("a second redirect got %s", resp.Status)
 	}
-	if !errors.Is(needsSignInError("x"), ErrNeedsSignIn) {
+	if !errors.Is(needsSignInError("x", ServerConfig{}), ErrNeedsSignIn) {
 		t.Fatal("needsSignInError does not wrap ErrNeedsSignIn")
+	}
+}
+
+// A server whose configured Authorization header is refused is told apart from one that needs
+// a sign-in: the token in the file is what to mend.
+func TestRefusedConfiguredHeaderIsNotASignIn(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	hub, _, _ := oauthHub(t, a, Options{})
+	if err := hub.SetServer("web", ServerConfig{URL: a.Endpoint(), Headers: map[string]string{"authorization": "Bearer stale"}}); err != nil {
+		t.Fatal(err)
+	}
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeError || !strings.Contains(out, `check the token in its "headers"`) {
+		t.Fatalf("%s %q", outcome, out)
+	}
+	if st := statusOf(hub, "web"); st.State != StateFailed {
+		t.Fatalf("the state is %q, want %q", st.State, StateFailed)
 	}
 }

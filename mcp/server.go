@@ -126,7 +126,7 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 		s.killTree()
 		s.waitStdout()
 		if s.auth.needs() {
-			return s, needsSignInError(name)
+			return s, needsSignInError(name, cfg)
 		}
 		// The server comes back with the error for its stderr, which says why.
 		return s, s.describe(fmt.Errorf("start MCP server %s: %w", name, err))

@@ -397,7 +397,7 @@ func (s *Set) bringUp(ctx context.Context, name string, c ServerConfig, env tool
 	if err != nil {
 		srv.close()
 		if srv.auth.needs() {
-			return nil, nil, nil, needsSignInError(name)
+			return nil, nil, nil, needsSignInError(name, srv.cfg)
 		}
 		if errors.Is(listCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("MCP server %s did not list its tools within %s (%w): check that it answers tools/list, or raise its \"timeout\", then retry it in Settings",
@@ -690,7 +690,7 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 		return errorOutput("The MCP server %s did not answer %s within %s; it was stopped and starts again when next needed.", route.server, route.tool, callTimeout)
 	case err != nil && srv.auth.needs():
 		s.stop(srv)
-		err = needsSignInError(route.server)
+		err = needsSignInError(route.server, srv.cfg)
 		s.hub.report(route.server, func(st *Status) { st.State, st.Error = StateNeedsSignIn, err.Error() })
 		return errorOutput("%s was not called: %v", call.Name, err)
 	case err != nil && !isServerError(err):
