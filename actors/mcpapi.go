@@ -22,8 +22,9 @@ type (
 
 // The server states Settings treats apart.
 const (
-	MCPStateFailed  = mcp.StateFailed
-	MCPStateInvalid = mcp.StateInvalid
+	MCPStateFailed      = mcp.StateFailed
+	MCPStateInvalid     = mcp.StateInvalid
+	MCPStateNeedsSignIn = mcp.StateNeedsSignIn
 )
 
 // MCPServers edits the MCP configuration and reports the servers' states. It is safe for
@@ -105,6 +106,12 @@ func (m *MCPServers) Check(ctx context.Context, name, cwd string, unrestricted b
 	}
 	defer os.RemoveAll(dir)
 	return m.hub.Check(ctx, name, tools.Env{Cwd: cwd, Mode: mode, TempDir: dir, ImageLimits: imaging.DefaultLimits()})
+}
+
+// SignIn signs the person in to a URL server (OAuth in the browser, which open shows them);
+// it waits until they come back or ctx ends, so the window calls it off its UI goroutine.
+func (m *MCPServers) SignIn(ctx context.Context, name, cwd string, open func(authURL string) error) error {
+	return m.hub.SignIn(ctx, name, cwd, open)
 }
 
 // OpenMCPServers opens the MCP configuration at path on its own (a window's tests, tools):

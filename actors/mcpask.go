@@ -36,6 +36,9 @@ const (
 	MCPFieldInteger = mcp.FieldInteger
 	MCPFieldBoolean = mcp.FieldBoolean
 	MCPFieldEnum    = mcp.FieldEnum
+	MCPFieldChoices = mcp.FieldChoices
+	// MCPChoicesSeparator separates the picks of a multi-select field in its text.
+	MCPChoicesSeparator = mcp.ChoicesSeparator
 
 	MCPToolDeny        = mcp.ToolDeny
 	MCPToolAllowOnce   = mcp.ToolAllowOnce

@@ -82,7 +82,13 @@ const (
 	FieldInteger FieldKind = "integer"
 	FieldBoolean FieldKind = "boolean"
 	FieldEnum    FieldKind = "enum"
+	// FieldChoices is a multi-select enum (an array of enum strings, 2025-11-25 on): its
+	// text holds the picked labels (or values), one a line (ChoicesSeparator).
+	FieldChoices FieldKind = "choices"
 )
+
+// ChoicesSeparator separates the picks of a FieldChoices field in its text.
+const ChoicesSeparator = "\n"
 
 // FormField is one field of a form elicitation, read from its requested schema.
 type FormField struct {
@@ -94,8 +100,11 @@ type FormField struct {
 	// the values themselves).
 	Options, Labels []string
 	Required        bool
-	// Default is the schema's default, as text (empty when there is none).
+	// Default is the schema's default, as text (empty when there is none; a multi-select's
+	// picks one a line).
 	Default string
+	// MinItems and MaxItems bound a multi-select's picks (0: no bound).
+	MinItems, MaxItems int
 }
 
 // Label is what the form shows for the field.
@@ -142,6 +151,15 @@ func FormFields(schema any) ([]FormField, error) {
 				Title string `json:"title"`
 			} `json:"oneOf"`
 			Default any `json:"default"`
+			Items   *struct {
+				Enum  []any `json:"enum"`
+				AnyOf []struct {
+					Const any    `json:"const"`
+					Title string `json:"title"`
+				} `json:"anyOf"`
+			} `json:"items"`
+			MinItems int `json:"minItems"`
+			MaxItems int `json:"maxItems"`
 		}
 		if err := json.Unmarshal(p, &prop); err != nil {
 			return nil, fmt.Errorf("the field %q of the requested schema cannot be read: %w", name, err)
@@ -167,11 +185,29 @@ func FormFields(schema any) ([]FormField, error) {
 				f.Options = append(f.Options, fmt.Sprint(o.Const))
 				f.Labels = append(f.Labels, cmp(o.Title, fmt.Sprint(o.Const)))
 			}
+		case prop.Type == "array" && prop.Items != nil && (len(prop.Items.Enum) > 0 || len(prop.Items.AnyOf) > 0):
+			f.Kind, f.MinItems, f.MaxItems = FieldChoices, prop.MinItems, prop.MaxItems
+			for _, v := range prop.Items.Enum {
+				f.Options = append(f.Options, fmt.Sprint(v))
+				f.Labels = append(f.Labels, fmt.Sprint(v))
+			}
+			for _, o := range prop.Items.AnyOf {
+				f.Options = append(f.Options, fmt.Sprint(o.Const))
+				f.Labels = append(f.Labels, cmp(o.Title, fmt.Sprint(o.Const)))
+			}
+			f.Default = ""
+			if picks, ok := prop.Default.([]any); ok {
+				var texts []string
+				for _, p := range picks {
+					texts = append(texts, fmt.Sprint(p))
+				}
+				f.Default = strings.Join(texts, ChoicesSeparator)
+			}
 		case prop.Type == string(FieldString), prop.Type == string(FieldNumber),
 			prop.Type == string(FieldInteger), prop.Type == string(FieldBoolean):
 			f.Kind = FieldKind(prop.Type)
 		default:
-			return nil, fmt.Errorf("the field %q has type %q, which a form cannot ask for (strings, numbers, booleans and choices only)", name, prop.Type)
+			return nil, fmt.Errorf("the field %q has type %q, which a form cannot ask for (strings, numbers, booleans, choices and multiple choices only)", name, prop.Type)
 		}
 		fields = append(fields, f)
 	}
@@ -218,15 +254,39 @@ func (f FormField) Value(text string) (v any, present bool, err error) {
 		}
 		return n, true, nil
 	case FieldEnum:
-		if i := slices.Index(f.Labels, text); i >= 0 {
-			return f.Options[i], true, nil
+		return f.option(text)
+	case FieldChoices:
+		picks := []any{}
+		for _, line := range strings.Split(text, ChoicesSeparator) {
+			if line = strings.TrimSpace(line); line == "" {
+				continue
+			}
+			v, _, err := f.option(line)
+			if err != nil {
+				return nil, false, err
+			}
+			picks = append(picks, v)
 		}
-		if slices.Contains(f.Options, text) {
-			return text, true, nil
+		switch {
+		case f.MinItems > 0 && len(picks) < f.MinItems:
+			return nil, false, fmt.Errorf("%s needs at least %d picks", f.Label(), f.MinItems)
+		case f.MaxItems > 0 && len(picks) > f.MaxItems:
+			return nil, false, fmt.Errorf("%s takes at most %d picks", f.Label(), f.MaxItems)
 		}
-		return nil, false, fmt.Errorf("%s must be one of %s", f.Label(), strings.Join(f.Labels, ", "))
+		return picks, true, nil
 	}
 	return text, true, nil
+}
+
+// option is the value of a choice, given by its label or its value.
+func (f FormField) option(text string) (any, bool, error) {
+	if i := slices.Index(f.Labels, text); i >= 0 {
+		return f.Options[i], true, nil
+	}
+	if slices.Contains(f.Options, text) {
+		return text, true, nil
+	}
+	return nil, false, fmt.Errorf("%s must be one of %s", f.Label(), strings.Join(f.Labels, ", "))
 }
 
 // FormContent builds an answer's content from the person's entries, by field name; the first

@@ -22,6 +22,8 @@ type recordingAsker struct {
 	decision ToolDecision
 	block    bool
 	waiting  chan struct{}
+	// onElicit, when set, answers from the request (as the window's form does).
+	onElicit func(Elicitation) ElicitAnswer
 }
 
 func (a *recordingAsker) Elicit(ctx context.Context, _ string, req Elicitation) (ElicitAnswer, error) {
@@ -32,6 +34,9 @@ func (a *recordingAsker) Elicit(ctx context.Context, _ string, req Elicitation) 
 		close(a.waiting)
 		<-ctx.Done()
 		return ElicitAnswer{}, ctx.Err()
+	}
+	if a.onElicit != nil {
+		return a.onElicit(req), nil
 	}
 	return a.answer, nil
 }

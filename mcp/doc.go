@@ -22,8 +22,14 @@
 // through one more tool per server, mcp__SERVER__read_resource; prompts are listed
 // (Set.Prompts) and fetched (Set.GetPrompt); a server's instructions go into the system
 // prompt, capped; tool annotations are shown and told to the model. Roots, sampling and
-// logging are deprecated by the 2026-07-28 revision and not offered. OAuth for URL servers
-// is not done: they take static headers.
+// logging are deprecated by the 2026-07-28 revision and not offered.
+//
+// A URL (streamable HTTP) server may ask for an OAuth sign-in (oauth.go, signin.go): the
+// person signs in once (Hub.SignIn: the SDK's authorization-code handler with PKCE, metadata
+// discovery, a Client ID Metadata Document or dynamic registration, iss checked, through the
+// browser and a one-shot loopback listener), the tokens are kept in the secrets store (one
+// entry per server URL, never in mcp.json), every connection sends and refreshes them, and a
+// server that answers 401 — or whose refresh is refused — is "needs sign-in".
 //
 // The sandbox's rules hold for servers as for bash: a stdio server of a Restricted
 // conversation runs under the Restricted policy (read-only file system, no network, the
@@ -31,6 +37,7 @@
 // (startStdio), and a URL server is not reachable from a Restricted conversation. Stopping a
 // call or a conversation kills the server's whole process tree, like a bash command's.
 //
-// It may import domain, tools (its Output and the output cap), imaging and sandbox of ours;
+// It may import domain, tools (its Output and the output cap), imaging, sandbox and secrets
+// (the store of sign-in tokens) of ours;
 // never actors, persistence, llm or ui.
 package mcp

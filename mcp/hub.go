@@ -30,6 +30,9 @@ const (
 	StateUnreachable State = "unreachable in Restricted mode"
 	// StateChecked is a server that a check started, listed and stopped again.
 	StateChecked State = "ok"
+	// StateNeedsSignIn is a URL server that answered 401, or whose refresh was refused
+	// (oauth.go): "Sign in" on its card, or `phoenix-desktop mcp login NAME`.
+	StateNeedsSignIn State = "needs sign-in"
 )
 
 // Status is what is known of one server: its configuration and the latest instance any
@@ -78,6 +81,12 @@ type Options struct {
 	// the disk holding it is short, with persistence.CheckSpace's error; the file on disk is
 	// left as it was. nil does not check.
 	SpaceCheck func(dir string, need int64) error
+	// Tokens opens the store of URL servers' sign-in tokens (the keyring, or the private
+	// file), on first use; nil: no sign-in, a server that answers 401 needs one anyway.
+	Tokens func() (TokenStore, error)
+	// ClientMetadataURL is the HTTPS address of the app's Client ID Metadata Document, used
+	// as its client_id where an authorization server takes one; "" registers dynamically.
+	ClientMetadataURL string
 }
 
 const (
@@ -507,7 +516,7 @@ func (h *Hub) Retry(name string) {
 		h.retries = map[string]int{}
 	}
 	h.retries[name]++
-	if st := h.status[name]; st != nil && st.State == StateFailed {
+	if st := h.status[name]; st != nil && (st.State == StateFailed || st.State == StateNeedsSignIn) {
 		st.State, st.Error = StateIdle, ""
 	}
 	h.mu.Unlock()

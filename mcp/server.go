@@ -62,6 +62,8 @@ type server struct {
 	// life bounds an SSE server's event stream, which lasts until close (endLife).
 	life    context.Context
 	endLife context.CancelFunc
+	// auth is a URL server's OAuth handler (oauth.go), nil otherwise.
+	auth *storedAuth
 	// exited is closed when the session has ended (the server exited or was closed).
 	exited chan struct{}
 	// listChanged is set by the server's tools/list_changed notification; the next request's
@@ -82,7 +84,7 @@ const clientName = "phoenix-desktop"
 // startServer starts (stdio) or connects to (URL) one server and completes the MCP
 // handshake, within ctx. When the handshake fails, the dead server is returned with the error,
 // for what it wrote on stderr.
-func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, httpClient *http.Client, elicit ElicitFunc) (*server, error) {
+func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, httpClient *http.Client, elicit ElicitFunc, oauth *storedAuth) (*server, error) {
 	if cfg.IsURL() && l.restricted {
 		return nil, ErrUnreachable
 	}
@@ -110,7 +112,8 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 		s.life, s.endLife = context.WithCancel(context.Background())
 		transport = lifetimeTransport{&sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: withHeaders(httpClient, cfg.Headers)}, s.life}
 	case cfg.IsURL():
-		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: withHeaders(httpClient, cfg.Headers)}
+		s.auth = oauth
+		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: withHeaders(httpClient, cfg.Headers), OAuthHandler: oauth}
 	default:
 		t, err := s.startStdio(l)
 		if err != nil {
@@ -122,6 +125,9 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 	if err != nil {
 		s.killTree()
 		s.waitStdout()
+		if s.auth.needs() {
+			return s, needsSignInError(name, cfg)
+		}
 		// The server comes back with the error for its stderr, which says why.
 		return s, s.describe(fmt.Errorf("start MCP server %s: %w", name, err))
 	}

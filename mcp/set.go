@@ -346,7 +346,7 @@ func (s *Set) launch(name string, c ServerConfig) *entry {
 			e.state, e.err = entryFailed, err
 			e.notices = append(e.notices, fmt.Sprintf("The MCP server %s could not start: %v", name, err))
 			s.hub.report(name, func(st *Status) {
-				st.State, st.Error, st.stderr = StateFailed, err.Error(), nil
+				st.State, st.Error, st.stderr = failedState(err), err.Error(), nil
 				if srv != nil {
 					st.stderr = srv.stderr
 				}
@@ -387,7 +387,7 @@ func (s *Set) bringUp(ctx context.Context, name string, c ServerConfig, env tool
 	}
 	startCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	srv, err := startServer(startCtx, name, rc, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: restricted, policy: tools.SandboxPolicy(env)}, s.hub.opts.HTTPClient, s.elicitFunc())
+	srv, err := startServer(startCtx, name, rc, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: restricted, policy: tools.SandboxPolicy(env)}, s.hub.opts.HTTPClient, s.elicitFunc(), s.hub.storedAuth(rc.URL))
 	if err != nil {
 		return srv, nil, nil, explainStart(ctx, startCtx, name, timeout, srv, err, restricted && !c.IsURL())
 	}
@@ -396,6 +396,9 @@ func (s *Set) bringUp(ctx context.Context, name string, c ServerConfig, env tool
 	raw, err := srv.listTools(listCtx)
 	if err != nil {
 		srv.close()
+		if srv.auth.needs() {
+			return nil, nil, nil, needsSignInError(name, srv.cfg)
+		}
 		if errors.Is(listCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("MCP server %s did not list its tools within %s (%w): check that it answers tools/list, or raise its \"timeout\", then retry it in Settings",
 				name, timeout, errListTimedOut)
@@ -685,6 +688,11 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		s.stop(srv)
 		return errorOutput("The MCP server %s did not answer %s within %s; it was stopped and starts again when next needed.", route.server, route.tool, callTimeout)
+	case err != nil && srv.auth.needs():
+		s.stop(srv)
+		err = needsSignInError(route.server, srv.cfg)
+		s.hub.report(route.server, func(st *Status) { st.State, st.Error = StateNeedsSignIn, err.Error() })
+		return errorOutput("%s was not called: %v", call.Name, err)
 	case err != nil && !isServerError(err):
 		// The connection ended under the call: the server crashed or closed its stdout.
 		s.stop(srv)

@@ -184,6 +184,8 @@ func (card *mcpCard) inputParts(e actors.MCPInputRequested) []fyne.CanvasObject 
 			}
 			card.values[f.Name] = func() string { return sel.Selected }
 			w = sel
+		case actors.MCPFieldChoices:
+			w = card.choices(f)
 		default:
 			entry := widget.NewEntry()
 			entry.SetText(f.Default)

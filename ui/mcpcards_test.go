@@ -20,7 +20,8 @@ import (
 type mcpBackend struct {
 	*fakeBackend
 	amu       sync.Mutex
-	inputs    []string // "ID ACTION name=VALUE"
+	inputs    []string          // "ID ACTION name=VALUE"
+	entries   map[string]string // of the last answer
 	decisions []actors.MCPToolDecision
 }
 
@@ -30,6 +31,7 @@ func (b *mcpBackend) AnswerMCPInput(convID, id, action string, entries map[strin
 	}
 	b.amu.Lock()
 	b.inputs = append(b.inputs, id+" "+action+" name="+entries["name"]+" sure="+entries["sure"]+" color="+entries["color"])
+	b.entries = entries
 	b.amu.Unlock()
 	b.publish(actors.MCPRequestClosed{ConvID: convID, ID: id, Answer: action})
 	return nil

@@ -33,6 +33,7 @@ type MCPServers interface {
 	Check(ctx context.Context, name, cwd string, unrestricted bool) actors.MCPStatus
 	OnChange(fn func()) (remove func())
 	Retry(name string)
+	SignIn(ctx context.Context, name, cwd string, open func(authURL string) error) error
 }
 
 // mcpPanel is the "MCP servers" dialog; tests reach its widgets.
@@ -237,7 +238,7 @@ func (p *mcpPanel) serverCard(st actors.MCPStatus) fyne.CanvasObject {
 	title := widget.NewLabelWithStyle(st.Name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	state := widget.NewLabel(string(st.State))
 	switch st.State {
-	case actors.MCPStateFailed, actors.MCPStateInvalid, "unreachable in Restricted mode":
+	case actors.MCPStateFailed, actors.MCPStateInvalid, actors.MCPStateNeedsSignIn, "unreachable in Restricted mode":
 		state.Importance = widget.DangerImportance
 	case "running", "ok":
 		state.Importance = widget.SuccessImportance
@@ -305,6 +306,9 @@ func (p *mcpPanel) serverCard(st actors.MCPStatus) fyne.CanvasObject {
 	case actors.MCPStateFailed:
 		// A failed start is remembered by each conversation; Retry lets them try again.
 		buttons = append(buttons, widget.NewButton("Retry", func() { p.mcp.Retry(name) }))
+	}
+	if b := p.signInButton(st); b != nil {
+		buttons = append(buttons, b)
 	}
 	rows = append(rows, container.NewHBox(buttons...), widget.NewSeparator())
 	return container.NewVBox(rows...)

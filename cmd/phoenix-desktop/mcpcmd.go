@@ -20,8 +20,11 @@ import (
 // conversation in --cwd would (Restricted where the sandbox works), lists its tools, and stops
 // it again.
 func runMCP(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "login" {
+		return runMCPLogin(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "list" {
-		return errors.New("mcp: the sub-command is list: phoenix-desktop mcp list [--cwd DIR] [--unrestricted] [--mcp-config FILE] [--json]")
+		return errors.New("mcp: the sub-commands are list and login: phoenix-desktop mcp list [--cwd DIR] [--unrestricted] [--mcp-config FILE] [--json], phoenix-desktop mcp login NAME")
 	}
 	fs := flag.NewFlagSet("mcp list", flag.ContinueOnError)
 	fs.SetOutput(stderr)

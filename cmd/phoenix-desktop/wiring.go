@@ -104,7 +104,8 @@ func (c *commonFlags) mcpOptions() mcp.Options {
 			}
 		}
 	}
-	return mcp.Options{StartTimeout: c.mcpStartTimeout, AllowTools: allow, SpaceCheck: persistence.CheckSpace}
+	return mcp.Options{StartTimeout: c.mcpStartTimeout, AllowTools: allow, SpaceCheck: persistence.CheckSpace,
+		Tokens: mcpTokens(), ClientMetadataURL: os.Getenv(EnvMCPClientMetadataURL)}
 }
 
 // openMCP returns the MCP servers conversations use: none with --no-mcp, a file's with

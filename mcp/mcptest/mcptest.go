@@ -4,7 +4,9 @@
 // so that a test can check that Stop or Close left none.
 //
 // It also holds a small MCP server on the official SDK (server.go) that a test binary becomes
-// when asked (MaybeRunServer), for the edge cases real servers do not show on demand.
+// when asked (MaybeRunServer), for the edge cases real servers do not show on demand, and a
+// small OAuth authorization server of our own in front of it over streamable HTTP (oauth.go),
+// for the sign-in of URL servers.
 //
 // It imports nothing of ours, so any package's tests may use it.
 package mcptest

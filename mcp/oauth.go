@@ -1,0 +1,288 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+
+	"github.com/phoenix-desktop/phoenix/secrets"
+)
+
+// OAuth for URL (streamable HTTP) servers. A sign-in is the person's act (Settings' "Sign in",
+// `phoenix-desktop mcp login NAME`): signin.go runs the SDK's authorization-code handler
+// (discovery from the 401's WWW-Authenticate, PKCE, a Client ID Metadata Document where the
+// authorization server takes one and dynamic registration otherwise, iss checked) against a
+// one-shot loopback listener, and saves the tokens in the secrets store, one entry per server
+// URL. Every later connection (this file) only sends and refreshes those tokens: a server that
+// answers 401 is "needs sign-in", never a browser opened in the middle of a conversation.
+
+// TokenStore keeps the sign-in tokens; secrets.Store satisfies it. Get answers
+// secrets.ErrNotFound when nothing is stored under the name.
+type TokenStore interface {
+	Get(name string) (string, error)
+	Set(name, value string) error
+}
+
+// ErrNeedsSignIn is why a URL server that answered 401 (or whose refresh was refused) is not
+// used: the person has to sign in once more.
+var ErrNeedsSignIn = errors.New(`needs sign-in: the server answered 401 Unauthorized; press "Sign in" on its card in Settings → MCP, or run phoenix-desktop mcp login NAME`)
+
+// tokenEntry is the name of a server's tokens in the secrets store: one entry per server URL,
+// so two names for the same server share one sign-in and a changed URL asks again.
+func tokenEntry(serverURL string) string { return "mcp-oauth " + serverURL }
+
+// savedAuth is what a sign-in keeps: the tokens and what refreshing them needs. It lives only
+// in the secrets store, never in mcp.json or a log.
+type savedAuth struct {
+	Token        *oauth2.Token    `json:"token"`
+	ClientID     string           `json:"client_id"`
+	ClientSecret string           `json:"client_secret,omitempty"`
+	AuthURL      string           `json:"auth_url,omitempty"`
+	TokenURL     string           `json:"token_url"`
+	AuthStyle    oauth2.AuthStyle `json:"auth_style,omitempty"`
+	Scopes       []string         `json:"scopes,omitempty"`
+}
+
+func (s *savedAuth) config() *oauth2.Config {
+	return &oauth2.Config{ClientID: s.ClientID, ClientSecret: s.ClientSecret, Scopes: s.Scopes,
+		Endpoint: oauth2.Endpoint{AuthURL: s.AuthURL, TokenURL: s.TokenURL, AuthStyle: s.AuthStyle}}
+}
+
+func fromConfig(cfg *oauth2.Config, tok *oauth2.Token) *savedAuth {
+	return &savedAuth{Token: tok, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, AuthURL: cfg.Endpoint.AuthURL,
+		TokenURL: cfg.Endpoint.TokenURL, AuthStyle: cfg.Endpoint.AuthStyle, Scopes: cfg.Scopes}
+}
+
+// tokenStore is the store of sign-in tokens, opened on first use (the Secret Service's probe
+// must not slow down a start that has no URL server); nil when the hub has none.
+func (h *Hub) tokenStore() (TokenStore, error) {
+	if h.opts.Tokens == nil {
+		return nil, nil
+	}
+	return h.opts.Tokens()
+}
+
+// loadAuth reads a server's saved sign-in; nil, nil when there is none.
+func loadAuth(store TokenStore, serverURL string) (*savedAuth, error) {
+	if store == nil {
+		return nil, nil
+	}
+	raw, err := store.Get(tokenEntry(serverURL))
+	if errors.Is(err, secrets.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the sign-in of %s: %w", redactURL(serverURL), err)
+	}
+	var s savedAuth
+	if err := json.Unmarshal([]byte(raw), &s); err != nil || s.Token == nil {
+		// The decoder's error may quote the tokens: never pass it on.
+		return nil, nil
+	}
+	return &s, nil
+}
+
+func saveAuth(store TokenStore, serverURL string, s *savedAuth) error {
+	if store == nil {
+		return errors.New("there is no keyring or private file to keep the tokens in")
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("encode the sign-in of %s: %w", redactURL(serverURL), err)
+	}
+	return store.Set(tokenEntry(serverURL), string(b))
+}
+
+// redactURL is a URL without its query and password, for messages.
+func redactURL(u string) string { return ServerConfig{URL: u}.Redacted().URL }
+
+// authClient is the HTTP client of discovery, registration and the token endpoint: the
+// hub's client without the server's configured headers, which are the server's and must not
+// reach an authorization server. By default the SDK refuses to discover on loopback and
+// private addresses (a remote server must not point the app at the person's own machine);
+// a server the person configured on this machine may have its authorization server here too.
+func (h *Hub) authClient(serverURL string) *http.Client {
+	if h.opts.HTTPClient != nil {
+		return h.opts.HTTPClient
+	}
+	if u, err := url.Parse(serverURL); err == nil {
+		if ip, err := netip.ParseAddr(u.Hostname()); (err == nil && ip.IsLoopback()) || u.Hostname() == "localhost" {
+			// A client that dials by itself opts out of the SDK's address checks.
+			return &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment,
+				DialContext: (&net.Dialer{Timeout: 30 * time.Second}).DialContext}}
+		}
+	}
+	return http.DefaultClient
+}
+
+// storedAuth is the OAuth handler of one connection to a URL server: it sends the saved
+// tokens, refreshes them without the person (saving what the refresh gave), and turns a 401 —
+// no tokens, or tokens the server no longer takes — into ErrNeedsSignIn.
+type storedAuth struct {
+	hub       *Hub
+	serverURL string
+	// needsSignIn is set when the server answered 401 or the authorization server refused a
+	// refresh; the start or call that failed is then reported as "needs sign-in".
+	needsSignIn atomic.Bool
+
+	once    sync.Once
+	source  oauth2.TokenSource
+	loadErr error
+}
+
+var _ auth.OAuthHandler = (*storedAuth)(nil)
+
+func (h *Hub) storedAuth(serverURL string) *storedAuth {
+	return &storedAuth{hub: h, serverURL: serverURL}
+}
+
+// TokenSource implements auth.OAuthHandler: the saved tokens, read once per connection.
+func (a *storedAuth) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	a.once.Do(func() {
+		store, err := a.hub.tokenStore()
+		if err != nil {
+			a.loadErr = fmt.Errorf("read the sign-in of %s: %w", redactURL(a.serverURL), err)
+			return
+		}
+		var saved *savedAuth
+		err = bounded(func() (err error) {
+			saved, err = loadAuth(store, a.serverURL)
+			return err
+		})
+		if err != nil || saved == nil {
+			a.loadErr = err
+			return
+		}
+		// The refreshes outlive the request that first asks: they carry the client, not its
+		// context.
+		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, a.hub.authClient(a.serverURL))
+		a.source = &savingSource{a: a, store: store, saved: saved, last: saved.Token.AccessToken,
+			base: saved.config().TokenSource(ctx, saved.Token)}
+	})
+	if a.loadErr != nil || a.source == nil {
+		return nil, a.loadErr
+	}
+	return a.source, nil
+}
+
+// Authorize implements auth.OAuthHandler. It never opens a browser: a conversation's start or
+// call is no moment to ask the person to sign in. A 403 other than insufficient_scope is the
+// server's refusal, not a matter of signing in.
+func (a *storedAuth) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusForbidden {
+		cs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+		if !insufficientScope(cs) {
+			return nil
+		}
+	}
+	a.needsSignIn.Store(true)
+	return ErrNeedsSignIn
+}
+
+func insufficientScope(cs []oauthex.Challenge) bool {
+	for _, c := range cs {
+		if c.Params["error"] == "insufficient_scope" {
+			return true
+		}
+	}
+	return false
+}
+
+// needs reports whether the connection ended in a state only a new sign-in mends.
+func (a *storedAuth) needs() bool { return a != nil && a.needsSignIn.Load() }
+
+// savingSource saves every token a refresh gives (a rotated refresh token must outlive the
+// app), and forgets the saved sign-in when the authorization server refuses the refresh.
+type savingSource struct {
+	a     *storedAuth
+	store TokenStore
+	base  oauth2.TokenSource
+
+	mu    sync.Mutex
+	saved *savedAuth
+	last  string
+}
+
+func (s *savingSource) Token() (*oauth2.Token, error) {
+	tok, err := s.base.Token()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var refused *oauth2.RetrieveError
+	if errors.As(err, &refused) {
+		// The refresh token is no good any more (revoked, expired, rotated elsewhere): only the
+		// person can mend that, so the server needs a sign-in and the dead tokens go.
+		s.a.needsSignIn.Store(true)
+		_ = bounded(func() error { return s.store.Set(tokenEntry(s.a.serverURL), "") })
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	if tok.AccessToken != s.last {
+		s.last = tok.AccessToken
+		next := *s.saved
+		next.Token = tok
+		// A failed save keeps the new token for this connection; the next start refreshes
+		// again from the saved one, or asks for a sign-in if it was rotated away.
+		if bounded(func() error { return saveAuth(s.store, s.a.serverURL, &next) }) == nil {
+			s.saved = &next
+		}
+	}
+	return tok, nil
+}
+
+// needsSignInError is ErrNeedsSignIn with the server's name, in the command to run too. A
+// server whose configuration sends its own Authorization header refused that header: a
+// sign-in is not what the person meant, the token in the file is what to mend.
+func needsSignInError(name string, cfg ServerConfig) error {
+	for k := range cfg.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return fmt.Errorf(`MCP server %s answered 401 Unauthorized to the Authorization header of its configuration: check the token in its "headers" (or remove the header to sign in with OAuth instead), then retry it in Settings`, name)
+		}
+	}
+	return signInError{name}
+}
+
+type signInError struct{ name string }
+
+func (e signInError) Error() string {
+	return "MCP server " + e.name + " " + strings.Replace(ErrNeedsSignIn.Error(), "login NAME", "login "+e.name, 1)
+}
+
+func (e signInError) Is(target error) bool { return target == ErrNeedsSignIn }
+
+// failedState is the state of a server whose start failed with err.
+func failedState(err error) State {
+	if errors.Is(err, ErrNeedsSignIn) {
+		return StateNeedsSignIn
+	}
+	return StateFailed
+}
+
+// bounded runs one read or write of the secrets store within secrets.Timeout: a locked
+// keyring's prompt or a hung bus must not hold a server's requests (which have no context to
+// end them here) forever. What it was doing goes on in the background and is then dropped.
+func bounded(f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(secrets.Timeout):
+		return fmt.Errorf("the keyring did not answer within %s: unlock it, then retry the server in Settings", secrets.Timeout)
+	}
+}

@@ -1,0 +1,272 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
+	"github.com/phoenix-desktop/phoenix/secrets"
+)
+
+// oauthHub is a hub on a real mcp.json with the server "web" and its tokens in a secrets file.
+func oauthHub(t *testing.T, a *mcptest.AuthServer, opts Options) (*Hub, *secrets.FileStore, string) {
+	t.Helper()
+	dir := t.TempDir()
+	store, err := secrets.OpenFile(filepath.Join(dir, "secrets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Tokens = func() (TokenStore, error) { return store, nil }
+	path := filepath.Join(dir, "mcp.json")
+	hub, err := OpenHub(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.SetServer("web", ServerConfig{URL: a.Endpoint()}); err != nil {
+		t.Fatal(err)
+	}
+	return hub, store, path
+}
+
+func statusOf(h *Hub, name string) Status {
+	for _, st := range h.Statuses("") {
+		if st.Name == name {
+			return st
+		}
+	}
+	return Status{}
+}
+
+func saved(t *testing.T, store TokenStore, serverURL string) *savedAuth {
+	t.Helper()
+	s, err := loadAuth(store, serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// expireSaved moves the saved access token's expiry into the past, as time would.
+func expireSaved(t *testing.T, store TokenStore, serverURL string) {
+	t.Helper()
+	s := saved(t, store, serverURL)
+	s.Token.Expiry = time.Now().Add(-time.Minute)
+	if err := saveAuth(store, serverURL, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// callEcho starts a conversation's servers and calls the test server's echo tool; a server
+// that did not start gives the error, with what the conversation was told.
+func callEcho(t *testing.T, hub *Hub) (string, domain.Outcome) {
+	t.Helper()
+	ctx := context.Background()
+	set := hub.NewSet(t.TempDir())
+	defer set.Close()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	_, notes, notices := readyTools(set, ctx, env)
+	out := set.Call(ctx, env, call("mcp__web__echo", `{"text":"signed"}`), nil)
+	if out.Outcome != domain.OutcomeSuccess {
+		return out.Content + "\n" + strings.Join(append(notes, notices...), "\n"), out.Outcome
+	}
+	return out.Content, out.Outcome
+}
+
+// Issue 26: a URL server that answers 401 "needs sign-in" (not a generic failure); the
+// sign-in discovers the authorization server from the 401, registers dynamically, goes
+// through the browser with PKCE, and the tool call works; the tokens are in the secrets file
+// and nowhere in mcp.json. An expired token is refreshed without the person (the rotated
+// tokens saved), and a refused refresh is "needs sign-in" again, its dead tokens gone.
+func TestOAuthSignInRefreshAndRefusal(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	hub, store, path := oauthHub(t, a, Options{})
+	serverURL := a.Endpoint()
+
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeError || !strings.Contains(out, "login web") {
+		t.Fatalf("before the sign-in: %s %q", outcome, out)
+	}
+	if st := statusOf(hub, "web"); st.State != StateNeedsSignIn {
+		t.Fatalf("before the sign-in the state is %q (%s), want %q", st.State, st.Error, StateNeedsSignIn)
+	}
+	// A conversation open while the person signs in uses the server from its next request on.
+	open := hub.NewSet(t.TempDir())
+	defer open.Close()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	if specs, _, _ := readyTools(open, context.Background(), env); len(specs) != 0 {
+		t.Fatalf("tools before the sign-in: %v", specNames(specs))
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := hub.SignIn(ctx, "web", "", mcptest.Browser(t)); err != nil {
+		t.Fatal(err)
+	}
+	registered, clientIDs, grants := a.Seen()
+	if len(registered) != 1 || len(clientIDs) != 1 || clientIDs[0] != registered[0] || strings.Join(grants, ",") != "authorization_code" {
+		t.Fatalf("registered %v, authorized %v, grants %v", registered, clientIDs, grants)
+	}
+	if st := statusOf(hub, "web"); st.State == StateNeedsSignIn {
+		t.Fatalf("after the sign-in the state is still %q", st.State)
+	}
+	first := saved(t, store, serverURL)
+	if first == nil || first.Token.AccessToken == "" || first.Token.RefreshToken == "" || first.ClientID != registered[0] {
+		t.Fatalf("saved after the sign-in: %+v", first)
+	}
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeSuccess || out != "signed" {
+		t.Fatalf("after the sign-in: %s %q", outcome, out)
+	}
+	if specs, notes, _ := readyTools(open, context.Background(), env); len(specs) == 0 {
+		t.Fatalf("the open conversation did not start the server again after the sign-in: %v", notes)
+	}
+	conf, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{first.Token.AccessToken, first.Token.RefreshToken, "access_token", "refresh_token"} {
+		if strings.Contains(string(conf), secret) {
+			t.Fatalf("mcp.json holds %q:\n%s", secret, conf)
+		}
+	}
+	raw, err := os.ReadFile(store.Path())
+	if err != nil || !strings.Contains(string(raw), first.Token.RefreshToken) {
+		t.Fatalf("the secrets file does not hold the refresh token (%v)", err)
+	}
+
+	// Expired: refreshed without the person, the rotated tokens saved.
+	a.ExpireAll()
+	expireSaved(t, store, serverURL)
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeSuccess || out != "signed" {
+		t.Fatalf("after the expiry: %s %q", outcome, out)
+	}
+	if _, _, grants = a.Seen(); strings.Join(grants, ",") != "authorization_code,refresh_token" {
+		t.Fatalf("grants %v, want a refresh", grants)
+	}
+	second := saved(t, store, serverURL)
+	if second.Token.AccessToken == first.Token.AccessToken || second.Token.RefreshToken == first.Token.RefreshToken {
+		t.Fatal("the refreshed tokens were not saved")
+	}
+
+	// Refused: needs sign-in again, and the dead tokens are gone.
+	a.Mu.Lock()
+	a.RefuseRefresh = true
+	a.Mu.Unlock()
+	a.ExpireAll()
+	expireSaved(t, store, serverURL)
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeError || !strings.Contains(out, "needs sign-in") {
+		t.Fatalf("after the refused refresh: %s %q", outcome, out)
+	}
+	if st := statusOf(hub, "web"); st.State != StateNeedsSignIn {
+		t.Fatalf("after the refused refresh the state is %q (%s)", st.State, st.Error)
+	}
+	if s := saved(t, store, serverURL); s != nil {
+		t.Fatal("the refused tokens are still saved")
+	}
+}
+
+// A redirect whose iss is not the authorization server's, or whose state is not the one sent,
+// is refused, and nothing is saved.
+func TestOAuthSignInRefusesWrongIssAndState(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(a *mcptest.AuthServer)
+		want string
+	}{
+		{"iss", func(a *mcptest.AuthServer) { a.IssOverride = "http://127.0.0.1:1" }, "issuer"},
+		{"state", func(a *mcptest.AuthServer) { a.StateOverride = "forged" }, "state"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := mcptest.NewAuthServer(t)
+			tc.set(a)
+			hub, store, _ := oauthHub(t, a, Options{})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := hub.SignIn(ctx, "web", "", mcptest.Browser(t))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("sign-in: %v, want an error about the %s", err, tc.want)
+			}
+			if s := saved(t, store, a.Endpoint()); s != nil {
+				t.Fatal("tokens were saved")
+			}
+			if _, _, grants := a.Seen(); len(grants) != 0 {
+				t.Fatalf("the code was exchanged: %v", grants)
+			}
+		})
+	}
+}
+
+// Where the authorization server takes Client ID Metadata Documents, the app's document URL
+// is its client id and nothing is registered.
+func TestOAuthSignInWithClientIDMetadataDocument(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	docURL := a.ServeClientMetadata(t, clientName, callbackPath)
+	hub, store, _ := oauthHub(t, a, Options{ClientMetadataURL: docURL})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := hub.SignIn(ctx, "web", "", mcptest.Browser(t)); err != nil {
+		t.Fatal(err)
+	}
+	registered, clientIDs, _ := a.Seen()
+	if len(registered) != 0 || len(clientIDs) != 1 || clientIDs[0] != docURL {
+		t.Fatalf("registered %v, client ids %v; want the document's URL", registered, clientIDs)
+	}
+	if s := saved(t, store, a.Endpoint()); s == nil || s.ClientID != docURL {
+		t.Fatalf("saved %+v", s)
+	}
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeSuccess || out != "signed" {
+		t.Fatalf("after the sign-in: %s %q", outcome, out)
+	}
+}
+
+// The loopback listener is one-shot and checks the state itself.
+func TestOAuthCallbackIsOneShot(t *testing.T) {
+	cb, err := listenCallback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb.close()
+	ctx := context.Background()
+	res, err := cb.await(ctx, "https://as.example/authorize?state=s1", func(string) error {
+		resp, err := http.Get(cb.redirect + "?code=c&state=s1&iss=x")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	})
+	if err != nil || res.Code != "c" || res.Iss != "x" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	resp, err := http.Get(cb.redirect + "?code=c2&state=s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusGone {
+		t.Fatalf("a second redirect got %s", resp.Status)
+	}
+	if !errors.Is(needsSignInError("x", ServerConfig{}), ErrNeedsSignIn) {
+		t.Fatal("needsSignInError does not wrap ErrNeedsSignIn")
+	}
+}
+
+// A server whose configured Authorization header is refused is told apart from one that needs
+// a sign-in: the token in the file is what to mend.
+func TestRefusedConfiguredHeaderIsNotASignIn(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	hub, _, _ := oauthHub(t, a, Options{})
+	if err := hub.SetServer("web", ServerConfig{URL: a.Endpoint(), Headers: map[string]string{"authorization": "Bearer stale"}}); err != nil {
+		t.Fatal(err)
+	}
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeError || !strings.Contains(out, `check the token in its "headers"`) {
+		t.Fatalf("%s %q", outcome, out)
+	}
+	if st := statusOf(hub, "web"); st.State != StateFailed {
+		t.Fatalf("the state is %q, want %q", st.State, StateFailed)
+	}
+}
