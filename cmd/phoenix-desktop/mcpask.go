@@ -137,6 +137,14 @@ func (s *stdinAnswers) fill(rt mcpAnswerer, e actors.MCPInputRequested, w io.Wri
 				return
 			}
 			if v := strings.TrimRight(line, "\r\n"); v != "" {
+				if f.Kind == mcp.FieldChoices {
+					// Several picks on one line, separated by commas.
+					picks := strings.Split(v, ",")
+					for i := range picks {
+						picks[i] = strings.TrimSpace(picks[i])
+					}
+					v = strings.Join(picks, mcp.ChoicesSeparator)
+				}
 				entries[f.Name] = v
 			} else if f.Default != "" {
 				entries[f.Name] = f.Default
@@ -156,7 +164,10 @@ func fieldHint(f mcp.FormField) string {
 	if f.Description != "" {
 		parts = append(parts, transcript.OneLine(f.Description, 120))
 	}
-	if len(f.Options) > 0 {
+	switch {
+	case f.Kind == mcp.FieldChoices:
+		parts = append(parts, "one or more of "+strings.Join(f.Options, ", ")+", separated by commas")
+	case len(f.Options) > 0:
 		parts = append(parts, "one of "+strings.Join(f.Options, ", "))
 	}
 	if f.Required {
