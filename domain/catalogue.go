@@ -20,6 +20,7 @@ const (
 	ToolSpawnAgents        = "spawn_agents"
 	ToolSubmitResult       = "submit_result"
 	ToolRequestModeUpgrade = "request_mode_upgrade"
+	ToolTodo               = "todo"
 )
 
 // MCPToolPrefix starts the name of every tool an MCP server provides (mcp__SERVER__TOOL).
@@ -66,8 +67,10 @@ func FormatBytes(n int64) string {
 var toolDocFacts = struct {
 	BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds int
 	ToolOutputLimit, PatchMaxFileBytes               int64
-	MaxSubAgents                                     int
-}{BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds, ToolOutputLimit, PatchMaxFileBytes, MaxSubAgents}
+	MaxSubAgents, TodoMaxItems, TodoMaxContentRunes  int
+	TodoStatuses                                     string
+}{BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds, ToolOutputLimit, PatchMaxFileBytes, MaxSubAgents,
+	TodoMaxItems, TodoMaxContentRunes, todoStatusWords()}
 
 // ToolSpec is what the model is told about one tool: its name, a description written for a
 // model, and the JSON schema of its arguments.
@@ -142,6 +145,21 @@ var schemas = map[string]string{
 	ToolRequestModeUpgrade: `{"type":"object","properties":{
 		"reason":{"type":"string","description":"Why write access is needed: what you will change."}},
 		"required":["reason"],"additionalProperties":false}`,
+	ToolTodo: fmt.Sprintf(`{"type":"object","properties":{
+		"todos":{"type":"array","maxItems":%d,"description":"The whole list, in order; [] clears it.","items":{"type":"object","properties":{
+			"content":{"type":"string","minLength":1,"maxLength":%d,"description":"The task, on one line."},
+			"status":{"type":"string","enum":%s}},
+			"required":["content","status"],"additionalProperties":false}}},
+		"required":["todos"],"additionalProperties":false}`, TodoMaxItems, TodoMaxContentRunes, jsonList(TodoStatuses)),
+}
+
+// jsonList writes a list as a JSON array, for a schema's enum.
+func jsonList[T any](v []T) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("enum does not encode: %v", err))
+	}
+	return string(b)
 }
 
 func spec(name string) ToolSpec {
@@ -158,8 +176,10 @@ func spec(name string) ToolSpec {
 }
 
 var (
+	// todo is offered to parents only: a sub-agent does one task that its parent's list
+	// already names, and no one would see its own list.
 	parentTools = []string{ToolBash, ToolPatch, ToolThink, ToolKeywordSearch, ToolReadImage,
-		ToolSpawnAgents, ToolRequestModeUpgrade}
+		ToolSpawnAgents, ToolRequestModeUpgrade, ToolTodo}
 	subAgentTools = []string{ToolBash, ToolPatch, ToolThink, ToolKeywordSearch, ToolReadImage,
 		ToolSubmitResult}
 )

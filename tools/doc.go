@@ -1,5 +1,5 @@
-// Package tools runs the tools the model calls: bash, patch, think, keyword_search and
-// read_image. Each is a small type with a name and a Run function that takes a context (the
+// Package tools runs the tools the model calls: bash, patch, think, keyword_search,
+// read_image and todo. Each is a small type with a name and a Run function that takes a context (the
 // Stop button cancels it) and the conversation's environment, and returns two things kept
 // apart: what the model reads (Content, Images) and what the UI shows (Display).
 //

@@ -92,10 +92,10 @@ type Registry struct {
 	tools map[string]Tool
 }
 
-// NewRegistry returns a registry with bash, patch, think, keyword_search and read_image.
+// NewRegistry returns a registry with bash, patch, think, keyword_search, read_image and todo.
 func NewRegistry() *Registry {
 	r := &Registry{tools: map[string]Tool{}}
-	for _, t := range []Tool{NewBash(), NewPatch(), NewThink(), NewKeywordSearch(), NewReadImage()} {
+	for _, t := range []Tool{NewBash(), NewPatch(), NewThink(), NewKeywordSearch(), NewReadImage(), NewTodo()} {
 		r.tools[t.Name()] = t
 	}
 	return r
