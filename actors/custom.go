@@ -68,6 +68,7 @@ var toolAliases = map[string][]string{
 	domain.ToolPatch:         {"Edit", "Write", "MultiEdit", "apply_patch"},
 	domain.ToolKeywordSearch: {"Grep"},
 	domain.ToolReadImage:     {"Read"},
+	domain.ToolTodo:          {"TodoWrite", "todowrite"},
 }
 
 // readCustom reads the commands and skills for a working directory and announces what it
