@@ -225,6 +225,16 @@ sleep 2
 shot approved
 say "clicked \"Allow edits in this project\" at $((330 + BX + BW / 2)),$((160 + BY + BH / 2))"
 
+# The task list (issue 27): the demo model calls todo; the panel above the composer shows the
+# list (screenshot), and show prints it from the data directory (checked after quitting). A
+# click in the composer takes the focus back from the card's button.
+xdotool windowfocus --sync "$WID" mousemove --window "$WID" $((WW / 2)) $((WH - 90)) click 1
+sleep 0.3
+xdotool type --delay 10 -- "todo: [x] read the code | [>] fix the bug | run the tests"
+xdotool key --clearmodifiers Return
+sleep 2
+shot tasks
+
 # Move and resize the window; the next start must bring it back like this.
 xdotool windowmove --sync "$WID" 130 70 windowsize --sync "$WID" 1000 650 || fail "could not move the window"
 GEOMETRY=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
@@ -255,6 +265,11 @@ if d["conversation"].get("mode") != "project":
     sys.exit("the approval card did not grant Project mode: %r" % d["conversation"].get("mode"))
 ' || fail "the reply is not in the data directory"
 say "the reply and its reasoning are stored in conversation $ID"
+TASKS=$("$BIN" show "$ID" --data-dir "$DATA") || fail "phoenix-desktop show $ID failed"
+case "$TASKS" in
+  *"tasks: 1 of 3 done · now: fix the bug"*) ;;
+  *) fail "show does not print the task list the demo model wrote: $TASKS" ;;
+esac
 
 start_app
 wait_until 15 "the last conversation to open again" title_has "$FIRST"
