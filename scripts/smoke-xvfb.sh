@@ -31,10 +31,10 @@ REPLY="hello from xvfb"
 # (identifiers whole, a highlighted code block with its language and Copy button, a table).
 # The demo model's echo: turns each \n into a line break.
 # A list and a last line follow, long enough for the chat to scroll: the last line then sits
-# just above the composer, where the test selects it with the mouse.
+# just above the reply's usage line and the composer, where the test selects it with the mouse.
 MARKDOWN='echo: Rename `read_text_file` to `read_file_text` in foo_bar.go, and a_b_c.\n```go\nfunc snake_case(x int) error { return nil }\n```\n| col_a | col_b |\n|---|---|\n| x_1 | y_2 |\n\n1. one\n2. two\n3. three\n4. four\n5. five\n\nThen run go_vet on foo_bar.go and read_file_text.'
 MARKDOWN_REPLY='| x_1 | y_2 |'
-LASTLINE_Y=${LASTLINE_Y:-638}
+LASTLINE_Y=${LASTLINE_Y:-609}
 mkdir -p "$ART" bin
 
 TMP=$(mktemp -d)

@@ -65,6 +65,7 @@ func TestTodoPanelFollowsTheModel(t *testing.T) {
 	if head, _ := h.todoShown(); head != "Tasks: 0 of 2 done · now: read the parser" {
 		t.Errorf("header %q", head)
 	}
+
 	if !lineStyle(h, 0).TextStyle.Bold || lineStyle(h, 1).TextStyle.Bold {
 		t.Error("the task in progress is not the one in bold")
 	}
@@ -102,6 +103,30 @@ func TestTodoPanelFollowsTheModel(t *testing.T) {
 	h.f.respond(t, id, "", []domain.ToolCall{todoCall("t4")}, domain.Usage{InputTokens: 100})
 	h.f.completeTool(t, id, domain.ToolResult{Outcome: domain.OutcomeSuccess, Content: "Task list cleared."})
 	h.waitFor("the panel to go", func() bool { head, _ := h.todoShown(); return head == "" })
+}
+
+// TestChatKeepsFollowingWhenThePanelAppears: the panel takes room from the chat, which goes
+// on showing its newest row.
+func TestChatKeepsFollowingWhenThePanelAppears(t *testing.T) {
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		var msgs []domain.Message
+		for range 20 {
+			msgs = append(msgs, domain.Message{Kind: domain.KindUser, Text: "again"}, domain.Message{Kind: domain.KindAssistant, Text: "Done."})
+		}
+		id = f.add(domain.NewConversationParams{Title: "Long", Cwd: "/home/ada/src/parser", Model: "gpt-4o"}, msgs...).ID
+	})
+	h.open(id)
+	h.typeAndSend("plan it")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	h.f.respond(t, id, "", []domain.ToolCall{todoCall("t1", domain.TodoItem{Content: "a", Status: domain.TodoInProgress},
+		domain.TodoItem{Content: "b", Status: domain.TodoPending}, domain.TodoItem{Content: "c", Status: domain.TodoPending})}, domain.Usage{InputTokens: 100})
+	h.f.completeTool(t, id, domain.ToolResult{Outcome: domain.OutcomeSuccess, Content: "Task list saved."})
+	h.waitFor("the panel", func() bool { return h.m.todo.box.Visible() })
+	h.settle()
+	if !h.m.cv.atBottom(estimatedRowHeight / 2) {
+		t.Error("the chat stopped following its newest row when the panel appeared")
+	}
 }
 
 // TestTodoPanelShowsTheStoredList: a conversation opened from the store (after a restart)
