@@ -69,6 +69,7 @@ var toolAliases = map[string][]string{
 	domain.ToolKeywordSearch: {"Grep"},
 	domain.ToolReadImage:     {"Read"},
 	domain.ToolFetchURL:      {"WebFetch"},
+	domain.ToolTodo:          {"TodoWrite", "todowrite"},
 }
 
 // readCustom reads the commands and skills for a working directory and announces what it

@@ -58,3 +58,33 @@ func BenchmarkTransitionUnknownTool(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTodoList measures reading the task list back from a history (issue 27), which the
+// window does each time the open conversation's history grows: the worst case is a long
+// history without a todo call, walked to its start. BenchmarkTransition/UserMessage, in the
+// same run, is the baseline: one step of the core.
+func BenchmarkTodoList(b *testing.B) {
+	long := make([]Message, 0, 10_000)
+	for i := range 5_000 {
+		c := bashCall("b" + string(rune('a'+i%26)))
+		long = append(long, Message{Kind: KindAssistant, ToolCalls: []ToolCall{c}},
+			Message{Kind: KindToolResult, ToolResult: &ToolResult{CallID: c.ID, Name: ToolBash, Outcome: OutcomeSuccess}})
+	}
+	todo := todoCall("t", TodoItem{"read", TodoDone}, TodoItem{"write", TodoInProgress}, TodoItem{"test", TodoPending})
+	withList := append(append([]Message(nil), long...), Message{Kind: KindAssistant, ToolCalls: []ToolCall{todo}},
+		Message{Kind: KindToolResult, ToolResult: &ToolResult{CallID: "t", Name: ToolTodo, Outcome: OutcomeSuccess}})
+	for _, bc := range []struct {
+		name string
+		msgs []Message
+		want int
+	}{{"10k messages, no list", long, 0}, {"10k messages, list at the end", withList, 3}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := TodoList(bc.msgs); len(got) != bc.want {
+					b.Fatalf("TodoList = %v", got)
+				}
+			}
+		})
+	}
+}

@@ -21,6 +21,7 @@ const (
 	ToolSubmitResult       = "submit_result"
 	ToolRequestModeUpgrade = "request_mode_upgrade"
 	ToolFetchURL           = "fetch_url"
+	ToolTodo               = "todo"
 )
 
 // MCPToolPrefix starts the name of every tool an MCP server provides (mcp__SERVER__TOOL).
@@ -76,11 +77,12 @@ func FormatBytes(n int64) string {
 var toolDocFacts = struct {
 	BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds int
 	ToolOutputLimit, PatchMaxFileBytes               int64
-	MaxSubAgents                                     int
+	MaxSubAgents, TodoMaxItems, TodoMaxContentRunes  int
+	TodoStatuses                                     string
 	FetchTimeoutSeconds, FetchMaxRedirects           int
 	FetchMaxBodyBytes                                int64
 }{BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds, ToolOutputLimit, PatchMaxFileBytes, MaxSubAgents,
-	FetchTimeoutSeconds, FetchMaxRedirects, FetchMaxBodyBytes}
+	TodoMaxItems, TodoMaxContentRunes, todoStatusWords(), FetchTimeoutSeconds, FetchMaxRedirects, FetchMaxBodyBytes}
 
 // ToolSpec is what the model is told about one tool: its name, a description written for a
 // model, and the JSON schema of its arguments.
@@ -159,6 +161,21 @@ var schemas = map[string]string{
 	ToolRequestModeUpgrade: `{"type":"object","properties":{
 		"reason":{"type":"string","description":"Why write access is needed: what you will change."}},
 		"required":["reason"],"additionalProperties":false}`,
+	ToolTodo: fmt.Sprintf(`{"type":"object","properties":{
+		"todos":{"type":"array","maxItems":%d,"description":"The whole list, in order; [] clears it.","items":{"type":"object","properties":{
+			"content":{"type":"string","minLength":1,"maxLength":%d,"description":"The task, on one line."},
+			"status":{"type":"string","enum":%s}},
+			"required":["content","status"],"additionalProperties":false}}},
+		"required":["todos"],"additionalProperties":false}`, TodoMaxItems, TodoMaxContentRunes, jsonList(TodoStatuses)),
+}
+
+// jsonList writes a list as a JSON array, for a schema's enum.
+func jsonList[T any](v []T) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("enum does not encode: %v", err))
+	}
+	return string(b)
 }
 
 func spec(name string) ToolSpec {
@@ -176,9 +193,11 @@ func spec(name string) ToolSpec {
 
 var (
 	// fetch_url is the parent's only: a sub-agent stays Restricted where the sandbox
-	// works, where fetching is refused, and it cannot ask for more.
+	// works, where fetching is refused, and it cannot ask for more. todo is offered to
+	// parents only: a sub-agent does one task that its parent's list already names, and no
+	// one would see its own list.
 	parentTools = []string{ToolBash, ToolPatch, ToolThink, ToolKeywordSearch, ToolReadImage,
-		ToolFetchURL, ToolSpawnAgents, ToolRequestModeUpgrade}
+		ToolFetchURL, ToolSpawnAgents, ToolRequestModeUpgrade, ToolTodo}
 	subAgentTools = []string{ToolBash, ToolPatch, ToolThink, ToolKeywordSearch, ToolReadImage,
 		ToolSubmitResult}
 )

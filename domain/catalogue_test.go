@@ -58,6 +58,12 @@ func TestCatalogue_SchemasAndDescriptions(t *testing.T) {
 			good: []string{`{"url":"https://go.dev/doc/"}`, `{"url":"http://example.org","start_index":131072}`, `{"url":"HTTPS://X.ORG"}`},
 			bad:  []string{`{}`, `{"url":"file:///etc/passwd"}`, `{"url":"ftp://x"}`, `{"url":"https://x","start_index":-1}`, `{"url":"https://x","raw":true}`},
 		},
+		ToolTodo: {
+			good: []string{`{"todos":[]}`, `{"todos":[{"content":"a","status":"pending"},{"content":"b","status":"in_progress"},{"content":"c","status":"done"}]}`},
+			bad: []string{`{}`, `{"todos":[{"content":"a","status":"completed"}]}`, `{"todos":[{"content":"","status":"done"}]}`,
+				`{"todos":[{"content":"a"}]}`, `{"todos":[{"content":"a","status":"done","priority":"high"}]}`,
+				`{"todos":[{"content":"` + strings.Repeat("x", TodoMaxContentRunes+1) + `","status":"done"}]}`},
+		},
 	}
 	all := append(ToolsFor(false), ToolsFor(true)...)
 	seen := map[string]bool{}
@@ -89,8 +95,8 @@ func TestCatalogue_SchemasAndDescriptions(t *testing.T) {
 			}
 		})
 	}
-	if len(seen) != 9 {
-		t.Fatalf("catalogue has %d tools; want the 8 of issue 2 and fetch_url", len(seen))
+	if len(seen) != 10 {
+		t.Fatalf("catalogue has %d tools; want the 8 of issue 2, fetch_url and todo", len(seen))
 	}
 }
 
@@ -123,6 +129,7 @@ func TestCatalogue_REQ_BED_009_018_ToolSets(t *testing.T) {
 		{sub, ToolRequestModeUpgrade, false, "sub-agent"},
 		// A sub-agent stays Restricted where the sandbox works and cannot ask for more.
 		{parent, ToolFetchURL, true, "parent"}, {sub, ToolFetchURL, false, "sub-agent"},
+		{parent, ToolTodo, true, "parent"}, {sub, ToolTodo, false, "sub-agent"},
 	} {
 		if slices.Contains(tt.tools, tt.name) != tt.want {
 			t.Errorf("%s offered %s = %v; want %v", tt.who, tt.name, !tt.want, tt.want)
@@ -195,6 +202,19 @@ func TestToolDocsRenderTheConstants(t *testing.T) {
 			if !strings.Contains(specs[name].Description, w) {
 				t.Errorf("the %s description lacks %q:\n%s", name, w, specs[name].Description)
 			}
+		}
+	}
+	todo := specs[ToolTodo]
+	for _, w := range []string{fmt.Sprintf(`"maxItems":%d`, TodoMaxItems), fmt.Sprintf(`"maxLength":%d`, TodoMaxContentRunes),
+		`"enum":["pending","in_progress","done"]`} {
+		if !strings.Contains(string(todo.Parameters), w) {
+			t.Errorf("the todo schema lacks %s: %s", w, todo.Parameters)
+		}
+	}
+	for _, w := range []string{fmt.Sprintf("at most %d characters", TodoMaxContentRunes), fmt.Sprintf("At most %d tasks", TodoMaxItems),
+		"pending, in_progress, done"} {
+		if !strings.Contains(todo.Description, w) {
+			t.Errorf("the todo description lacks %q:\n%s", w, todo.Description)
 		}
 	}
 	if !strings.Contains(string(specs[ToolSpawnAgents].Parameters), fmt.Sprintf(`"maxItems":%d`, MaxSubAgents)) {

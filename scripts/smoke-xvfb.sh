@@ -32,11 +32,11 @@ REPLY="hello from xvfb"
 # (identifiers whole, a highlighted code block with its language and Copy button, a table).
 # The demo model's echo: turns each \n into a line break.
 # A list and a last line follow, long enough for the chat to scroll: the last line then sits
-# just above the composer, where the test selects it with the mouse.
+# just above the reply's usage line and the composer, where the test selects it with the mouse.
 MARKDOWN='echo: Rename `read_text_file` to `read_file_text` in foo_bar.go, and a_b_c.\n```go\nfunc snake_case(x int) error { return nil }\n```\n| col_a | col_b |\n|---|---|\n| x_1 | y_2 |\n\n1. one\n2. two\n3. three\n4. four\n5. five\n\nThen run go_vet on foo_bar.go and read_file_text.'
 MARKDOWN_REPLY='| x_1 | y_2 |'
 PASTED="echo: what is in this screenshot"
-LASTLINE_Y=${LASTLINE_Y:-595}
+LASTLINE_Y=${LASTLINE_Y:-566}
 mkdir -p "$ART" bin
 
 NAME=smoke-xvfb
@@ -143,6 +143,16 @@ sleep 2
 shot approved
 say "clicked \"Allow edits in this project\" at $((330 + BX + BW / 2)),$((160 + BY + BH / 2))"
 
+# The task list (issue 27): the demo model calls todo; the panel above the composer shows the
+# list (screenshot), and show prints it from the data directory (checked after quitting). A
+# click in the composer takes the focus back from the card's button.
+xdotool windowfocus --sync "$WID" mousemove --window "$WID" $((WW / 2)) $((WH - 90)) click 1
+sleep 0.3
+xdotool type --delay 10 -- "todo: [x] read the code | [>] fix the bug | run the tests"
+xdotool key --clearmodifiers Return
+sleep 2
+shot tasks
+
 # Move and resize the window; the next start must bring it back like this.
 xdotool windowmove --sync "$WID" 130 70 windowsize --sync "$WID" 1000 650 || fail "could not move the window"
 GEOMETRY=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
@@ -184,6 +194,11 @@ if len(imgs) != 1 or (imgs[0].get("media_type"), imgs[0].get("width"), imgs[0].g
     sys.exit("the pasted 48x32 PNG is not attached to it: %r" % imgs)
 ' || fail "Ctrl+V did not attach the PNG on the X clipboard"
 say "the pasted PNG is stored with its message"
+TASKS=$("$BIN" show "$ID" --data-dir "$DATA") || fail "phoenix-desktop show $ID failed"
+case "$TASKS" in
+  *"tasks: 1 of 3 done · now: fix the bug"*) ;;
+  *) fail "show does not print the task list the demo model wrote: $TASKS" ;;
+esac
 
 start_app
 wait_until 15 "the last conversation to open again" title_has "$FIRST"

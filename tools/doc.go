@@ -1,6 +1,6 @@
 // Package tools runs the tools the model calls: bash, patch, think, keyword_search,
-// read_image and fetch_url (which leaves fetching and converting a page to package
-// webfetch). Each is a small type with a name and a Run function that takes a context (the
+// read_image, fetch_url (which leaves fetching and converting a page to package webfetch)
+// and todo. Each is a small type with a name and a Run function that takes a context (the
 // Stop button cancels it) and the conversation's environment, and returns two things kept
 // apart: what the model reads (Content, Images) and what the UI shows (Display).
 //

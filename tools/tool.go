@@ -92,11 +92,11 @@ type Registry struct {
 	tools map[string]Tool
 }
 
-// NewRegistry returns a registry with bash, patch, think, keyword_search, read_image and
-// fetch_url.
+// NewRegistry returns a registry with bash, patch, think, keyword_search, read_image,
+// fetch_url and todo.
 func NewRegistry() *Registry {
 	r := &Registry{tools: map[string]Tool{}}
-	for _, t := range []Tool{NewBash(), NewPatch(), NewThink(), NewKeywordSearch(), NewReadImage(), NewFetchURL()} {
+	for _, t := range []Tool{NewBash(), NewPatch(), NewThink(), NewKeywordSearch(), NewReadImage(), NewFetchURL(), NewTodo()} {
 		r.tools[t.Name()] = t
 	}
 	return r

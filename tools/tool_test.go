@@ -45,6 +45,7 @@ var argTypes = map[string]any{
 	domain.ToolKeywordSearch: searchArgs{},
 	domain.ToolReadImage:     readImageArgs{},
 	domain.ToolFetchURL:      fetchArgs{},
+	domain.ToolTodo:          domain.TodoArgs{},
 }
 
 func jsonFields(t reflect.Type) []string {
@@ -84,6 +85,16 @@ func TestArgumentsMatchSchemas(t *testing.T) {
 			slices.Sort(props)
 			if got := jsonFields(reflect.TypeOf(args)); !slices.Equal(got, props) {
 				t.Errorf("argument fields %v, schema properties %v", got, props)
+			}
+			if name == domain.ToolTodo {
+				var items []string
+				for p := range schema.Properties["todos"].Items.Properties {
+					items = append(items, p)
+				}
+				slices.Sort(items)
+				if got := jsonFields(reflect.TypeOf(domain.TodoItem{})); !slices.Equal(got, items) {
+					t.Errorf("todo item fields %v, schema %v", got, items)
+				}
 			}
 			if name == domain.ToolPatch {
 				var items []string
@@ -132,6 +143,12 @@ func TestRegistryRunNeverFailsToAnswer(t *testing.T) {
 		{"tool without outcome", context.Background(), domain.ToolCall{ID: "6", Name: "silent", Arguments: "{}"}, domain.OutcomeError, "returned no outcome"},
 		{"cancelled before start", done, domain.ToolCall{ID: "7", Name: domain.ToolThink, Arguments: `{"thoughts":"x"}`}, domain.OutcomeCancelled, "before it started"},
 		{"think", context.Background(), domain.ToolCall{ID: "8", Name: domain.ToolThink, Arguments: `{"thoughts":"plan: first read, then write"}`}, domain.OutcomeSuccess, "Thought recorded"},
+		{"todo", context.Background(), domain.ToolCall{ID: "9", Name: domain.ToolTodo, Arguments: `{"todos":[{"content":"read","status":"done"},{"content":"write","status":"in_progress"},{"content":"test","status":"pending"}]}`},
+			domain.OutcomeSuccess, "Task list saved: 1 done, 1 in progress, 1 pending."},
+		{"todo cleared", context.Background(), domain.ToolCall{ID: "10", Name: domain.ToolTodo, Arguments: `{"todos":[]}`}, domain.OutcomeSuccess, "Task list cleared."},
+		// The model is told why, and that the list it had stands.
+		{"todo refused", context.Background(), domain.ToolCall{ID: "11", Name: domain.ToolTodo, Arguments: `{"todos":[{"content":"read","status":"completed"}]}`},
+			domain.OutcomeError, `The task list was not changed: item 1 has status "completed"; it must be one of pending, in_progress, done.`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -32,6 +32,10 @@ func Markdown(c domain.Conversation, msgs []domain.Message) string {
 		fmt.Fprintf(&b, "- Spent: %s\n", SpendLine(c.Spent))
 	}
 	b.WriteString("\n")
+	// The task list as it stands; each todo call below shows how it got there.
+	if todo := domain.TodoList(msgs); len(todo) > 0 {
+		fmt.Fprintf(&b, "## Task list (%s)\n\n%s\n", TodoSummary(todo), TodoMarkdown(todo))
+	}
 	for _, m := range msgs {
 		switch m.Kind {
 		case domain.KindUser:

@@ -23,12 +23,13 @@ var keyArgument = map[string]struct {
 	domain.ToolSubmitResult:       {"result", 120},
 	domain.ToolRequestModeUpgrade: {"reason", 120},
 	domain.ToolSpawnAgents:        {"tasks", 0},
+	domain.ToolTodo:               {"todos", 0},
 }
 
 // ToolCallSummary is the argument that identifies a tool call at a glance: the full command
 // for bash, the path for patch and read_image, the address for fetch_url, the query for
-// keyword_search, the number of tasks for spawn_agents; the raw arguments when they do not
-// parse.
+// keyword_search, the number of tasks for spawn_agents, the progress of a todo list; the raw
+// arguments when they do not parse.
 func ToolCallSummary(c domain.ToolCall) string {
 	var args map[string]json.RawMessage
 	if json.Unmarshal([]byte(c.Arguments), &args) != nil {
@@ -41,6 +42,12 @@ func ToolCallSummary(c domain.ToolCall) string {
 	switch c.Name {
 	case domain.ToolSpawnAgents:
 		return fmt.Sprintf("%d tasks", len(SpawnTasks(c)))
+	case domain.ToolTodo:
+		items, err := domain.ParseTodo(c.Arguments)
+		if err != nil {
+			return OneLine(c.Arguments, 120)
+		}
+		return TodoSummary(items)
 	case domain.ToolPatch:
 		var patches []json.RawMessage
 		_ = json.Unmarshal(args["patches"], &patches)

@@ -76,6 +76,9 @@ type row struct {
 	superseded bool
 	// answered marks a reasoning whose answer has started, which closed it once.
 	answered bool
+	// usage is what the reply took and cost, shown under the last row of the reply (issue
+	// 27): its text, or its last tool call when it called tools.
+	usage string
 }
 
 func (r *row) touch() { r.ver++ }
@@ -159,6 +162,7 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 		m.rows = append(m.rows, &row{kind: rowUser, key: key, msg: p, at: msg.At, seq: msg.Seq})
 	case domain.KindAssistant:
 		m.addCommittedReasoning(p, key)
+		first := len(m.rows)
 		if strings.TrimSpace(msg.Text) != "" {
 			m.rows = append(m.rows, &row{kind: rowAssistant, key: key, msg: p, at: msg.At, seq: msg.Seq})
 		}
@@ -170,6 +174,9 @@ func (m *chatModel) addMessage(msg domain.Message) bool {
 			r := &row{kind: kind, key: "c" + key + ":" + c.ID, call: c, at: msg.At, seq: msg.Seq}
 			m.rows = append(m.rows, r)
 			m.byCall[c.ID] = r
+		}
+		if u := msg.Usage; u != nil && u.Total() > 0 && len(m.rows) > first {
+			m.rows[len(m.rows)-1].usage = transcript.UsageLine(*u)
 		}
 		if msg.StopReason != "" {
 			m.cutOff = &row{kind: rowCutOff, key: "x" + key, msg: p, at: msg.At}

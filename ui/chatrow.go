@@ -233,13 +233,15 @@ func (p *userPart) bind(r *row) {
 type textPart struct {
 	header *widget.RichText
 	text   *markdown.View
+	usage  *usageLine
 	source string
 	obj    fyne.CanvasObject
 	seq    uint64
 }
 
 func newTextPart(cv *chatView) *textPart {
-	p := &textPart{header: widget.NewRichText(), text: cv.newMarkdown()}
+	p := &textPart{header: widget.NewRichText(), text: cv.newMarkdown(),
+		usage: newUsageLine(markdownInset().Width - theme.InnerPadding())}
 	cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
 	cp.Importance = widget.LowImportance
 	more := messageMenuButton(cv, func() uint64 { return p.seq }) // fork.go
@@ -248,7 +250,8 @@ func newTextPart(cv *chatView) *textPart {
 	in := markdownInset()
 	p.obj = container.New(&column{},
 		container.New(&measure.Inset{Left: in.Width - theme.InnerPadding(), Right: in.Width, Top: in.Height}, container.New(&hbar{gap: pad()}, none(), p.header, container.NewHBox(cp, more))),
-		container.New(&measure.Inset{Left: in.Width, Right: in.Width, Bottom: in.Height}, p.text))
+		container.New(&measure.Inset{Left: in.Width, Right: in.Width, Bottom: in.Height}, p.text),
+		p.usage.obj)
 	return p
 }
 
@@ -259,6 +262,7 @@ func (p *textPart) bind(r *row) {
 	setPlain(p.header, speakerAt(domain.KindAssistant, r.at), captionStyle())
 	p.source = r.msg.Text
 	p.text.SetMarkdown(r.msg.Text)
+	p.usage.show(r.usage)
 }
 
 // markdownInset keeps rendered Markdown where the text of the other rows starts.
@@ -344,6 +348,7 @@ type toolPart struct {
 	details *markdown.View
 	// detailBox insets the details to where RichText put its text.
 	detailBox *fyne.Container
+	usage     *usageLine
 	obj       fyne.CanvasObject
 }
 
@@ -366,7 +371,9 @@ func newToolPart(cv *chatView) *toolPart {
 	})
 	header := container.New(&hbar{gap: pad()}, container.NewHBox(p.icon, p.name), p.arg, container.NewHBox(p.undo, p.toggle))
 	p.detailBox = container.New(insetBy(markdownInset(), 0), p.details)
-	p.obj = card(p.bg, container.New(&column{}, header, p.summary, p.detailBox))
+	// The usage line is under the card, its words where the card's start.
+	p.usage = newUsageLine(pad() * 2)
+	p.obj = container.New(&column{}, card(p.bg, container.New(&column{}, header, p.summary, p.detailBox)), p.usage.obj)
 	return p
 }
 
@@ -381,6 +388,7 @@ func (p *toolPart) bind(r *row) {
 	icon, sum := toolStatus(r)
 	p.icon.SetResource(icon)
 	setPlain(p.summary, sum, captionStyle())
+	p.usage.show(r.usage)
 
 	res := r.result
 	cp, canUndo := p.cv.m.proj.checkpointForCall(p.cv.cs.id, r.call.ID)
@@ -493,6 +501,7 @@ type agentsPart struct {
 	title *widget.Label
 	list  *fyne.Container
 	lines []*agentLine
+	usage *usageLine
 	obj   fyne.CanvasObject
 }
 
@@ -509,8 +518,8 @@ type agentLine struct {
 func newAgentsPart(cv *chatView) *agentsPart {
 	p := &agentsPart{cv: cv, bg: canvas.NewRectangle(color.Transparent),
 		title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		list:  container.New(&column{Gap: pad()})}
-	p.obj = card(p.bg, container.New(&column{}, p.title, p.list))
+		list:  container.New(&column{Gap: pad()}), usage: newUsageLine(pad() * 2)}
+	p.obj = container.New(&column{}, card(p.bg, container.New(&column{}, p.title, p.list)), p.usage.obj)
 	return p
 }
 
@@ -535,6 +544,7 @@ func (p *agentsPart) bind(r *row) {
 		}
 	}
 	p.title.SetText(fmt.Sprintf("Sub-agents: %d of %d finished", done, len(outs)))
+	p.usage.show(r.usage)
 	for len(p.lines) < len(outs) {
 		p.lines = append(p.lines, p.newLine())
 	}

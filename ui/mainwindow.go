@@ -48,6 +48,8 @@ type MainWindow struct {
 	// (welcome.go).
 	welcome *welcomeCard
 	demo    *demoChips
+	// todo is the model's task list above the composer (todopanel.go).
+	todo *todoPanel
 
 	app    fyne.App
 	win    fyne.Window
@@ -418,7 +420,8 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.top = container.NewVBox(m.disk.box, m.header, m.proj.row, m.landlockNote, m.meterRow, m.findBar)
 	m.hosts = newHostCards(m)
 	m.mcpCards = newMCPCards(m)
-	m.bottom = container.NewVBox(m.mcpCards.box, m.exhaustedBox, m.inlineBox, m.hosts.box, m.proj.queueBox, m.strip, m.slash.box, composer, status)
+	m.todo = newTodoPanel(m)
+	m.bottom = container.NewVBox(m.mcpCards.box, m.exhaustedBox, m.inlineBox, m.hosts.box, m.todo.box, m.proj.queueBox, m.strip, m.slash.box, composer, status)
 	m.right = container.NewBorder(m.top, m.bottom, nil, nil, m.chatHolder)
 	split := container.NewHSplit(sidebar, container.NewPadded(m.right))
 	split.Offset = 0.27
@@ -654,6 +657,7 @@ func (m *MainWindow) refreshAll() {
 	m.refreshStatus()
 	m.refreshComposer()
 	m.hosts.refresh()
+	m.todo.refresh()
 	m.relayout()
 	if m.cv != nil && m.gen != m.cv.lastGen {
 		m.cv.lastGen = m.gen

@@ -90,4 +90,20 @@ var screens = []screen{
 		h.settle()
 		return h
 	}},
+	// The task list above the composer while the agent works through it (issue 27).
+	{"tasks", func(t *testing.T) *harness {
+		h, id := newOpenConversation(t, nil)
+		h.typeAndSend("Fix the parser and prove it with a test.")
+		h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+		h.f.respond(t, id, "", []domain.ToolCall{todoCall("t1", domain.TodoItem{Content: "Read parse.go and its test", Status: domain.TodoDone},
+			domain.TodoItem{Content: "Stop slicing off the first digit", Status: domain.TodoInProgress},
+			domain.TodoItem{Content: "Add a test for negative numbers", Status: domain.TodoPending},
+			domain.TodoItem{Content: "Run go test ./...", Status: domain.TodoPending})},
+			domain.Usage{InputTokens: 3_100, CachedTokens: 2_900, OutputTokens: 120, CostNanoUSD: 1_900_000, CostFrom: domain.CostFromProvider})
+		h.f.completeTool(t, id, domain.ToolResult{Outcome: domain.OutcomeSuccess, Content: "Task list saved.", Display: &domain.ToolDisplay{Summary: "1 done, 1 in progress, 2 pending"}})
+		h.waitFor("the panel", func() bool { return h.m.todo.box.Visible() })
+		h.f.respond(t, id, "", []domain.ToolCall{bashCall("b1", "go test ./parse/ -run TestParse")}, domain.Usage{InputTokens: 3_300, CachedTokens: 3_100, OutputTokens: 40})
+		h.settle()
+		return h
+	}},
 }

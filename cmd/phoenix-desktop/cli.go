@@ -582,6 +582,7 @@ func runShow(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	if conv.Spent.Responses > 0 {
 		fmt.Fprintf(stdout, "spent: %s\n", transcript.SpendLine(conv.Spent))
 	}
+	writeTodo(stdout, msgs)
 	for _, m := range msgs {
 		writeMessage(stdout, m)
 		if m.Kind == domain.KindAssistant && m.Usage != nil && m.Usage.Total() > 0 {

@@ -74,3 +74,11 @@ func writeReasoning(w io.Writer, m domain.Message) {
 		fmt.Fprintf(w, "  ┆ %s\n", l)
 	}
 }
+
+// writeTodo prints the conversation's task list as it stands (issue 27), for show; each todo
+// call in the messages below says how it got there.
+func writeTodo(w io.Writer, msgs []domain.Message) {
+	if todo := domain.TodoList(msgs); len(todo) > 0 {
+		fmt.Fprintf(w, "tasks: %s\n%s", transcript.TodoSummary(todo), transcript.TodoText(todo, "  "))
+	}
+}

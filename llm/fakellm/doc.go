@@ -40,6 +40,9 @@
 //	fetch: URL                   call fetch_url {"url": URL}
 //	upgrade: REASON              call request_mode_upgrade {"reason": REASON}
 //	agents: TASK | TASK ...      call spawn_agents {"tasks": [TASK, TASK]}
+//	todo: [x] A | [>] B | [ ] C  call todo with tasks A done, B in progress, C pending (no
+//	                             mark: pending; nothing: an empty list; {JSON}: those
+//	                             arguments as written)
 //	mcp: SERVER TOOL {JSON}      call the MCP tool mcp__SERVER__TOOL with the JSON arguments
 //
 // Several steps on one line separated by " ;; " make one answer with several tool calls

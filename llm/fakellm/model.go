@@ -123,6 +123,8 @@ func parseAction(key, arg string) (action, bool) {
 			}
 		}
 		return action{tool: domain.ToolSpawnAgents, args: map[string]any{"tasks": tasks}}, true
+	case "todo":
+		return parseTodo(arg), true
 	case "patch":
 		return parsePatch(arg), true
 	case "mcp":
@@ -141,6 +143,31 @@ func parseMCP(arg string) action {
 		_ = json.Unmarshal([]byte(fields[2]), &args)
 	}
 	return action{tool: name, args: args}
+}
+
+// parseTodo reads a task list, "[x] DONE | [>] IN PROGRESS | [ ] PENDING" (a task without
+// a mark is pending, nothing at all clears the list), or a JSON object sent as written, so
+// that tests can send arguments the tool refuses.
+func parseTodo(arg string) action {
+	if strings.HasPrefix(arg, "{") {
+		return action{tool: domain.ToolTodo, args: json.RawMessage(arg)}
+	}
+	marks := map[string]domain.TodoStatus{"[x]": domain.TodoDone, "[>]": domain.TodoInProgress, "[ ]": domain.TodoPending}
+	args := domain.TodoArgs{Todos: []domain.TodoItem{}}
+	for _, t := range strings.Split(arg, "|") {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		status := domain.TodoPending
+		for mark, s := range marks {
+			if rest, ok := strings.CutPrefix(t, mark); ok {
+				t, status = strings.TrimSpace(rest), s
+			}
+		}
+		args.Todos = append(args.Todos, domain.TodoItem{Content: unescape(t), Status: status})
+	}
+	return action{tool: domain.ToolTodo, args: args}
 }
 
 // parsePatch reads the three patch forms: PATH <<< TEXT (overwrite), PATH >>> TEXT (append)
@@ -541,7 +568,7 @@ func (s *Server) conclude(chat *ChatRequest, u int, prog program, replyNo int, p
 func helpText(userText string) string {
 	return fmt.Sprintf("I am the offline demo model, so I follow simple scripts rather than reason. "+
 		"Write one step per line: echo: TEXT, bash: COMMAND, patch: PATH <<< TEXT, think: TEXT, "+
-		"search: WORDS, image: PATH, upgrade: REASON, agents: TASK | TASK, mcp: SERVER TOOL {JSON}; and delay: MS, fail: STATUS, stop: REASON, window: TOKENS "+
+		"search: WORDS, image: PATH, upgrade: REASON, agents: TASK | TASK, todo: [x] TASK | [>] TASK | [ ] TASK, mcp: SERVER TOOL {JSON}; and delay: MS, fail: STATUS, stop: REASON, window: TOKENS "+
 		"or usage: TOKENS before a step to change it. You wrote: %q.", firstLine(userText))
 }
 

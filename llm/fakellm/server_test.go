@@ -56,7 +56,7 @@ func tools(names ...string) []Tool {
 }
 
 var parentTools = []string{domain.ToolBash, domain.ToolPatch, domain.ToolThink, domain.ToolKeywordSearch,
-	domain.ToolReadImage, domain.ToolSpawnAgents, domain.ToolRequestModeUpgrade}
+	domain.ToolReadImage, domain.ToolSpawnAgents, domain.ToolRequestModeUpgrade, domain.ToolTodo}
 
 var subTools = []string{domain.ToolBash, domain.ToolThink, domain.ToolSubmitResult}
 
@@ -187,11 +187,15 @@ func TestPredictableToolSteps(t *testing.T) {
 		{"upgrade: I must edit main.go", domain.ToolRequestModeUpgrade, `{"reason":"I must edit main.go"}`},
 		{"agents: count files | bash: wc -l go.mod", domain.ToolSpawnAgents, `{"tasks":["count files","bash: wc -l go.mod"]}`},
 		{"patch: notes.txt <<< hello", domain.ToolPatch, `{"patches":[{"new_text":"hello","operation":"overwrite"}],"path":"notes.txt"}`},
+		{"todo: [x] read | [>] fix it | test", domain.ToolTodo, `{"todos":[{"content":"read","status":"done"},{"content":"fix it","status":"in_progress"},{"content":"test","status":"pending"}]}`},
+		{"todo:", domain.ToolTodo + " cleared", `{"todos":[]}`},
+		{`todo: {"todos":[{"content":"x","status":"completed"}]}`, domain.ToolTodo + " as written", `{"todos":[{"content":"x","status":"completed"}]}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool, func(t *testing.T) {
 			text, calls := answer(t, s, parentTools, user(tc.line))
-			if text != "" || len(calls) != 1 || calls[0].Function.Name != tc.tool || calls[0].Function.Arguments != tc.args {
+			name, _, _ := strings.Cut(tc.tool, " ")
+			if text != "" || len(calls) != 1 || calls[0].Function.Name != name || calls[0].Function.Arguments != tc.args {
 				t.Fatalf("got %q %+v", text, calls)
 			}
 			if calls[0].ID != "demo_1_1" {
