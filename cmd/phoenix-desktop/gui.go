@@ -128,6 +128,8 @@ func runGUI(args []string, stderr io.Writer) error {
 	if opened.runtime.HostRulesAvailable() {
 		deps.Hosts = opened.runtime
 	}
+	// The window searches: open the index (and catch up) while it comes up.
+	opened.index.Warm()
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
 	return nil
 }
