@@ -42,6 +42,7 @@ func runGUI(args []string, stderr io.Writer) error {
 		return fmt.Errorf("unexpected %q: commands come first (phoenix-desktop list --data-dir DIR), see phoenix-desktop help", fs.Arg(0))
 	}
 	log := common.logger(stderr)
+	defer startCPUProfile(stderr)()
 
 	a := app.NewWithID(assets.AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
