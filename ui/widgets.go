@@ -23,13 +23,10 @@ type composerEntry struct {
 	onStop func()
 	// onKey, when set, sees each key first and reports whether it took it (the "/" menu).
 	onKey func(k *fyne.KeyEvent) bool
-	// blink is the cursor's own blink, which stops while nobody types (cursorblink.go).
-	blink *cursorBlink
 }
 
 func newComposerEntry() *composerEntry {
 	e := &composerEntry{}
-	e.blink = newCursorBlink(&e.Entry)
 	e.MultiLine = true
 	e.Wrapping = fyne.TextWrapWord
 	e.ExtendBaseWidget(e)
@@ -41,7 +38,6 @@ func isShift(k fyne.KeyName) bool { return k == desktop.KeyShiftLeft || k == des
 
 // KeyDown tracks Shift, which decides what Enter does.
 func (e *composerEntry) KeyDown(k *fyne.KeyEvent) {
-	e.blink.activity()
 	if isShift(k.Name) {
 		e.shift = true
 	}
