@@ -102,9 +102,11 @@ type SandboxLayer = sandbox.Layer
 
 // Config wires the runtime to its collaborators.
 type Config struct {
-	Store   Store
-	LLM     LLMClient
-	Tools   ToolRunner
+	Store Store
+	LLM   LLMClient
+	Tools ToolRunner
+	// Sandbox is sandbox.Describe(); left empty, the runtime describes the sandbox on the
+	// first Sandbox call, so that starting needs no supervisor (see Runtime.Sandbox).
 	Sandbox SandboxStatus
 	Logger  *slog.Logger
 	// SubAgentDeadline overrides domain.DefaultSubAgentDeadline when positive.
@@ -217,6 +219,13 @@ type Runtime struct {
 	restoreHook func()
 	// hosts holds the host cards waiting for the person (AskHost).
 	hosts hostAsks
+	// sandboxFull is the whole sandbox description (sandbox.Describe), worked out on the
+	// first Sandbox call when Config.Sandbox was left empty: describing it starts a
+	// supervisor to try the mount view and runs setpriv, which a turn that runs no command
+	// must not wait for.
+	sandboxOnce sync.Once
+	sandboxFull SandboxStatus
+	sandboxLazy bool
 }
 
 // gate returns the stop gate of a conversation, creating it on first use.
@@ -284,6 +293,12 @@ func Start(cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("start runtime: %w", err)
 	}
 	r := &Runtime{cfg: cfg, log: cfg.Logger}
+	if cfg.Sandbox.Summary == "" {
+		// Left empty: the runtime itself needs only whether Landlock works (one system
+		// call); the whole description waits for the first Sandbox call.
+		r.cfg.Sandbox = SandboxStatus{Status: sandbox.Probe()}
+		r.sandboxLazy = true
+	}
 	r.bgCtx, r.bgStop = context.WithCancel(context.Background())
 	r.llm.Store(&llmHolder{client: cfg.LLM})
 	// protoactor's logger is routed to ours, one level quieter: its info lines are noise to
@@ -345,8 +360,16 @@ func (r *Runtime) Shutdown() {
 	r.unwatchAllCheckpoints()
 }
 
-// Sandbox reports whether Restricted mode is enforced here (REQ-BED-014).
-func (r *Runtime) Sandbox() SandboxStatus { return r.cfg.Sandbox }
+// Sandbox reports whether Restricted mode is enforced here (REQ-BED-014), and which layers
+// of the sandbox this machine has. Without Config.Sandbox, the first call describes the
+// sandbox (sandbox.Describe), which starts a supervisor: call it when the answer is shown.
+func (r *Runtime) Sandbox() SandboxStatus {
+	if !r.sandboxLazy {
+		return r.cfg.Sandbox
+	}
+	r.sandboxOnce.Do(func() { r.sandboxFull = sandbox.Describe() })
+	return r.sandboxFull
+}
 
 // ModelLabel is how a model is named in the UI.
 func (r *Runtime) ModelLabel(model string) string {
@@ -426,7 +449,8 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	if err := r.saveCustom(rc.Conv.ID, r.readCustom(rc.Conv.ID, p.Cwd)); err != nil {
 		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Commands and skills will not be used: " + err.Error()})
 	}
-	r.warmCheckpoints(rc.Conv.ID)
+	// The checkpoint repository is warmed when the first model request goes out
+	// (warmCheckpointsFor), not here: a conversation that never runs a tool needs none.
 	return rc.Conv, nil
 }
 

@@ -288,11 +288,42 @@ func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (*c
 // left for that call to report.
 func (r *Runtime) warmCheckpoints(id string) {
 	c, err := r.cfg.Store.Get(id)
-	if err != nil || c.Mode.Rank() == domain.ModeRestricted.Rank() || r.cfg.Store.FilesDir(id) == "" || checkpoint.Available() != nil {
+	if err != nil {
 		return
 	}
-	// Under stopMu, so that no Add races with Shutdown's Wait.
-	r.stopMu.Lock()
+	r.warmCheckpointsFor(c, false)
+}
+
+// warmCheckpointsFor warms c's repository (warmCheckpoints). The conversation actor calls it
+// (fromActor) as each model request goes out: the first request of a conversation that can
+// change files starts the copy while the model thinks, so neither creating a conversation
+// nor a turn's first request waits for git; later requests find the repository open or
+// warming and do nothing.
+func (r *Runtime) warmCheckpointsFor(c domain.Conversation, fromActor bool) {
+	id := c.ID
+	if c.Mode.Rank() == domain.ModeRestricted.Rank() || r.cfg.Store.FilesDir(id) == "" {
+		return
+	}
+	if fromActor {
+		r.ckpts.mu.Lock()
+		_, open := r.ckpts.repos[id]
+		_, warming := r.ckpts.warming[id]
+		r.ckpts.mu.Unlock()
+		if open || warming {
+			return
+		}
+	}
+	if checkpoint.Available() != nil {
+		return
+	}
+	// Under stopMu, so that no Add races with Shutdown's Wait. Shutdown holds it while it
+	// stops the actors, so an actor only tries it: a runtime that is stopping warms nothing,
+	// and the first tool call takes the whole snapshot itself.
+	if !fromActor {
+		r.stopMu.Lock()
+	} else if !r.stopMu.TryLock() {
+		return
+	}
 	defer r.stopMu.Unlock()
 	if r.stopped.Load() {
 		return

@@ -178,8 +178,13 @@ func TestCheckpointsAndQueueArePrunedWithTheirConversation(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	c := h.create(NewConversation{Unrestricted: true})
-	// An Unrestricted conversation's tree is copied in the background at once, so that its
-	// first patch only adds what changed.
+	// Creating a conversation starts no git: a turn that runs no tool needs no repository.
+	if _, err := os.Stat(filepath.Join(h.store.FilesDir(c.ID), "shadow.git")); !os.IsNotExist(err) {
+		t.Fatalf("the checkpoint repository was made before the first request: %v", err)
+	}
+	// An Unrestricted conversation's tree is copied in the background once its first
+	// request is on its way, so that its first patch only adds what changed.
+	h.turn(c.ID, "echo: no tool")
 	h.rt.bg.Wait()
 	if _, err := os.Stat(filepath.Join(h.store.FilesDir(c.ID), "shadow.git", "index")); err != nil {
 		t.Fatalf("the checkpoint repository was not warmed: %v", err)

@@ -46,7 +46,6 @@ func (r *Runtime) Fork(ctx context.Context, id string, seq uint64) (domain.Conve
 	if err := r.saveCustom(rc.Conv.ID, r.readCustom(rc.Conv.ID, src.Cwd)); err != nil {
 		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Commands and skills will not be used: " + err.Error()})
 	}
-	r.warmCheckpoints(rc.Conv.ID)
 	return rc.Conv, nil
 }
 

@@ -39,6 +39,9 @@ type Options struct {
 	Quick bool
 	// Progress receives a line per measurement as it starts; nil is silent.
 	Progress io.Writer
+	// App is the path of the app binary, which the cold-start and idle rows start; without
+	// it those rows report an error.
+	App string
 }
 
 type measurement struct {

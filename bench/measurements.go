@@ -75,6 +75,8 @@ func measurements() []measurement {
 		{name: "first request with an MCP server that never starts", unit: "ms", rows: mcpSilentRows, count: 2},
 		{name: checkpointRowName, unit: "ms", rows: checkpointSnapshot, count: 2},
 		{name: proxyRowName, unit: "ms", rows: proxyRows, count: 3},
+		{name: coldStartRowName, unit: "ms", rows: coldStartRows, count: 5},
+		{name: idleRowName, unit: "×", rows: idleRows, count: 3},
 		{name: cacheRowName, unit: "%", target: 10, run: uncachedShare,
 			note: "100 − the cached share of all input tokens; the fake server caches as providers that cache prefixes by themselves do"},
 	}

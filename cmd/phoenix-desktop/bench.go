@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/phoenix-desktop/phoenix/bench"
 )
@@ -19,7 +20,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	rows := bench.Run(context.Background(), bench.Options{Quick: quick, Progress: stderr})
+	// The cold-start and idle rows start this binary again.
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("bench: find the app binary: %w", err)
+	}
+	rows := bench.Run(context.Background(), bench.Options{Quick: quick, Progress: stderr, App: exe})
 	write := bench.PrintTable
 	if jsonOut {
 		write = bench.PrintJSON

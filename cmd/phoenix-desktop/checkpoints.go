@@ -16,7 +16,6 @@ import (
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
-	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -37,14 +36,9 @@ func openFilesApp(flags commonFlags, log *slog.Logger) (*session, error) {
 	}
 	a.store = store
 	// The notices a restore adds to the history are searchable like every message.
-	var searcher actors.Searcher
-	if a.index, err = openIndex(store, log); err != nil {
-		log.Error("search is unavailable", "error", err)
-	} else if a.index != nil {
-		searcher = a.index
-	}
-	rt, err := actors.Start(actors.Config{Store: store, LLM: noModel{}, Tools: tools.NewRegistry(), Search: searcher,
-		Sandbox: sandbox.Describe(), Logger: log, TempRoot: filepath.Join(store.Dir(), "sandbox-tmp")})
+	a.index = newLazyIndex(store, log)
+	rt, err := actors.Start(actors.Config{Store: store, LLM: noModel{}, Tools: tools.NewRegistry(), Search: a.index,
+		Logger: log, TempRoot: filepath.Join(store.Dir(), "sandbox-tmp")})
 	if err != nil {
 		a.Close()
 		return nil, err

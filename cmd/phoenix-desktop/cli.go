@@ -154,9 +154,8 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	defer env.signals.Stop(signals)
 
 	log := common.logger(stderr)
-	// Start a sandbox supervisor while the conversation loads, so that the first bash call
-	// does not wait for one.
-	sandbox.Prewarm()
+	// No sandbox supervisor is started ahead: a turn that runs no command needs none, and the
+	// first command starts one (the bench's "first command (cold supervisor)" row).
 	a, err := env.openChat(common, log)
 	if err != nil {
 		return err
@@ -221,7 +220,7 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID, reasoning: reasoning, outputLimit: rt.OutputLimit(conv.Model)}
 	if !jsonOut {
 		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, conv.Cwd,
-			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(rt.Sandbox()))
+			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(sandbox.Probe()))
 		if set, err := rt.Instructions(ctx, conv.ID); err == nil {
 			if len(set.Files) > 0 {
 				fmt.Fprintf(stdout, "Instructions: %s\n", strings.Join(set.Labels(), ", "))
@@ -434,7 +433,7 @@ func approvalAnswer(line string) domain.Mode {
 	return actors.DenyUpgrade
 }
 
-func sandboxNote(s actors.SandboxStatus) string {
+func sandboxNote(s sandbox.Status) string {
 	if s.Available {
 		return fmt.Sprintf("Landlock ABI %d", s.ABI)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -134,10 +133,15 @@ func (e *cmdEnv) openStore(c *commonFlags, log *slog.Logger, atRest bool) (*pers
 // openIndex opens the search index beside a store (standalone) or lends the app's.
 func (e *cmdEnv) openIndex(store *persistence.Store, log *slog.Logger) (*search.Index, func(), error) {
 	if e.app != nil {
-		if e.app.index == nil {
-			return nil, nil, errors.New("the app's search index is unavailable (its log says why); close the app and search again to rebuild it")
+		var idx *search.Index
+		var err error
+		if e.app.index != nil {
+			idx, err = e.app.index.get() // opened on first use (lazy.go)
 		}
-		return e.app.index, func() {}, nil
+		if idx == nil {
+			return nil, nil, fmt.Errorf("the app's search index is unavailable (%v); close the app and search again to rebuild it", err)
+		}
+		return idx, func() {}, nil
 	}
 	idx, err := openIndex(store, log)
 	if err != nil {

@@ -42,6 +42,7 @@ func runGUI(args []string, stderr io.Writer) error {
 		return fmt.Errorf("unexpected %q: commands come first (phoenix-desktop list --data-dir DIR), see phoenix-desktop help", fs.Arg(0))
 	}
 	log := common.logger(stderr)
+	defer startCPUProfile(stderr)()
 
 	a := app.NewWithID(assets.AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
@@ -151,6 +152,8 @@ func runGUI(args []string, stderr io.Writer) error {
 	if opened.runtime.HostRulesAvailable() {
 		deps.Hosts = opened.runtime
 	}
+	// The window searches: open the index (and catch up) while it comes up.
+	opened.index.Warm()
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
 	return nil
 }

@@ -49,6 +49,8 @@ func main() {
 	sandbox.MaybeRunHelper()
 	// Likewise the MCP server that `bench` measures against is this binary started again.
 	bench.MaybeRunEchoServer()
+	// And the bare Fyne window the idle rows compare the app's window with.
+	bench.MaybeRunBareWindow()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -322,12 +322,13 @@ func openModel(flags commonFlags, settings llm.Config, blobs llm.BlobSource) (*m
 
 // session is everything a command that runs conversations needs, closed in reverse order.
 type session struct {
-	store   *persistence.Store
-	index   *search.Index
+	store *persistence.Store
+	// index is the search index, opened on first use (lazy.go).
+	index   *lazyIndex
 	model   *model
 	runtime *actors.Runtime
-	// proxy is the network proxy of Project mode; nil where Project mode is unavailable.
-	proxy *appProxy
+	// proxy is the network proxy of Project mode, started on first use (lazy.go).
+	proxy *lazyProxy
 	// borrowed is the app's session lent to a command served beside the window
 	// (cliserver.go): the app closes it, the command must not.
 	borrowed bool
@@ -372,11 +373,9 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		return nil, err
 	}
 	a.store = store
-	// Search is derived data: without an index the app works, and says so where search is
-	// asked for.
-	if a.index, err = openIndex(store, log); err != nil {
-		log.Error("search is unavailable", "error", err)
-	}
+	// Search is derived data, opened on first use: without an index the app works, and says
+	// so where search is asked for.
+	a.index = newLazyIndex(store, log)
 	m, err := openModel(flags, settings, store)
 	if err != nil {
 		a.Close()
@@ -388,28 +387,18 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		a.Close()
 		return nil, &configError{err}
 	}
-	var searcher actors.Searcher
-	if a.index != nil {
-		searcher = a.index
-	}
 	// The proxy asks the runtime about new hosts; the runtime is set once it has started.
 	var started atomic.Pointer[actors.Runtime]
-	a.proxy, err = openProxy(store.Dir(), started.Load, log)
-	if err != nil {
-		log.Error("the network proxy for Project mode could not start; Project-mode commands have no network", "error", err)
-	}
-	var hostProxy actors.HostProxy
-	if a.proxy != nil {
-		hostProxy = a.proxy
-	}
+	a.proxy = &lazyProxy{log: log, open: func() (*appProxy, error) { return openProxy(store.Dir(), started.Load, log) }}
 	rt, err := actors.Start(actors.Config{
-		HostProxy:    hostProxy,
-		Search:       searcher,
+		HostProxy:    a.proxy,
+		Search:       a.index,
 		OutputLimits: limits,
 		Store:        store,
 		LLM:          m.client,
 		Tools:        tools.NewRegistry(),
-		Sandbox:      sandbox.Describe(),
+		// Sandbox is left empty: the runtime describes it when first asked (the window's
+		// badge), so that no supervisor starts before the first request.
 		Logger:       log,
 		DefaultModel: m.config.Model,
 		// The person's own AGENTS.md, read with the project's.
