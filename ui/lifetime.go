@@ -88,13 +88,13 @@ func (m *MainWindow) newGlobalSearch() *globalSearch {
 
 // showGlobalSearch is Ctrl+Shift+F.
 func (m *MainWindow) showGlobalSearch() {
-	m.win.Canvas().Focus(m.search.entry)
+	m.win.Canvas().Focus(m.sidebar.search.entry)
 }
 
 // scheduleSearch runs the search once typing pauses; an empty field shows the conversations
 // again.
 func (m *MainWindow) scheduleSearch() {
-	g := m.search
+	g := m.sidebar.search
 	g.gen++
 	if g.timer != nil {
 		g.timer.Stop()
@@ -102,7 +102,7 @@ func (m *MainWindow) scheduleSearch() {
 	if strings.TrimSpace(g.entry.Text) == "" {
 		g.hits = nil
 		g.panel.Hide()
-		m.sideList.Show()
+		m.sidebar.list.Show()
 		return
 	}
 	gen := g.gen
@@ -111,11 +111,11 @@ func (m *MainWindow) scheduleSearch() {
 
 // runSearch queries the backend off the UI goroutine.
 func (m *MainWindow) runSearch(gen int) {
-	g := m.search
+	g := m.sidebar.search
 	if m.closed || gen != g.gen {
 		return
 	}
-	q := SearchQuery{Text: g.entry.Text, IncludeArchived: m.showArchived}
+	q := SearchQuery{Text: g.entry.Text, IncludeArchived: m.sidebar.showArchived}
 	go func() {
 		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
 		defer cancel()
@@ -125,7 +125,7 @@ func (m *MainWindow) runSearch(gen int) {
 }
 
 func (m *MainWindow) showSearchResult(gen int, res SearchResult, err error) {
-	g := m.search
+	g := m.sidebar.search
 	if m.closed || gen != g.gen {
 		return
 	}
@@ -148,7 +148,7 @@ func (m *MainWindow) showSearchResult(gen int, res SearchResult, err error) {
 	}
 	g.list.Refresh()
 	g.list.ScrollToTop()
-	m.sideList.Hide()
+	m.sidebar.list.Hide()
 	g.panel.Show()
 }
 
@@ -228,11 +228,11 @@ func (m *MainWindow) forgetConv(id string) {
 		m.current, m.cv = nil, nil
 		m.chatHolder.Objects = []fyne.CanvasObject{m.empty}
 		m.chatHolder.Refresh()
-		m.hideFind()
+		m.find.hide()
 		m.clearInline()
 		m.app.Preferences().SetString(prefLastConv, "")
 	}
-	g := m.search
+	g := m.sidebar.search
 	kept := g.hits[:0]
 	for _, h := range g.hits {
 		if h.ConvID != id {
@@ -241,7 +241,7 @@ func (m *MainWindow) forgetConv(id string) {
 	}
 	g.hits = kept
 	g.list.Refresh()
-	m.refreshSidebar()
+	m.sidebar.refresh()
 	m.refreshAll()
 }
 
