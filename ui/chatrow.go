@@ -35,6 +35,10 @@ type rowView struct {
 	bound    *row
 	boundVer int
 	boundGen int
+	// markQ and markStrong are the find bar's highlights the row shows (findbar.go).
+	markQ      string
+	markStrong bool
+	marked     bool
 }
 
 func newRowView(cv *chatView) *rowView {
@@ -71,7 +75,9 @@ const estimatedRowHeight = 64
 // bind shows r; it does nothing when r is already shown as it is.
 func (v *rowView) bind(r *row) {
 	gen := v.cv.m.gen
+	q, strong := v.cv.marksFor(r)
 	if v.bound == r && v.boundVer == r.ver && v.boundGen == gen {
+		v.mark(q, strong)
 		return
 	}
 	p := v.parts[r.kind]
@@ -84,6 +90,10 @@ func (v *rowView) bind(r *row) {
 		v.root.Objects = []fyne.CanvasObject{p.object()}
 	}
 	v.bound, v.boundVer, v.boundGen = r, r.ver, gen
+	if v.marked || q != "" {
+		v.markQ = "\x00" // the part shows another text now: mark it afresh
+	}
+	v.mark(q, strong)
 	v.root.Refresh()
 }
 
@@ -174,20 +184,25 @@ type userPart struct {
 	cv     *chatView
 	bg     *canvas.Rectangle
 	header *widget.RichText
-	text   *widget.RichText
-	thumbs *fyne.Container
-	obj    fyne.CanvasObject
+	// text is plain (never read as Markdown), selectable and marked by Find like a reply.
+	text    *markdown.View
+	textBox *fyne.Container
+	thumbs  *fyne.Container
+	obj     fyne.CanvasObject
 	// rewind restores the working tree as it was before this message's turn.
 	rewind *widget.Button
 	seq    uint64
 }
 
 func newUserPart(cv *chatView) *userPart {
-	p := &userPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), header: widget.NewRichText(), text: newWrapText(),
+	p := &userPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), header: widget.NewRichText(), text: cv.newMarkdown(),
 		thumbs: container.New(&flow{gap: pad()})}
+	// The text starts where a RichText (the header) starts its own.
+	ip := theme.InnerPadding()
+	p.textBox = container.New(&measure.Inset{Left: ip, Right: ip, Top: ip, Bottom: ip}, p.text)
 	p.rewind = restoreButton("Rewind to here", func() { cv.m.proj.rewind(cv.cs, p.seq) })
 	more := messageMenuButton(cv, func() uint64 { return p.seq }) // fork.go
-	p.obj = card(p.bg, container.New(&column{}, container.New(&hbar{gap: pad()}, none(), p.header, container.NewHBox(p.rewind, more)), p.text, p.thumbs))
+	p.obj = card(p.bg, container.New(&column{}, container.New(&hbar{gap: pad()}, none(), p.header, container.NewHBox(p.rewind, more)), p.textBox, p.thumbs))
 	return p
 }
 
@@ -209,8 +224,8 @@ func (p *userPart) bind(r *row) {
 	p.seq = r.msg.Seq
 	_, canRewind := p.cv.m.proj.checkpointBefore(p.cv.cs.id, r.msg.Seq)
 	p.rewind.Hidden = !canRewind || p.cv.readOnly
-	p.text.Hidden = r.msg.Text == ""
-	setPlain(p.text, r.msg.Text, widget.RichTextStyleParagraph)
+	p.textBox.Hidden = r.msg.Text == ""
+	p.text.SetText(r.msg.Text)
 	p.thumbs.Objects = p.thumbs.Objects[:0]
 	for _, img := range r.msg.Images {
 		p.thumbs.Objects = append(p.thumbs.Objects, p.cv.m.thumbnail(img.SHA256, img.Name, 96))

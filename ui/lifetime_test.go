@@ -59,6 +59,9 @@ func TestSearchAllConversationsOpensAtTheMessage(t *testing.T) {
 		if l, ok := o.(*widget.Label); ok && l.Visible() {
 			texts = append(texts, l.Text)
 		}
+		if l, ok := o.(*widget.RichText); ok && l.Visible() {
+			texts = append(texts, l.String())
+		}
 	})
 	if !slices.Contains(texts, "Long") || !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "Question 100:") }) {
 		t.Fatalf("hit row shows %q", texts)
