@@ -39,7 +39,7 @@ func newSideRow(m *MainWindow) *sideRow {
 	r.when.SizeName = theme.SizeNameCaptionText
 	var dotObj fyne.CanvasObject
 	r.dot, dotObj = newDot()
-	r.archive = widget.NewButtonWithIcon("", theme.DownloadIcon(), func() {
+	r.archive = widget.NewButtonWithIcon("", archiveIcon(), func() {
 		if r.cs != nil {
 			m.setArchived(r.cs, !r.cs.conv.Archived)
 		}
@@ -69,15 +69,21 @@ func (r *sideRow) bind(cs *convState) {
 	r.dot.FillColor = theme.Color(stateColor(kind))
 	r.dot.Refresh()
 	if c.Archived {
-		r.archive.SetIcon(theme.UploadIcon())
+		r.archive.SetIcon(unarchiveIcon())
 	} else {
-		r.archive.SetIcon(theme.DownloadIcon())
+		r.archive.SetIcon(archiveIcon())
 	}
 }
 
-// shortPath shows the last two elements of a path.
+// archiveIcon is the sidebar's Archive button: a cabinet of drawers (the theme has no box),
+// not the download arrow it once was. unarchiveIcon brings an archived conversation back.
+func archiveIcon() fyne.Resource   { return theme.StorageIcon() }
+func unarchiveIcon() fyne.Resource { return theme.ContentUndoIcon() }
+
+// shortPath shows the last two elements of a path, with an ellipsis only where something
+// was cut: /tmp/work stays as it is.
 func shortPath(p string) string {
-	parts := strings.Split(strings.TrimRight(p, "/"), "/")
+	parts := strings.Split(strings.Trim(p, "/"), "/")
 	if len(parts) <= 2 {
 		return p
 	}
@@ -173,11 +179,22 @@ func (m *MainWindow) setArchived(cs *convState, archived bool) {
 		err := m.b.SetArchived(ctx, cs.id, archived)
 		m.do(func() {
 			if err != nil {
-				m.showInline(fmt.Sprintf("Could not archive the conversation: %v.", err))
+				verb := "archive"
+				if !archived {
+					verb = "restore"
+				}
+				m.showInline(fmt.Sprintf("Could not %s the conversation: %v.", verb, err))
 				return
 			}
 			cs.conv.Archived = archived
 			m.sidebar.refresh()
+			title := transcript.Title(cs.conv.Title, cs.conv.Cwd)
+			if archived {
+				m.showDoneWithAction(fmt.Sprintf("Archived “%s”: it is listed under Show archived.", title), "Undo",
+					func() { m.setArchived(cs, false) })
+			} else {
+				m.showDone(fmt.Sprintf("“%s” is back in the list.", title))
+			}
 		})
 	}()
 }
