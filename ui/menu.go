@@ -21,6 +21,8 @@ func (m *MainWindow) shortcuts() []shortcut {
 		{ctrl(fyne.KeyF), m.find.show},
 		{ctrl(fyne.KeyE), m.exportCurrent},
 		{&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, m.showGlobalSearch},
+		// Ctrl+Z alone is the composer's own undo of typing.
+		{&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierAlt}, m.proj.undoLast},
 	}
 }
 
@@ -56,6 +58,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
 		fyne.NewMenuItem("Wrap up now", m.wrapUp),
+		item("Undo last file change…", sc[4]),
 		m.menuRestricted,
 		m.menuProject,
 		fyne.NewMenuItem("Archive or restore", func() {

@@ -51,6 +51,23 @@ func (p *projectUI) undo(cs *convState, callID string) {
 	}
 }
 
+// undoLast is the menu's "Undo last file change…" (Ctrl+Alt+Z): the Undo of the open
+// conversation's newest call that changed files and is not undone yet, as its row offers it.
+func (p *projectUI) undoLast() {
+	cs := p.m.current
+	if cs == nil || !p.enabled() {
+		return
+	}
+	st := p.of(cs.id)
+	for i := len(st.ckpts) - 1; i >= 0; i-- {
+		if c := st.ckpts[i]; c.Complete() && !c.ChangedNothing() && c.CallID != "" && !st.undone[c.CallID] {
+			p.showRestore(cs, actors.RestoreUndo, c, c.CallID)
+			return
+		}
+	}
+	p.m.showInline("Nothing to undo: no call of this conversation changed a file.")
+}
+
 // rewind is a user message's "Rewind to here".
 func (p *projectUI) rewind(cs *convState, seq uint64) {
 	if cp, ok := p.checkpointBefore(cs.id, seq); ok {
