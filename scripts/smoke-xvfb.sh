@@ -12,7 +12,9 @@
 # Ctrl+Q, and then checks through the CLI (list, show --json) that the demo model's reply,
 # with its reasoning apart from its text, is in the data directory. Finally
 # it starts the app again and checks that the window comes back at the same place and size
-# with the last conversation open. Every wait is bounded; the whole run stays well under two
+# with the last conversation open. On the way it checks that Find highlights its matches and
+# that "Undo last file change…" shows the Undo dialog, which Escape closes (issue 28), with
+# screenshots of both. Every wait is bounded; the whole run stays well under two
 # minutes. Exits non-zero with a message saying what failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -153,6 +155,50 @@ xdotool key --clearmodifiers Return
 sleep 2
 shot tasks
 
+# Find (issue 28): Ctrl+F and a word of the Markdown reply highlight every match, the
+# current one strongly (an orange wash in either theme); Escape closes the bar and takes the
+# highlights away. count_pixels counts the screen's pixels whose r, g, b (0–255) pass a test.
+count_pixels() {
+  import -window root "$TMP/count.png" 2>/dev/null || return 1
+  convert "$TMP/count.png" -depth 8 rgb:- | python3 -c '
+import sys
+d = sys.stdin.buffer.read()
+test = eval("lambda r, g, b: " + sys.argv[1])
+print(sum(1 for r, g, b in zip(d[0::3], d[1::3], d[2::3]) if test(r, g, b)))' "$1"
+}
+# The current match's orange wash, in either theme.
+strong_marks() { count_pixels 'r > 153 and 89 < g < 204 and b < 102 and r - b > 102'; }
+xdotool windowfocus --sync "$WID" key --clearmodifiers ctrl+f
+sleep 0.3
+xdotool type --delay 20 -- "foo_bar"
+sleep 1
+shot find
+MARKED=$(strong_marks) || fail "could not count Find's highlights in the window"
+xdotool key --clearmodifiers Escape
+sleep 0.5
+UNMARKED=$(strong_marks) || fail "could not count Find's highlights in the window"
+say "Find \"foo_bar\": $MARKED highlighted pixels, $UNMARKED after Escape"
+[ "$((MARKED - UNMARKED))" -gt 300 ] || fail "Find highlighted nothing (or Escape left the highlights): $MARKED pixels, then $UNMARKED"
+
+# Undo (issue 28): the agent writes a file in Project mode; "Undo last file change…"
+# (Ctrl+Alt+Z) opens the Undo dialog with its diff (screenshot) and its red Undo button;
+# Escape closes it and restores nothing (the file is checked below).
+red_pixels() { count_pixels 'r > 204 and g < 102 and b < 102'; }
+xdotool type --delay 10 -- "patch: smoke-undo.txt <<< written by the smoke test"
+xdotool key --clearmodifiers Return
+sleep 3
+BEFORE=$(red_pixels) || fail "could not look at the window"
+xdotool windowfocus --sync "$WID" key --clearmodifiers ctrl+alt+z
+sleep 1.5
+shot undo
+SHOWN=$(red_pixels) || fail "could not look at the window"
+xdotool key --clearmodifiers Escape
+sleep 0.5
+AFTER=$(red_pixels) || fail "could not look at the window"
+say "Undo dialog: $BEFORE red pixels before, $SHOWN with it, $AFTER after Escape"
+[ "$((SHOWN - BEFORE))" -gt 300 ] || fail "Ctrl+Alt+Z did not open the Undo dialog ($BEFORE red pixels before, $SHOWN after)"
+[ "$((SHOWN - AFTER))" -gt 300 ] || fail "Escape did not close the Undo dialog ($SHOWN red pixels with it, $AFTER after)"
+
 # Move and resize the window; the next start must bring it back like this.
 xdotool windowmove --sync "$WID" 130 70 windowsize --sync "$WID" 1000 650 || fail "could not move the window"
 GEOMETRY=$(xdotool getwindowgeometry "$WID" | tail -n 2 | tr -s ' ' | tr '\n' ' ')
@@ -179,6 +225,8 @@ if (reply[0].get("reasoning") or {}).get("text") != os.environ["THOUGHT"] or os.
 md = [m for m in msgs if m.get("kind") == "assistant" and os.environ["MARKDOWN_REPLY"] in (m.get("text") or "")]
 if not md:
     sys.exit("no Markdown reply containing %r; messages: %r" % (os.environ["MARKDOWN_REPLY"], [(m.get("kind"), m.get("text")) for m in msgs]))
+if not os.path.exists(os.path.join(d["conversation"]["cwd"], "smoke-undo.txt")):
+    sys.exit("smoke-undo.txt is not in %r: the patch did not run, or Escape on the Undo dialog restored" % d["conversation"]["cwd"])
 if d["conversation"].get("mode") != "project":
     sys.exit("the approval card did not grant Project mode: %r" % d["conversation"].get("mode"))
 ' || fail "the reply is not in the data directory"

@@ -21,3 +21,18 @@ func TestSpeakerWords(t *testing.T) {
 		}
 	}
 }
+
+// TestTitleIsOneLine (issue 28): a title's line breaks and tabs, real or escaped as text,
+// read as spaces wherever a conversation is named.
+func TestTitleIsOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"Fix\\nthe parser":         "Fix the parser",
+		"Fix\nthe\r\nparser":       "Fix the parser",
+		"Fix\\r\\nthe\\tparser\\n": "Fix the parser",
+		"  ":                       "work",
+	} {
+		if got := Title(in, "/home/ada/work"); got != want {
+			t.Errorf("Title(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -152,9 +152,10 @@ func OneLine(s string, max int) string {
 }
 
 // Title is what the sidebar, the window title and the export call a conversation: its title,
-// else its working directory's name.
+// else its working directory's name. A title is one line: its line breaks and tabs, and the
+// escaped ones a model sometimes writes ("Fix\\nthe parser"), read as spaces.
 func Title(title, cwd string) string {
-	if t := strings.TrimSpace(title); t != "" {
+	if t := strings.TrimSpace(titleEscapes.Replace(title)); t != "" {
 		return OneLine(t, 80)
 	}
 	if cwd != "" {
@@ -162,6 +163,9 @@ func Title(title, cwd string) string {
 	}
 	return "New conversation"
 }
+
+// titleEscapes are the escaped line breaks and tabs a title may hold as text.
+var titleEscapes = strings.NewReplacer(`\r\n`, " ", `\n`, " ", `\r`, " ", `\t`, " ")
 
 // Progress is a tool's progress report (an MCP server's) as the status line appends it: " · 3 of 120",
 // " · 40%" or " · 3" when the total is unknown, then the server's message.

@@ -68,7 +68,7 @@ func (s *slashMenu) loadResources(r *resourceLists, convID string) {
 			}
 			r.lists.items[convID] = items
 			if cs := s.m.current; cs != nil && cs.id == convID {
-				s.update(s.m.entry.Text)
+				s.update(s.m.composer.entry.Text)
 			}
 		})
 	}()

@@ -37,21 +37,21 @@ func (f *fakeBackend) AttachResources(_ context.Context, _, text string) (string
 // message is sent with the resource attached.
 func TestAtMenuAttachesAnMCPResource(t *testing.T) {
 	h, id := newOpenConversation(t, nil)
-	h.m.win.Canvas().Focus(h.m.entry)
-	test.Type(h.m.entry, "explain @")
+	h.m.win.Canvas().Focus(h.m.composer.entry)
+	test.Type(h.m.composer.entry, "explain @")
 	h.waitFor("the @ menu", func() bool { return h.m.slash.visible() && len(h.m.slash.shown) == 2 })
 	first := h.m.slash.box.Objects[0].(*widget.Button)
 	if !strings.Contains(first.Text, "@docs:file:///guide.md — guide: The user guide  (MCP docs)") {
 		t.Fatalf("first line %q", first.Text)
 	}
-	test.Type(h.m.entry, "AP")
+	test.Type(h.m.composer.entry, "AP")
 	h.waitFor("the menu narrowed", func() bool { return len(h.m.slash.shown) == 1 })
-	h.m.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyTab})
-	if h.m.entry.Text != "explain @docs:file:///api.md " || h.m.slash.box.Visible() {
-		t.Fatalf("after Tab: %q, menu visible %v", h.m.entry.Text, h.m.slash.box.Visible())
+	h.m.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyTab})
+	if h.m.composer.entry.Text != "explain @docs:file:///api.md " || h.m.slash.box.Visible() {
+		t.Fatalf("after Tab: %q, menu visible %v", h.m.composer.entry.Text, h.m.slash.box.Visible())
 	}
-	test.Type(h.m.entry, "briefly")
-	h.m.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	test.Type(h.m.composer.entry, "briefly")
+	h.m.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	h.waitFor("the message sent", func() bool {
 		h.f.mu.Lock()
 		defer h.f.mu.Unlock()
@@ -64,7 +64,7 @@ func TestAtMenuAttachesAnMCPResource(t *testing.T) {
 		t.Fatalf("sent %q to %s", got.text, got.id)
 	}
 	// An "@" inside a word (an address) opens nothing.
-	test.Type(h.m.entry, "mail me@example.org")
+	test.Type(h.m.composer.entry, "mail me@example.org")
 	h.q.drain()
 	if h.m.slash.box.Visible() {
 		t.Fatal("the @ menu opened inside a word")

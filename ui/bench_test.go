@@ -45,7 +45,7 @@ func BenchmarkColdStart1000(b *testing.B) {
 		m := NewMainWindow(a, f, sub, Deps{Do: q.push, Now: func() time.Time { return testNow }})
 		m.win.Resize(fyne.NewSize(1100, 720))
 		h := &harness{t: b, app: a, f: f, q: q, m: m}
-		h.until(func() bool { return len(m.side) == 1000 })
+		h.until(func() bool { return len(m.sidebar.convs) == 1000 })
 		m.win.Canvas().Capture()
 		b.StopTimer()
 		m.win.Close()

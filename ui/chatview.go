@@ -38,6 +38,9 @@ type chatView struct {
 	// width is the rows' width; when it changes, every row on screen is measured again.
 	width         float32
 	refreshQueued bool
+	// findQ is what the find bar highlights in the rows, and findKey the key of the row of
+	// its current match (findbar.go).
+	findQ, findKey string
 }
 
 type rowMeasure struct {

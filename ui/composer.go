@@ -20,7 +20,7 @@ import (
 // saveDraft keeps the composer's text with the open conversation before switching away.
 func (m *MainWindow) saveDraft() {
 	if m.current != nil {
-		m.current.draft.text = m.entry.Text
+		m.current.draft.text = m.composer.entry.Text
 	}
 }
 
@@ -30,21 +30,21 @@ func (m *MainWindow) loadDraft() {
 	if m.current != nil {
 		text = m.current.draft.text
 	}
-	m.entry.SetText(text)
-	m.entry.CursorRow = strings.Count(text, "\n")
+	m.composer.entry.SetText(text)
+	m.composer.entry.CursorRow = strings.Count(text, "\n")
 	m.refreshStrip()
 }
 
 // refreshStrip shows the draft's attachments as thumbnails with a remove button each.
 func (m *MainWindow) refreshStrip() {
-	m.strip.Objects = m.strip.Objects[:0]
+	m.composer.strip.Objects = m.composer.strip.Objects[:0]
 	if m.current != nil {
 		for _, a := range m.current.draft.atts {
-			m.strip.Objects = append(m.strip.Objects, m.attachmentChip(a))
+			m.composer.strip.Objects = append(m.composer.strip.Objects, m.attachmentChip(a))
 		}
 	}
-	m.strip.Hidden = len(m.strip.Objects) == 0
-	m.strip.Refresh()
+	m.composer.strip.Hidden = len(m.composer.strip.Objects) == 0
+	m.composer.strip.Refresh()
 	m.relayout()
 }
 
@@ -103,7 +103,7 @@ func (m *MainWindow) send() {
 	if cs == nil || m.sending {
 		return
 	}
-	text := strings.TrimRight(m.entry.Text, " \t\r\n")
+	text := strings.TrimRight(m.composer.entry.Text, " \t\r\n")
 	atts := cs.draft.atts
 	// A /command is sent as its prompt (slashmenu.go); the draft keeps what was typed.
 	msg, remote := text, func(context.Context) (string, error) { return text, nil }
@@ -136,14 +136,14 @@ func (m *MainWindow) send() {
 		images[i] = Attachment{Name: a.name, Data: a.data}
 	}
 	m.clearInline()
-	m.entry.SetText("")
+	m.composer.entry.SetText("")
 	cs.draft = draft{}
 	if cs.mainView != nil {
 		cs.mainView.pinned = true
 	}
 	m.refreshStrip()
 	m.sending = true
-	m.refreshComposer()
+	m.composer.refresh()
 	go func() {
 		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
 		defer cancel()
@@ -174,7 +174,7 @@ func (m *MainWindow) send() {
 					m.showInline(sendErrorText(err))
 				}
 			}
-			m.refreshComposer()
+			m.composer.refresh()
 		})
 	}()
 }

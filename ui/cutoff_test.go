@@ -31,15 +31,15 @@ func TestCutOffReplyShowsNoticeAndContinue_REQ_BED_003(t *testing.T) {
 	if p.goOn.Hidden {
 		t.Fatal("no Continue button after a reply cut at the output limit")
 	}
-	h.m.entry.SetText("my own draft")
+	h.m.composer.entry.SetText("my own draft")
 	test.Tap(p.goOn)
 	h.waitFor("the go-on message", func() bool {
 		h.f.mu.Lock()
 		defer h.f.mu.Unlock()
 		return len(h.f.sent) == 2 && h.f.sent[1].text == domain.GoOnPrompt
 	})
-	if h.m.entry.Text != "my own draft" {
-		t.Fatalf("Continue changed the draft to %q", h.m.entry.Text)
+	if h.m.composer.entry.Text != "my own draft" {
+		t.Fatalf("Continue changed the draft to %q", h.m.composer.entry.Text)
 	}
 	h.settle()
 	if !p.goOn.Hidden {

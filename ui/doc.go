@@ -1,6 +1,9 @@
 // Package ui is the Fyne desktop app of Phoenix Desktop: the main window with its sidebar of
 // conversations, the chat log, the composer, the status bar, the approval card, the context
-// meter and the dialogs for new conversations and settings.
+// meter and the dialogs for new conversations and settings. The main window (mainwindow.go)
+// composes components that each own their widgets in a file of their own (header.go,
+// sidebar.go, findbar.go, composerbar.go, statusbar.go, notice.go, project.go); the table is
+// in docs/ARCHITECTURE.md, "The window".
 //
 // Assistant replies, streamed text, continuation summaries and tool output are drawn by
 // ui/markdown (GitHub-flavoured Markdown with highlighted code, selectable and copyable);

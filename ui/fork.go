@@ -64,7 +64,7 @@ func (m *MainWindow) fork(cs *convState, seq uint64) {
 				nc.setConv(conv, conv.CreatedAt)
 			}
 			nc.listed = true
-			m.refreshSidebar()
+			m.sidebar.refresh()
 			m.open(conv.ID)
 		})
 	}()

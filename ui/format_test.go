@@ -30,6 +30,10 @@ func TestFormatting(t *testing.T) {
 		{"one line", transcript.OneLine("a\n  b\tc", 10), "a b c"},
 		{"cut", transcript.OneLine("abcdefghij", 5), "abcd…"},
 		{"short path", shortPath("/home/ada/src/parser"), "…/src/parser"},
+		// Issue 28: no ellipsis where nothing was cut.
+		{"short path kept", shortPath("/tmp/work"), "/tmp/work"},
+		{"short path kept, slash", shortPath("/tmp/work/"), "/tmp/work/"},
+		{"relative path cut", shortPath("src/a/b"), "…/a/b"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

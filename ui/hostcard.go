@@ -170,7 +170,7 @@ func (m *MainWindow) hostProjects() []string {
 	if m.current != nil {
 		out = append(out, m.current.conv.Cwd)
 	}
-	for _, cs := range m.side {
+	for _, cs := range m.sidebar.convs {
 		if cs.conv.Cwd != "" && !slices.Contains(out, cs.conv.Cwd) {
 			out = append(out, cs.conv.Cwd)
 		}

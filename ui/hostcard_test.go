@@ -68,12 +68,12 @@ func TestApprovalCardOffersProjectFirst_REQ_BED_015(t *testing.T) {
 	}
 
 	test.Tap(p.project)
-	h.waitFor("Project mode", func() bool { return h.m.mode.text == "Project" })
+	h.waitFor("Project mode", func() bool { return h.m.header.mode.text == "Project" })
 	if h.f.decisions[0] != domain.ModeProject || h.f.conversation(id).Mode != domain.ModeProject {
 		t.Fatalf("decision %q, mode %s; want project", h.f.decisions[0], h.f.conversation(id).Mode)
 	}
 	h.settle()
-	if !h.m.switchBox.Visible() || !h.m.switchBtn.Visible() || h.m.projectBtn.Visible() {
+	if !h.m.header.switchBox.Visible() || !h.m.header.switchBtn.Visible() || h.m.header.projectBtn.Visible() {
 		t.Error("in Project mode the header offers Switch to Restricted only")
 	}
 
@@ -93,13 +93,13 @@ func TestApprovalCardOffersProjectFirst_REQ_BED_015(t *testing.T) {
 	}
 	test.Tap(p.deny)
 	h.waitFor("the agent to go on", func() bool { return h.status() == "Thinking…" })
-	if h.f.decisions[1] != actors.DenyUpgrade || h.m.mode.text != "Project" {
-		t.Fatalf("decision %q, badge %q", h.f.decisions[1], h.m.mode.text)
+	if h.f.decisions[1] != actors.DenyUpgrade || h.m.header.mode.text != "Project" {
+		t.Fatalf("decision %q, badge %q", h.f.decisions[1], h.m.header.mode.text)
 	}
 	h.f.respond(t, id, "Done.", nil, domain.Usage{InputTokens: 700})
 	h.waitFor("ready", func() bool { return h.status() == "Ready" })
-	test.Tap(h.m.switchBtn)
-	h.waitFor("Restricted again", func() bool { return h.m.mode.text == "Restricted" })
+	test.Tap(h.m.header.switchBtn)
+	h.waitFor("Restricted again", func() bool { return h.m.header.mode.text == "Restricted" })
 }
 
 // REQ-BED-016: from Unrestricted the header offers both lower modes; Switch to Project
@@ -107,15 +107,15 @@ func TestApprovalCardOffersProjectFirst_REQ_BED_015(t *testing.T) {
 func TestSwitchDownToProject_REQ_BED_016(t *testing.T) {
 	h, id := upgradeScene(t)
 	test.Tap(h.approvalPart().full)
-	h.waitFor("Unrestricted", func() bool { return h.m.mode.text == "Unrestricted" })
+	h.waitFor("Unrestricted", func() bool { return h.m.header.mode.text == "Unrestricted" })
 	h.f.respond(t, id, "Done.", nil, domain.Usage{InputTokens: 600})
 	h.waitFor("ready", func() bool { return h.status() == "Ready" })
 	h.settle()
-	if !h.m.projectBtn.Visible() || !h.m.switchBtn.Visible() {
+	if !h.m.header.projectBtn.Visible() || !h.m.header.switchBtn.Visible() {
 		t.Fatal("Unrestricted offers Switch to Project and Switch to Restricted")
 	}
-	test.Tap(h.m.projectBtn)
-	h.waitFor("Project", func() bool { return h.m.mode.text == "Project" })
+	test.Tap(h.m.header.projectBtn)
+	h.waitFor("Project", func() bool { return h.m.header.mode.text == "Project" })
 	if h.f.conversation(id).Mode != domain.ModeProject {
 		t.Fatalf("mode %s", h.f.conversation(id).Mode)
 	}

@@ -46,15 +46,15 @@ func TestInterruptedTurnShowsNoticeAndRetry_REQ_BED_007(t *testing.T) {
 	if p.retry.Hidden {
 		t.Fatal("no Retry button under the interrupted turn")
 	}
-	h.m.entry.SetText("my own draft")
+	h.m.composer.entry.SetText("my own draft")
 	test.Tap(p.retry)
 	h.waitFor("the message sent again", func() bool {
 		h.f.mu.Lock()
 		defer h.f.mu.Unlock()
 		return len(h.f.sent) == 2 && h.f.sent[1].text == "summarise the repository"
 	})
-	if h.m.entry.Text != "my own draft" {
-		t.Fatalf("Retry changed the draft to %q", h.m.entry.Text)
+	if h.m.composer.entry.Text != "my own draft" {
+		t.Fatalf("Retry changed the draft to %q", h.m.composer.entry.Text)
 	}
 	h.waitFor("thinking again", func() bool { return h.status() == "Thinking…" })
 	h.settle()

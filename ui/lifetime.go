@@ -2,182 +2,15 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/transcript"
 )
-
-// searchDelay is how long typing pauses before the search runs: a query per keystroke would
-// only be thrown away by the next one.
-const searchDelay = 200 * time.Millisecond
-
-// globalSearch is the search over every conversation at the top of the sidebar (Ctrl+Shift+F).
-// While its field holds a query, the sidebar lists the matching messages instead of the
-// conversations; a click opens the conversation at that message. Owned by the UI goroutine.
-type globalSearch struct {
-	entry *widget.Entry
-	info  *widget.Label
-	list  *widget.List
-	panel *fyne.Container
-	hits  []SearchHit
-	// gen numbers the searches; an answer for an older one is dropped.
-	gen   int
-	timer *time.Timer
-}
-
-func (m *MainWindow) newGlobalSearch() *globalSearch {
-	g := &globalSearch{entry: widget.NewEntry(), info: widget.NewLabel("")}
-	g.entry.SetPlaceHolder("Search all conversations")
-	g.entry.OnChanged = func(string) { m.scheduleSearch() }
-	g.entry.OnSubmitted = func(string) {
-		if len(g.hits) > 0 {
-			m.openHit(g.hits[0])
-		}
-	}
-	g.info.Wrapping = fyne.TextWrapWord
-	g.info.SizeName = theme.SizeNameCaptionText
-	g.list = widget.NewList(func() int { return len(g.hits) },
-		func() fyne.CanvasObject {
-			title := widget.NewLabel("")
-			title.TextStyle.Bold = true
-			title.Truncation = fyne.TextTruncateEllipsis
-			line := widget.NewLabel("")
-			line.Truncation = fyne.TextTruncateEllipsis
-			line.SizeName = theme.SizeNameCaptionText
-			return container.New(&column{Gap: -pad() * 2}, title, line)
-		},
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id >= len(g.hits) {
-				return
-			}
-			h := g.hits[id]
-			c := o.(*fyne.Container)
-			title := h.Title
-			if title == "" {
-				title = "Untitled"
-			}
-			if h.Archived {
-				title += " (archived)"
-			}
-			c.Objects[0].(*widget.Label).SetText(title)
-			c.Objects[1].(*widget.Label).SetText(transcript.Speaker(h.Kind) + ": " + transcript.OneLine(h.Line, 200))
-		})
-	g.list.OnSelected = func(id widget.ListItemID) {
-		g.list.Unselect(id)
-		if id < len(g.hits) {
-			m.openHit(g.hits[id])
-		}
-	}
-	clear := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { g.entry.SetText("") })
-	clear.Importance = widget.LowImportance
-	g.entry.ActionItem = clear
-	g.panel = container.NewBorder(g.info, nil, nil, nil, g.list)
-	g.panel.Hide()
-	return g
-}
-
-// showGlobalSearch is Ctrl+Shift+F.
-func (m *MainWindow) showGlobalSearch() {
-	m.win.Canvas().Focus(m.search.entry)
-}
-
-// scheduleSearch runs the search once typing pauses; an empty field shows the conversations
-// again.
-func (m *MainWindow) scheduleSearch() {
-	g := m.search
-	g.gen++
-	if g.timer != nil {
-		g.timer.Stop()
-	}
-	if strings.TrimSpace(g.entry.Text) == "" {
-		g.hits = nil
-		g.panel.Hide()
-		m.sideList.Show()
-		return
-	}
-	gen := g.gen
-	g.timer = time.AfterFunc(searchDelay, func() { m.do(func() { m.runSearch(gen) }) })
-}
-
-// runSearch queries the backend off the UI goroutine.
-func (m *MainWindow) runSearch(gen int) {
-	g := m.search
-	if m.closed || gen != g.gen {
-		return
-	}
-	q := SearchQuery{Text: g.entry.Text, IncludeArchived: m.showArchived}
-	go func() {
-		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
-		defer cancel()
-		res, err := m.b.Search(ctx, q)
-		m.do(func() { m.showSearchResult(gen, res, err) })
-	}()
-}
-
-func (m *MainWindow) showSearchResult(gen int, res SearchResult, err error) {
-	g := m.search
-	if m.closed || gen != g.gen {
-		return
-	}
-	g.hits = res.Hits
-	switch {
-	case err != nil && errors.Is(err, context.Canceled):
-		return
-	case err != nil:
-		g.hits = nil
-		g.info.SetText(strings.TrimSuffix(err.Error(), ".") + ".")
-	case len(res.Hits) == 0:
-		g.info.SetText("No message holds every word.")
-	case res.Matches > len(res.Hits):
-		g.info.SetText(fmt.Sprintf("The best %d of %d matching messages:", len(res.Hits), res.Matches))
-	default:
-		g.info.SetText(fmt.Sprintf("%d matching messages:", len(res.Hits)))
-	}
-	if err == nil && res.Indexing {
-		g.info.SetText(g.info.Text + " (the index is still being built; some may be missing)")
-	}
-	g.list.Refresh()
-	g.list.ScrollToTop()
-	m.sideList.Hide()
-	g.panel.Show()
-}
-
-// openHit opens a hit's conversation at its message.
-func (m *MainWindow) openHit(h SearchHit) {
-	cs := m.conv(h.ConvID)
-	if !cs.hasState && cs.conv.ID == "" {
-		cs.conv.ID, cs.conv.Title = h.ConvID, h.Title
-	}
-	seq := h.Seq
-	cs.jumpTo = &seq
-	if cs == m.current {
-		m.jumpIfPending(cs)
-		return
-	}
-	m.open(h.ConvID)
-}
-
-// jumpIfPending scrolls the open conversation to the message a search hit named, once its
-// rows are there.
-func (m *MainWindow) jumpIfPending(cs *convState) {
-	if cs != m.current || cs.jumpTo == nil || !cs.loaded || m.cv == nil {
-		return
-	}
-	if i := cs.model.rowOf(*cs.jumpTo); i >= 0 {
-		m.cv.scrollTo(i)
-	}
-	cs.jumpTo = nil
-}
 
 // askDelete asks before deleting a conversation: it names it and says that it cannot be
 // undone.
@@ -228,11 +61,11 @@ func (m *MainWindow) forgetConv(id string) {
 		m.current, m.cv = nil, nil
 		m.chatHolder.Objects = []fyne.CanvasObject{m.empty}
 		m.chatHolder.Refresh()
-		m.hideFind()
+		m.find.hide()
 		m.clearInline()
 		m.app.Preferences().SetString(prefLastConv, "")
 	}
-	g := m.search
+	g := m.sidebar.search
 	kept := g.hits[:0]
 	for _, h := range g.hits {
 		if h.ConvID != id {
@@ -241,7 +74,7 @@ func (m *MainWindow) forgetConv(id string) {
 	}
 	g.hits = kept
 	g.list.Refresh()
-	m.refreshSidebar()
+	m.sidebar.refresh()
 	m.refreshAll()
 }
 

@@ -38,26 +38,29 @@ func TestSearchAllConversationsOpensAtTheMessage(t *testing.T) {
 			s.run()
 		}
 	}
-	if !found || h.m.win.Canvas().Focused() != fyne.Focusable(h.m.search.entry) {
+	if !found || h.m.win.Canvas().Focused() != fyne.Focusable(h.m.sidebar.search.entry) {
 		t.Fatal("Ctrl+Shift+F does not focus the search field")
 	}
-	test.Type(h.m.search.entry, "Question 100:")
-	h.waitFor("search hits", func() bool { return h.m.search.panel.Visible() && len(h.m.search.hits) > 0 })
-	if h.m.sideList.Visible() {
+	test.Type(h.m.sidebar.search.entry, "Question 100:")
+	h.waitFor("search hits", func() bool { return h.m.sidebar.search.panel.Visible() && len(h.m.sidebar.search.hits) > 0 })
+	if h.m.sidebar.list.Visible() {
 		t.Error("the conversation list is still shown under the hits")
 	}
-	hit := h.m.search.hits[0]
-	if hit.ConvID != long || len(h.m.search.hits) != 1 {
-		t.Fatalf("hits = %+v", h.m.search.hits)
+	hit := h.m.sidebar.search.hits[0]
+	if hit.ConvID != long || len(h.m.sidebar.search.hits) != 1 {
+		t.Fatalf("hits = %+v", h.m.sidebar.search.hits)
 	}
 	if q := h.f.searches[len(h.f.searches)-1]; q.IncludeArchived {
 		t.Error("archived conversations searched without Show archived")
 	}
 	// The hit shows its conversation's title and the matching line.
 	var texts []string
-	walk(h.m.search.list, func(o fyne.CanvasObject) {
+	walk(h.m.sidebar.search.list, func(o fyne.CanvasObject) {
 		if l, ok := o.(*widget.Label); ok && l.Visible() {
 			texts = append(texts, l.Text)
+		}
+		if l, ok := o.(*widget.RichText); ok && l.Visible() {
+			texts = append(texts, l.String())
 		}
 	})
 	if !slices.Contains(texts, "Long") || !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "Question 100:") }) {
@@ -65,7 +68,7 @@ func TestSearchAllConversationsOpensAtTheMessage(t *testing.T) {
 	}
 
 	// A click opens the conversation at that message, not at its end.
-	h.m.search.list.Select(0)
+	h.m.sidebar.search.list.Select(0)
 	h.waitFor("the hit's conversation", func() bool { return h.m.current != nil && h.m.current.id == long && h.m.current.loaded })
 	h.settle()
 	target := h.m.current.model.at(h.m.current.model.rowOf(hit.Seq))
@@ -81,21 +84,21 @@ func TestSearchAllConversationsOpensAtTheMessage(t *testing.T) {
 	}
 
 	// Show archived searches archived conversations too.
-	h.m.search.entry.SetText("Question")
-	h.waitFor("hits", func() bool { return len(h.m.search.hits) > 0 })
-	if slices.ContainsFunc(h.m.search.hits, func(x SearchHit) bool { return x.ConvID == old }) {
+	h.m.sidebar.search.entry.SetText("Question")
+	h.waitFor("hits", func() bool { return len(h.m.sidebar.search.hits) > 0 })
+	if slices.ContainsFunc(h.m.sidebar.search.hits, func(x SearchHit) bool { return x.ConvID == old }) {
 		t.Fatal("an archived conversation was found without Show archived")
 	}
-	gen := h.m.search.gen
-	h.m.showArchived = true
+	gen := h.m.sidebar.search.gen
+	h.m.sidebar.showArchived = true
 	h.m.scheduleSearch()
 	h.waitFor("hits with archived", func() bool {
-		return h.m.search.gen > gen && slices.ContainsFunc(h.m.search.hits, func(x SearchHit) bool { return x.ConvID == old && x.Archived })
+		return h.m.sidebar.search.gen > gen && slices.ContainsFunc(h.m.sidebar.search.hits, func(x SearchHit) bool { return x.ConvID == old && x.Archived })
 	})
 
 	// Clearing the field brings the conversations back.
-	h.m.search.entry.SetText("")
-	if h.m.search.panel.Visible() || !h.m.sideList.Visible() {
+	h.m.sidebar.search.entry.SetText("")
+	if h.m.sidebar.search.panel.Visible() || !h.m.sidebar.list.Visible() {
 		t.Fatal("clearing the search does not show the conversations again")
 	}
 }
@@ -126,16 +129,16 @@ func TestDeleteAsksNamingItThenForgetsIt(t *testing.T) {
 	}
 	h.m.deleteDlg.Dismiss()
 	h.settle()
-	if len(h.f.deleted) != 0 || len(h.m.side) != 2 {
+	if len(h.f.deleted) != 0 || len(h.m.sidebar.convs) != 2 {
 		t.Fatalf("dismissed, yet deleted %v", h.f.deleted)
 	}
 
 	// Confirming deletes it, and the window forgets it.
 	h.m.askDelete(h.m.current)
 	h.m.deleteDlg.Confirm()
-	h.waitFor("the conversation to go", func() bool { return len(h.m.side) == 1 })
-	if h.m.side[0].id != keep || h.m.current != nil || h.m.convs[gone] != nil {
-		t.Fatalf("after delete: side %v, current %v", h.m.side[0].id, h.m.current)
+	h.waitFor("the conversation to go", func() bool { return len(h.m.sidebar.convs) == 1 })
+	if h.m.sidebar.convs[0].id != keep || h.m.current != nil || h.m.convs[gone] != nil {
+		t.Fatalf("after delete: side %v, current %v", h.m.sidebar.convs[0].id, h.m.current)
 	}
 	if h.f.deleted[0] != gone {
 		t.Fatalf("deleted %v", h.f.deleted)

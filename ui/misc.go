@@ -84,67 +84,6 @@ func (r *sizedRenderer) Refresh()                     { r.b.obj.Refresh() }
 func (r *sizedRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.b.obj} }
 func (r *sizedRenderer) Destroy()                     {}
 
-// showFind opens the find bar (Ctrl+F).
-func (m *MainWindow) showFind() {
-	if m.current == nil {
-		return
-	}
-	m.findBar.Show()
-	m.relayout()
-	m.win.Canvas().Focus(m.findEntry)
-	m.runFind()
-}
-
-func (m *MainWindow) hideFind() {
-	if !m.findBar.Hidden {
-		m.findBar.Hide()
-		m.relayout()
-	}
-	m.findHits, m.findPos = nil, 0
-	m.findCount.SetText("")
-}
-
-// closeFind is Escape in the find bar: the bar closes and the focus goes back to the composer.
-func (m *MainWindow) closeFind() {
-	m.hideFind()
-	if !m.entry.Disabled() {
-		m.win.Canvas().Focus(m.entry)
-	}
-}
-
-// runFind searches the open conversation; the newest hit comes first.
-func (m *MainWindow) runFind() {
-	if m.current == nil {
-		return
-	}
-	m.findHits = m.current.model.find(m.findEntry.Text)
-	m.findPos = len(m.findHits) - 1
-	m.showHit()
-}
-
-// findStep moves to the next (1) or previous (-1) hit, wrapping around.
-func (m *MainWindow) findStep(d int) {
-	if len(m.findHits) == 0 {
-		return
-	}
-	m.findPos = (m.findPos + d + len(m.findHits)) % len(m.findHits)
-	m.showHit()
-}
-
-func (m *MainWindow) showHit() {
-	switch {
-	case strings.TrimSpace(m.findEntry.Text) == "":
-		m.findCount.SetText("")
-	case len(m.findHits) == 0:
-		m.findCount.SetText("No matches")
-	default:
-		m.findCount.SetText(fmt.Sprintf("%d of %d", m.findPos+1, len(m.findHits)))
-		if m.cv != nil {
-			m.cv.scrollTo(m.findHits[m.findPos])
-		}
-	}
-}
-
 // exportDocument is the open conversation as the Markdown document Ctrl+E saves: exactly
 // what `phoenix-desktop export` prints, from the one exporter (transcript.Markdown).
 func (m *MainWindow) exportDocument() (string, bool) {

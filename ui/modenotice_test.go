@@ -15,7 +15,7 @@ import (
 func TestModeChangeShownOnce_REQ_BED_017(t *testing.T) {
 	h, _ := upgradeScene(t)
 	test.Tap(h.approvalPart().full)
-	h.waitFor("Unrestricted mode", func() bool { return h.m.mode.text == "Unrestricted" })
+	h.waitFor("Unrestricted mode", func() bool { return h.m.header.mode.text == "Unrestricted" })
 	h.settle()
 	allows := domain.ModeUnrestricted.Allows()
 	var saying []string

@@ -161,7 +161,7 @@ func (m *MainWindow) createConversation(p NewConversation) {
 				cs.setConv(conv, conv.CreatedAt)
 			}
 			cs.listed = true
-			m.refreshSidebar()
+			m.sidebar.refresh()
 			m.open(conv.ID)
 		})
 	}()

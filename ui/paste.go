@@ -40,8 +40,8 @@ func newPaster(m *MainWindow, clip clipboard.Reader) *paster {
 func (p *paster) paste(s *fyne.ShortcutPaste) {
 	m := p.m
 	cs := m.current
-	if cs == nil || m.entry.Disabled() {
-		m.entry.Entry.TypedShortcut(s)
+	if cs == nil || m.composer.entry.Disabled() {
+		m.composer.entry.Entry.TypedShortcut(s)
 		return
 	}
 	go func() {
@@ -76,8 +76,8 @@ func (p *paster) paste(s *fyne.ShortcutPaste) {
 				}
 				return
 			}
-			if m.current == cs && !m.entry.Disabled() {
-				m.entry.Entry.TypedShortcut(s)
+			if m.current == cs && !m.composer.entry.Disabled() {
+				m.composer.entry.Entry.TypedShortcut(s)
 			}
 		})
 	}()

@@ -53,8 +53,8 @@ func newPasteWindow(t *testing.T, clip *fakeClip, text string) *harness {
 
 // ctrlV is Ctrl+V in the composer, as the driver delivers it.
 func ctrlV(h *harness) {
-	h.m.win.Canvas().Focus(h.m.entry)
-	h.m.entry.TypedShortcut(&fyne.ShortcutPaste{Clipboard: h.app.Clipboard()})
+	h.m.win.Canvas().Focus(h.m.composer.entry)
+	h.m.composer.entry.TypedShortcut(&fyne.ShortcutPaste{Clipboard: h.app.Clipboard()})
 }
 
 func encoded(t *testing.T, enc func(*bytes.Buffer, image.Image) error) []byte {
@@ -85,7 +85,7 @@ func readPNG(t *testing.T, name string) []byte {
 func TestPasteImagesAttachesThem_REQ_BED_013(t *testing.T) {
 	clip := &fakeClip{}
 	h := newPasteWindow(t, clip, "text that must not be pasted")
-	test.Type(h.m.entry, "what is wrong here?")
+	test.Type(h.m.composer.entry, "what is wrong here?")
 
 	shot := readPNG(t, "shot.png")
 	photo := encoded(t, func(b *bytes.Buffer, i image.Image) error { return jpeg.Encode(b, i, nil) })
@@ -102,19 +102,19 @@ func TestPasteImagesAttachesThem_REQ_BED_013(t *testing.T) {
 	if got := names(h.m.current.draft.atts); strings.Join(got, " ") != "pasted-150926.png pasted-150926.jpg pasted-150926.png" {
 		t.Errorf("attachment names %q", got)
 	}
-	if h.m.entry.Text != "what is wrong here?" || h.m.inlineBox.Visible() {
-		t.Errorf("after pasting: draft %q, inline %q", h.m.entry.Text, h.m.inline.Text)
+	if h.m.composer.entry.Text != "what is wrong here?" || h.m.notice.box.Visible() {
+		t.Errorf("after pasting: draft %q, inline %q", h.m.composer.entry.Text, h.m.notice.label.Text)
 	}
-	if len(h.m.strip.Objects) != 3 {
-		t.Errorf("the strip shows %d thumbnails, want 3", len(h.m.strip.Objects))
+	if len(h.m.composer.strip.Objects) != 3 {
+		t.Errorf("the strip shows %d thumbnails, want 3", len(h.m.composer.strip.Objects))
 	}
 
 	// The same screenshot pasted again is attached once, as a drop would be.
 	clip.set(clipboard.Content{Image: shot, Type: "image/png"}, nil)
 	ctrlV(h)
-	h.waitFor("the duplicate noticed", func() bool { return strings.Contains(h.m.inline.Text, "attached already") })
+	h.waitFor("the duplicate noticed", func() bool { return strings.Contains(h.m.notice.label.Text, "attached already") })
 
-	test.Tap(h.m.sendBtn)
+	test.Tap(h.m.composer.sendBtn)
 	h.waitFor("the message with images", func() bool {
 		h.f.mu.Lock()
 		defer h.f.mu.Unlock()
@@ -147,16 +147,16 @@ func TestPasteCopiedFilesAttachesTheImages(t *testing.T) {
 	if got := names(h.m.current.draft.atts); got[0] != "red.png" || got[1] != "Blue Shot.PNG" {
 		t.Errorf("attached %q", got)
 	}
-	if msg := h.m.inline.Text; !strings.Contains(msg, "notes.txt is not an image") || !strings.Contains(msg, "Not attached") {
+	if msg := h.m.notice.label.Text; !strings.Contains(msg, "notes.txt is not an image") || !strings.Contains(msg, "Not attached") {
 		t.Errorf("inline %q does not name the text file", msg)
 	}
-	if h.m.entry.Text != "" {
-		t.Errorf("the file list was also pasted as text: %q", h.m.entry.Text)
+	if h.m.composer.entry.Text != "" {
+		t.Errorf("the file list was also pasted as text: %q", h.m.composer.entry.Text)
 	}
 
 	clip.set(clipboard.Content{Files: []string{txt}}, nil)
 	ctrlV(h)
-	h.waitFor("the path pasted as text", func() bool { return h.m.entry.Text == "/tmp/notes.txt" })
+	h.waitFor("the path pasted as text", func() bool { return h.m.composer.entry.Text == "/tmp/notes.txt" })
 	if len(h.m.current.draft.atts) != 2 {
 		t.Errorf("a list without images changed the attachments: %q", names(h.m.current.draft.atts))
 	}
@@ -168,9 +168,9 @@ func TestPasteTextStillPastesText(t *testing.T) {
 	clip := &fakeClip{}
 	h := newPasteWindow(t, clip, "hello")
 	ctrlV(h)
-	h.waitFor("the text", func() bool { return h.m.entry.Text == "hello" })
+	h.waitFor("the text", func() bool { return h.m.composer.entry.Text == "hello" })
 	rightClickPaste(t, h)
-	h.waitFor("the text again", func() bool { return h.m.entry.Text == "hellohello" })
+	h.waitFor("the text again", func() bool { return h.m.composer.entry.Text == "hellohello" })
 	if len(h.m.current.draft.atts) != 0 || clip.reads != 2 {
 		t.Errorf("%d attachments, %d clipboard reads", len(h.m.current.draft.atts), clip.reads)
 	}
@@ -182,15 +182,15 @@ func TestRightClickPasteAttachesAnImage(t *testing.T) {
 	h := newPasteWindow(t, clip, "words")
 	rightClickPaste(t, h)
 	h.waitFor("the image", func() bool { return len(h.m.current.draft.atts) == 1 })
-	if h.m.entry.Text != "" {
-		t.Errorf("the text was pasted as well: %q", h.m.entry.Text)
+	if h.m.composer.entry.Text != "" {
+		t.Errorf("the text was pasted as well: %q", h.m.composer.entry.Text)
 	}
 }
 
 // rightClickPaste opens the composer's context menu and taps its Paste item.
 func rightClickPaste(t *testing.T, h *harness) {
 	t.Helper()
-	h.m.entry.TappedSecondary(&fyne.PointEvent{Position: fyne.NewPos(20, 10)})
+	h.m.composer.entry.TappedSecondary(&fyne.PointEvent{Position: fyne.NewPos(20, 10)})
 	menu := h.m.win.Canvas().Overlays().Top()
 	if menu == nil {
 		t.Fatal("right-click opened no menu")
@@ -224,7 +224,7 @@ func TestPasteRefusalsLoseNothing(t *testing.T) {
 	}
 	clip := &fakeClip{}
 	h := newPasteWindow(t, clip, "text that must not be pasted")
-	test.Type(h.m.entry, "my draft")
+	test.Type(h.m.composer.entry, "my draft")
 	clip.set(clipboard.Content{Image: readPNG(t, "kept.png"), Type: "image/png"}, nil)
 	ctrlV(h)
 	h.waitFor("the first image", func() bool { return len(h.m.current.draft.atts) == 1 })
@@ -247,14 +247,14 @@ func TestPasteRefusalsLoseNothing(t *testing.T) {
 		h.m.clearInline()
 		clip.set(tc.c, tc.err)
 		ctrlV(h)
-		h.waitFor("the refusal ("+tc.name+")", func() bool { return h.m.inline.Text != "" })
+		h.waitFor("the refusal ("+tc.name+")", func() bool { return h.m.notice.label.Text != "" })
 		for _, w := range tc.want {
-			if !strings.Contains(h.m.inline.Text, w) {
-				t.Errorf("%s: inline %q lacks %q", tc.name, h.m.inline.Text, w)
+			if !strings.Contains(h.m.notice.label.Text, w) {
+				t.Errorf("%s: inline %q lacks %q", tc.name, h.m.notice.label.Text, w)
 			}
 		}
-		if h.m.entry.Text != "my draft" || len(h.m.current.draft.atts) != 1 {
-			t.Errorf("%s: draft %q with %d images after the refusal", tc.name, h.m.entry.Text, len(h.m.current.draft.atts))
+		if h.m.composer.entry.Text != "my draft" || len(h.m.current.draft.atts) != 1 {
+			t.Errorf("%s: draft %q with %d images after the refusal", tc.name, h.m.composer.entry.Text, len(h.m.current.draft.atts))
 		}
 	}
 }
@@ -265,14 +265,14 @@ func TestPasteWithoutToolSaysSoOnce(t *testing.T) {
 	clip := &fakeClip{err: &clipboard.MissingToolError{Tool: clipboard.XClip}}
 	h := newPasteWindow(t, clip, "hi")
 	ctrlV(h)
-	h.waitFor("the text", func() bool { return h.m.entry.Text == "hi" })
-	if msg := h.m.inline.Text; !strings.Contains(msg, "Pasting images needs xclip") || !strings.Contains(msg, "sudo apt install xclip") {
+	h.waitFor("the text", func() bool { return h.m.composer.entry.Text == "hi" })
+	if msg := h.m.notice.label.Text; !strings.Contains(msg, "Pasting images needs xclip") || !strings.Contains(msg, "sudo apt install xclip") {
 		t.Fatalf("inline %q does not say what to install", msg)
 	}
 	h.m.clearInline()
 	ctrlV(h)
-	h.waitFor("the text again", func() bool { return h.m.entry.Text == "hihi" })
-	if h.m.inlineBox.Visible() {
-		t.Errorf("the notice came again: %q", h.m.inline.Text)
+	h.waitFor("the text again", func() bool { return h.m.composer.entry.Text == "hihi" })
+	if h.m.notice.box.Visible() {
+		t.Errorf("the notice came again: %q", h.m.notice.label.Text)
 	}
 }

@@ -118,11 +118,11 @@ func TestRealUndoShowsTheDiffAndRestores(t *testing.T) {
 	h.m.proj.restoreDlg.Confirm()
 	h.waitFor("a.txt restored", func() bool {
 		b, _ := os.ReadFile(path)
-		return string(b) == "one\n" && strings.HasPrefix(h.m.inline.Text, "Restored 1 file")
+		return string(b) == "one\n" && strings.HasPrefix(h.m.notice.label.Text, "Restored 1 file")
 	})
 	// A restore that worked is news, not a warning, and the same Undo cannot run twice.
-	if h.m.inline.Importance != widget.SuccessImportance {
-		t.Errorf("the restore is announced with importance %v, want success", h.m.inline.Importance)
+	if h.m.notice.label.Importance != widget.SuccessImportance {
+		t.Errorf("the restore is announced with importance %v, want success", h.m.notice.label.Importance)
 	}
 	h.settle()
 	if undo = h.rowButton(rowTool, "Undo"); undo == nil || !undo.Disabled() {
@@ -179,15 +179,15 @@ func TestRealQueueEditRemoveAndSendOnIdle_REQ_BED_002(t *testing.T) {
 	r.Server.Enqueue(fakellm.Reply{Text: "thinking…", Fault: fakellm.FaultStall, FaultAfter: 1})
 	h.typeAndSend("echo: long")
 	h.waitFor("the agent to work", func() bool { return cs.busy() })
-	if h.m.sendBtn.Disabled() {
+	if h.m.composer.sendBtn.Disabled() {
 		t.Fatal("Send is disabled while the agent works; it should queue")
 	}
 	h.typeAndSend("echo: first queued")
 	h.waitFor("one queued", func() bool { return len(h.m.proj.of(cs.id).queue.Items) == 1 })
 	h.typeAndSend("echo: second queued")
 	h.waitFor("two queued", func() bool { return len(h.m.proj.of(cs.id).queue.Items) == 2 && !h.m.proj.queueBox.Hidden })
-	if h.m.entry.Text != "" {
-		t.Fatalf("the composer kept %q after queueing", h.m.entry.Text)
+	if h.m.composer.entry.Text != "" {
+		t.Fatalf("the composer kept %q after queueing", h.m.composer.entry.Text)
 	}
 	// Edit the second, remove the first.
 	q := h.m.proj.of(cs.id).queue
@@ -238,17 +238,17 @@ func TestRealModelSwitchUpdatesTheMeter(t *testing.T) {
 	h, r := newRealHarness(t)
 	cs := h.newConversation(r.Cwd, false)
 	h.typeAndSend("usage: 31000\necho: big")
-	h.waitFor("the meter", func() bool { return strings.Contains(h.m.meterLabel.Text, "(31%)") })
+	h.waitFor("the meter", func() bool { return strings.Contains(h.m.header.meterLabel.Text, "(31%)") })
 	test.Tap(h.m.proj.modelBtn)
 	h.waitFor("the model dialog", func() bool { return h.m.proj.modelDlg != nil })
 	h.m.proj.modelEntry.SetText("qwen2.5-coder")
 	h.m.proj.modelDlg.Submit()
 	h.waitFor("the switch", func() bool { return cs.conv.Model == "qwen2.5-coder" })
-	if cs.conv.Window() != domain.ContextWindowFor("qwen2.5-coder") || !strings.Contains(h.m.meterLabel.Text, "94%") {
-		t.Fatalf("meter after the switch: %q (window %d)", h.m.meterLabel.Text, cs.conv.Window())
+	if cs.conv.Window() != domain.ContextWindowFor("qwen2.5-coder") || !strings.Contains(h.m.header.meterLabel.Text, "94%") {
+		t.Fatalf("meter after the switch: %q (window %d)", h.m.header.meterLabel.Text, cs.conv.Window())
 	}
-	if h.m.wrapBtn.Hidden || h.m.inlineBox.Hidden || !strings.Contains(h.m.inline.Text, "wrap up") {
-		t.Fatalf("past 90%% the window does not offer the wrap-up: button hidden %v, inline %q", h.m.wrapBtn.Hidden, h.m.inline.Text)
+	if h.m.header.wrapBtn.Hidden || h.m.notice.box.Hidden || !strings.Contains(h.m.notice.label.Text, "wrap up") {
+		t.Fatalf("past 90%% the window does not offer the wrap-up: button hidden %v, inline %q", h.m.header.wrapBtn.Hidden, h.m.notice.label.Text)
 	}
 	if !strings.Contains(h.m.proj.modelBtn.Text, "qwen2.5-coder") {
 		t.Fatalf("model button = %q", h.m.proj.modelBtn.Text)

@@ -69,8 +69,8 @@ func (h *harness) waitRest(what string) {
 func TestRealSendAndReply_REQ_BED_002(t *testing.T) {
 	h, r := newRealHarness(t)
 	h.newConversation(r.Cwd, false)
-	if h.m.mode.text != "Restricted" {
-		t.Errorf("a new conversation is %s, want Restricted (REQ-BED-014)", h.m.mode.text)
+	if h.m.header.mode.text != "Restricted" {
+		t.Errorf("a new conversation is %s, want Restricted (REQ-BED-014)", h.m.header.mode.text)
 	}
 	h.typeAndSend("echo: hello from the window")
 	h.waitFor("the reply", func() bool {
@@ -81,11 +81,11 @@ func TestRealSendAndReply_REQ_BED_002(t *testing.T) {
 	if h.status() != "Ready" {
 		t.Errorf("status %q", h.status())
 	}
-	if h.m.current.conv.Title == "" || !strings.Contains(h.m.title.Text, "echo: hello") {
-		t.Errorf("title %q", h.m.title.Text)
+	if h.m.current.conv.Title == "" || !strings.Contains(h.m.header.title.Text, "echo: hello") {
+		t.Errorf("title %q", h.m.header.title.Text)
 	}
-	if !strings.Contains(h.m.meterLabel.Text, "/ 100k tokens") {
-		t.Errorf("meter %q", h.m.meterLabel.Text)
+	if !strings.Contains(h.m.header.meterLabel.Text, "/ 100k tokens") {
+		t.Errorf("meter %q", h.m.header.meterLabel.Text)
 	}
 }
 
@@ -99,12 +99,12 @@ func TestRealDropAndSendImages_REQ_BED_013(t *testing.T) {
 		pngFile(t, dir, "two.png", 48, 64, color.NRGBA{G: 0xff, A: 0xff}),
 	}
 	h.m.onDropped(fyne.Position{}, uris)
-	h.waitFor("two thumbnails", func() bool { return len(h.m.strip.Objects) == 2 })
-	if !strings.Contains(h.m.inline.Text, "notes.txt is not an image") {
-		t.Errorf("inline %q", h.m.inline.Text)
+	h.waitFor("two thumbnails", func() bool { return len(h.m.composer.strip.Objects) == 2 })
+	if !strings.Contains(h.m.notice.label.Text, "notes.txt is not an image") {
+		t.Errorf("inline %q", h.m.notice.label.Text)
 	}
-	test.Type(h.m.entry, "What do you see?")
-	test.Tap(h.m.sendBtn)
+	test.Type(h.m.composer.entry, "What do you see?")
+	test.Tap(h.m.composer.sendBtn)
 	h.waitFor("the description", func() bool {
 		r := h.lastRow()
 		return r != nil && r.kind == rowAssistant && strings.HasPrefix(r.msg.Text, "I see 2 images")
@@ -140,7 +140,7 @@ func TestRealApproveThenPatch_REQ_BED_015(t *testing.T) {
 	h.waitFor("the approval card", func() bool { r := h.lastRow(); return r != nil && r.kind == rowApproval })
 	h.settle()
 	test.Tap(h.approvalPart().full)
-	h.waitFor("Unrestricted", func() bool { return h.m.mode.text == "Unrestricted" })
+	h.waitFor("Unrestricted", func() bool { return h.m.header.mode.text == "Unrestricted" })
 	h.waitRest("the patch")
 	data, err := os.ReadFile(filepath.Join(r.Cwd, "note.txt"))
 	if err != nil || strings.TrimSpace(string(data)) != "approved" {
@@ -168,8 +168,8 @@ func TestRealDenyKeepsRestricted_REQ_BED_015(t *testing.T) {
 	h.settle()
 	test.Tap(h.approvalPart().deny)
 	h.waitRest("the agent to finish")
-	if h.m.mode.text != "Restricted" {
-		t.Fatalf("mode %q after a denial", h.m.mode.text)
+	if h.m.header.mode.text != "Restricted" {
+		t.Fatalf("mode %q after a denial", h.m.header.mode.text)
 	}
 	if _, err := os.Stat(filepath.Join(r.Cwd, "note.txt")); err == nil {
 		t.Fatal("note.txt was written in Restricted mode")
@@ -196,7 +196,7 @@ func TestRealStopRunningTool_REQ_BED_005(t *testing.T) {
 	h.typeAndSend("bash: sleep 30")
 	h.waitFor("the tool to run", func() bool { return strings.HasPrefix(h.status(), "Running bash: `sleep 30`") })
 	start := time.Now()
-	test.Tap(h.m.stopBtn)
+	test.Tap(h.m.status.stopBtn)
 	h.waitRest("the stop")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("stopping took %v", d)
@@ -217,20 +217,20 @@ func TestRealWrapUpAndContinue_REQ_BED_023(t *testing.T) {
 	old := h.newConversation(r.Cwd, false)
 	h.typeAndSend("usage: 85000\necho: a long answer")
 	h.waitRest("the answer")
-	h.waitFor("the warning", func() bool { return h.m.wrapBtn.Visible() })
-	if !strings.Contains(h.m.meterLabel.Text, "(85%)") {
-		t.Errorf("meter %q", h.m.meterLabel.Text)
+	h.waitFor("the warning", func() bool { return h.m.header.wrapBtn.Visible() })
+	if !strings.Contains(h.m.header.meterLabel.Text, "(85%)") {
+		t.Errorf("meter %q", h.m.header.meterLabel.Text)
 	}
-	test.Tap(h.m.wrapBtn)
-	h.waitFor("the exhausted view", func() bool { return h.m.exhaustedBox.Visible() })
+	test.Tap(h.m.header.wrapBtn)
+	h.waitFor("the exhausted view", func() bool { return h.m.composer.exhaustedBox.Visible() })
 	ex, _ := h.m.exhaustedState()
-	if strings.TrimSpace(ex.Summary) == "" || !h.m.entry.Disabled() {
-		t.Fatalf("summary %q, composer disabled %v", ex.Summary, h.m.entry.Disabled())
+	if strings.TrimSpace(ex.Summary) == "" || !h.m.composer.entry.Disabled() {
+		t.Fatalf("summary %q, composer disabled %v", ex.Summary, h.m.composer.entry.Disabled())
 	}
-	test.Tap(h.m.continueBtn)
+	test.Tap(h.m.composer.continueBtn)
 	h.waitFor("the new conversation", func() bool { return h.m.current != old && h.m.current.loaded })
-	if h.m.current.conv.ContinuedFrom != old.id || !strings.Contains(h.m.entry.Text, ex.Summary) {
-		t.Errorf("continued from %q, draft %q", h.m.current.conv.ContinuedFrom, h.m.entry.Text)
+	if h.m.current.conv.ContinuedFrom != old.id || !strings.Contains(h.m.composer.entry.Text, ex.Summary) {
+		t.Errorf("continued from %q, draft %q", h.m.current.conv.ContinuedFrom, h.m.composer.entry.Text)
 	}
 	sums, err := r.Runtime.List(context.Background(), false)
 	if err != nil || len(sums) != 2 {

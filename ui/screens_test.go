@@ -86,7 +86,7 @@ var screens = []screen{
 		h.f.respond(t, id, "", []domain.ToolCall{bashCall("x", "ls")}, usageAt(window, 93))
 		h.waitFor("continuation", func() bool { _, ok := h.f.state(id).(domain.AwaitingContinuation); return ok })
 		h.f.respond(t, id, "**Status:** the parser is fixed and tested.\n\n**Next:** add tests for negative numbers and for empty input.", nil, domain.Usage{})
-		h.waitFor("exhausted", func() bool { return h.m.exhaustedBox.Visible() })
+		h.waitFor("exhausted", func() bool { return h.m.composer.exhaustedBox.Visible() })
 		h.settle()
 		return h
 	}},

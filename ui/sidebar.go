@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -37,7 +39,7 @@ func newSideRow(m *MainWindow) *sideRow {
 	r.when.SizeName = theme.SizeNameCaptionText
 	var dotObj fyne.CanvasObject
 	r.dot, dotObj = newDot()
-	r.archive = widget.NewButtonWithIcon("", theme.DownloadIcon(), func() {
+	r.archive = widget.NewButtonWithIcon("", archiveIcon(), func() {
 		if r.cs != nil {
 			m.setArchived(r.cs, !r.cs.conv.Archived)
 		}
@@ -67,73 +69,132 @@ func (r *sideRow) bind(cs *convState) {
 	r.dot.FillColor = theme.Color(stateColor(kind))
 	r.dot.Refresh()
 	if c.Archived {
-		r.archive.SetIcon(theme.UploadIcon())
+		r.archive.SetIcon(unarchiveIcon())
 	} else {
-		r.archive.SetIcon(theme.DownloadIcon())
+		r.archive.SetIcon(archiveIcon())
 	}
 }
 
-// shortPath shows the last two elements of a path.
+// archiveIcon is the sidebar's Archive button: a cabinet of drawers (the theme has no box),
+// not the download arrow it once was. unarchiveIcon brings an archived conversation back.
+func archiveIcon() fyne.Resource   { return theme.StorageIcon() }
+func unarchiveIcon() fyne.Resource { return theme.ContentUndoIcon() }
+
+// shortPath shows the last two elements of a path, with an ellipsis only where something
+// was cut: /tmp/work stays as it is.
 func shortPath(p string) string {
-	parts := strings.Split(strings.TrimRight(p, "/"), "/")
+	parts := strings.Split(strings.Trim(p, "/"), "/")
 	if len(parts) <= 2 {
 		return p
 	}
 	return "…/" + strings.Join(parts[len(parts)-2:], "/")
 }
 
-func (m *MainWindow) newSidebarList() *widget.List {
-	l := widget.NewList(
-		func() int { return len(m.side) },
-		func() fyne.CanvasObject { return newSideRow(m) },
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id < len(m.side) {
-				o.(*sideRow).bind(m.side[id])
-			}
-		})
-	l.OnSelected = func(id widget.ListItemID) {
-		if !m.selecting && id < len(m.side) {
-			m.open(m.side[id].id)
-		}
-	}
-	return l
+// sidebar is the left pane: New and Settings, the search over every conversation, the list
+// of conversations (or the search's hits while it holds a query) and "Show archived".
+type sidebar struct {
+	m   *MainWindow
+	obj fyne.CanvasObject
+	// convs are the listed conversations in their order (refresh).
+	convs        []*convState
+	list         *widget.List
+	search       *globalSearch
+	showArchived bool
+	// selecting is set while the list marks the open conversation, so that marking it does
+	// not open it again.
+	selecting bool
 }
 
-// refreshSidebar rebuilds the sidebar's order: user conversations, newest first, archived
-// ones only when asked for.
-func (m *MainWindow) refreshSidebar() {
-	m.side = m.side[:0]
-	for _, cs := range m.convs {
+func newSidebar(m *MainWindow) *sidebar {
+	s := &sidebar{m: m}
+	s.list = widget.NewList(
+		func() int { return len(s.convs) },
+		func() fyne.CanvasObject { return newSideRow(m) },
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < len(s.convs) {
+				o.(*sideRow).bind(s.convs[id])
+			}
+		})
+	s.list.OnSelected = func(id widget.ListItemID) {
+		if !s.selecting && id < len(s.convs) {
+			m.open(s.convs[id].id)
+		}
+	}
+	newBtn := widget.NewButtonWithIcon("New", theme.ContentAddIcon(), m.showNewConversation)
+	newBtn.Importance = widget.HighImportance
+	settingsBtn := widget.NewButtonWithIcon("", theme.SettingsIcon(), m.showSettings)
+	archived := widget.NewCheck("Show archived", func(on bool) {
+		s.showArchived = on
+		s.refresh()
+		if strings.TrimSpace(s.search.entry.Text) != "" {
+			m.scheduleSearch()
+		}
+	})
+	s.search = m.newGlobalSearch()
+	s.obj = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, settingsBtn, newBtn), s.search.entry),
+		archived, nil, nil, container.NewStack(s.list, s.search.panel))
+	return s
+}
+
+// refresh rebuilds the sidebar's order: user conversations, newest first, archived ones only
+// when asked for.
+func (s *sidebar) refresh() {
+	s.convs = s.convs[:0]
+	for _, cs := range s.m.convs {
 		if cs.conv.IsSubAgent() || !cs.listed {
 			continue
 		}
-		if cs.conv.Archived && !m.showArchived {
+		if cs.conv.Archived && !s.showArchived {
 			continue
 		}
-		m.side = append(m.side, cs)
+		s.convs = append(s.convs, cs)
 	}
-	slices.SortFunc(m.side, func(a, b *convState) int {
+	slices.SortFunc(s.convs, func(a, b *convState) int {
 		if c := b.conv.UpdatedAt.Compare(a.conv.UpdatedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(b.id, a.id)
 	})
-	m.sideList.Refresh()
-	m.selectInSidebar()
+	s.list.Refresh()
+	s.selectCurrent()
 }
 
-// selectInSidebar highlights the open conversation without re-opening it.
-func (m *MainWindow) selectInSidebar() {
-	if m.current == nil {
-		m.sideList.UnselectAll()
+// selectCurrent highlights the open conversation without re-opening it.
+func (s *sidebar) selectCurrent() {
+	i := slices.Index(s.convs, s.m.current)
+	if s.m.current == nil || i < 0 {
+		s.list.UnselectAll()
 		return
 	}
-	i := slices.Index(m.side, m.current)
-	if i < 0 {
-		m.sideList.UnselectAll()
-		return
-	}
-	m.selecting = true
-	m.sideList.Select(i)
-	m.selecting = false
+	s.selecting = true
+	s.list.Select(i)
+	s.selecting = false
+}
+
+// setArchived archives or restores a conversation.
+func (m *MainWindow) setArchived(cs *convState, archived bool) {
+	go func() {
+		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
+		defer cancel()
+		err := m.b.SetArchived(ctx, cs.id, archived)
+		m.do(func() {
+			if err != nil {
+				verb := "archive"
+				if !archived {
+					verb = "restore"
+				}
+				m.showInline(fmt.Sprintf("Could not %s the conversation: %v.", verb, err))
+				return
+			}
+			cs.conv.Archived = archived
+			m.sidebar.refresh()
+			title := transcript.Title(cs.conv.Title, cs.conv.Cwd)
+			if archived {
+				m.showDoneWithAction(fmt.Sprintf("Archived “%s”: it is listed under Show archived.", title), "Undo",
+					func() { m.setArchived(cs, false) })
+			} else {
+				m.showDone(fmt.Sprintf("“%s” is back in the list.", title))
+			}
+		})
+	}()
 }

@@ -107,7 +107,7 @@ func (s *slashMenu) load(convID string) {
 			}
 			s.sets[convID] = set
 			if cs := s.m.current; cs != nil && cs.id == convID {
-				s.update(s.m.entry.Text)
+				s.update(s.m.composer.entry.Text)
 				s.m.proj.refresh()
 			}
 		})
@@ -118,7 +118,7 @@ func (s *slashMenu) load(convID string) {
 func (s *slashMenu) onCustomChanged(e actors.CustomChanged) {
 	s.sets[e.ConvID] = e.Custom
 	if cs := s.m.current; cs != nil && cs.id == e.ConvID {
-		s.update(s.m.entry.Text)
+		s.update(s.m.composer.entry.Text)
 	}
 }
 
@@ -219,15 +219,15 @@ func (s *slashMenu) complete() {
 	text := "/" + s.shown[s.sel].name + " "
 	if s.atMode {
 		// The reference replaces the "@" word being typed; what came before stays.
-		draft := s.m.entry.Text
+		draft := s.m.composer.entry.Text
 		text = draft[:min(s.atStart, len(draft))] + "@" + s.shown[s.sel].name + " "
 	}
 	s.hide()
-	s.m.entry.SetText(text)
-	s.m.entry.CursorColumn = len([]rune(text))
-	s.m.entry.Refresh()
+	s.m.composer.entry.SetText(text)
+	s.m.composer.entry.CursorColumn = len([]rune(text))
+	s.m.composer.entry.Refresh()
 	if s.m.win != nil {
-		s.m.win.Canvas().Focus(s.m.entry)
+		s.m.win.Canvas().Focus(s.m.composer.entry)
 	}
 }
 
@@ -247,7 +247,7 @@ func (s *slashMenu) onKey(k *fyne.KeyEvent) bool {
 	case fyne.KeyTab:
 		s.complete()
 	case fyne.KeyReturn, fyne.KeyEnter:
-		if p, _ := slashPrefix(s.m.entry.Text); !s.atMode && p == s.shown[s.sel].name {
+		if p, _ := slashPrefix(s.m.composer.entry.Text); !s.atMode && p == s.shown[s.sel].name {
 			s.hide()
 			return false
 		}

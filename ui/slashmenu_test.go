@@ -33,25 +33,25 @@ func TestRealSlashMenuCompletesAndRunsACommand(t *testing.T) {
 		}
 	}
 	cs := h.newConversation(r.Cwd, false)
-	h.m.win.Canvas().Focus(h.m.entry)
-	test.Type(h.m.entry, "/g")
+	h.m.win.Canvas().Focus(h.m.composer.entry)
+	test.Type(h.m.composer.entry, "/g")
 	h.waitFor("the / menu", func() bool { return h.m.slash.visible() && len(h.m.slash.shown) == 2 })
 	first := h.m.slash.box.Objects[0].(*widget.Button)
 	if !strings.Contains(first.Text, "/greet [name] — Greet someone by name") || first.Importance != widget.HighImportance {
 		t.Fatalf("first line %q (importance %v)", first.Text, first.Importance)
 	}
 	// Down chooses the second, Up goes back; Tab completes.
-	h.m.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
+	h.m.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
 	if h.m.slash.sel != 1 {
 		t.Fatalf("Down: selection %d", h.m.slash.sel)
 	}
-	h.m.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyUp})
-	h.m.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyTab})
-	if h.m.entry.Text != "/greet " || h.m.slash.box.Visible() {
-		t.Fatalf("after Tab: %q, menu visible %v", h.m.entry.Text, h.m.slash.box.Visible())
+	h.m.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyUp})
+	h.m.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyTab})
+	if h.m.composer.entry.Text != "/greet " || h.m.slash.box.Visible() {
+		t.Fatalf("after Tab: %q, menu visible %v", h.m.composer.entry.Text, h.m.slash.box.Visible())
 	}
-	test.Type(h.m.entry, "Ada")
-	h.m.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	test.Type(h.m.composer.entry, "Ada")
+	h.m.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	h.waitFor("the command's turn", func() bool {
 		return cs.hasState && cs.conv.State.Kind() == domain.StateIdle && len(cs.msgs) >= 2
 	})
@@ -62,7 +62,7 @@ func TestRealSlashMenuCompletesAndRunsACommand(t *testing.T) {
 		t.Fatalf("reply %q", got)
 	}
 	// Text that is not a command name closes the menu; Esc closes it without stopping.
-	test.Type(h.m.entry, "/zz")
+	test.Type(h.m.composer.entry, "/zz")
 	h.q.drain()
 	if h.m.slash.box.Visible() {
 		t.Fatal("the menu is open for a name nothing starts with")

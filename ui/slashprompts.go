@@ -63,8 +63,8 @@ func (s *slashMenu) loadPrompts(p *promptLists, convID string) {
 				items = append(items, promptItem(p.b, convID, pr))
 			}
 			p.items[convID] = items
-			if cs := s.m.current; cs != nil && cs.id == convID && strings.HasPrefix(s.m.entry.Text, "/") {
-				s.update(s.m.entry.Text)
+			if cs := s.m.current; cs != nil && cs.id == convID && strings.HasPrefix(s.m.composer.entry.Text, "/") {
+				s.update(s.m.composer.entry.Text)
 			}
 		})
 	}()

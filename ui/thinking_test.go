@@ -121,7 +121,7 @@ func TestThinkingBlockLiveAndCollapsed(t *testing.T) {
 	if h.status() != "Ready" {
 		t.Errorf("status %q after the reply, want Ready", h.status())
 	}
-	if got := h.m.meterLabel.Text; !strings.Contains(got, "2.1k / 128k tokens") {
+	if got := h.m.header.meterLabel.Text; !strings.Contains(got, "2.1k / 128k tokens") {
 		t.Errorf("meter says %q; want the reasoning counted (2140 tokens)", got)
 	}
 }
@@ -139,7 +139,7 @@ func TestThinkingBlockFromHistory(t *testing.T) {
 				Reasoning: &domain.Reasoning{Details: []byte(`[{"type":"reasoning.encrypted","data":"x","index":0}]`)}})
 	})
 	var id string
-	for _, cs := range h.m.side {
+	for _, cs := range h.m.sidebar.convs {
 		if cs.conv.Title == "Old" {
 			id = cs.id
 		}

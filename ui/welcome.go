@@ -275,7 +275,7 @@ func (w *welcomeCard) startDemo(p demoPrompt) {
 				cs.setConv(conv, conv.CreatedAt)
 			}
 			cs.listed = true
-			m.refreshSidebar()
+			m.sidebar.refresh()
 			m.open(conv.ID)
 		})
 	}()

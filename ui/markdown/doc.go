@@ -17,6 +17,10 @@
 // A View re-renders only the top-level blocks whose source changed since the last SetMarkdown,
 // so a streaming reply costs the block that grows, not the whole reply.
 //
+// SetText shows plain text (a person's message) with the same selection; Mark highlights
+// Find's matches behind the glyphs, strongly for the current one, and keeps them as the text
+// changes; PlainText is Markdown as the words a reader sees (a search hit's line).
+//
 // The package may import Fyne, goldmark (with its GFM extensions), chroma and ui/measure
 // (the width-aware layout protocol it shares with the chat), and nothing else of this module:
 // the chat (package ui) imports it, never the other way round. Colours and sizes come from

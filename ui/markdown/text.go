@@ -36,6 +36,9 @@ type textBlock struct {
 	nat        float32 // naturalWidth, when natOK
 	natOK      bool
 	selA, selB int // selected byte range; selA == selB is none
+	// marks are Find's matches (find.go); markVer grows when they change.
+	marks   []mark
+	markVer int
 }
 
 // run is a range of text in one style.
@@ -479,11 +482,12 @@ type textRenderer struct {
 	built *textLayout
 	selA  int
 	selB  int
+	marks int // the markVer drawn
 }
 
 func (r *textRenderer) Layout(s fyne.Size) {
 	l := r.t.layoutAt(s.Width)
-	if l != r.built || r.selA != r.t.selA || r.selB != r.t.selB {
+	if l != r.built || r.selA != r.t.selA || r.selB != r.t.selB || r.marks != r.t.markVer {
 		r.build(l)
 	}
 }
@@ -514,7 +518,7 @@ func (r *textRenderer) rect(i int) *canvas.Rectangle {
 
 func (r *textRenderer) build(l *textLayout) {
 	t := r.t
-	r.built, r.selA, r.selB = l, t.selA, t.selB
+	r.built, r.selA, r.selB, r.marks = l, t.selA, t.selB, t.markVer
 	r.objs = r.objs[:0]
 	nr := 0
 	size := t.textSize()
@@ -540,6 +544,8 @@ func (r *textRenderer) build(l *textLayout) {
 			r.objs = append(r.objs, rc)
 		}
 	}
+	// Find's matches, over the selection and behind the text.
+	nr = r.drawMarks(l, nr)
 	// Inline code backgrounds.
 	for _, f := range l.frags {
 		if t.runs[f.run].kind != spanCode || t.mono {

@@ -61,6 +61,9 @@ type View struct {
 	controlDown bool
 	dragging    bool
 	pressAt     fyne.Position
+	// markQ and markStrong are what Mark highlights (find.go).
+	markQ      string
+	markStrong bool
 }
 
 // part is one top-level block as rendered, kept while its source stays the same.
@@ -119,6 +122,7 @@ func (v *View) SetPreformatted(texts ...Preformatted) {
 	v.builtFG = theme.Color(theme.ColorNameForeground)
 	v.selecting = false
 	v.content.Objects = objs
+	v.applyMarks()
 	v.relayout()
 }
 
@@ -164,6 +168,7 @@ func (v *View) render(all bool) {
 	v.builtFG = theme.Color(theme.ColorNameForeground)
 	v.selecting = false
 	v.content.Objects = objs
+	v.applyMarks()
 	v.relayout()
 	v.highlightLater(unhighlighted)
 }

@@ -1,0 +1,176 @@
+package ui
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
+)
+
+// header is the top of the right pane: the open conversation's title and working directory,
+// its mode badge with the switches down, the note when Landlock is missing, and the context
+// meter with "Wrap up now". The window places its three rows (box, landlockNote, meterRow)
+// around the project controls.
+type header struct {
+	m            *MainWindow
+	box          *fyne.Container
+	title        *widget.Label
+	subtitle     *widget.Label
+	mode         *badge
+	switchBtn    *widget.Button
+	projectBtn   *widget.Button
+	switchBox    *fyne.Container
+	landlockNote *widget.Label
+	meter        *meter
+	meterLabel   *widget.Label
+	wrapBtn      *widget.Button
+	meterRow     *fyne.Container
+}
+
+func newHeader(m *MainWindow) *header {
+	h := &header{m: m}
+	h.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	h.title.Truncation = fyne.TextTruncateEllipsis
+	h.subtitle = widget.NewLabel("")
+	h.subtitle.Truncation = fyne.TextTruncateEllipsis
+	h.subtitle.SizeName = theme.SizeNameCaptionText
+	h.mode = newBadge()
+	h.mode.onTap = h.showSandboxDetails
+	h.switchBtn = widget.NewButton("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
+	h.projectBtn = widget.NewButton("Switch to Project", func() { m.downgrade(domain.ModeProject) })
+	h.switchBox = container.NewCenter(container.NewHBox(h.projectBtn, h.switchBtn))
+	h.box = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(m.demo.header), container.NewCenter(h.mode), h.switchBox),
+		container.New(&column{Gap: -pad() * 2}, h.title, h.subtitle))
+	h.landlockNote = widget.NewLabel("")
+	h.landlockNote.Wrapping = fyne.TextWrapWord
+	h.landlockNote.Importance = widget.WarningImportance
+	h.meter = newMeter()
+	h.meterLabel = widget.NewLabel("")
+	h.meterLabel.SizeName = theme.SizeNameCaptionText
+	h.wrapBtn = widget.NewButtonWithIcon("Wrap up now", theme.MailForwardIcon(), m.wrapUp)
+	h.wrapBtn.Importance = widget.WarningImportance
+	h.meterRow = container.NewBorder(nil, nil, nil, container.NewHBox(h.meterLabel, h.wrapBtn), h.meter)
+	return h
+}
+
+// refresh shows the open conversation (or hides the rows that need one).
+func (h *header) refresh() {
+	m := h.m
+	m.refreshModeMenu()
+	if !m.sandbox.Available {
+		reason := m.sandbox.Reason
+		if reason == "" {
+			reason = "this kernel does not support it"
+		}
+		h.landlockNote.SetText("Landlock is unavailable (" + strings.TrimSuffix(reason, ".") + "): Restricted mode cannot be enforced, so conversations run Unrestricted.")
+		h.landlockNote.Show()
+	} else {
+		h.landlockNote.Hide()
+	}
+	cs := m.current
+	if cs == nil {
+		m.win.SetTitle(AppTitle)
+		h.box.Hide()
+		h.meterRow.Hide()
+		return
+	}
+	c := cs.conv
+	h.box.Show()
+	m.win.SetTitle(AppTitle + " — " + transcript.Title(c.Title, c.Cwd))
+	h.title.SetText(transcript.Title(c.Title, c.Cwd))
+	sub := c.Cwd + " · " + m.b.ModelLabel(c.Model)
+	if c.ContinuedFrom != "" {
+		if from := m.convs[c.ContinuedFrom]; from != nil {
+			sub += " · continues “" + transcript.Title(from.conv.Title, from.conv.Cwd) + "”"
+		} else {
+			sub += " · continues an earlier conversation"
+		}
+	}
+	h.subtitle.SetText(sub)
+	h.mode.set(c.Mode.Title(), modeColor(c.Mode))
+	// Switching down is offered from any mode above Restricted, to every mode below it.
+	h.switchBox.Hidden = !m.sandbox.Available || c.Mode.Rank() == domain.ModeRestricted.Rank()
+	h.projectBtn.Hidden = c.Mode.Rank() <= domain.ModeProject.Rank()
+	h.box.Refresh()
+	h.refreshMeter(cs)
+}
+
+// refreshMeter shows how full the context window is, and offers the wrap-up near the top.
+func (h *header) refreshMeter(cs *convState) {
+	c := cs.conv
+	window := c.ContextWindow
+	if window <= 0 {
+		window = domain.ContextWindowFor(c.Model)
+	}
+	h.meter.set(c.Usage, window)
+	label := meterText(c.Usage, window) + costText(c.Usage, c.Spent)
+	_, exhausted := cs.exhausted()
+	warn := domain.AtWarning(c.Usage, window) && !exhausted
+	if warn {
+		label = "Context nearly full: " + label
+	}
+	h.meterLabel.SetText(label)
+	h.meterLabel.Importance = widget.MediumImportance
+	if warn {
+		h.meterLabel.Importance = widget.WarningImportance
+	}
+	h.meterLabel.Refresh()
+	_, continuing := cs.conv.State.(domain.AwaitingContinuation)
+	h.wrapBtn.Hidden = !warn || continuing
+	if cs.busy() {
+		h.wrapBtn.Disable()
+	} else {
+		h.wrapBtn.Enable()
+	}
+	h.meterRow.Show()
+	h.meterRow.Refresh()
+}
+
+// modeColor is the badge's colour: calm for Restricted, the primary colour for Project, a
+// warning for Unrestricted.
+func modeColor(mode domain.Mode) fyne.ThemeColorName {
+	switch mode {
+	case domain.ModeUnrestricted:
+		return theme.ColorNameWarning
+	case domain.ModeProject:
+		return theme.ColorNamePrimary
+	}
+	return theme.ColorNameSuccess
+}
+
+// sandboxDetails is what the mode badge's details say: the conversation's mode, then which
+// layers of the sandbox this machine has and why any is missing (the same report as
+// `phoenix-desktop doctor`).
+func (h *header) sandboxDetails() string {
+	m := h.m
+	head := "This conversation is Restricted: its commands can read your files but change nothing outside their private temp dir, and reach no network."
+	if m.current != nil && m.current.conv.Mode == domain.ModeUnrestricted {
+		head = "This conversation is Unrestricted: its commands run without the sandbox (a supervisor still ends every process they start)."
+	}
+	if m.current != nil && m.current.conv.Mode == domain.ModeProject {
+		var hosts []string
+		if m.deps.Hosts != nil {
+			hosts = m.deps.Hosts.AllowedHosts(m.current.conv.Cwd)
+		}
+		head = "This conversation is in Project mode. " + actors.ProjectSummary(len(hosts))
+		if len(hosts) > 0 {
+			head += "\nAllowed hosts: " + strings.Join(hosts, ", ")
+		}
+	}
+	return head + "\n\n" + m.sandbox.String()
+}
+
+func (h *header) showSandboxDetails() {
+	text := widget.NewLabel(h.sandboxDetails())
+	text.Wrapping = fyne.TextWrapWord
+	scroll := container.NewVScroll(text)
+	scroll.SetMinSize(fyne.NewSize(560, 360))
+	h.m.showModal(dialog.NewCustom("Sandbox on this machine", "Close", scroll, h.m.win))
+}

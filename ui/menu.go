@@ -1,0 +1,97 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+type shortcut struct {
+	shortcut fyne.Shortcut
+	run      func()
+}
+
+func (m *MainWindow) shortcuts() []shortcut {
+	ctrl := func(k fyne.KeyName) fyne.Shortcut {
+		return &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
+	}
+	return []shortcut{
+		{ctrl(fyne.KeyN), m.showNewConversation},
+		{ctrl(fyne.KeyF), m.find.show},
+		{ctrl(fyne.KeyE), m.exportCurrent},
+		{&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, m.showGlobalSearch},
+		// Ctrl+Z alone is the composer's own undo of typing.
+		{&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierAlt}, m.proj.undoLast},
+	}
+}
+
+func (m *MainWindow) menu() *fyne.MainMenu {
+	sc := m.shortcuts()
+	item := func(label string, s shortcut) *fyne.MenuItem {
+		it := fyne.NewMenuItem(label, s.run)
+		it.Shortcut = s.shortcut
+		return it
+	}
+	// The geometry is saved before quitting: Fyne writes the preferences file one last time
+	// when the app stops, and values set after that (in a window's OnClosed) could be lost.
+	quit := fyne.NewMenuItem("Quit", func() {
+		m.saveWindow()
+		m.saved = true
+		m.app.Quit()
+	})
+	quit.IsQuit = true
+	quit.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
+	file := fyne.NewMenu("File",
+		item("New conversation…", sc[0]),
+		item("Export as Markdown…", sc[2]),
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Settings…", m.showSettings),
+		fyne.NewMenuItemSeparator(),
+		quit,
+	)
+	m.menuRestricted = fyne.NewMenuItem("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
+	m.menuProject = fyne.NewMenuItem("Switch to Project", func() { m.downgrade(domain.ModeProject) })
+	conv := fyne.NewMenu("Conversation",
+		item("Find…", sc[1]),
+		item("Search all conversations…", sc[3]),
+		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
+		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
+		fyne.NewMenuItem("Wrap up now", m.wrapUp),
+		item("Undo last file change…", sc[4]),
+		m.menuRestricted,
+		m.menuProject,
+		fyne.NewMenuItem("Archive or restore", func() {
+			if m.current != nil {
+				m.setArchived(m.current, !m.current.conv.Archived)
+			}
+		}),
+		fyne.NewMenuItem("Delete…", func() { m.askDelete(m.current) }),
+	)
+	m.convMenu = conv
+	m.refreshModeMenu()
+	return fyne.NewMainMenu(file, conv)
+}
+
+// refreshModeMenu offers the menu's mode switches only where they switch down, as the header's
+// buttons do: never "Switch to Restricted" in a Restricted conversation.
+func (m *MainWindow) refreshModeMenu() {
+	if m.convMenu == nil {
+		return
+	}
+	offered := func(to domain.Mode) bool {
+		return m.current != nil && m.sandbox.Available && m.current.conv.Mode.Rank() > to.Rank()
+	}
+	changed := false
+	for _, it := range []struct {
+		item *fyne.MenuItem
+		to   domain.Mode
+	}{{m.menuRestricted, domain.ModeRestricted}, {m.menuProject, domain.ModeProject}} {
+		if off := !offered(it.to); it.item.Disabled != off {
+			it.item.Disabled, changed = off, true
+		}
+	}
+	if changed {
+		m.convMenu.Refresh()
+	}
+}

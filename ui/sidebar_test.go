@@ -1,0 +1,100 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+func TestSidebarListsUserConversationsAndArchives(t *testing.T) {
+	var a, b string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		a = f.add(domain.NewConversationParams{Title: "Alpha", Cwd: "/a", Model: "gpt-4o"}).ID
+		f.now = f.now.Add(1)
+		b = f.add(domain.NewConversationParams{Title: "Beta", Cwd: "/b", Model: "gpt-4o"}).ID
+		f.add(domain.NewConversationParams{Title: "sub", Cwd: "/b", Model: "gpt-4o", ParentID: "x", Task: "t"})
+	})
+	h.waitFor("two rows", func() bool { return len(h.m.sidebar.convs) == 2 })
+	if h.m.sidebar.convs[0].id != b || h.m.sidebar.convs[1].id != a {
+		t.Fatalf("order %s %s, want newest first", h.m.sidebar.convs[0].id, h.m.sidebar.convs[1].id)
+	}
+	h.m.setArchived(h.m.sidebar.convs[1], true)
+	h.waitFor("Alpha archived", func() bool { return len(h.m.sidebar.convs) == 1 })
+	if !h.f.archived[a] {
+		t.Error("the backend did not archive")
+	}
+	h.m.sidebar.showArchived = true
+	h.m.sidebar.refresh()
+	if len(h.m.sidebar.convs) != 2 {
+		t.Error("Show archived does not show it")
+	}
+}
+
+func TestLastConversationReopens(t *testing.T) {
+	var a, b string
+	setup := func(f *fakeBackend, _ *Deps) {
+		a = f.add(domain.NewConversationParams{Title: "Alpha", Cwd: "/a", Model: "gpt-4o"}).ID
+		b = f.add(domain.NewConversationParams{Title: "Beta", Cwd: "/b", Model: "gpt-4o"}).ID
+	}
+	h := newHarness(t, setup)
+	h.open(a)
+	if got := h.app.Preferences().String(prefLastConv); got != a {
+		t.Fatalf("remembered %q", got)
+	}
+	// A second window on the same preferences opens it again.
+	m2 := NewMainWindow(h.app, h.f, &fakeSub{ch: make(chan actors.Event)}, h.deps)
+	defer m2.win.Close()
+	h.waitFor("the last conversation", func() bool { return m2.current != nil && m2.current.id == a })
+	_ = b
+}
+
+// sideRowOf is the sidebar's row showing conversation id.
+func sideRowOf(h *harness, id string) *sideRow {
+	var out *sideRow
+	walk(h.m.sidebar.list, func(o fyne.CanvasObject) {
+		if r, ok := o.(*sideRow); ok && r.Visible() && r.cs != nil && r.cs.id == id {
+			out = r
+		}
+	})
+	return out
+}
+
+// TestArchiveSaysSoAndCanBeUndone (issue 28): the archive button looks like archiving (not a
+// download arrow); archiving says what happened and offers Undo, which brings the
+// conversation back; a path that was not shortened shows no ellipsis.
+func TestArchiveSaysSoAndCanBeUndone(t *testing.T) {
+	var a string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		a = f.add(domain.NewConversationParams{Title: "Alpha", Cwd: "/tmp/work", Model: "gpt-4o"}).ID
+	})
+	h.waitFor("the row", func() bool { return sideRowOf(h, a) != nil })
+	r := sideRowOf(h, a)
+	if r.archive.Icon != archiveIcon() || r.archive.Icon == theme.DownloadIcon() {
+		t.Errorf("archive button shows %v", r.archive.Icon.Name())
+	}
+	if !strings.HasPrefix(r.sub.Text, "/tmp/work · ") {
+		t.Errorf("sidebar subtitle %q, want the whole short path without dots", r.sub.Text)
+	}
+	test.Tap(r.archive)
+	h.waitFor("the archive notice", func() bool {
+		return h.m.notice.box.Visible() && strings.Contains(h.m.notice.label.Text, "Archived “Alpha”")
+	})
+	if len(h.m.sidebar.convs) != 0 || !h.f.archived[a] {
+		t.Fatal("the conversation was not archived")
+	}
+	if h.m.notice.label.Importance != widget.SuccessImportance || !h.m.notice.action.Visible() || h.m.notice.action.Text != "Undo" {
+		t.Fatalf("the notice is not news with Undo: importance %v, action %q shown %v",
+			h.m.notice.label.Importance, h.m.notice.action.Text, h.m.notice.action.Visible())
+	}
+	test.Tap(h.m.notice.action)
+	h.waitFor("the conversation back in the list", func() bool { return len(h.m.sidebar.convs) == 1 && !h.f.archived[a] })
+	if strings.Contains(h.m.notice.label.Text, "Archived") || h.m.notice.action.Visible() {
+		t.Errorf("after Undo the notice says %q, Undo shown %v", h.m.notice.label.Text, h.m.notice.action.Visible())
+	}
+}

@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// statusBar is the bottom line of the window: a state dot, what the agent does (with a
+// running clock while a tool runs or a retry waits) and Stop.
+type statusBar struct {
+	m       *MainWindow
+	box     *fyne.Container
+	dot     *canvas.Circle
+	label   *widget.Label
+	stopBtn *widget.Button
+	// ticking is read by the clock goroutine: the status bar shows a running clock.
+	ticking atomic.Bool
+}
+
+func newStatusBar(m *MainWindow) *statusBar {
+	s := &statusBar{m: m, label: widget.NewLabel("")}
+	var dot fyne.CanvasObject
+	s.dot, dot = newDot()
+	s.label.Truncation = fyne.TextTruncateEllipsis
+	s.stopBtn = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), m.stopAgent)
+	s.stopBtn.Importance = widget.DangerImportance
+	s.box = container.NewBorder(nil, nil, dot, container.NewHBox(container.NewCenter(m.demo.status), s.stopBtn), s.label)
+	return s
+}
+
+func (s *statusBar) refresh() {
+	m := s.m
+	cs := m.current
+	if cs == nil || !cs.hasState {
+		s.label.SetText("")
+		s.stopBtn.Hide()
+		s.dot.FillColor = theme.Color(theme.ColorNameDisabled)
+		s.dot.Refresh()
+		s.ticking.Store(false)
+		if cs != nil && cs.loading {
+			s.label.SetText("Loading…")
+		}
+		return
+	}
+	s.label.SetText(cs.status(m.now()) + cs.progressNote())
+	s.dot.FillColor = theme.Color(stateColor(cs.conv.State.Kind()))
+	s.dot.Refresh()
+	if cs.busy() {
+		s.stopBtn.Show()
+	} else {
+		s.stopBtn.Hide()
+	}
+	s.ticking.Store(needsClock(cs.conv.State) || m.anySubWindowTicking())
+}
+
+// needsClock reports whether the status text of s changes with time.
+func needsClock(s domain.State) bool {
+	switch st := s.(type) {
+	case domain.ToolExecuting, domain.AwaitingSubAgents:
+		return true
+	case domain.LLMRequesting:
+		return st.RetryPending
+	case domain.AwaitingContinuation:
+		return st.RetryPending
+	}
+	return false
+}
+
+// clock re-draws the status bar every second while it shows a running time.
+func (s *statusBar) clock() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.m.ctx.Done():
+			return
+		case <-t.C:
+			if s.ticking.Load() {
+				s.m.do(s.tick)
+			}
+		}
+	}
+}
+
+func (s *statusBar) tick() {
+	if s.m.closed {
+		return
+	}
+	s.refresh()
+	for _, w := range s.m.subWins {
+		w.refresh()
+	}
+}
