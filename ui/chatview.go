@@ -201,3 +201,41 @@ func (cv *chatView) remeasure() {
 	cv.measured = map[*row]rowMeasure{}
 	cv.rowChanged()
 }
+
+// chatFill lays the chat (or the empty state) over the whole room between the header and the
+// composer. That room changes height when something below or above the chat comes or goes —
+// a notice, a card, the task panel, the full-disk banner — and a chat that showed its newest
+// row before goes on showing it: the list keeps its scroll offset when resized, which would
+// otherwise leave the newest rows under the new neighbour (seen in the full-disk real-window
+// test, where the notice of the failed save hid the turn's end).
+type chatFill struct {
+	m    *MainWindow
+	last float32
+}
+
+func (l *chatFill) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	cv := l.m.cv
+	follow := false
+	for _, o := range objs {
+		if cv != nil && o == cv.list && l.last > 0 && size.Height != l.last {
+			// Measured with the old size, before the resize; a person who scrolled up to read
+			// stays where they are.
+			follow = cv.atBottom(estimatedRowHeight / 2)
+		}
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+	l.last = size.Height
+	if follow {
+		cv.follow = true
+		cv.list.ScrollToBottom()
+	}
+}
+
+func (l *chatFill) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var min fyne.Size
+	for _, o := range objs {
+		min = min.Max(o.MinSize())
+	}
+	return min
+}

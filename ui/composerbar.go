@@ -54,13 +54,21 @@ func newComposerBar(m *MainWindow) *composerBar {
 	return c
 }
 
-// busyWords is what the composer says of a conversation that is not at rest: an approval card
-// waits for the person, not for the agent.
-func busyWords(cs *convState) string {
-	if _, ok := cs.conv.State.(domain.AwaitingModeApproval); ok {
+// busyWords is what the composer says of a conversation that is not at rest: a card above
+// the composer (an approval, an MCP server's request, a command's request for a host) waits
+// for the person, not for the agent.
+func (m *MainWindow) busyWords(cs *convState) string {
+	if _, ok := cs.conv.State.(domain.AwaitingModeApproval); ok || m.cardWaits() {
 		return "The agent waits for your answer to its request above."
 	}
 	return "The agent is working."
+}
+
+// cardWaits reports whether an MCP server's or a command's request waits on screen for the
+// person, for the open conversation.
+func (m *MainWindow) cardWaits() bool {
+	return (m.mcpCards != nil && !m.mcpCards.box.Hidden && len(m.mcpCards.box.Objects) > 0) ||
+		(m.hosts != nil && len(m.hosts.current()) > 0)
 }
 
 // refresh says in the placeholder what the field is for now, and enables what can be used.
@@ -85,12 +93,12 @@ func (c *composerBar) refresh() {
 		c.sendBtn.Disable()
 		c.attachBtn.Disable()
 	case cs.busy() && m.proj.enabled():
-		c.entry.SetPlaceHolder(busyWords(cs) + " Send queues your next message for when it finishes; Stop (Esc) interrupts.")
+		c.entry.SetPlaceHolder(m.busyWords(cs) + " Send queues your next message for when it finishes; Stop (Esc) interrupts.")
 		c.entry.Enable()
 		c.sendBtn.Enable()
 		c.attachBtn.Enable()
 	case cs.busy():
-		c.entry.SetPlaceHolder(busyWords(cs) + " Write your next message here; press Stop (Esc) to interrupt.")
+		c.entry.SetPlaceHolder(m.busyWords(cs) + " Write your next message here; press Stop (Esc) to interrupt.")
 		c.entry.Enable()
 		c.sendBtn.Disable()
 		c.attachBtn.Enable()

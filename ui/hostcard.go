@@ -108,6 +108,9 @@ func (h *hostCards) refresh() {
 	}
 	h.box.Hidden = len(reqs) == 0
 	h.box.Refresh()
+	if h.m.composer != nil {
+		h.m.composer.refresh() // it says whether the agent waits for the person
+	}
 }
 
 func (h *hostCards) card(r actors.HostApprovalRequested) fyne.CanvasObject {

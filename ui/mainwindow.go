@@ -212,7 +212,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.header = newHeader(m)
 	m.find = newFindBar(m)
 	m.empty = m.startState()
-	m.chatHolder = container.NewStack(m.empty)
+	m.chatHolder = container.New(&chatFill{m: m}, m.empty)
 	m.notice = newNotice(m.clearInline)
 	m.composer = newComposerBar(m)
 	m.status = newStatusBar(m)

@@ -161,3 +161,25 @@ func TestMCPToolCard(t *testing.T) {
 	b.publish(actors.MCPRequestClosed{ConvID: c.ID, ID: "mcp-z", Answer: "stopped"})
 	h.waitFor("the card to go after Stop", func() bool { return !box.Visible() })
 }
+
+// Issue 28: while an MCP server's card waits for the person, the composer says the agent
+// waits for an answer, not that it is working (seen in the real window's MCP test).
+func TestComposerSaysTheAgentWaitsWhileAnMCPCardDoes(t *testing.T) {
+	h, b, c, _ := newMCPHarness(t)
+	h.typeAndSend("use the notes server")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	ph := func() string { return h.m.composer.entry.PlaceHolder }
+	if !strings.Contains(ph(), "is working") {
+		t.Fatalf("placeholder while the agent works: %q", ph())
+	}
+	b.publish(actors.MCPInputRequested{ConvID: c.ID, ID: "mcp-1", Server: "notes", Message: "Who are you?"})
+	h.waitFor("the card", func() bool { return h.m.mcpCards.box.Visible() })
+	if !strings.Contains(ph(), "waits for your answer") {
+		t.Fatalf("placeholder while a card waits: %q", ph())
+	}
+	test.Tap(button(t, h.m.mcpCards.box, "Decline"))
+	h.waitFor("the card to go", func() bool { return !h.m.mcpCards.box.Visible() })
+	if !strings.Contains(ph(), "is working") {
+		t.Fatalf("placeholder once answered: %q", ph())
+	}
+}

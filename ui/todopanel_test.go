@@ -206,3 +206,27 @@ func TestEachReplySaysWhatItCost(t *testing.T) {
 		t.Fatalf("drawn usage lines %q; want %q", drawn, want[3:])
 	}
 }
+
+// The same for a notice below the chat (a refused save, seen in the full-disk real-window
+// test): the room for the chat shrinks, and a chat that showed its newest row still does.
+func TestChatKeepsFollowingWhenANoticeAppears(t *testing.T) {
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		var msgs []domain.Message
+		for range 20 {
+			msgs = append(msgs, domain.Message{Kind: domain.KindUser, Text: "again"}, domain.Message{Kind: domain.KindAssistant, Text: "Done."})
+		}
+		id = f.add(domain.NewConversationParams{Title: "Long", Cwd: "/home/ada/src/parser", Model: "gpt-4o"}, msgs...).ID
+	})
+	h.open(id)
+	h.settle()
+	if !h.m.cv.atBottom(estimatedRowHeight / 2) {
+		t.Fatal("the chat does not open at its newest row")
+	}
+	h.m.showInline("Could not queue the message: The disk holding your conversations is full: free 58 MB; nothing was lost. " +
+		"A long notice takes several lines at this width, so the chat loses more than one row of room to it.")
+	h.settle()
+	if !h.m.cv.atBottom(estimatedRowHeight / 2) {
+		t.Error("the chat stopped following its newest row when a notice appeared below it")
+	}
+}
