@@ -32,7 +32,9 @@ const (
 
 // hostCardText is the card's question.
 func hostCardText(host string, port int) string {
-	return "The command wants to reach " + hostPort(host, port)
+	// A command's connection or the agent's fetch_url: both go through the proxy, which
+	// cannot tell them apart.
+	return "The agent wants to reach " + hostPort(host, port)
 }
 
 func hostPort(host string, port int) string {

@@ -143,7 +143,7 @@ func TestHostCard(t *testing.T) {
 	if !slices.Equal(labels, []string{hostAllowOnceLabel, hostAllowAlwaysLabel, hostDenyLabel}) {
 		t.Fatalf("buttons %v", labels)
 	}
-	if !containsAll(textsIn(card), "The command wants to reach registry.npmjs.org:443") {
+	if !containsAll(textsIn(card), "The agent wants to reach registry.npmjs.org:443") {
 		t.Fatalf("card text %q", textsIn(card))
 	}
 	test.Tap(buttonNamed(t, card, hostAllowAlwaysLabel))

@@ -326,7 +326,7 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 				go func() { answers <- askApproval(stderr, env.stdin, env.stdinTerminal, e.Reason) }()
 			case actors.HostApprovalRequested:
 				d := hostAnswer(allowHosts, e)
-				fmt.Fprintf(stderr, "phoenix-desktop: a command asks to reach %s: %s\n", hostPort(e.Host, e.Port), d)
+				fmt.Fprintf(stderr, "phoenix-desktop: the agent asks to reach %s: %s\n", hostPort(e.Host, e.Port), d)
 				if err := rt.AnswerHost(e.RequestID, d); err != nil && !errors.Is(err, actors.ErrNoHostRequest) {
 					return fmt.Errorf("chat: answer the host request: %w", err)
 				}
@@ -528,7 +528,7 @@ func runList(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tSTATE\tMODE\tTITLE")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), transcript.StoppedWord(s.State), s.Mode, s.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), transcript.StoppedWord(s.State), s.Mode, transcript.Title(s.Title, s.Cwd))
 	}
 	return tw.Flush()
 }
@@ -577,7 +577,7 @@ func runShow(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 			Messages     []domain.Message    `json:"messages"`
 		}{conv, msgs})
 	}
-	fmt.Fprintf(stdout, "%s — %s\n%s · %s · %s mode · %s\n", conv.ID, conv.Title, conv.Cwd, conv.Model, conv.Mode, transcript.Status(conv, time.Time{}, time.Time{}))
+	fmt.Fprintf(stdout, "%s — %s\n%s · %s · %s mode · %s\n", conv.ID, transcript.Title(conv.Title, conv.Cwd), conv.Cwd, conv.Model, conv.Mode, transcript.Status(conv, time.Time{}, time.Time{}))
 	if conv.Spent.Responses > 0 {
 		fmt.Fprintf(stdout, "spent: %s\n", transcript.SpendLine(conv.Spent))
 	}

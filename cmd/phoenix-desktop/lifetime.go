@@ -75,7 +75,7 @@ func runSearch(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tMESSAGE\tTITLE\tLINE")
 	for _, h := range res.Hits {
-		title := h.Title
+		title := transcript.Title(h.Title, "")
 		if h.Archived {
 			title += " (archived)"
 		}
