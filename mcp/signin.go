@@ -110,19 +110,9 @@ func (h *Hub) SignIn(ctx context.Context, name, cwd string, open func(authURL st
 	return nil
 }
 
-// signedIn lets every conversation start the server again whose start needed the sign-in.
-func (h *Hub) signedIn(name string) {
-	h.mu.Lock()
-	if h.retries == nil {
-		h.retries = map[string]int{}
-	}
-	h.retries[name]++
-	if st := h.status[name]; st != nil && (st.State == StateNeedsSignIn || st.State == StateFailed) {
-		st.State, st.Error = StateIdle, ""
-	}
-	h.mu.Unlock()
-	h.changed()
-}
+// signedIn lets every conversation start the server again whose start needed the sign-in:
+// a Retry, which clears "needs sign-in" as it clears a failed start.
+func (h *Hub) signedIn(name string) { h.Retry(name) }
 
 // recordingHandler keeps what the authorization flow said, since the transport wraps it, and
 // runs the flow once: a refused sign-in is not sent to the browser again when the transport

@@ -12,28 +12,13 @@
 # every committed message is in the data directory. Screenshots go to .ci/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=env.sh
-source scripts/env.sh 2>/dev/null
-if ! locale -a 2>/dev/null | grep -qiE '^en_US\.utf-?8$'; then unset LC_ALL; export LANG=en_US.UTF-8; fi
-
 NAME=diskfull-xvfb
-ART=.ci/artifacts
-BIN=./bin/phoenix-desktop
-mkdir -p "$ART" bin
-TMP=$(mktemp -d)
-APP_HOME="$TMP/home"
-DISK="$TMP/disk"
-DATA="$DISK/data"
-mkdir -p "$APP_HOME" "$DISK"
 # shellcheck source=xvfb-lib.sh
 source scripts/xvfb-lib.sh
-
-cleanup() {
-  xvfb_stop
-  umount "$DISK" 2>/dev/null || true
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+DISK="$TMP/disk"
+DATA="$DISK/data"
+mkdir -p "$DISK"
+AFTER_STOP='umount "$DISK" 2>/dev/null'
 
 if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=512m tmpfs "$DISK" 2>"$TMP/mount.err"; then
   say "SKIP: a small tmpfs cannot be mounted here (needs root: $(cat "$TMP/mount.err" 2>/dev/null))"

@@ -10,25 +10,10 @@
 # Screenshots of the card go to .ci/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=env.sh
-source scripts/env.sh 2>/dev/null
-if ! locale -a 2>/dev/null | grep -qiE '^en_US\.utf-?8$'; then unset LC_ALL; export LANG=en_US.UTF-8; fi
-
 NAME=mcp-xvfb
-ART=.ci/artifacts
-BIN=./bin/phoenix-desktop
-mkdir -p "$ART" bin
-TMP=$(mktemp -d)
-DATA="$TMP/data"
-APP_HOME="$TMP/home"
-mkdir -p "$DATA" "$APP_HOME/.config/phoenix-desktop"
 # shellcheck source=xvfb-lib.sh
 source scripts/xvfb-lib.sh
-cleanup() {
-  xvfb_stop
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+mkdir -p "$APP_HOME/.config/phoenix-desktop"
 
 ASKER="$PWD/mcp/mcptest/node/asker.mjs"
 [ -d mcp/mcptest/node/node_modules/@modelcontextprotocol/server ] ||

@@ -18,14 +18,6 @@
 # minutes. Exits non-zero with a message saying what failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=env.sh
-source scripts/env.sh 2>/dev/null
-# Where the en_US.UTF-8 locale is not generated (setup.sh generates it), LC_ALL naming it
-# makes every shell warn; LANG alone keeps Fyne's language and the shells quiet.
-if ! locale -a 2>/dev/null | grep -qiE '^en_US\.utf-?8$'; then unset LC_ALL; export LANG=en_US.UTF-8; fi
-
-ART=.ci/artifacts
-BIN=./bin/phoenix-desktop
 THOUGHT="weighing how to answer under xvfb"
 FIRST="reason: $THOUGHT"
 MESSAGE="echo: hello from xvfb"
@@ -39,21 +31,9 @@ MARKDOWN='echo: Rename `read_text_file` to `read_file_text` in foo_bar.go, and a
 MARKDOWN_REPLY='| x_1 | y_2 |'
 PASTED="echo: what is in this screenshot"
 LASTLINE_Y=${LASTLINE_Y:-566}
-mkdir -p "$ART" bin
-
 NAME=smoke-xvfb
-TMP=$(mktemp -d)
-DATA="$TMP/data"
-APP_HOME="$TMP/home"
-mkdir -p "$DATA" "$APP_HOME"
 # shellcheck source=xvfb-lib.sh
 source scripts/xvfb-lib.sh
-
-cleanup() {
-  xvfb_stop
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
 
 xvfb_start
 say "starting the app on $DISPLAY with --demo --data-dir $DATA"

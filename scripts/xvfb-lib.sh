@@ -1,9 +1,33 @@
-# Shared by the real-window tests (smoke-xvfb.sh, diskfull-xvfb.sh): sourced, not run.
+# Shared by the real-window tests (smoke-xvfb.sh, diskfull-xvfb.sh, mcp-xvfb.sh): sourced, not
+# run, from the repository's root after `set -euo pipefail`.
 #
-# The caller sets NAME (the prefix of its messages and screenshots), BIN, ART, TMP, DATA and
-# APP_HOME, and calls xvfb_start once; start_app/quit_app then start and stop the app on that
-# display with a private HOME, so a run neither reads nor changes the person's Fyne
-# preferences. Every wait is bounded and every failure says what was being waited for.
+# The caller sets NAME (the prefix of its messages and screenshots) first. This file sets up
+# what every run needs — the Go environment, the locale, ART (screenshots and logs), BIN, a
+# private TMP with APP_HOME and DATA in it (a caller may point DATA elsewhere), and the clean-up
+# on exit (AFTER_STOP is a command the caller adds to it, run before TMP goes) — and
+# provides xvfb_start, then start_app/quit_app, which start and stop the app on that display
+# with a private HOME, so a run neither reads nor changes the person's Fyne preferences. Every
+# wait is bounded and every failure says what was being waited for.
+
+# shellcheck source=env.sh
+source scripts/env.sh 2>/dev/null
+# Where the en_US.UTF-8 locale is not generated (setup.sh generates it), LC_ALL naming it
+# makes every shell warn; LANG alone keeps Fyne's language and the shells quiet.
+if ! locale -a 2>/dev/null | grep -qiE '^en_US\.utf-?8$'; then unset LC_ALL; export LANG=en_US.UTF-8; fi
+ART=.ci/artifacts
+BIN=./bin/phoenix-desktop
+mkdir -p "$ART" bin
+TMP=$(mktemp -d)
+APP_HOME="$TMP/home"
+DATA="$TMP/data"
+mkdir -p "$APP_HOME" "$DATA"
+AFTER_STOP=""
+cleanup() {
+  xvfb_stop
+  if [ -n "$AFTER_STOP" ]; then eval "$AFTER_STOP" || true; fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
 
 XVFB_PID=""
 APP_PID=""

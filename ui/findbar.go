@@ -129,7 +129,7 @@ func (f *findBar) showHit() {
 // previous one, Escape closes the bar.
 type findEntry struct {
 	widget.Entry
-	shift    bool
+	shiftKeys
 	onEscape func()
 	onStep   func(int)
 }
@@ -142,20 +142,10 @@ func newFindEntry() *findEntry {
 }
 
 // KeyDown tracks Shift, which decides the direction of Enter.
-func (e *findEntry) KeyDown(k *fyne.KeyEvent) {
-	if isShift(k.Name) {
-		e.shift = true
-	}
-	e.Entry.KeyDown(k)
-}
+func (e *findEntry) KeyDown(k *fyne.KeyEvent) { e.note(k, true); e.Entry.KeyDown(k) }
 
 // KeyUp tracks Shift.
-func (e *findEntry) KeyUp(k *fyne.KeyEvent) {
-	if isShift(k.Name) {
-		e.shift = false
-	}
-	e.Entry.KeyUp(k)
-}
+func (e *findEntry) KeyUp(k *fyne.KeyEvent) { e.note(k, false); e.Entry.KeyUp(k) }
 
 // TypedKey steps on Enter (back with Shift) and closes on Escape.
 func (e *findEntry) TypedKey(k *fyne.KeyEvent) {

@@ -18,7 +18,7 @@ import (
 // inserts a newline, Esc stops the agent.
 type composerEntry struct {
 	widget.Entry
-	shift  bool
+	shiftKeys
 	onSend func()
 	onStop func()
 	// onKey, when set, sees each key first and reports whether it took it (the "/" menu).
@@ -39,21 +39,21 @@ func newComposerEntry() *composerEntry {
 
 func isShift(k fyne.KeyName) bool { return k == desktop.KeyShiftLeft || k == desktop.KeyShiftRight }
 
-// KeyDown tracks Shift, which decides what Enter does.
-func (e *composerEntry) KeyDown(k *fyne.KeyEvent) {
+// shiftKeys tracks whether Shift is held, for the entries where it changes what Enter does
+// (the composer: a new line; the find bar: the previous match).
+type shiftKeys struct{ shift bool }
+
+func (s *shiftKeys) note(k *fyne.KeyEvent, down bool) {
 	if isShift(k.Name) {
-		e.shift = true
+		s.shift = down
 	}
-	e.Entry.KeyDown(k)
 }
 
+// KeyDown tracks Shift, which decides what Enter does.
+func (e *composerEntry) KeyDown(k *fyne.KeyEvent) { e.note(k, true); e.Entry.KeyDown(k) }
+
 // KeyUp tracks Shift.
-func (e *composerEntry) KeyUp(k *fyne.KeyEvent) {
-	if isShift(k.Name) {
-		e.shift = false
-	}
-	e.Entry.KeyUp(k)
-}
+func (e *composerEntry) KeyUp(k *fyne.KeyEvent) { e.note(k, false); e.Entry.KeyUp(k) }
 
 // TypedKey sends on Enter (not Shift+Enter) and stops on Esc.
 func (e *composerEntry) TypedKey(k *fyne.KeyEvent) {
