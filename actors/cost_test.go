@@ -1,7 +1,9 @@
 package actors
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
@@ -31,5 +33,29 @@ func TestRepliesArePricedAndSummed(t *testing.T) {
 	}
 	if list, _ := h.store.List(false); len(list) != 1 || list[0].Spent != rest.Spent {
 		t.Fatalf("the list's summary does not carry the spend: %+v", list)
+	}
+}
+
+// Issue 27: Settings' total for today sums the answers committed since a moment, over every
+// conversation (two here, one of them archived); answers before it do not count.
+func TestSpentSinceSumsTheDaysAnswers(t *testing.T) {
+	own := domain.Price{Input: 1000, Output: 2000}
+	h := newHarness(t, func(c *Config) { c.Prices = map[string]domain.Price{domain.DemoModel: own} })
+	a := h.create(NewConversation{})
+	h.turn(a.ID, "echo: before")
+	since := lastOf(h.history(a.ID), domain.KindAssistant).At.Add(time.Nanosecond)
+	h.turn(a.ID, "echo: after")
+	b := h.create(NewConversation{})
+	h.turn(b.ID, "echo: elsewhere")
+	if err := h.rt.SetArchived(context.Background(), b.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	want := (domain.Spend{}).Add(*lastOf(h.history(a.ID), domain.KindAssistant).Usage).Add(*lastOf(h.history(b.ID), domain.KindAssistant).Usage)
+	got, err := h.rt.SpentSince(context.Background(), since)
+	if err != nil || got != want {
+		t.Fatalf("SpentSince = %+v, %v; want the two answers after the moment: %+v", got, err, want)
+	}
+	if all, _ := h.rt.SpentSince(context.Background(), time.Time{}); all.Responses != 3 {
+		t.Fatalf("since the beginning: %d answers, want 3", all.Responses)
 	}
 }

@@ -45,6 +45,7 @@ type fakeBackend struct {
 	// What the window asked for.
 	created     []NewConversation
 	sent        []sentMsg
+	spentSince  time.Time
 	decisions   []domain.Mode
 	cancels     int
 	downgrades  int

@@ -178,6 +178,9 @@ func (m *MainWindow) showSettings() {
 		m.hostSettingsItem(),
 		m.hiddenPathsSettingsItem(),
 	}
+	if spent := m.spentTodayItem(); spent != nil {
+		items = append(items, spent)
+	}
 	f.items = items
 	f.hints = wrapHints(items)
 	f.dlg = newScrollingForm("Settings", "Save", items, f.save, m.win)
