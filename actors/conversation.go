@@ -93,7 +93,7 @@ func workerSupervisor() actor.SupervisorStrategy {
 func (a *conversationActor) Receive(ctx actor.Context) {
 	if a.stopping {
 		switch ctx.Message().(type) {
-		case cmdEvent, cmdStop, cmdRestore:
+		case cmdEvent, cmdStop, cmdRestore, cmdLoaded:
 			ctx.Respond(reply{Err: ErrStopped})
 		case cmdQueue:
 			ctx.Respond(replyQueue{Err: ErrStopped})
@@ -172,6 +172,9 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 	case cmdQueue:
 		q, err := a.onQueue(ctx, msg.Op)
 		ctx.Respond(replyQueue{Queue: q, Err: err})
+	case cmdLoaded:
+		// Started ran first: the conversation is loaded and its MCP servers are starting.
+		ctx.Respond(reply{Err: a.loadErr})
 	case passivateQuery:
 		ctx.Respond(passivateAnswer{ID: a.id, PID: ctx.Self(), Forwards: msg.Forwards, AtRest: a.atRest()})
 	case startTask:

@@ -79,6 +79,8 @@ func (m *managerActor) Receive(ctx actor.Context) {
 		m.forward(ctx, msg.ID)
 	case cmdRestore:
 		m.forward(ctx, msg.ID)
+	case cmdLoaded:
+		m.forward(ctx, msg.ID)
 	case *actor.Terminated:
 		for id, pid := range m.convs {
 			if pid.Equal(msg.Who) {

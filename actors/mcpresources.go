@@ -24,11 +24,24 @@ func (r *Runtime) Resources(ctx context.Context, convID string) ([]MCPResource, 
 // WaitMCP waits until none of a conversation's MCP servers is still starting, or ctx ends:
 // for a headless run that names a prompt or a resource before its first message. The window
 // never waits; its menus list what is ready.
-func (r *Runtime) WaitMCP(ctx context.Context, convID string) {
+func (r *Runtime) WaitMCP(ctx context.Context, convID string) error {
+	// The servers start when the conversation's actor starts, which may not have happened yet
+	// for a conversation just created: asking the actor loads it and waits for its start.
+	res, err := r.request(ctx, cmdLoaded{ID: convID})
+	if err != nil {
+		return err
+	}
+	if err := res.(reply).Err; err != nil {
+		return err
+	}
 	if set := r.mcpSet(convID); set != nil {
 		set.WaitStarted(ctx)
 	}
+	return nil
 }
+
+// cmdLoaded asks a conversation's actor to answer once it is loaded (its start has run).
+type cmdLoaded struct{ ID string }
 
 // AttachResources reads the resources a message refers to ("@SERVER:URI", mcp.Refs) and
 // returns the message with each resource's text added under a heading that names it, and the

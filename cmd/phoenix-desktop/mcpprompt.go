@@ -34,7 +34,9 @@ func mcpMessage(rt *actors.Runtime, convID, promptRef, text string, startTimeout
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout+mcpWaitSlack)
 	defer cancel()
-	rt.WaitMCP(ctx, convID)
+	if err := rt.WaitMCP(ctx, convID); err != nil {
+		return "", nil, err
+	}
 	if promptRef != "" {
 		server, name, ok := strings.Cut(promptRef, ":")
 		if !ok || server == "" || name == "" {
