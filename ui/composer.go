@@ -115,6 +115,10 @@ func (m *MainWindow) send() {
 			switchModel = it.model
 		}
 	} else if ok && it.remote != nil {
+		if args == "" && it.needsForm() {
+			m.showPromptForm(cs, it) // promptform.go
+			return
+		}
 		remote = func(ctx context.Context) (string, error) { return it.remote(ctx, args) }
 	}
 	switch {

@@ -39,6 +39,9 @@ type slashItem struct {
 	// model is the model a command's front matter asks for; the conversation switches to it
 	// (at rest, with the usual notice) before the command is sent.
 	model string
+	// prompt is the MCP prompt an item stands for (its arguments make the form of
+	// promptform.go); nil for commands.
+	prompt *actors.MCPPrompt
 }
 
 // slashMenu is the completion menu above the composer: typing "/" lists the conversation's

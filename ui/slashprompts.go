@@ -82,7 +82,7 @@ func promptItem(b PromptsBackend, convID string, pr actors.MCPPrompt) slashItem 
 		desc = pr.Title
 	}
 	return slashItem{
-		name: "mcp__" + pr.Server + "__" + pr.Name, hint: strings.Join(hint, " "), desc: desc, origin: "MCP " + pr.Server,
+		name: "mcp__" + pr.Server + "__" + pr.Name, hint: strings.Join(hint, " "), desc: desc, origin: "MCP " + pr.Server, prompt: &pr,
 		remote: func(ctx context.Context, args string) (string, error) {
 			return b.GetPrompt(ctx, convID, pr.Server, pr.Name, actors.MCPPromptArgs(pr, args))
 		},
