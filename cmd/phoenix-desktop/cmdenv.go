@@ -13,6 +13,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/search"
+	"github.com/phoenix-desktop/phoenix/ui"
 )
 
 // cmdEnv is where a headless command runs. Standalone (app == nil) it is this process: the
@@ -88,10 +89,25 @@ func (e *cmdEnv) openChat(c commonFlags, log *slog.Logger) (*session, error) {
 		return e.app, nil
 	}
 	var saved llm.Config
+	var options ui.Settings
 	if !c.demo {
-		saved = headlessSettings(log)
+		saved, options = headlessSettings(log)
+	} else if prefs, ok := windowPrefs(); ok {
+		options = ui.LoadSettings(prefs)
 	}
-	return openApp(c, saved, log)
+	a, err := openApp(c, saved, log)
+	if err != nil {
+		return nil, err
+	}
+	// The reply limits and reasoning efforts saved in Settings, as the window applies them
+	// (--output-limit and PHOENIX_OUTPUT_LIMITS win).
+	if len(options.OutputLimits) > 0 || len(options.ReasoningEfforts) > 0 {
+		if err := applyModelOptions(a.runtime, c, os.Getenv, options); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
+	return a, nil
 }
 
 // checkAppFlags refuses, when served, the flags that set what only the app's start sets.

@@ -1,8 +1,15 @@
 package main
 
 import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/phoenix-desktop/phoenix/assets"
+	"github.com/phoenix-desktop/phoenix/domain"
 
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
 	"github.com/phoenix-desktop/phoenix/providers"
@@ -56,5 +63,41 @@ func TestModelOptionsFlagsWin(t *testing.T) {
 	}
 	if limits["gpt-4o"] != 111 || limits["o3"] != 5000 || len(limits) != 2 || efforts["o3"] != "low" {
 		t.Fatalf("limits %v efforts %v", limits, efforts)
+	}
+}
+
+// Issue 28: headless chat uses the reply limits saved in Settings, as the window does, and
+// --output-limit still wins over them.
+func TestHeadlessChatUsesTheSavedReplyLimits(t *testing.T) {
+	// Fyne's preferences keep writing and watching their directory from goroutines of their
+	// own after the test, so the directory is removed without t.TempDir's check.
+	cfg, err := os.MkdirTemp("", "phoenix-prefs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(cfg) })
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	t.Setenv(EnvOutputLimits, "")
+	dir := filepath.Join(cfg, "fyne", assets.AppID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "preferences.json"), []byte(`{"settings.output_limits":["demo=77"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, c := range []struct {
+		flags []string
+		want  int
+	}{{nil, 77}, {[]string{"demo=99"}, 99}} {
+		a, err := localEnv().openChat(commonFlags{dataDir: t.TempDir(), demo: true, outputLimits: c.flags}, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := a.runtime.OutputLimit(domain.DemoModel)
+		a.Close()
+		if got != c.want {
+			t.Errorf("--output-limit %v: the demo model's reply limit is %d, want %d", c.flags, got, c.want)
+		}
 	}
 }

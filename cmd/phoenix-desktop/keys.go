@@ -129,24 +129,36 @@ func loadSettings(prefs fyne.Preferences, keys ui.KeyStore, log *slog.Logger) ui
 // exactly as the window does: a flag, then the environment, then what Settings saved (the key
 // from the same keyring or private file). When the environment sets the key, the key store is
 // not asked at all (no keyring unlock prompt for a key that would not be used). The key is
-// never printed; only the log's errors say that it could not be read.
-func headlessSettings(log *slog.Logger) llm.Config {
-	// Where the window has never run, it saved nothing (no key either), and Fyne, asked for
-	// the preferences, would complain on stderr about its missing directory.
-	if dir, err := os.UserConfigDir(); err != nil {
-		return llm.Config{}
-	} else if _, err := os.Stat(filepath.Join(dir, "fyne", assets.AppID)); err != nil {
-		return llm.Config{}
+// never printed; only the log's errors say that it could not be read. The Settings it returns
+// also carry the reply limits and reasoning efforts saved there (without the key).
+func headlessSettings(log *slog.Logger) (llm.Config, ui.Settings) {
+	prefs, ok := windowPrefs()
+	if !ok {
+		return llm.Config{}, ui.Settings{}
 	}
-	// The preferences of the app's ID are the window's; reading them opens no window and
-	// needs no display.
-	prefs := app.NewWithID(assets.AppID).Preferences()
 	if _, from := providers.Choose(providers.FieldAPIKey, "", "", os.Getenv, ""); from.Overrides {
 		s := ui.LoadSettings(prefs)
 		s.APIKey = ""
-		return settingsConfig(s)
+		return settingsConfig(s), s
 	}
-	return settingsConfig(loadSettings(prefs, openKeys(prefs, log, slog.LevelInfo), log))
+	s := loadSettings(prefs, openKeys(prefs, log, slog.LevelInfo), log)
+	cfg := settingsConfig(s)
+	s.APIKey = ""
+	return cfg, s
+}
+
+// windowPrefs opens the preferences the window saved, if it ever ran: where it has not, it
+// saved nothing, and Fyne, asked for the preferences, would complain on stderr about its
+// missing directory. Reading them opens no window and needs no display.
+func windowPrefs() (fyne.Preferences, bool) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return nil, false
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fyne", assets.AppID)); err != nil {
+		return nil, false
+	}
+	return app.NewWithID(assets.AppID).Preferences(), true
 }
 
 // migrateKey moves the key out of the preferences file into the store. An error means the key
