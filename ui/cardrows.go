@@ -102,40 +102,27 @@ func (p *continuationPart) bind(r *row) {
 // issue 13). It says why the reply stopped and, for the output limit, which limit, with a
 // Continue button that asks the model to go on.
 type cutOffPart struct {
-	cv     *chatView
-	bg     *canvas.Rectangle
-	stripe *canvas.Rectangle
-	text   *widget.RichText
-	goOn   *widget.Button
-	obj    fyne.CanvasObject
+	cv *chatView
+	*actionNotice
 }
 
 func newCutOffPart(cv *chatView) *cutOffPart {
-	p := &cutOffPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: newWrapText()}
-	p.goOn = widget.NewButtonWithIcon("Continue", theme.MediaPlayIcon(), func() {
+	p := &cutOffPart{cv: cv}
+	p.actionNotice = newActionNotice("Continue", theme.MediaPlayIcon(), func() {
 		if p.cv.cs != nil {
 			p.cv.m.sendPrompt(p.cv.cs, domain.GoOnPrompt)
 		}
 	})
-	body := container.New(&hbar{gap: pad()}, widget.NewIcon(theme.WarningIcon()), p.text, p.goOn)
-	p.obj = container.New(insetBy(fyne.NewSize(pad(), pad()/2), 3), p.bg, p.stripe, body)
 	return p
 }
 
-func (p *cutOffPart) object() fyne.CanvasObject { return p.obj }
-
 func (p *cutOffPart) bind(r *row) {
-	tint(p.stripe, p.bg, theme.ColorNameWarning)
 	model := ""
 	if p.cv.cs != nil {
 		model = p.cv.cs.conv.Model
 	}
-	setPlain(p.text, cutOffText(r.msg.StopReason, p.cv.m.b.OutputLimit(model)), widget.RichTextStyleInline)
-	if r.msg.StopReason == domain.StopLength && !p.cv.readOnly && !r.superseded {
-		p.goOn.Show()
-	} else {
-		p.goOn.Hide()
-	}
+	p.show(cutOffText(r.msg.StopReason, p.cv.m.b.OutputLimit(model)),
+		r.msg.StopReason == domain.StopLength && !p.cv.readOnly && !r.superseded)
 }
 
 // The approval card's buttons (REQ-BED-015, issue 24): the recommended level first.

@@ -186,6 +186,13 @@ func (m *MainWindow) send() {
 // sendPrompt sends a message the window words for the person (Continue after a cut-off reply)
 // without touching their draft. A rejection is shown like any other.
 func (m *MainWindow) sendPrompt(cs *convState, text string) {
+	m.sendForPerson(cs, func(ctx context.Context) error { return m.b.Send(ctx, cs.id, text, nil) })
+}
+
+// sendForPerson runs a send the window makes for the person from a button in the chat
+// (Continue, Retry): refused while the agent works, the view pinned to follow the answer, the
+// draft untouched, a rejection shown like any other.
+func (m *MainWindow) sendForPerson(cs *convState, send func(ctx context.Context) error) {
 	if cs.busy() {
 		m.showInline("The agent is busy: wait for it to finish, or press Stop (Esc).")
 		return
@@ -196,8 +203,7 @@ func (m *MainWindow) sendPrompt(cs *convState, text string) {
 	go func() {
 		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
 		defer cancel()
-		err := m.b.Send(ctx, cs.id, text, nil)
-		if err != nil {
+		if err := send(ctx); err != nil {
 			m.do(func() {
 				if m.current == cs {
 					m.showInline(sendErrorText(err))

@@ -28,11 +28,11 @@ func TestCutOffReplyShowsNoticeAndContinue_REQ_BED_003(t *testing.T) {
 	if got := p.text.String(); !strings.Contains(got, want) {
 		t.Fatalf("notice %q; want it to contain %q", got, want)
 	}
-	if p.goOn.Hidden {
+	if p.button.Hidden {
 		t.Fatal("no Continue button after a reply cut at the output limit")
 	}
 	h.m.composer.entry.SetText("my own draft")
-	test.Tap(p.goOn)
+	test.Tap(p.button)
 	h.waitFor("the go-on message", func() bool {
 		h.f.mu.Lock()
 		defer h.f.mu.Unlock()
@@ -42,7 +42,7 @@ func TestCutOffReplyShowsNoticeAndContinue_REQ_BED_003(t *testing.T) {
 		t.Fatalf("Continue changed the draft to %q", h.m.composer.entry.Text)
 	}
 	h.settle()
-	if !p.goOn.Hidden {
+	if !p.button.Hidden {
 		t.Fatal("Continue is still offered on a reply that later messages followed")
 	}
 
@@ -60,7 +60,7 @@ func TestCutOffReplyShowsNoticeAndContinue_REQ_BED_003(t *testing.T) {
 			filtered = v.parts[rowCutOff].(*cutOffPart)
 		}
 	}
-	if filtered == nil || !strings.Contains(filtered.text.String(), "content filter") || !filtered.goOn.Hidden {
+	if filtered == nil || !strings.Contains(filtered.text.String(), "content filter") || !filtered.button.Hidden {
 		t.Fatalf("content-filter notice %+v", filtered)
 	}
 }

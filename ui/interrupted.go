@@ -15,57 +15,54 @@ import (
 // cut; issue 25), in the core's words (domain.InterruptedTurnText), with Retry, which sends
 // the person's message again. Retry is offered only while nothing has followed the notice.
 type interruptedPart struct {
-	cv     *chatView
-	bg     *canvas.Rectangle
-	stripe *canvas.Rectangle
-	text   *widget.RichText
-	retry  *widget.Button
-	obj    fyne.CanvasObject
+	cv *chatView
+	*actionNotice
 }
 
 func newInterruptedPart(cv *chatView) *interruptedPart {
-	p := &interruptedPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: newWrapText()}
-	p.retry = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() {
+	p := &interruptedPart{cv: cv}
+	p.actionNotice = newActionNotice("Retry", theme.ViewRefreshIcon(), func() {
 		if p.cv.cs != nil {
 			p.cv.m.retryTurn(p.cv.cs)
 		}
 	})
-	body := container.New(&hbar{gap: pad()}, widget.NewIcon(theme.WarningIcon()), p.text, p.retry)
-	p.obj = container.New(insetBy(fyne.NewSize(pad(), pad()/2), 3), p.bg, p.stripe, body)
 	return p
 }
 
-func (p *interruptedPart) object() fyne.CanvasObject { return p.obj }
-
 func (p *interruptedPart) bind(r *row) {
-	tint(p.stripe, p.bg, theme.ColorNameWarning)
-	setPlain(p.text, r.msg.Text, widget.RichTextStyleInline)
-	if !p.cv.readOnly && !r.superseded {
-		p.retry.Show()
-	} else {
-		p.retry.Hide()
-	}
+	p.show(r.msg.Text, !p.cv.readOnly && !r.superseded)
 }
 
 // retryTurn sends again the message of the turn the app stopped in, without touching the
-// person's draft. A rejection is shown like any other.
+// person's draft.
 func (m *MainWindow) retryTurn(cs *convState) {
-	if cs.busy() {
-		m.showInline("The agent is busy: wait for it to finish, or press Stop (Esc).")
-		return
-	}
-	if cs.mainView != nil {
-		cs.mainView.pinned = true
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
-		defer cancel()
-		if err := m.b.Retry(ctx, cs.id); err != nil {
-			m.do(func() {
-				if m.current == cs {
-					m.showInline(sendErrorText(err))
-				}
-			})
-		}
-	}()
+	m.sendForPerson(cs, func(ctx context.Context) error { return m.b.Retry(ctx, cs.id) })
+}
+
+// actionNotice is a warning row of the chat with one button: a reply cut off (Continue), a
+// turn the app stopped in (Retry).
+type actionNotice struct {
+	bg     *canvas.Rectangle
+	stripe *canvas.Rectangle
+	text   *widget.RichText
+	button *widget.Button
+	obj    fyne.CanvasObject
+}
+
+func newActionNotice(label string, icon fyne.Resource, tapped func()) *actionNotice {
+	n := &actionNotice{bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: newWrapText()}
+	n.button = widget.NewButtonWithIcon(label, icon, tapped)
+	body := container.New(&hbar{gap: pad()}, widget.NewIcon(theme.WarningIcon()), n.text, n.button)
+	n.obj = container.New(insetBy(fyne.NewSize(pad(), pad()/2), 3), n.bg, n.stripe, body)
+	return n
+}
+
+func (n *actionNotice) object() fyne.CanvasObject { return n.obj }
+
+// show says text and offers the button when it can be used.
+func (n *actionNotice) show(text string, offer bool) {
+	tint(n.stripe, n.bg, theme.ColorNameWarning)
+	setPlain(n.text, text, widget.RichTextStyleInline)
+	n.button.Hidden = !offer
+	n.button.Refresh()
 }

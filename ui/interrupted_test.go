@@ -43,11 +43,11 @@ func TestInterruptedTurnShowsNoticeAndRetry_REQ_BED_007(t *testing.T) {
 	if got, want := p.text.String(), "Not answered: the app stopped before the reply (the disk was full)."; got != want {
 		t.Fatalf("notice %q; want %q", got, want)
 	}
-	if p.retry.Hidden {
+	if p.button.Hidden {
 		t.Fatal("no Retry button under the interrupted turn")
 	}
 	h.m.composer.entry.SetText("my own draft")
-	test.Tap(p.retry)
+	test.Tap(p.button)
 	h.waitFor("the message sent again", func() bool {
 		h.f.mu.Lock()
 		defer h.f.mu.Unlock()
@@ -58,7 +58,7 @@ func TestInterruptedTurnShowsNoticeAndRetry_REQ_BED_007(t *testing.T) {
 	}
 	h.waitFor("thinking again", func() bool { return h.status() == "Thinking…" })
 	h.settle()
-	if !p.retry.Hidden {
+	if !p.button.Hidden {
 		t.Fatal("Retry is still offered under a turn that was sent again")
 	}
 }
