@@ -166,3 +166,13 @@ func format(v float64, unit string) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// differenceRow is the row of a paired measurement: each sample is one variant minus the
+// other, taken back to back so that load changes hit both alike; noise can make a sample
+// negative, so the row is signed.
+func differenceRow(name string, target float64, diff []float64, note string) Row {
+	r := summarise(name, "ms", target, diff)
+	r.Signed = true
+	r.Note = note
+	return r
+}

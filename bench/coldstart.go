@@ -103,9 +103,7 @@ func coldStartRows(ctx context.Context, o Options) ([]Row, error) {
 	r1.Note = "exec, dynamic loading, the Go runtime and every package's initialisation, one line printed"
 	r2 := summarise(coldStartRowName+" (demo model, no tool)", "ms", 0, chat)
 	r2.Note = "chat --demo hello in a new data directory and a private home: store, runtime, conversation, one streamed reply, shutdown"
-	r3 := summarise(coldStartRowName+" − --version (paired difference)", "ms", 20, diff)
-	r3.Signed = true
-	r3.Note = "each sample: the chat minus the --version run just before it"
+	r3 := differenceRow(coldStartRowName+" − --version (paired difference)", 20, diff, "each sample: the chat minus the --version run just before it")
 	r4 := summarise("peak RSS, --version", "MiB", 0, versionRSS)
 	r5 := summarise("peak RSS, "+coldStartRowName, "MiB", 35, chatRSS)
 	r5.Note = "VmHWM of the chat process; most of it is the binary's own pages, which the kernel maps in large folios when the file was written in large blocks, so the same binary reads several MiB higher after a fresh go build than after a copy in 4 KiB blocks (the --version row moves with it)"

@@ -233,9 +233,7 @@ func commitRows(ctx context.Context, o Options) ([]Row, error) {
 	r1 := summarise("commit of one agent message, no search index", "ms", 0, without)
 	r2 := summarise("commit of one agent message, search index told", "ms", 0, with)
 	r2.Note = "the same commit followed by Notify, as the runtime's event handler does; the index reads the message from the store on its own goroutine"
-	r3 := summarise("search indexing on the commit path (paired difference)", "ms", 1, diff)
-	r3.Signed = true
-	r3.Note = "each sample: a commit with Notify minus the commit before it without; negative values are noise"
+	r3 := differenceRow("search indexing on the commit path (paired difference)", 1, diff, "each sample: a commit with Notify minus the commit before it without; negative values are noise")
 	return []Row{r1, r2, r3}, nil
 }
 

@@ -106,9 +106,7 @@ func proxyRows(ctx context.Context, o Options) ([]Row, error) {
 	r1 := summarise("HTTPS connection + GET, direct (local server)", "ms", 0, d)
 	r2 := summarise("HTTPS connection + GET, through the proxy", "ms", 0, p)
 	r2.Note = "CONNECT over the conversation's unix socket, the rules checked, a tunnel to the same local server"
-	r3 := summarise(proxyRowName, "ms", 1, diff)
-	r3.Signed = true
-	r3.Note = "each sample: through the proxy minus the direct connection just before it; negative values are noise"
+	r3 := differenceRow(proxyRowName, 1, diff, "each sample: through the proxy minus the direct connection just before it; negative values are noise")
 	return []Row{r1, r2, r3}, nil
 }
 

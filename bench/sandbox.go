@@ -70,9 +70,7 @@ func projectRows(ctx context.Context, o Options) ([]Row, error) {
 	r1 := summarise("sandbox.Run true, Restricted (warm supervisor)", "ms", 0, rs)
 	r2 := summarise("sandbox.Run true, Project (warm supervisor)", "ms", 0, ps)
 	r2.Note = "the tree writable with its protected files bound read-only, the proxy relay listening"
-	r3 := summarise(projectRowName, "ms", 0.5, diff)
-	r3.Signed = true
-	r3.Note = "each sample runs `true` Restricted and then in Project mode, back to back; the row is the difference"
+	r3 := differenceRow(projectRowName, 0.5, diff, "each sample runs `true` Restricted and then in Project mode, back to back; the row is the difference")
 	return []Row{r1, r2, r3}, nil
 }
 
