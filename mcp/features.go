@@ -84,18 +84,8 @@ func readResource(ctx context.Context, srv *server, args string) (tools.Output, 
 	if err != nil {
 		return tools.Output{}, err
 	}
-	var b strings.Builder
-	for _, c := range res.Contents {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		if c.Text != "" || len(c.Blob) == 0 {
-			b.WriteString(c.Text)
-		} else {
-			fmt.Fprintf(&b, "[%s (%s, %d bytes of binary data) left out]", c.URI, c.MIMEType, len(c.Blob))
-		}
-	}
-	text, truncated := tools.CapOutput(b.String())
+	whole, _ := resourceContents(res, false)
+	text, truncated := tools.CapOutput(whole)
 	if text == "" {
 		text = "(empty resource)"
 	}
@@ -143,14 +133,10 @@ func (s *Set) Prompts(ctx context.Context) ([]Prompt, error) {
 // GetPrompt fetches one prompt with its arguments and returns its messages as text, each
 // headed by its role when there is more than one.
 func (s *Set) GetPrompt(ctx context.Context, server, name string, args map[string]string) (string, error) {
-	s.mu.Lock()
-	e := s.entries[server]
-	if e == nil || e.state != entryReady {
-		s.mu.Unlock()
-		return "", fmt.Errorf("the MCP server %s is not running in this conversation", server)
+	srv, err := s.readyServer(server)
+	if err != nil {
+		return "", err
 	}
-	srv := e.srv
-	s.mu.Unlock()
 	res, err := srv.session.GetPrompt(ctx, &sdk.GetPromptParams{Name: name, Arguments: args})
 	if err != nil {
 		return "", fmt.Errorf("get the prompt %s of MCP server %s: %w", name, server, err)

@@ -106,38 +106,51 @@ type ResourceImage struct {
 
 // ReadResource reads one resource of a ready server.
 func (s *Set) ReadResource(ctx context.Context, server, uri string) (ResourceContents, error) {
-	s.mu.Lock()
-	e := s.entries[server]
-	if e == nil || e.state != entryReady {
-		s.mu.Unlock()
-		return ResourceContents{}, fmt.Errorf("the MCP server %s is not running in this conversation", server)
+	srv, err := s.readyServer(server)
+	if err != nil {
+		return ResourceContents{}, err
 	}
-	srv := e.srv
-	s.mu.Unlock()
 	res, err := srv.session.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 	if err != nil {
 		return ResourceContents{}, fmt.Errorf("read %s from MCP server %s: %w", uri, server, err)
 	}
-	var out ResourceContents
+	text, images := resourceContents(res, true)
+	out := ResourceContents{Images: images}
+	out.Text, _ = tools.CapOutput(text)
+	return out, nil
+}
+
+// readyServer is a running server of the conversation, or an error that says it is not.
+func (s *Set) readyServer(name string) (*server, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[name]
+	if e == nil || e.state != entryReady {
+		return nil, fmt.Errorf("the MCP server %s is not running in this conversation", name)
+	}
+	return e.srv, nil
+}
+
+// resourceContents is a resource's text, its parts one a line. Binary parts are named in the
+// text as left out, except images when withImages, which are returned to go with a message.
+func resourceContents(res *sdk.ReadResourceResult, withImages bool) (string, []ResourceImage) {
 	var b strings.Builder
+	var images []ResourceImage
 	for _, c := range res.Contents {
-		switch {
-		case c.Text != "" || len(c.Blob) == 0:
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
+		if withImages && c.Text == "" && len(c.Blob) > 0 && strings.HasPrefix(c.MIMEType, "image/") {
+			images = append(images, ResourceImage{Name: c.URI, MIMEType: c.MIMEType, Data: c.Blob})
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		if c.Text != "" || len(c.Blob) == 0 {
 			b.WriteString(c.Text)
-		case strings.HasPrefix(c.MIMEType, "image/"):
-			out.Images = append(out.Images, ResourceImage{Name: c.URI, MIMEType: c.MIMEType, Data: c.Blob})
-		default:
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
+		} else {
 			fmt.Fprintf(&b, "[%s (%s, %d bytes of binary data) left out]", c.URI, c.MIMEType, len(c.Blob))
 		}
 	}
-	out.Text, _ = tools.CapOutput(b.String())
-	return out, nil
+	return b.String(), images
 }
 
 // PromptArgs gives the words typed after a prompt's name to its arguments in order, the last
