@@ -17,8 +17,8 @@ import (
 // then pastes the text), "screenshot" reads a 1920×1080 PNG of about 1 MB.
 func BenchmarkRead(b *testing.B) {
 	needX(b)
-	display := startXvfb(b)
-	env := map[string]string{"DISPLAY": display}
+	x := startXvfb(b)
+	env := map[string]string{"DISPLAY": x.display}
 	r := System{MaxBytes: 50 << 20, Getenv: func(k string) string { return env[k] }}
 
 	img := image.NewNRGBA(image.Rect(0, 0, 1920, 1080))
@@ -36,17 +36,17 @@ func BenchmarkRead(b *testing.B) {
 	}
 
 	b.Run("baseline: xclip lists the targets", func(b *testing.B) {
-		own(b, display, "UTF8_STRING", []byte("some words"))
+		own(b, x, "UTF8_STRING", []byte("some words"))
 		for b.Loop() {
 			cmd := exec.Command("xclip", XClip.List...)
-			cmd.Env = append(os.Environ(), "DISPLAY="+display)
+			cmd.Env = append(os.Environ(), "DISPLAY="+x.display)
 			if _, err := cmd.Output(); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("text", func(b *testing.B) {
-		own(b, display, "UTF8_STRING", []byte("some words"))
+		own(b, x, "UTF8_STRING", []byte("some words"))
 		for b.Loop() {
 			if c, err := r.Read(context.Background()); err != nil || c.Image != nil {
 				b.Fatal(c, err)
@@ -54,7 +54,7 @@ func BenchmarkRead(b *testing.B) {
 		}
 	})
 	b.Run("screenshot", func(b *testing.B) {
-		own(b, display, "image/png", shot.Bytes())
+		own(b, x, "image/png", shot.Bytes())
 		b.SetBytes(int64(shot.Len()))
 		for b.Loop() {
 			if c, err := r.Read(context.Background()); err != nil || len(c.Image) != shot.Len() {

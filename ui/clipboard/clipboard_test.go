@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -269,18 +271,18 @@ func TestToolFollowsTheSession(t *testing.T) {
 // Xvfb (scripts/setup.sh installs it and xclip) and skips where either is missing.
 func TestRealX11Clipboard(t *testing.T) {
 	needX(t)
-	display := startXvfb(t)
-	env := map[string]string{"DISPLAY": display}
+	x := startXvfb(t)
+	env := map[string]string{"DISPLAY": x.display}
 	r := System{MaxBytes: 1 << 20, Getenv: func(k string) string { return env[k] }}
 
 	img := pngBytes(t)
-	own(t, display, "image/png", img)
+	own(t, x, "image/png", img)
 	c, err := r.Read(context.Background())
 	if err != nil || c.Type != "image/png" || !bytes.Equal(c.Image, img) {
 		t.Fatalf("read %q (%d bytes), %v; want the %d-byte PNG", c.Type, len(c.Image), err, len(img))
 	}
 
-	own(t, display, "text/uri-list", []byte("file:///tmp/a.png\r\nfile:///tmp/b%20c.jpg\r\n"))
+	own(t, x, "text/uri-list", []byte("file:///tmp/a.png\r\nfile:///tmp/b%20c.jpg\r\n"))
 	c, err = r.Read(context.Background())
 	if want := []string{"/tmp/a.png", "/tmp/b c.jpg"}; err != nil || !slices.Equal(c.Files, want) {
 		t.Fatalf("read %+v, %v; want files %q", c, err, want)
@@ -296,60 +298,158 @@ func needX(t testing.TB) {
 	}
 }
 
+// xServer is an Xvfb a test started: its display and, once it has exited, why.
+type xServer struct {
+	display string
+	exited  chan struct{} // closed when the server has exited
+	err     error         // its exit status, set before exited closes
+	stderr  lockedBuffer
+}
+
+// state says whether the server still runs, and how it ended if not, with its last words.
+func (x *xServer) state() string {
+	select {
+	case <-x.exited:
+		return fmt.Sprintf("Xvfb on %s exited (%v): %s", x.display, x.err, x.stderr.tail())
+	default:
+		return "Xvfb on " + x.display + " still runs"
+	}
+}
+
 // startXvfb starts an X server on a free display (Xvfb picks it and writes it to -displayfd
 // once it accepts connections) and stops it when the test ends.
-func startXvfb(t testing.TB) string {
+func startXvfb(t testing.TB) *xServer {
 	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	x := &xServer{exited: make(chan struct{})}
 	cmd := exec.Command("Xvfb", "-displayfd", "3", "-nolisten", "tcp", "-screen", "0", "320x240x24")
 	cmd.ExtraFiles = []*os.File{pw}
+	cmd.Stderr = &x.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	pw.Close()
+	go func() {
+		x.err = cmd.Wait()
+		close(x.exited)
+	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-x.exited
 	})
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	pr.Close()
 	if err != nil {
-		t.Fatalf("Xvfb did not start: %v", err)
+		t.Fatalf("Xvfb did not start: %v; %s", err, x.state())
 	}
-	return ":" + strings.TrimSpace(line)
+	x.display = ":" + strings.TrimSpace(line)
+	return x
 }
 
 // own makes a foreground xclip the clipboard's owner with data as target typ, and returns
 // once the X server lists typ among the clipboard's targets (xclip says it is waiting a
-// moment before its ownership is visible to others). It is stopped when the test ends.
-func own(t testing.TB, display, typ string, data []byte) {
+// moment before its ownership is visible to others). An owner that exits before that (CI
+// once saw the clipboard stay empty for 10 s, cause unknown) is started again; a failure
+// says what the server, the owner and the last look at the targets said. The owner is
+// stopped when the test ends.
+func own(t testing.TB, x *xServer, typ string, data []byte) {
 	t.Helper()
-	cmd := exec.Command("xclip", "-quiet", "-selection", "clipboard", "-target", typ, "-in")
-	cmd.Env = append(os.Environ(), "DISPLAY="+display)
-	cmd.Stdin = bytes.NewReader(data)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
+	env := append(os.Environ(), "DISPLAY="+x.display)
+	var owner *ownerProcess
+	starts := 0
+	var lastLook string
+	deadline := time.After(20 * time.Second)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	deadline := time.After(10 * time.Second)
 	for {
+		if owner == nil || owner.hasExited() {
+			owner = startOwner(t, env, typ, data)
+			starts++
+		}
 		list := exec.Command("xclip", "-selection", "clipboard", "-target", "TARGETS", "-out")
-		list.Env = cmd.Env
-		if out, err := list.Output(); err == nil && slices.Contains(targets(out), typ) {
+		list.Env = env
+		var errOut bytes.Buffer
+		list.Stderr = &errOut
+		out, err := list.Output()
+		if err == nil && slices.Contains(targets(out), typ) {
 			return
 		}
+		lastLook = fmt.Sprintf("%q, %v %s", out, err, strings.TrimSpace(errOut.String()))
 		select {
 		case <-tick.C:
 		case <-deadline:
-			t.Fatalf("xclip did not take the clipboard with %s within 10 s", typ)
+			t.Fatalf("xclip did not take the clipboard with %s within 20 s (owner started %d times; the owner: %s; the last look at the targets: %s; %s)",
+				typ, starts, owner.state(), lastLook, x.state())
 		}
 	}
+}
+
+// ownerProcess is one xclip holding the clipboard.
+type ownerProcess struct {
+	exited chan struct{}
+	err    error
+	stderr lockedBuffer
+}
+
+func startOwner(t testing.TB, env []string, typ string, data []byte) *ownerProcess {
+	t.Helper()
+	o := &ownerProcess{exited: make(chan struct{})}
+	cmd := exec.Command("xclip", "-quiet", "-selection", "clipboard", "-target", typ, "-in")
+	cmd.Env = env
+	cmd.Stdin = bytes.NewReader(data)
+	cmd.Stderr = &o.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		o.err = cmd.Wait()
+		close(o.exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-o.exited
+	})
+	return o
+}
+
+func (o *ownerProcess) hasExited() bool {
+	select {
+	case <-o.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+func (o *ownerProcess) state() string {
+	if o.hasExited() {
+		return fmt.Sprintf("exited (%v): %s", o.err, o.stderr.tail())
+	}
+	return "still runs: " + o.stderr.tail()
+}
+
+// lockedBuffer collects a process's stderr while a test may read it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// tail is the last 400 bytes written, enough for a tool's complaint.
+func (b *lockedBuffer) tail() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.buf.String()
+	if len(s) > 400 {
+		s = "…" + s[len(s)-400:]
+	}
+	return strings.TrimSpace(s)
 }
