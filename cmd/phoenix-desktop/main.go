@@ -51,7 +51,10 @@ func main() {
 	bench.MaybeRunEchoServer()
 	// And the bare Fyne window the idle rows compare the app's window with.
 	bench.MaybeRunBareWindow()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	// The cold-start bench rows read the process's peak memory here (bench.EnvPeakRSSFile).
+	bench.WritePeakRSS()
+	os.Exit(code)
 }
 
 // exitError carries a specific exit code out of a command.
