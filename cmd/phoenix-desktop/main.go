@@ -51,6 +51,7 @@ func main() {
 	bench.MaybeRunEchoServer()
 	// And the bare Fyne window the idle rows compare the app's window with.
 	bench.MaybeRunBareWindow()
+	releaseStartupPages()
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	// The cold-start bench rows read the process's peak memory here (bench.EnvPeakRSSFile).
 	bench.WritePeakRSS()
