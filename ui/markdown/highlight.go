@@ -8,29 +8,17 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/phoenix-desktop/phoenix/ui/markdown/syntax"
 )
 
-// Chroma styles for code on a light and on a dark background. The theme decides which one
-// applies when the code is drawn, so switching the theme recolours code without parsing it again.
-const (
-	lightStyle = "github"
-	darkStyle  = "github-dark"
-)
+// codeStyle is the style of code on a dark or a light background. The theme decides which
+// one applies when the code is drawn, so switching the theme recolours code without parsing
+// it again.
+func codeStyle(dark bool) *chroma.Style { return syntax.StyleFor(dark) }
 
-// codeStyle is the style of code on a dark or a light background.
-func codeStyle(dark bool) *chroma.Style {
-	if dark {
-		return styles.Get(darkStyle)
-	}
-	return styles.Get(lightStyle)
-}
-
-// lexerFor is the lexer of a code block's language, nil when it has none.
-func lexerFor(lang string) chroma.Lexer {
-	return lexers.Get(lang)
-}
+// lexerFor is the lexer of a code block's language, nil when the app does not highlight it.
+// The languages and styles are parsed on first use, not when the app starts (package syntax).
+func lexerFor(lang string) chroma.Lexer { return syntax.LexerFor(lang) }
 
 // tokenColor is a chroma token type whose colour is looked up when drawn.
 type tokenColor struct{ tt chroma.TokenType }
