@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/alecthomas/chroma/v2"
+	// Only to compare with: the app must not import it (TestTheAppLeavesChromasRegistriesOut).
+	"github.com/alecthomas/chroma/v2/lexers"
 )
 
 // TestMain checks, before any test has touched the package, that initialising it read no
@@ -65,6 +67,38 @@ func TestNamesFindTheirLanguage(t *testing.T) {
 		if l := LexerFor(name); l != nil {
 			t.Errorf("%q finds %s, want none (drawn plain)", name, l.Config().Name)
 		}
+	}
+}
+
+// TestNamesAgreeWithChroma: every name, alias and file extension of the set finds the lexer
+// that chroma's full registry finds for it, unless chroma's pick is a language left out of the
+// set ("fs" is Forth to chroma, F# here; "m" Mathematica there, Objective-C here).
+func TestNamesAgreeWithChroma(t *testing.T) {
+	n := 0
+	for _, l := range state.lexers().Lexers {
+		c := l.Config()
+		names := append([]string{c.Name}, c.Aliases...)
+		for _, f := range c.Filenames {
+			names = append(names, strings.TrimPrefix(f, "*."))
+		}
+		for _, name := range names {
+			theirs := lexers.Get(name)
+			if theirs == nil || LexerFor(theirs.Config().Name) == nil {
+				continue // chroma has no lexer for it, or one the app leaves out
+			}
+			n++
+			ours := LexerFor(name)
+			if ours == nil || ours.Config().Name != theirs.Config().Name {
+				got := "none"
+				if ours != nil {
+					got = ours.Config().Name
+				}
+				t.Errorf("%q finds %s here, %s in chroma's registry", name, got, theirs.Config().Name)
+			}
+		}
+	}
+	if n < 200 {
+		t.Errorf("compared %d names, want the names, aliases and extensions of the whole set", n)
 	}
 }
 
