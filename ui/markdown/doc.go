@@ -21,8 +21,10 @@
 // Find's matches behind the glyphs, strongly for the current one, and keeps them as the text
 // changes; PlainText is Markdown as the words a reader sees (a search hit's line).
 //
-// The package may import Fyne, goldmark (with its GFM extensions), chroma and ui/measure
-// (the width-aware layout protocol it shares with the chat), and nothing else of this module:
-// the chat (package ui) imports it, never the other way round. Colours and sizes come from
-// the current Fyne theme.
+// The package may import Fyne, goldmark (with its GFM extensions), chroma's engine (never its
+// lexers or styles packages, which parse all their definitions when the process starts),
+// ui/markdown/syntax (the app's languages and code styles, parsed on first use) and
+// ui/measure (the width-aware layout protocol it shares with the chat), and nothing else of
+// this module: the chat (package ui) imports it, never the other way round. Colours and
+// sizes come from the current Fyne theme.
 package markdown

@@ -8,16 +8,17 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/phoenix-desktop/phoenix/ui/markdown/syntax"
 )
 
-// Chroma styles for code on a light and on a dark background. The theme decides which one
-// applies when the code is drawn, so switching the theme recolours code without parsing it again.
-const (
-	lightStyle = "github"
-	darkStyle  = "github-dark"
-)
+// codeStyle is the style of code on a dark or a light background. The theme decides which
+// one applies when the code is drawn, so switching the theme recolours code without parsing
+// it again.
+func codeStyle(dark bool) *chroma.Style { return syntax.StyleFor(dark) }
+
+// lexerFor is the lexer of a code block's language, nil when the app does not highlight it.
+// The languages and styles are parsed on first use, not when the app starts (package syntax).
+func lexerFor(lang string) chroma.Lexer { return syntax.LexerFor(lang) }
 
 // tokenColor is a chroma token type whose colour is looked up when drawn.
 type tokenColor struct{ tt chroma.TokenType }
@@ -40,11 +41,7 @@ func tokenOf(tt chroma.TokenType) *tokenColor {
 
 // resolve is the token's colour in the current theme, or fg when the style leaves it unset.
 func (tc *tokenColor) resolve(fg color.Color) color.Color {
-	name := lightStyle
-	if isDark() {
-		name = darkStyle
-	}
-	e := styles.Get(name).Get(tc.tt)
+	e := codeStyle(isDark()).Get(tc.tt)
 	if !e.Colour.IsSet() {
 		return fg
 	}
@@ -56,8 +53,8 @@ func sameLook(a, b chroma.TokenType) bool {
 	if a == b {
 		return true
 	}
-	for _, name := range []string{lightStyle, darkStyle} {
-		st := styles.Get(name)
+	for _, dark := range []bool{false, true} {
+		st := codeStyle(dark)
 		ea, eb := st.Get(a), st.Get(b)
 		if ea.Colour != eb.Colour || ea.Bold != eb.Bold || ea.Italic != eb.Italic {
 			return false
@@ -118,7 +115,7 @@ func highlight(code, lang string) []run {
 	if lang == "" {
 		return plain
 	}
-	lexer := lexers.Get(lang)
+	lexer := lexerFor(lang)
 	if lexer == nil {
 		return plain
 	}
@@ -176,7 +173,7 @@ var hlCache struct {
 
 // needsLexer says whether highlighting lang takes chroma (the others are immediate).
 func needsLexer(lang string) bool {
-	return lang != "" && !isDiff(lang) && lexers.Get(lang) != nil
+	return lang != "" && !isDiff(lang) && lexerFor(lang) != nil
 }
 
 // cachedHighlight returns the runs of code when they are known, or provisional runs: the
