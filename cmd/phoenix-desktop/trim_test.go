@@ -3,41 +3,29 @@ package main
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// Only the binary's read-only mappings without private copies are released: not its data,
-// not its relocated RELRO page, not another file's, not the heap.
-func TestReadOnlyFileMappings(t *testing.T) {
+// Only the binary's read-only mappings are listed: not its data, not another file's, not
+// the heap; a path with spaces is read whole.
+func TestReadOnlyMappings(t *testing.T) {
 	const exe = "/opt/phoenix desktop/phoenix-desktop"
-	smaps := strings.Join([]string{
+	maps := strings.Join([]string{
 		"00400000-00405000 r--p 00000000 fd:01 42   " + exe,
-		"Rss:                  20 kB",
-		"Anonymous:             0 kB",
 		"00405000-01348000 r-xp 00005000 fd:01 42   " + exe,
-		"Anonymous:             0 kB",
-		"VmFlags: rd ex mr mw me",
 		"01348000-02434000 r--p 00f48000 fd:01 42   " + exe,
-		"Anonymous:             0 kB",
 		"02434000-02435000 r--p 02034000 fd:01 42   " + exe,
-		"Anonymous:             4 kB",
 		"02435000-02c20000 rw-p 02035000 fd:01 42   " + exe,
-		"Anonymous:           440 kB",
 		"7f00000000-7f00100000 r-xp 00000000 fd:01 7   /usr/lib/x86_64-linux-gnu/libc.so.6",
-		"Anonymous:             0 kB",
+		"7f00200000-7f00300000 r-xp 00000000 fd:01 9   /opt/phoenix desktop/phoenix-desktop-old",
 		"c000000000-c000400000 rw-p 00000000 00:00 0 ",
-		"Anonymous:          4096 kB",
 	}, "\n")
-	got := readOnlyFileMappings(strings.NewReader(smaps), exe)
-	want := []mapping{{0x400000, 0x405000}, {0x405000, 0x1348000}, {0x1348000, 0x2434000}}
-	if len(got) != len(want) {
+	got := readOnlyMappings(maps, exe)
+	want := []mapping{{0x400000, 0x405000, 0}, {0x405000, 0x1348000, 0x5000}, {0x1348000, 0x2434000, 0xf48000}, {0x2434000, 0x2435000, 0x2034000}}
+	if !slices.Equal(got, want) {
 		t.Fatalf("got %x, want %x", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("got %x, want %x", got, want)
-		}
 	}
 }
 
@@ -53,8 +41,11 @@ func TestReleaseStartupPagesKeepsPrivateCopies(t *testing.T) {
 	if err != nil {
 		t.Skipf("no /proc/self/smaps: %v", err)
 	}
-	released := readOnlyFileMappings(strings.NewReader(string(smaps)), exe)
-	if len(released) == 0 {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(readOnlyMappings(string(maps), exe)) == 0 {
 		t.Fatal("no read-only mapping of the test binary found to release")
 	}
 	copies := privateReadOnlyMappings(t, string(smaps), exe)
@@ -96,8 +87,12 @@ func privateReadOnlyMappings(t *testing.T, smaps, exe string) []mapping {
 		if len(fields) == 0 {
 			continue
 		}
-		if m, ok := parseRange(fields[0]); ok && len(fields) >= 5 {
-			cur, ours = m, strings.HasSuffix(line, " "+exe) && !strings.Contains(fields[1], "w")
+		if len(fields) >= 5 && strings.Contains(fields[0], "-") && !strings.HasSuffix(fields[0], ":") {
+			if m := readOnlyMappings(line, exe); len(m) == 1 {
+				cur, ours = m[0], true
+			} else {
+				ours = false
+			}
 			continue
 		}
 		if ours && fields[0] == "Anonymous:" && len(fields) > 1 && fields[1] != "0" {
