@@ -103,3 +103,8 @@ require (
 // Fyne reads the locale through go-locale, whose newest version turns LANG=C.UTF-8 into the
 // language "C" and makes Fyne log an error at every start: third_party/go-locale/README.md.
 replace github.com/jeandeaual/go-locale => ./third_party/go-locale
+
+// A copy of ristretto v2.2.0 whose z.OpenMmapFileUsing advises MADV_RANDOM on files it has just
+// created, so that a new store's first write does not make the kernel zero-fill megabytes of
+// read-ahead: third_party/ristretto/README.md.
+replace github.com/dgraph-io/ristretto/v2 => ./third_party/ristretto
