@@ -385,7 +385,6 @@ func (a *conversationActor) applyInternal(ctx actor.Context, ev domain.Event) {
 type commitError struct{ err error }
 
 func (e *commitError) Error() string { return e.err.Error() }
-
 func (e *commitError) Unwrap() error { return e.err }
 
 // apply is receive → Transition → commit → effects → publish. The commit comes before any
