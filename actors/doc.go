@@ -14,7 +14,7 @@
 // and is checked before every message the actor handles (REQ-BED-005). Working on a project
 // adds four parts beside the core, each in its own file and each keeping its state in the
 // store (so a restarted or passivated actor needs none of its own): instructions.go (AGENTS.md
-// into the system prompt), checkpoints.go (snapshots before patch and Unrestricted bash, Undo
+// into the system prompt), checkpoints*.go (snapshots before patch and Unrestricted bash, Undo
 // and Rewind), queue.go (messages typed while the agent works, sent when it comes to rest) and
 // model.go (switching the model). The package must never block a mailbox on a model or a tool,
 // and never change a conversation except through domain.Transition.

@@ -33,7 +33,7 @@
 // 5 ms, and the runtime takes one before and one after every Unrestricted bash call: a
 // read-only command (true, ls, git status, go test) paid ~10 ms of git per round. So a Repo
 // watches its work tree with inotify (github.com/fsnotify/fsnotify, the library Fyne already
-// links; watch.go) and a snapshot returns the last tree id without running git when no event
+// links; watch*.go) and a snapshot returns the last tree id without running git when no event
 // arrived since. The rules that make it never miss a change git would have seen:
 //
 //   - What is watched: every directory of the work tree that .gitignore does not exclude —

@@ -1,0 +1,354 @@
+package custom
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Input is the event a hook gets on stdin, in Claude Code's field names.
+type Input struct {
+	SessionID     string `json:"session_id"`
+	Cwd           string `json:"cwd"`
+	HookEventName Event  `json:"hook_event_name"`
+	// PermissionMode is the conversation's mode (Restricted, Unrestricted…).
+	PermissionMode string          `json:"permission_mode,omitempty"`
+	ToolName       string          `json:"tool_name,omitempty"`
+	ToolInput      json.RawMessage `json:"tool_input,omitempty"`
+	ToolResponse   json.RawMessage `json:"tool_response,omitempty"`
+	Prompt         string          `json:"prompt,omitempty"`
+	// Message is what the agent asks approval for (PermissionRequest).
+	Message string `json:"message,omitempty"`
+	// StopHookActive is false: Phoenix Desktop does not continue a turn for a Stop hook.
+	StopHookActive *bool `json:"stop_hook_active,omitempty"`
+
+	// ToolAliases are other agents' names for the tool, which matchers also match (not sent).
+	ToolAliases []string `json:"-"`
+}
+
+// Runner runs one hook command (bash -c) with the event on its stdin, in the working
+// directory, and returns its exit status; ctx's end kills it and its processes.
+type Runner interface {
+	Run(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error)
+}
+
+// Result is one hook's run.
+type Result struct {
+	Event   Event  `json:"event"`
+	Command string `json:"command"`
+	Project bool   `json:"project,omitempty"`
+	Exit    int    `json:"exit"`
+	Stdout  string `json:"stdout,omitempty"`
+	Stderr  string `json:"stderr,omitempty"`
+	// TimedOut says the hook was killed at its timeout.
+	TimedOut bool          `json:"timed_out,omitempty"`
+	Timeout  time.Duration `json:"timeout,omitempty"`
+	// Err says why the hook could not run at all.
+	Err     string `json:"error,omitempty"`
+	Blocked bool   `json:"blocked,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	// Context is what the hook adds for the model; SystemMessage what it says to the person.
+	Context       string `json:"context,omitempty"`
+	SystemMessage string `json:"system_message,omitempty"`
+	// Quiet is the hook's suppressOutput: its stdout is not shown.
+	Quiet bool `json:"quiet,omitempty"`
+}
+
+// Outcome is what the hooks of one event said together.
+type Outcome struct {
+	Results []Result
+	// Blocked is set when any hook refused; Reason joins their reasons.
+	Blocked bool
+	Reason  string
+	// Context is what the hooks add for the model.
+	Context string
+	// Notices are problems with the configuration, each told once per process.
+	Notices []string
+}
+
+// Ran reports whether any hook ran.
+func (o Outcome) Ran() bool { return len(o.Results) > 0 }
+
+// Line is how a hook's run is shown in the transcript: "" when there is nothing to show (it
+// succeeded quietly).
+func (r Result) Line() string {
+	who := "hook"
+	if r.Project {
+		who = "project hook"
+	}
+	head := fmt.Sprintf("%s %s `%s`", r.Event, who, shorten(r.Command, 80))
+	out := strings.TrimSpace(r.Stdout)
+	if r.Quiet || r.Context != "" && out == r.Context {
+		out = ""
+	}
+	if errText := strings.TrimSpace(r.Stderr); errText != "" {
+		out = strings.TrimSpace(out + "\n" + errText)
+	}
+	switch {
+	case r.Err != "":
+		return fmt.Sprintf("%s could not run: %s", head, r.Err)
+	case r.TimedOut:
+		return fmt.Sprintf("%s was stopped after its %s timeout; the turn goes on.%s", head, r.Timeout, tail(out))
+	case r.Blocked:
+		return fmt.Sprintf("%s refused: %s", head, r.Reason)
+	case r.Exit != 0:
+		return fmt.Sprintf("%s failed (exit status %d); the turn goes on.%s", head, r.Exit, tail(out))
+	case r.SystemMessage != "":
+		return fmt.Sprintf("%s: %s%s", head, r.SystemMessage, tail(out))
+	case out != "":
+		return head + ":" + tail(out)
+	}
+	return ""
+}
+
+func tail(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "\n" + shorten(s, 2000)
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// answer is the optional JSON a hook prints: Claude Code's fields, which Codex shares.
+type answer struct {
+	Continue           *bool  `json:"continue"`
+	StopReason         string `json:"stopReason"`
+	SuppressOutput     bool   `json:"suppressOutput"`
+	SystemMessage      string `json:"systemMessage"`
+	Decision           string `json:"decision"`
+	Reason             string `json:"reason"`
+	HookSpecificOutput struct {
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+		AdditionalContext        string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+// match is one hook to run for an event.
+type match struct {
+	hook    Hook
+	project bool
+}
+
+func (h *Hooks) tell(notes []string, key string) []string {
+	var out []string
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, n := range notes {
+		if !h.told[key+"\x00"+n] {
+			h.told[key+"\x00"+n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// plan lists the hooks that run for the input: the person's, then the project's if allowed.
+func (h *Hooks) plan(in Input) (ms []match, notes []string) {
+	person, pn := h.Person()
+	notes = append(notes, pn...)
+	proj := h.Project(in.Cwd)
+	for _, n := range proj.Notices {
+		notes = append(notes, "Project hooks: "+n)
+	}
+	names := append([]string{in.ToolName}, in.ToolAliases...)
+	add := func(cfg Config, project bool) {
+		for _, g := range cfg.Hooks[in.HookEventName] {
+			if in.HookEventName == PreToolUse || in.HookEventName == PostToolUse {
+				ok, err := compileMatcher(g.Matcher)
+				if err != nil || !ok(names) {
+					continue
+				}
+			}
+			for _, hk := range g.Hooks {
+				ms = append(ms, match{hook: hk, project: project})
+			}
+		}
+	}
+	add(person, false)
+	if len(proj.Files) > 0 {
+		if proj.Allowed {
+			add(proj.Config, true)
+		} else {
+			notes = append(notes, fmt.Sprintf("This project has hooks (%s) that do not run until you allow them: look at them in Settings → Hooks, or run phoenix-desktop hooks allow --cwd %s.",
+				strings.Join(proj.Files, ", "), in.Cwd))
+		}
+	}
+	return ms, h.tell(notes, in.Cwd)
+}
+
+// Has reports whether any hook (the person's or the allowed project's) is configured for
+// the event in cwd, without running one; callers skip building the input otherwise.
+func (h *Hooks) Has(ev Event, cwd string) bool {
+	if h == nil {
+		return false
+	}
+	person, _ := h.Person()
+	if len(person.Hooks[ev]) > 0 {
+		return true
+	}
+	proj := h.Project(cwd)
+	return len(proj.Files) > 0
+}
+
+// Run runs the hooks configured for the input's event, at once (as Claude Code and Codex do),
+// the person's through person and the allowed project's through project, and gathers what
+// they said. A hook that fails or times out does not stop the others, nor the turn.
+func (h *Hooks) Run(ctx context.Context, in Input, person, project Runner) Outcome {
+	if h == nil {
+		return Outcome{}
+	}
+	ms, notes := h.plan(in)
+	out := Outcome{Notices: notes}
+	if len(ms) == 0 {
+		return out
+	}
+	stdin, err := json.Marshal(in)
+	if err != nil {
+		out.Notices = append(out.Notices, "hooks were not run: the event does not encode: "+err.Error())
+		return out
+	}
+	// A line, so that a shell's `read` gets it whole.
+	stdin = append(stdin, '\n')
+	out.Results = make([]Result, len(ms))
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		r := person
+		if m.project {
+			r = project
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out.Results[i] = runOne(ctx, r, m, in.HookEventName, stdin)
+		}()
+	}
+	wg.Wait()
+	var reasons, contexts []string
+	for _, r := range out.Results {
+		if r.Blocked {
+			out.Blocked = true
+			reasons = append(reasons, r.Reason)
+		}
+		if r.Context != "" {
+			contexts = append(contexts, r.Context)
+		}
+	}
+	out.Reason = strings.Join(reasons, "\n")
+	out.Context = strings.Join(contexts, "\n")
+	return out
+}
+
+func runOne(ctx context.Context, r Runner, m match, ev Event, stdin []byte) Result {
+	res := Result{Event: ev, Command: m.hook.Command, Project: m.project, Timeout: m.hook.timeout()}
+	if r == nil {
+		res.Err = "there is nothing to run it with"
+		return res
+	}
+	runCtx, cancel := context.WithTimeout(ctx, res.Timeout)
+	defer cancel()
+	stdout, stderr := &capped{max: MaxHookOutput}, &capped{max: MaxHookOutput}
+	code, err := r.Run(runCtx, m.hook.Command, stdin, stdout, stderr)
+	res.Exit, res.Stdout, res.Stderr = code, stdout.String(), stderr.String()
+	switch {
+	case ctx.Err() != nil:
+		res.Err = "the turn was stopped"
+		return res
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		res.TimedOut = true
+		return res
+	case err != nil:
+		res.Err = err.Error()
+		return res
+	}
+	if code == BlockExitCode {
+		res.Blocked = true
+		res.Reason = strings.TrimSpace(res.Stderr)
+		if res.Reason == "" {
+			res.Reason = strings.TrimSpace(res.Stdout)
+		}
+		if res.Reason == "" {
+			res.Reason = "(the hook gave no reason)"
+		}
+		return res
+	}
+	if code != 0 {
+		return res
+	}
+	trimmed := bytes.TrimSpace([]byte(res.Stdout))
+	var a answer
+	if len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &a) == nil {
+		res.Quiet, res.SystemMessage = a.SuppressOutput, a.SystemMessage
+		hs := a.HookSpecificOutput
+		switch {
+		case a.Continue != nil && !*a.Continue:
+			res.Blocked, res.Reason = true, firstOf(a.StopReason, a.Reason, "the hook said not to continue")
+		case a.Decision == "block" || a.Decision == "deny" || hs.PermissionDecision == "deny":
+			res.Blocked, res.Reason = true, firstOf(hs.PermissionDecisionReason, a.Reason, "(the hook gave no reason)")
+		}
+		res.Context = strings.TrimSpace(hs.AdditionalContext)
+		res.Quiet = true // the JSON itself is an answer, not output to show
+		return res
+	}
+	if ev == UserPromptSubmit {
+		// Claude Code adds a prompt hook's plain output to the prompt as context.
+		res.Context = string(trimmed)
+	}
+	return res
+}
+
+func firstOf(s ...string) string {
+	for _, x := range s {
+		if strings.TrimSpace(x) != "" {
+			return strings.TrimSpace(x)
+		}
+	}
+	return ""
+}
+
+// capped keeps the first max bytes written and counts the rest.
+type capped struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	max   int
+	extra int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	room := c.max - c.buf.Len()
+	if room >= len(p) {
+		c.buf.Write(p)
+	} else {
+		if room > 0 {
+			c.buf.Write(p[:room])
+		}
+		c.extra += len(p) - max(room, 0)
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.extra > 0 {
+		return c.buf.String() + fmt.Sprintf("\n[%d more bytes were cut]", c.extra)
+	}
+	return c.buf.String()
+}
