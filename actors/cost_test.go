@@ -2,11 +2,15 @@ package actors
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
+	"github.com/phoenix-desktop/phoenix/persistence"
 )
 
 // Issue 27: a reply the provider reported no cost for is priced with the person's prices
@@ -57,5 +61,41 @@ func TestSpentSinceSumsTheDaysAnswers(t *testing.T) {
 	}
 	if all, _ := h.rt.SpentSince(context.Background(), time.Time{}); all.Responses != 3 {
 		t.Fatalf("since the beginning: %d answers, want 3", all.Responses)
+	}
+}
+
+// loadFails is a store on which one conversation cannot be read.
+type loadFails struct {
+	Store
+	id atomic.Pointer[string]
+}
+
+func (s *loadFails) Load(id string) (domain.Conversation, []domain.Message, error) {
+	if bad := s.id.Load(); bad != nil && *bad == id {
+		return domain.Conversation{}, nil, fmt.Errorf("record of %s: %w", id, persistence.ErrCorrupt)
+	}
+	return s.Store.Load(id)
+}
+
+// A conversation that cannot be read does not hide the day's total of the others: the total
+// comes with an error that counts what was left out, which Settings shows beside it.
+func TestSpentSinceCountsAroundAnUnreadableConversation(t *testing.T) {
+	var store *loadFails
+	h := newHarness(t, func(c *Config) {
+		store = &loadFails{Store: c.Store}
+		c.Store = store
+	})
+	a := h.create(NewConversation{})
+	h.turn(a.ID, "echo: kept")
+	b := h.create(NewConversation{})
+	h.turn(b.ID, "echo: unreadable")
+	store.id.Store(&b.ID)
+	got, err := h.rt.SpentSince(context.Background(), time.Time{})
+	var partial *IncompleteSpendError
+	if !errors.As(err, &partial) || partial.Unreadable != 1 || !errors.Is(err, persistence.ErrCorrupt) {
+		t.Fatalf("SpentSince error = %v; want one conversation left out, as corrupt", err)
+	}
+	if want := (domain.Spend{}).Add(*lastOf(h.history(a.ID), domain.KindAssistant).Usage); got != want {
+		t.Fatalf("SpentSince = %+v; want the readable conversation's %+v", got, want)
 	}
 }

@@ -46,6 +46,7 @@ type fakeBackend struct {
 	created     []NewConversation
 	sent        []sentMsg
 	spentSince  time.Time
+	spendErr    error // what SpentSince says beside todaySpend
 	decisions   []domain.Mode
 	cancels     int
 	downgrades  int

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -37,11 +38,15 @@ func (m *MainWindow) spentTodayItem() *widget.FormItem {
 		defer cancel()
 		s, err := b.SpentSince(ctx, midnight)
 		m.do(func() {
-			if err != nil {
+			var partial *actors.IncompleteSpendError
+			switch {
+			case errors.As(err, &partial):
+				label.SetText(transcript.SpendLine(s) + " — not counted: " + partial.Error())
+			case err != nil:
 				label.SetText("Could not add it up: " + err.Error())
-				return
+			default:
+				label.SetText(transcript.SpendLine(s))
 			}
-			label.SetText(transcript.SpendLine(s))
 		})
 	}()
 	return &widget.FormItem{Text: "Spent today", Widget: label, HintText: "Every conversation's answers since midnight, sub-agents included; a price you have not set counts tokens only."}
