@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/phoenix-desktop/phoenix/actors"
@@ -23,55 +22,25 @@ type ResourcesBackend interface {
 
 var _ ResourcesBackend = (*actors.Runtime)(nil)
 
-// resourceLists holds each conversation's resources as menu items, read off the UI goroutine
-// and read again, like the prompts, once promptsFresh has passed (servers start in the
-// background, so the first list may grow).
-type resourceLists struct {
-	b     ResourcesBackend
-	lists promptLists
-}
-
 // useResources makes the menu list the backend's MCP resources after "@", if it has any.
 func (s *slashMenu) useResources() {
 	b, ok := s.m.b.(ResourcesBackend)
 	if !ok {
 		return
 	}
-	r := &resourceLists{b: b, lists: promptLists{items: map[string][]slashItem{}, read: map[string]time.Time{}, loading: map[string]bool{}}}
-	s.mcpResources = func(convID string) []slashItem {
-		if !r.lists.loading[convID] && s.m.now().Sub(r.lists.read[convID]) > promptsFresh {
-			s.loadResources(r, convID)
+	l := newMCPLists(func(ctx context.Context, convID string) ([]slashItem, error) {
+		list, err := b.Resources(ctx, convID)
+		items := make([]slashItem, 0, len(list))
+		for _, res := range list {
+			desc := res.Label()
+			if res.Description != "" && res.Description != desc {
+				desc += ": " + res.Description
+			}
+			items = append(items, slashItem{mark: "@", name: strings.TrimPrefix(res.Ref(), "@"), desc: desc, origin: "MCP " + res.Server})
 		}
-		return r.lists.items[convID]
-	}
-}
-
-func (s *slashMenu) loadResources(r *resourceLists, convID string) {
-	r.lists.loading[convID] = true
-	go func() {
-		ctx, cancel := context.WithTimeout(s.m.ctx, callTimeout)
-		defer cancel()
-		list, err := r.b.Resources(ctx, convID)
-		s.m.do(func() {
-			delete(r.lists.loading, convID)
-			r.lists.read[convID] = s.m.now()
-			if err != nil || s.m.closed {
-				return
-			}
-			items := make([]slashItem, 0, len(list))
-			for _, res := range list {
-				desc := res.Label()
-				if res.Description != "" && res.Description != desc {
-					desc += ": " + res.Description
-				}
-				items = append(items, slashItem{mark: "@", name: strings.TrimPrefix(res.Ref(), "@"), desc: desc, origin: "MCP " + res.Server})
-			}
-			r.lists.items[convID] = items
-			if cs := s.m.current; cs != nil && cs.id == convID {
-				s.update(s.m.composer.entry.Text)
-			}
-		})
-	}()
+		return items, err
+	}, func(draft string) bool { _, _, ok := atPrefix(draft); return ok })
+	s.mcpResources = func(convID string) []slashItem { return s.itemsOf(l, convID) }
 }
 
 // atPrefix finds a resource reference being typed at the end of the draft: the last word,
