@@ -41,6 +41,8 @@ type chatView struct {
 	// findQ is what the find bar highlights in the rows, and findKey the key of the row of
 	// its current match (findbar.go).
 	findQ, findKey string
+	// sel is a selection across messages (chatselect.go).
+	sel *chatSelection
 }
 
 type rowMeasure struct {
@@ -51,6 +53,7 @@ type rowMeasure struct {
 func newChatView(m *MainWindow, cs *convState, readOnly bool) *chatView {
 	cv := &chatView{m: m, cs: cs, readOnly: readOnly, heights: map[int]float32{}, pending: map[int]float32{},
 		measured: map[*row]rowMeasure{}, follow: true}
+	cv.sel = newChatSelection(cv)
 	cv.list = widget.NewList(
 		func() int { return cv.cs.model.len() },
 		func() fyne.CanvasObject { return newRowView(cv) },
@@ -70,6 +73,7 @@ func (cv *chatView) updateItem(id widget.ListItemID, o fyne.CanvasObject) {
 	}
 	v := o.(*rowView)
 	v.bind(r)
+	cv.sel.bound(id, v)
 	w := cv.list.Size().Width
 	if w <= 0 {
 		return
