@@ -250,8 +250,20 @@ func (s *chatSelection) text() string {
 		}
 		a, b, _ := s.rangeIn(id)
 		a, b = min(a, len(t)), min(b, len(t))
-		if a < b {
-			parts = append(parts, t[a:b])
+		if a >= b {
+			continue
+		}
+		// A selection that starts at the end of a block or ends at the start of the next
+		// leaves out the break between them, as a view's own selection does.
+		piece := t[a:b]
+		if a > 0 {
+			piece = strings.TrimLeft(piece, "\n")
+		}
+		if b < len(t) {
+			piece = strings.TrimRight(piece, "\n")
+		}
+		if piece != "" {
+			parts = append(parts, piece)
 		}
 	}
 	return strings.Join(parts, "\n\n")
@@ -323,13 +335,44 @@ func (s *chatSelection) DragTo(t *markdown.View, from int, abs fyne.Position) bo
 
 func (s *chatSelection) DragEnd(*markdown.View) {
 	s.autoScroll(false)
+	dragged := s.last.v != nil
 	s.last = dragStep{}
+	if dragged && s.active {
+		s.keepFocus()
+	}
 }
 
+// FocusLost ends the selection when its owner loses the focus, except during a drag: the
+// desktop driver takes the focus away when the button is released over nothing focusable
+// (above the chat, where the list scrolled), before it ends the drag; DragEnd gives it back.
 func (s *chatSelection) FocusLost(t *markdown.View) {
-	if s.active && t == s.owner {
+	if s.active && t == s.owner && s.last.v == nil {
 		s.clear()
 	}
+}
+
+// keepFocus gives the focus to a view of the selection, so that Ctrl+C reaches it: its
+// owner if it still shows its row, else the view of the row where the selection ends (under
+// the pointer), else any on screen.
+func (s *chatSelection) keepFocus() {
+	c := s.cv.m.win.Canvas()
+	t := s.owner
+	if _, shown := s.rowOf(t); !shown {
+		t = nil
+		if v := s.shown(s.focus.row); v != nil {
+			t = v.selectable()
+		}
+		for id, v := range s.byID {
+			if _, _, in := s.rangeIn(id); t == nil && in && s.shown(id) == v {
+				t = v.selectable()
+			}
+		}
+	}
+	if t != nil && c.Focused() != t {
+		s.owner = t
+		c.Focus(t)
+	}
+	s.draw()
 }
 
 func (s *chatSelection) SpanText(*markdown.View) (string, bool) {

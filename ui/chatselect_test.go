@@ -396,3 +396,70 @@ func TestRangeInRows(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDragStep10000 measures one drag step in a 10,000-message conversation: within the
+// message where the drag began (the view's own selection, the baseline) and into another
+// message (the coordinator finds the row under the pointer and draws the rows on screen).
+func BenchmarkDragStep10000(b *testing.B) {
+	var id string
+	h := newHarness(b, func(f *fakeBackend, _ *Deps) {
+		id = f.add(domain.NewConversationParams{Title: "Long", Cwd: "/long", Model: "gpt-4o"}, longHistory(10_000)...).ID
+	})
+	h.open(id)
+	var views []*markdown.View
+	for _, v := range h.visibleRowViews() {
+		if t := v.selectable(); t != nil {
+			views = append(views, t)
+		}
+	}
+	if len(views) < 2 {
+		b.Fatal("fewer than two messages on screen")
+	}
+	v, other := views[len(views)-2], views[len(views)-1]
+	origin := absPos(v)
+	step := func(to fyne.Position) {
+		v.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: to.Subtract(origin), AbsolutePosition: to}, Dragged: fyne.NewDelta(1, 1)})
+	}
+	within, across := origin.Add(fyne.NewPos(40, 5)), absPos(other).Add(fyne.NewPos(40, 5))
+	for _, c := range []struct {
+		name string
+		to   fyne.Position
+	}{{"within", within}, {"across", across}} {
+		b.Run(c.name, func(b *testing.B) {
+			step(c.to)
+			for i := 0; i < b.N; i++ {
+				step(c.to.Add(fyne.NewPos(float32(i%2), 0)))
+			}
+			v.DragEnd()
+		})
+	}
+}
+
+// TestReleaseOutsideTheChatKeepsTheSelection: the desktop driver takes the focus away when
+// the button is released over nothing focusable (above the chat, after it scrolled), before
+// it ends the drag; the selection stays, and Ctrl+C in the view that has the focus again
+// copies it.
+func TestReleaseOutsideTheChatKeepsTheSelection(t *testing.T) {
+	h := selectConversation(t)
+	v0, v3 := textView(t, h, 0), textView(t, h, 3)
+	origin := absPos(v0)
+	at := fyne.NewPos(40, 5)
+	a := v0.OffsetAt(at)
+	to := absPos(v3).Add(fyne.NewPos(1000, 5))
+	v0.MouseDown(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: at, AbsolutePosition: origin.Add(at)}, Button: desktop.MouseButtonPrimary})
+	v0.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: to.Subtract(origin), AbsolutePosition: to}, Dragged: fyne.NewDelta(to.X-origin.X-at.X, to.Y-origin.Y-at.Y)})
+	h.m.win.Canvas().Unfocus() // the release, over nothing focusable
+	v0.DragEnd()
+	h.q.drain()
+	owner, ok := h.m.win.Canvas().Focused().(*markdown.View)
+	if !ok {
+		t.Fatal("no text view has the focus after the drag")
+	}
+	want := selText0[a:] + "\n\n" + selText1 + "\n\n" + selText3
+	if got := copyFrom(h, owner); got != want {
+		t.Errorf("copied %q, want %q", got, want)
+	}
+	if x, y := selectedIn(t, h, 0); x != a || y != len(selText0) {
+		t.Errorf("the first message highlights [%d, %d), want [%d, %d)", x, y, a, len(selText0))
+	}
+}
