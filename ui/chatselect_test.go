@@ -463,3 +463,22 @@ func TestReleaseOutsideTheChatKeepsTheSelection(t *testing.T) {
 		t.Errorf("the first message highlights [%d, %d), want [%d, %d)", x, y, a, len(selText0))
 	}
 }
+
+// TestDroppedRowWidgetsAreForgotten: the list drops its pool of row widgets on a full
+// refresh; the coordinator forgets widgets of rows far from the screen instead of keeping
+// every one it was ever shown.
+func TestDroppedRowWidgetsAreForgotten(t *testing.T) {
+	h := selectConversation(t)
+	s := h.m.cv.sel
+	for i := 0; i < 5*maxOnScreen; i++ {
+		s.bound(1000+i, newRowView(h.m.cv))
+	}
+	if n := len(s.ofView); n > 4*maxOnScreen {
+		t.Errorf("%d row widgets remembered, want at most %d", n, 4*maxOnScreen)
+	}
+	for id := 0; id < 5; id++ {
+		if s.shown(id) == nil {
+			t.Errorf("row %d, on screen, was forgotten", id)
+		}
+	}
+}
