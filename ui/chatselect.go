@@ -2,6 +2,8 @@ package ui
 
 import (
 	"math"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -48,6 +50,12 @@ type chatSelection struct {
 	// last is the latest drag step; tick repeats it while the pointer stays beyond an edge.
 	last dragStep
 	tick chan struct{}
+	// tops are the rows' tops in the list's content, for heights version ver (rowAtContentY).
+	tops struct {
+		at  []float32
+		ver int
+		gap float32
+	}
 }
 
 // selPoint is a place in the chat: row index and byte offset in the row's text (0 in a row
@@ -300,7 +308,10 @@ func (s *chatSelection) ShiftPress(t *markdown.View, off int) bool {
 	return true
 }
 
-func (s *chatSelection) DragTo(t *markdown.View, from int, abs fyne.Position) bool {
+func (s *chatSelection) DragTo(t *markdown.View, from int, abs fyne.Position, inside bool) bool {
+	if inside && !s.active {
+		return false // within the message where the drag began, as before
+	}
 	// Once the selection spans rows its anchor is kept here: the row where the drag began
 	// may have scrolled away, and its view been recycled for another row.
 	anchor := s.anchor
@@ -312,17 +323,22 @@ func (s *chatSelection) DragTo(t *markdown.View, from int, abs fyne.Position) bo
 		anchor = s.point(vid, from)
 	}
 	s.last = dragStep{t, from, abs}
-	s.autoScroll(s.scrollBy(abs) != 0)
-	s.scroll(abs)
-	id, at := s.rowAt(abs)
+	edges := s.listEdges()
+	d := edges.scrollBy(abs)
+	if d != 0 {
+		s.cv.follow = false
+		s.cv.list.ScrollToOffset(s.cv.list.GetScrollOffset() + d)
+	}
+	id, at := s.rowAt(abs, edges)
 	if v := s.shown(id); id == anchor.row && v != nil && v.selectable() == t {
 		// Back in the message where the drag began: its view selects on its own again.
 		if s.active {
 			s.clear()
-			s.autoScroll(s.scrollBy(abs) != 0)
 		}
+		s.autoScroll(d != 0)
 		return false
 	}
+	s.autoScroll(d != 0)
 	off := 0
 	if v := s.shown(id); v != nil {
 		if tv := v.selectable(); tv != nil {
@@ -389,52 +405,58 @@ func absPos(o fyne.CanvasObject) fyne.Position {
 	return fyne.CurrentApp().Driver().AbsolutePositionForObject(o)
 }
 
+// edges are the list's top and bottom, in absolute coordinates.
+type edges struct{ top, bottom float32 }
+
+func (s *chatSelection) listEdges() edges {
+	top := absPos(s.cv.list).Y
+	return edges{top, top + s.cv.list.Size().Height}
+}
+
 // rowAt is the row under the absolute position abs, with abs moved inside the list.
-func (s *chatSelection) rowAt(abs fyne.Position) (int, fyne.Position) {
-	top, h := absPos(s.cv.list).Y, s.cv.list.Size().Height
-	abs.Y = min(max(abs.Y, top), top+max(h-1, 0))
-	id, _ := s.rowAtContentY(abs.Y - top + s.cv.list.GetScrollOffset())
+func (s *chatSelection) rowAt(abs fyne.Position, e edges) (int, fyne.Position) {
+	abs.Y = min(max(abs.Y, e.top), max(e.bottom-1, e.top))
+	id, _ := s.rowAtContentY(abs.Y - e.top + s.cv.list.GetScrollOffset())
 	return id, abs
 }
 
 // rowAtContentY is the row at y in the list's content, and the row's top; the gap under a
-// row belongs to it.
+// row belongs to it. The rows' tops are summed again only when the heights or the number of
+// rows changed, so a drag step over 10,000 rows is a binary search.
 func (s *chatSelection) rowAtContentY(y float32) (id int, rowTop float32) {
 	cv := s.cv
 	n := cv.cs.model.len()
-	gap := theme.Padding()
-	var top float32
-	for id = 0; id < n; id++ {
-		h, ok := cv.heights[id]
-		if !ok {
-			h = estimatedRowHeight
-		}
-		if y < top+h+gap || id == n-1 {
-			return id, top
-		}
-		top += h + gap
+	if n == 0 {
+		return 0, 0
 	}
-	return 0, 0
+	gap := theme.Padding()
+	c := &s.tops
+	if len(c.at) != n || c.ver != cv.heightsVer || c.gap != gap {
+		c.at, c.ver, c.gap = slices.Grow(c.at[:0], n)[:n], cv.heightsVer, gap
+		var top float32
+		for i := range n {
+			c.at[i] = top
+			h, ok := cv.heights[i]
+			if !ok {
+				h = estimatedRowHeight
+			}
+			top += h + gap
+		}
+	}
+	id = max(sort.Search(n, func(i int) bool { return c.at[i] > y })-1, 0)
+	return id, c.at[id]
 }
 
 // scrollBy is how far the list scrolls for a pointer at abs while dragging: up (negative)
 // above its top edge, down below its bottom edge, the further the faster.
-func (s *chatSelection) scrollBy(abs fyne.Position) float32 {
-	top, h := absPos(s.cv.list).Y, s.cv.list.Size().Height
+func (e edges) scrollBy(abs fyne.Position) float32 {
 	switch {
-	case abs.Y < top:
-		return -min(top-abs.Y, autoScrollMax)
-	case abs.Y > top+h:
-		return min(abs.Y-top-h, autoScrollMax)
+	case abs.Y < e.top:
+		return -min(e.top-abs.Y, autoScrollMax)
+	case abs.Y > e.bottom:
+		return min(abs.Y-e.bottom, autoScrollMax)
 	}
 	return 0
-}
-
-func (s *chatSelection) scroll(abs fyne.Position) {
-	if d := s.scrollBy(abs); d != 0 {
-		s.cv.follow = false
-		s.cv.list.ScrollToOffset(s.cv.list.GetScrollOffset() + d)
-	}
 }
 
 // autoScroll starts (on) or stops the steps that keep the list scrolling while the pointer
@@ -472,5 +494,5 @@ func (s *chatSelection) repeat(stop chan struct{}) {
 	if s.tick != stop || s.last.v == nil {
 		return
 	}
-	s.DragTo(s.last.v, s.last.from, s.last.abs)
+	s.DragTo(s.last.v, s.last.from, s.last.abs, false)
 }

@@ -347,7 +347,7 @@ func TestDragBeyondTheTopScrollsTheList(t *testing.T) {
 		t.Error("the list still scrolls on its own after the drag ended")
 	}
 	s, e := cv.sel.ordered()
-	atTop, _ := cv.sel.rowAt(top)
+	atTop, _ := cv.sel.rowAt(top, cv.sel.listEdges())
 	if !cv.sel.active || e.row != start || s.row != atTop || s.row >= start {
 		t.Errorf("the selection runs from row %d to row %d; it should run from row %d, at the top now, to row %d", s.row, e.row, atTop, start)
 	}

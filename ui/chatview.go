@@ -23,6 +23,8 @@ type chatView struct {
 	heights map[int]float32
 	known   float32
 	nKnown  int
+	// heightsVer grows whenever heights changes (chatselect.go keeps the rows' tops by it).
+	heightsVer int
 	// pending heights wait for applyHeights.
 	pending   map[int]float32
 	fixQueued bool
@@ -122,6 +124,7 @@ func (cv *chatView) setKnown(id int, h float32) {
 	}
 	cv.heights[id] = h
 	cv.known += h
+	cv.heightsVer++
 }
 
 // prune forgets heights of rows that no longer exist (a live row went away), so that the
@@ -132,6 +135,7 @@ func (cv *chatView) prune() {
 		if id >= n {
 			cv.known -= cv.heights[id]
 			cv.nKnown--
+			cv.heightsVer++
 			delete(cv.heights, id)
 		}
 	}

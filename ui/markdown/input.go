@@ -61,7 +61,9 @@ func (v *View) Dragged(ev *fyne.DragEvent) {
 		if abs == (fyne.Position{}) {
 			abs = fyne.CurrentApp().Driver().AbsolutePositionForObject(v).Add(ev.Position)
 		}
-		if span.DragTo(v, v.flat(v.dragFrom), abs) {
+		sz := v.Size()
+		inside := ev.Position.X >= 0 && ev.Position.Y >= 0 && ev.Position.X < sz.Width && ev.Position.Y < sz.Height
+		if span.DragTo(v, v.flat(v.dragFrom), abs, inside) {
 			return
 		}
 	}

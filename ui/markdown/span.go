@@ -22,9 +22,10 @@ type Spanner interface {
 	// selection that began in another view (v then leaves its own selection alone).
 	ShiftPress(v *View, off int) bool
 	// DragTo is each step of a drag that began in v at offset from, with the pointer at abs
-	// (absolute, possibly outside v); it reports whether it took the selection over (the
-	// pointer is over another view), and v then leaves its own selection alone.
-	DragTo(v *View, from int, abs fyne.Position) bool
+	// (absolute, possibly outside v; inside says it is over v); it reports whether it took
+	// the selection over (the pointer is over another view), and v then leaves its own
+	// selection alone.
+	DragTo(v *View, from int, abs fyne.Position, inside bool) bool
 	// DragEnd ends the drag that began in v.
 	DragEnd(v *View)
 	// FocusLost is v losing the focus: a click somewhere else, which ends the selection.

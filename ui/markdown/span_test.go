@@ -66,7 +66,7 @@ type spy struct {
 
 func (s *spy) Press(*View)                { s.presses++ }
 func (s *spy) ShiftPress(*View, int) bool { return s.take }
-func (s *spy) DragTo(_ *View, from int, _ fyne.Position) bool {
+func (s *spy) DragTo(_ *View, from int, _ fyne.Position, _ bool) bool {
 	s.drags = append(s.drags, from)
 	return s.take
 }
