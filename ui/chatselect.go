@@ -489,10 +489,16 @@ func (s *chatSelection) autoScroll(on bool) {
 	}()
 }
 
-// repeat is one step of autoScroll: the latest drag step again.
+// repeat is one step of autoScroll: the latest drag step again. Once the list cannot
+// scroll further the steps stop (the next drag event starts them again if need be), so
+// they never outlive a drag whose end never came (a window closed during it).
 func (s *chatSelection) repeat(stop chan struct{}) {
 	if s.tick != stop || s.last.v == nil {
 		return
 	}
+	before := s.cv.list.GetScrollOffset()
 	s.DragTo(s.last.v, s.last.from, s.last.abs, false)
+	if s.cv.list.GetScrollOffset() == before {
+		s.autoScroll(false)
+	}
 }

@@ -341,6 +341,9 @@ func TestDragBeyondTheTopScrollsTheList(t *testing.T) {
 	}
 	// No more drag events: the pointer rests above the list, which goes on scrolling.
 	h.waitFor("the list to keep scrolling", func() bool { return cv.list.GetScrollOffset() < scrolled-2*autoScrollMax })
+	// At the top the steps stop on their own; the next drag event would start them again.
+	cv.list.ScrollToTop()
+	h.waitFor("the steps to stop at the top", func() bool { return cv.sel.tick == nil })
 	v.DragEnd()
 	h.q.drain()
 	if cv.sel.tick != nil {
