@@ -284,7 +284,11 @@ func (s *chatSelection) ShiftPress(t *markdown.View, off int) bool {
 		return true
 	}
 	// A selection made inside one message (the focused view's own) grows into this one.
-	f, _ := s.cv.m.win.Canvas().Focused().(*markdown.View)
+	c := fyne.CurrentApp().Driver().CanvasForObject(t) // the main window's or a sub-agent's
+	if c == nil {
+		return false
+	}
+	f, _ := c.Focused().(*markdown.View)
 	if f == nil || f == t {
 		return false
 	}
@@ -360,7 +364,6 @@ func (s *chatSelection) FocusLost(t *markdown.View) {
 // owner if it still shows its row, else the view of the row where the selection ends (under
 // the pointer), else any on screen.
 func (s *chatSelection) keepFocus() {
-	c := s.cv.m.win.Canvas()
 	t := s.owner
 	if _, shown := s.rowOf(t); !shown {
 		t = nil
@@ -373,7 +376,8 @@ func (s *chatSelection) keepFocus() {
 			}
 		}
 	}
-	if t != nil && c.Focused() != t {
+	// The main window's canvas or a sub-agent's.
+	if c := fyne.CurrentApp().Driver().CanvasForObject(s.cv.list); c != nil && t != nil && c.Focused() != t {
 		s.owner = t
 		c.Focus(t)
 	}
