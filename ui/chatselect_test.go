@@ -239,6 +239,9 @@ func TestClickElsewhereClearsTheSelection(t *testing.T) {
 	span()
 	h.m.win.Canvas().Focus(h.m.composer.entry)
 	cleared("a click in the composer")
+	span()
+	h.m.win.Canvas().Focus(h.m.cv.list) // as a click on a row beside its text does
+	cleared("a click on a row beside its text")
 }
 
 // TestSelectionOutlivesScrolling: the rows of a selection scroll out of view (their widgets
