@@ -7,7 +7,8 @@
 # second), waits for the conversation to take the message's title, saves a screenshot to
 # .ci/artifacts/, sends a message whose reply is Markdown (the reply of issue 17), saves a
 # screenshot of it (smoke-xvfb-markdown.png), selects a line of it with the mouse and checks
-# that Ctrl+C put its words on the clipboard (xclip), pastes a PNG from the X clipboard with
+# that Ctrl+C put its words on the clipboard (xclip), drags from there up past the chat's top
+# and copies the messages selected on the way (issue 28), pastes a PNG from the X clipboard with
 # Ctrl+V and sends it, moves and resizes the window, quits with
 # Ctrl+Q, and then checks through the CLI (list, show --json) that the demo model's reply,
 # with its reasoning apart from its text, is in the data directory. Finally
@@ -82,6 +83,28 @@ case "$COPIED" in
   *'`'*) fail "Ctrl+C copied the Markdown source, not the selected text: $COPIED" ;;
   "Then run go_vet on foo_bar.go and read_file_text.") ;;
   *) fail "selecting the reply's last line and pressing Ctrl+C copied \"$COPIED\"" ;;
+esac
+
+# A selection across messages (issue 28): from the start of the same line, drag up past the
+# top of the chat and hold there while the list scrolls on its own; Ctrl+C must copy the
+# words of several messages in order, a blank line between: the first reply, the person's
+# Markdown message as typed, the Markdown reply as shown down to (not including) that line.
+xdotool mousemove --window "$WID" 346 "$LASTLINE_Y" mousedown 1
+sleep 0.2
+xdotool mousemove --window "$WID" 500 300
+sleep 0.2
+xdotool mousemove --window "$WID" 500 20
+sleep 2
+xdotool mouseup 1
+sleep 0.3
+shot selected-across
+xdotool key --clearmodifiers ctrl+c
+sleep 0.5
+ACROSS=$(xclip -o -selection clipboard 2>/dev/null || true)
+say "selected across messages and copied: $(printf '%s' "$ACROSS" | tr '\n' '|')"
+case "$ACROSS" in
+  *"$REPLY"$'\n\n'"echo: Rename \`read_text_file\`"*$'\n\n'"Rename read_text_file to read_file_text"*"x_1"*"five") ;;
+  *) fail "a drag from the Markdown reply up to the first message copied \"$ACROSS\"" ;;
 esac
 
 # Paste a screenshot (issue 27): a PNG put on the X clipboard as screenshot tools do, pasted

@@ -291,6 +291,7 @@ func (cv *chatView) markdownView(quiet bool) *markdown.View {
 		OnHeightChange: cv.remeasure,
 		Do:             cv.m.do,
 		Quiet:          quiet,
+		Span:           cv.sel,
 	})
 }
 

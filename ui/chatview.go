@@ -23,6 +23,8 @@ type chatView struct {
 	heights map[int]float32
 	known   float32
 	nKnown  int
+	// heightsVer grows whenever heights changes (chatselect.go keeps the rows' tops by it).
+	heightsVer int
 	// pending heights wait for applyHeights.
 	pending   map[int]float32
 	fixQueued bool
@@ -41,6 +43,8 @@ type chatView struct {
 	// findQ is what the find bar highlights in the rows, and findKey the key of the row of
 	// its current match (findbar.go).
 	findQ, findKey string
+	// sel is a selection across messages (chatselect.go).
+	sel *chatSelection
 }
 
 type rowMeasure struct {
@@ -51,6 +55,7 @@ type rowMeasure struct {
 func newChatView(m *MainWindow, cs *convState, readOnly bool) *chatView {
 	cv := &chatView{m: m, cs: cs, readOnly: readOnly, heights: map[int]float32{}, pending: map[int]float32{},
 		measured: map[*row]rowMeasure{}, follow: true}
+	cv.sel = newChatSelection(cv)
 	cv.list = widget.NewList(
 		func() int { return cv.cs.model.len() },
 		func() fyne.CanvasObject { return newRowView(cv) },
@@ -70,6 +75,7 @@ func (cv *chatView) updateItem(id widget.ListItemID, o fyne.CanvasObject) {
 	}
 	v := o.(*rowView)
 	v.bind(r)
+	cv.sel.bound(id, v)
 	w := cv.list.Size().Width
 	if w <= 0 {
 		return
@@ -118,6 +124,7 @@ func (cv *chatView) setKnown(id int, h float32) {
 	}
 	cv.heights[id] = h
 	cv.known += h
+	cv.heightsVer++
 }
 
 // prune forgets heights of rows that no longer exist (a live row went away), so that the
@@ -128,6 +135,7 @@ func (cv *chatView) prune() {
 		if id >= n {
 			cv.known -= cv.heights[id]
 			cv.nKnown--
+			cv.heightsVer++
 			delete(cv.heights, id)
 		}
 	}

@@ -21,6 +21,11 @@
 // Find's matches behind the glyphs, strongly for the current one, and keeps them as the text
 // changes; PlainText is Markdown as the words a reader sees (a search hit's line).
 //
+// A selection may run past a view into its neighbours (the chat's messages): a view given an
+// Options.Span hands its drags, presses, focus loss and copying to that Spanner, which draws
+// its part of the selection in each view with SelectRange, in offsets of Text() (span.go;
+// TextOf is that text for views not drawn).
+//
 // The package may import Fyne, goldmark (with its GFM extensions), chroma's engine (never its
 // lexers or styles packages, which parse all their definitions when the process starts),
 // ui/markdown/syntax (the app's languages and code styles, parsed on first use) and

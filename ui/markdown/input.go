@@ -20,6 +20,16 @@ func (v *View) MouseDown(ev *desktop.MouseEvent) {
 		return
 	}
 	v.pressAt = ev.Position
+	if span := v.opts.Span; span != nil {
+		// Asked before taking the focus: the view that has it holds the selection to extend.
+		if ev.Modifier&fyne.KeyModifierShift != 0 {
+			if span.ShiftPress(v, v.OffsetAt(ev.Position)) {
+				return
+			}
+		} else {
+			span.Press(v)
+		}
+	}
 	v.focusSelf()
 	if ev.Modifier&fyne.KeyModifierShift != 0 && v.selecting {
 		if p, ok := v.posAt(ev.Position); ok {
@@ -40,18 +50,36 @@ func (v *View) Dragged(ev *fyne.DragEvent) {
 		v.dragging = true
 		start := ev.Position.Subtract(ev.Dragged)
 		if p, ok := v.posAt(start); ok {
-			v.anchor = p
+			v.dragFrom = p
 		}
 		v.focusSelf()
 	}
+	if span := v.opts.Span; span != nil {
+		// The pointer's absolute place: positions outside the view name its neighbours. The
+		// desktop driver gives it; it is worked out where an event lacks it.
+		abs := ev.AbsolutePosition
+		if abs == (fyne.Position{}) {
+			abs = fyne.CurrentApp().Driver().AbsolutePositionForObject(v).Add(ev.Position)
+		}
+		sz := v.Size()
+		inside := ev.Position.X >= 0 && ev.Position.Y >= 0 && ev.Position.X < sz.Width && ev.Position.Y < sz.Height
+		if span.DragTo(v, v.flat(v.dragFrom), abs, inside) {
+			return
+		}
+	}
 	if p, ok := v.posAt(ev.Position); ok {
-		v.head = p
+		v.anchor, v.head = v.dragFrom, p
 		v.selecting = v.anchor != v.head
 		v.applySelection()
 	}
 }
 
-func (v *View) DragEnd() { v.dragging = false }
+func (v *View) DragEnd() {
+	v.dragging = false
+	if v.opts.Span != nil {
+		v.opts.Span.DragEnd(v)
+	}
+}
 
 func (v *View) Tapped(ev *fyne.PointEvent) {
 	if link := v.linkAt(ev.Position); link != "" && !v.selecting {
@@ -136,6 +164,9 @@ func (v *View) FocusGained() {}
 // would leave two selections otherwise.
 func (v *View) FocusLost() {
 	v.controlDown = false
+	if v.opts.Span != nil {
+		v.opts.Span.FocusLost(v)
+	}
 	if v.selecting {
 		v.ClearSelection()
 	}

@@ -28,6 +28,8 @@ type Options struct {
 	// around it: every block in the caption size and the placeholder colour, prose in
 	// italics (code stays upright). Links keep their colour so that they still show.
 	Quiet bool
+	// Span, when set, carries a selection past the view into its neighbours (span.go).
+	Span Spanner
 }
 
 // View shows Markdown. Any part of it can be selected by dragging (double-click selects a
@@ -55,7 +57,9 @@ type View struct {
 	// KeyDown).
 	controlDown bool
 	dragging    bool
-	pressAt     fyne.Position
+	// dragFrom is where the drag began (the anchor while the view selects on its own).
+	dragFrom pos
+	pressAt  fyne.Position
 	// markQ and markStrong are what Mark highlights (find.go).
 	markQ      string
 	markStrong bool
@@ -203,6 +207,11 @@ func (v *View) Text() string {
 
 // SelectedText is the text selected, as Ctrl+C copies it.
 func (v *View) SelectedText() string {
+	if v.opts.Span != nil {
+		if s, ok := v.opts.Span.SpanText(v); ok {
+			return s
+		}
+	}
 	if !v.selecting {
 		return ""
 	}
@@ -224,6 +233,9 @@ func (v *View) SelectedText() string {
 
 // SelectAll selects everything shown.
 func (v *View) SelectAll() {
+	if v.opts.Span != nil {
+		v.opts.Span.Press(v)
+	}
 	if len(v.units) == 0 {
 		return
 	}
