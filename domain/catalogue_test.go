@@ -1,32 +1,21 @@
 package domain
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/phoenix-desktop/phoenix/toolschema"
 )
 
 // compileSchema checks a tool's parameters against the JSON Schema meta-schema (draft 2020-12,
-// which the compiler applies by default) and returns the compiled schema for validating
-// arguments. santhosh-tekuri/jsonschema is used because it is maintained, passes the official
-// test suite and validates schemas against the meta-schema rather than only parsing them.
-func compileSchema(t *testing.T, spec ToolSpec) *jsonschema.Schema {
+// which applies when a schema does not declare its draft) and returns the schema for
+// validating arguments: package toolschema, the checker MCP servers' schemas go through.
+func compileSchema(t *testing.T, spec ToolSpec) *toolschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(spec.Parameters))
-	if err != nil {
-		t.Fatalf("%s: parameters are not JSON: %v", spec.Name, err)
-	}
-	c := jsonschema.NewCompiler()
-	url := "mem://" + spec.Name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatalf("%s: add schema: %v", spec.Name, err)
-	}
-	sch, err := c.Compile(url)
+	sch, err := toolschema.Compile(spec.Parameters)
 	if err != nil {
 		t.Fatalf("%s: schema is not a valid JSON Schema: %v", spec.Name, err)
 	}
@@ -82,14 +71,12 @@ func TestCatalogue_SchemasAndDescriptions(t *testing.T) {
 				t.Fatalf("no argument examples for %s: add them above", spec.Name)
 			}
 			for _, args := range ex.good {
-				v, _ := jsonschema.UnmarshalJSON(strings.NewReader(args))
-				if err := sch.Validate(v); err != nil {
+				if err := sch.Validate([]byte(args)); err != nil {
 					t.Errorf("schema refuses good arguments %s: %v", args, err)
 				}
 			}
 			for _, args := range ex.bad {
-				v, _ := jsonschema.UnmarshalJSON(strings.NewReader(args))
-				if err := sch.Validate(v); err == nil {
+				if err := sch.Validate([]byte(args)); err == nil {
 					t.Errorf("schema accepts bad arguments %s", args)
 				}
 			}

@@ -8,11 +8,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/toolschema"
 )
 
 // MaxToolNameLen is the longest function name the OpenAI API accepts.
@@ -41,7 +40,7 @@ type offered struct {
 	// confirms its calls (Set.confirm). A tool without annotations claims nothing and is not
 	// asked about: asking before every call would teach the person to click Allow unread.
 	destructive bool
-	schema      *jsonschema.Schema
+	schema      *toolschema.Schema
 	spec        domain.ToolSpec
 }
 
@@ -118,30 +117,21 @@ func convert(server string, list []*sdk.Tool) ([]offered, []ToolInfo) {
 	return out, infos
 }
 
-// compileInputSchema compiles a tool's input schema without loading anything from outside
-// (a $ref to a URL or a file is an error, never a request), and returns it compacted.
-func compileInputSchema(in any) (*jsonschema.Schema, json.RawMessage, error) {
+// compileInputSchema checks a tool's input schema against its draft's meta-schema and
+// prepares it to validate calls (package toolschema: nothing is loaded from outside), and
+// returns it compacted.
+func compileInputSchema(in any) (*toolschema.Schema, json.RawMessage, error) {
 	raw, err := json.Marshal(in)
 	if err != nil {
 		return nil, nil, err
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, nil, err
-	}
-	obj, ok := doc.(map[string]any)
-	if !ok || obj["type"] != "object" {
+	var top map[string]any
+	if err := json.Unmarshal(raw, &top); err != nil || top["type"] != "object" {
 		return nil, nil, errors.New(`the top level must be {"type": "object", …}`)
 	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	const loc = "mem:///input-schema.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, nil, err
-	}
-	schema, err := c.Compile(loc)
+	schema, err := toolschema.Compile(raw)
 	if err != nil {
-		return nil, nil, errors.New(oneLine(err.Error()))
+		return nil, nil, err
 	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, raw); err != nil {
@@ -150,23 +140,10 @@ func compileInputSchema(in any) (*jsonschema.Schema, json.RawMessage, error) {
 	return schema, compact.Bytes(), nil
 }
 
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schemas may not refer to %s: nothing is loaded from outside", url)
-}
-
 // checkArgs validates a call's arguments against the tool's schema before the server sees
 // them, so that the model gets one clear answer.
 func (o offered) checkArgs(args string) error {
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
-	if err != nil {
-		return fmt.Errorf("the arguments are not JSON: %w", err)
-	}
-	if err := o.schema.Validate(inst); err != nil {
-		return errors.New(oneLine(err.Error()))
-	}
-	return nil
+	return o.schema.Validate([]byte(args))
 }
 
 func oneLine(s string) string {
