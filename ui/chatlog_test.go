@@ -73,15 +73,7 @@ func TestSubAgentCardOpensReadOnlyView_REQ_BED_008(t *testing.T) {
 		h.f.add(domain.NewConversationParams{ID: o.AgentID, Cwd: "/x", Model: "gpt-4o", ParentID: id, Task: o.Task})
 	}
 	h.settle()
-	var card *agentsPart
-	for _, v := range h.visibleRowViews() {
-		if v.bound.kind == rowAgents {
-			card = v.parts[rowAgents].(*agentsPart)
-		}
-	}
-	if card == nil {
-		t.Fatal("no sub-agent card on screen")
-	}
+	card := h.agentsCard(t)
 	if card.title.Text != "Sub-agents: 0 of 2 finished" || len(card.list.Objects) != 2 {
 		t.Fatalf("card %q with %d lines", card.title.Text, len(card.list.Objects))
 	}
@@ -313,4 +305,19 @@ func TestStreamingRowRendersMarkdown(t *testing.T) {
 	if len(before) != 2 || !slices.Equal(before, widgets()) {
 		t.Errorf("the finished part was built again for a delta to the last paragraph (%d widgets before)", len(before))
 	}
+}
+
+// agentsCard is the sub-agent card on screen; the test fails without one.
+func (h *harness) agentsCard(t *testing.T) *agentsPart {
+	t.Helper()
+	var card *agentsPart
+	for _, v := range h.visibleRowViews() {
+		if v.bound.kind == rowAgents {
+			card = v.parts[rowAgents].(*agentsPart)
+		}
+	}
+	if card == nil {
+		t.Fatal("no sub-agent card on screen")
+	}
+	return card
 }

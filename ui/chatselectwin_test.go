@@ -30,15 +30,7 @@ func TestSelectionAcrossMessagesInASubAgentWindow(t *testing.T) {
 		)
 	}
 	h.settle()
-	var card *agentsPart
-	for _, v := range h.visibleRowViews() {
-		if v.bound.kind == rowAgents {
-			card = v.parts[rowAgents].(*agentsPart)
-		}
-	}
-	if card == nil {
-		t.Fatal("no sub-agent card on screen")
-	}
+	card := h.agentsCard(t)
 	agent := st.Outcomes[0].AgentID
 	test.Tap(card.lines[0].open)
 	h.waitFor("the sub-agent window", func() bool { return h.m.subWins[agent] != nil && h.m.convs[agent].loaded })

@@ -109,13 +109,7 @@ func TestTodoPanelFollowsTheModel(t *testing.T) {
 // on showing its newest row.
 func TestChatKeepsFollowingWhenThePanelAppears(t *testing.T) {
 	var id string
-	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
-		var msgs []domain.Message
-		for range 20 {
-			msgs = append(msgs, domain.Message{Kind: domain.KindUser, Text: "again"}, domain.Message{Kind: domain.KindAssistant, Text: "Done."})
-		}
-		id = f.add(domain.NewConversationParams{Title: "Long", Cwd: "/home/ada/src/parser", Model: "gpt-4o"}, msgs...).ID
-	})
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) { id = longConversation(f) })
 	h.open(id)
 	h.typeAndSend("plan it")
 	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
@@ -211,13 +205,7 @@ func TestEachReplySaysWhatItCost(t *testing.T) {
 // test): the room for the chat shrinks, and a chat that showed its newest row still does.
 func TestChatKeepsFollowingWhenANoticeAppears(t *testing.T) {
 	var id string
-	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
-		var msgs []domain.Message
-		for range 20 {
-			msgs = append(msgs, domain.Message{Kind: domain.KindUser, Text: "again"}, domain.Message{Kind: domain.KindAssistant, Text: "Done."})
-		}
-		id = f.add(domain.NewConversationParams{Title: "Long", Cwd: "/home/ada/src/parser", Model: "gpt-4o"}, msgs...).ID
-	})
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) { id = longConversation(f) })
 	h.open(id)
 	h.settle()
 	if !h.m.cv.atBottom(estimatedRowHeight / 2) {
@@ -229,4 +217,14 @@ func TestChatKeepsFollowingWhenANoticeAppears(t *testing.T) {
 	if !h.m.cv.atBottom(estimatedRowHeight / 2) {
 		t.Error("the chat stopped following its newest row when a notice appeared below it")
 	}
+}
+
+// longConversation adds a conversation of 40 short messages, more than the chat shows at
+// once, and returns its id.
+func longConversation(f *fakeBackend) string {
+	var msgs []domain.Message
+	for range 20 {
+		msgs = append(msgs, domain.Message{Kind: domain.KindUser, Text: "again"}, domain.Message{Kind: domain.KindAssistant, Text: "Done."})
+	}
+	return f.add(domain.NewConversationParams{Title: "Long", Cwd: "/home/ada/src/parser", Model: "gpt-4o"}, msgs...).ID
 }
