@@ -75,13 +75,7 @@ func (h *Hub) report(name string, update func(st *Status)) {
 // records what it found: Settings' "Check" and `phoenix-desktop mcp list`.
 func (h *Hub) Check(ctx context.Context, name string, env tools.Env) Status {
 	cwd := env.Cwd
-	servers, _ := h.serversFor(cwd)
-	c, ok := servers[name]
-	if !ok {
-		h.mu.Lock()
-		c, ok = h.cfg.Servers[name]
-		h.mu.Unlock()
-	}
+	c, ok := h.configFor(name, cwd)
 	if !ok {
 		h.mu.Lock()
 		inv, bad := h.cfg.Invalid[name]
@@ -164,4 +158,17 @@ func (h *Hub) problems(cwd string) ([]problem, []string) {
 		notes[i] = file + ": " + n
 	}
 	return out, notes
+}
+
+// configFor is a server's configuration as a conversation in cwd sees it (a project's
+// .mcp.json over the person's), or the person's own where cwd names none.
+func (h *Hub) configFor(name, cwd string) (ServerConfig, bool) {
+	servers, _ := h.serversFor(cwd)
+	if c, ok := servers[name]; ok {
+		return c, true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c, ok := h.cfg.Servers[name]
+	return c, ok
 }

@@ -273,16 +273,13 @@ func failedState(err error) State {
 	return StateFailed
 }
 
-// bounded runs one read or write of the secrets store within secrets.Timeout: a locked
-// keyring's prompt or a hung bus must not hold a server's requests (which have no context to
-// end them here) forever. What it was doing goes on in the background and is then dropped.
+// bounded runs one read or write of the secrets store within secrets.Timeout (secrets.Within):
+// a server's requests have no context to end them here. A call that does not answer says
+// what to do.
 func bounded(f func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(secrets.Timeout):
+	err := secrets.Within(f)
+	if errors.Is(err, secrets.ErrNoAnswer) {
 		return fmt.Errorf("the keyring did not answer within %s: unlock it, then retry the server in Settings", secrets.Timeout)
 	}
+	return err
 }

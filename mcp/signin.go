@@ -30,13 +30,7 @@ const callbackPath = "/callback"
 // exchanges the code. The tokens go to the secrets store, and every conversation's failed
 // start of the server is retried.
 func (h *Hub) SignIn(ctx context.Context, name, cwd string, open func(authURL string) error) error {
-	servers, _ := h.serversFor(cwd)
-	c, ok := servers[name]
-	if !ok {
-		h.mu.Lock()
-		c, ok = h.cfg.Servers[name]
-		h.mu.Unlock()
-	}
+	c, ok := h.configFor(name, cwd)
 	switch {
 	case !ok:
 		return fmt.Errorf("sign in to %s: there is no MCP server of that name", name)
@@ -63,7 +57,6 @@ func (h *Hub) SignIn(ctx context.Context, name, cwd string, open func(authURL st
 		return fmt.Errorf("sign in to %s: %w", name, err)
 	}
 	defer cb.close()
-	var saveErr error
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL: cb.redirect,
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
@@ -79,8 +72,8 @@ func (h *Hub) SignIn(ctx context.Context, name, cwd string, open func(authURL st
 		AcceptUnadvertisedIss: true,
 		Client:                h.authClient(rc.URL),
 		NewTokenSource: func(ctx context.Context, oc *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
-			if saveErr = saveAuth(store, rc.URL, fromConfig(oc, tok)); saveErr != nil {
-				return nil, saveErr
+			if err := bounded(func() error { return saveAuth(store, rc.URL, fromConfig(oc, tok)) }); err != nil {
+				return nil, err
 			}
 			return oc.TokenSource(ctx, tok), nil
 		},
@@ -106,13 +99,11 @@ func (h *Hub) SignIn(ctx context.Context, name, cwd string, open func(authURL st
 	if !rec.asked() {
 		return fmt.Errorf("sign in to %s: the server did not ask for a sign-in (it answered without one)", name)
 	}
-	h.signedIn(name)
+	// Every conversation whose start needed the sign-in starts the server again: a Retry
+	// clears "needs sign-in" as it clears a failed start.
+	h.Retry(name)
 	return nil
 }
-
-// signedIn lets every conversation start the server again whose start needed the sign-in:
-// a Retry, which clears "needs sign-in" as it clears a failed start.
-func (h *Hub) signedIn(name string) { h.Retry(name) }
 
 // recordingHandler keeps what the authorization flow said, since the transport wraps it, and
 // runs the flow once: a refused sign-in is not sent to the browser again when the transport

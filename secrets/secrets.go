@@ -64,22 +64,36 @@ func probe() error {
 			return errors.New("there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
 		}
 	}
-	done := make(chan error, 1)
-	go func() {
+	err := Within(func() error {
 		_, err := keyring.Get(Service, probeName)
 		if errors.Is(err, keyring.ErrNotFound) {
-			err = nil
+			return nil
 		}
-		done <- err
-	}()
+		return err
+	})
+	switch {
+	case errors.Is(err, ErrNoAnswer):
+		return fmt.Errorf("the desktop's Secret Service did not answer within %s", Timeout)
+	case err != nil:
+		return fmt.Errorf("the desktop's Secret Service does not answer: %w", err)
+	}
+	return nil
+}
+
+// ErrNoAnswer is what Within returns for a call that did not answer within Timeout.
+var ErrNoAnswer = errors.New("the secrets store did not answer in time")
+
+// Within runs one call to a store on its own goroutine and waits at most Timeout for it: a
+// locked keyring's prompt or a hung bus must not hold its caller forever. A call that does
+// not answer in time goes on in the background, and its answer is dropped.
+func Within(f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
 	select {
 	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("the desktop's Secret Service does not answer: %w", err)
-		}
-		return nil
+		return err
 	case <-time.After(Timeout):
-		return fmt.Errorf("the desktop's Secret Service did not answer within %s", Timeout)
+		return ErrNoAnswer
 	}
 }
 

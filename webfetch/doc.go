@@ -8,7 +8,7 @@
 // CONNECT tunnel through that unix socket, the conversation's socket of the app's proxy
 // (package proxy), so the proxy judges each host:port against the project's allowed hosts
 // and asks the person about a new one with the same card a command's traffic gets. A
-// refusal comes back as a *RefusedError carrying the proxy's own words. Nothing is resolved
+// refusal comes back as a *ProxyError (Refused) carrying the proxy's own words. Nothing is resolved
 // or dialled here in that case: the proxy resolves names. Options.Direct (Unrestricted
 // mode) dials directly, honouring the person's proxy variables. With neither, Fetch refuses
 // to run (ErrNoNetwork): a missing setting never opens the network.

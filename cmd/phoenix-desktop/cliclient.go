@@ -51,7 +51,7 @@ func dataDirArg(args []string) string {
 			break
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || name != "data-dir" {
+		if !strings.HasPrefix(a, "-") || name != flagDataDir {
 			continue
 		}
 		if hasValue {

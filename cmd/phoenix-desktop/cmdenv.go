@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -149,8 +150,8 @@ func (e *cmdEnv) openStore(c *commonFlags, log *slog.Logger, atRest bool) (*pers
 // openIndex opens the search index beside a store (standalone) or lends the app's.
 func (e *cmdEnv) openIndex(store *persistence.Store, log *slog.Logger) (*search.Index, func(), error) {
 	if e.app != nil {
+		err := errors.New("the app runs without one")
 		var idx *search.Index
-		var err error
 		if e.app.index != nil {
 			idx, err = e.app.index.get() // opened on first use (lazy.go)
 		}

@@ -61,9 +61,7 @@ func answerMCPRequest(rt mcpAnswerer, ev actors.Event, elicit string, in *stdinA
 		err := rt.AnswerMCPInput(e.ConvID, e.ID, elicit, nil)
 		fmt.Fprintf(w, "phoenix-desktop: the MCP server %s asks: %q%s; answered %q (--%s; there is no window to fill in the form)%s\n",
 			e.Server, transcript.OneLine(e.Message, 300), what, elicit, flagMCPElicit, failure(err))
-		if elicit != elicitFromStdin {
-			fmt.Fprintf(w, "phoenix-desktop: (--%s=%s types the answers on standard input)\n", flagMCPElicit, elicitFromStdin)
-		}
+		fmt.Fprintf(w, "phoenix-desktop: (--%s=%s types the answers on standard input)\n", flagMCPElicit, elicitFromStdin)
 		return true
 	case actors.MCPToolConfirmation:
 		err := rt.DecideMCPTool(e.ConvID, e.ID, actors.MCPToolDeny)

@@ -75,7 +75,7 @@ func (c *commonFlags) outputLimitMap(getenv func(string) string) (map[string]int
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet, withModel bool) {
-	fs.StringVar(&c.dataDir, "data-dir", "", "where conversations are stored (default $XDG_DATA_HOME/phoenix-desktop)")
+	fs.StringVar(&c.dataDir, flagDataDir, "", "where conversations are stored (default $XDG_DATA_HOME/phoenix-desktop)")
 	fs.BoolVar(&c.verbose, "verbose", false, "log debugging details to standard error")
 	if withModel {
 		fs.StringVar(&c.model, flagModel, "", "model name (default from "+envList(providers.FieldModel)+" or the provider preset)")
@@ -143,6 +143,10 @@ const (
 	flagProvider = "provider"
 	flagDemo     = "demo"
 )
+
+// flagDataDir names the data directory: the commands' flag, and what a client beside the
+// app reads to find the app's socket (dataDirArg).
+const flagDataDir = "data-dir"
 
 func envList(f providers.Field) string { return strings.Join(providers.EnvVars(f), " / ") }
 
