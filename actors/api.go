@@ -292,6 +292,7 @@ func Start(cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("start runtime: %w", err)
 	}
 	r := &Runtime{cfg: cfg, log: cfg.Logger}
+	r.opts.Store(&modelOptions{limits: lowerKeys(cfg.OutputLimits)})
 	if cfg.Sandbox.Summary == "" {
 		// Left empty: the runtime itself needs only whether Landlock works (one system
 		// call); the whole description waits for the first Sandbox call.

@@ -17,30 +17,20 @@ func (r *Runtime) warmCheckpoints(id string) {
 	if err != nil {
 		return
 	}
-	r.warmCheckpointsFor(c, false)
+	_ = r.warmCheckpointsFor(c, false)
 }
 
 // warmCheckpointsFor warms c's repository (warmCheckpoints). The conversation actor calls it
-// (fromActor) as each model request goes out: the first request of a conversation that can
-// change files starts the copy while the model thinks, so neither creating a conversation
-// nor a turn's first request waits for git; later requests find the repository open or
-// warming and do nothing.
-func (r *Runtime) warmCheckpointsFor(c domain.Conversation, fromActor bool) {
+// (fromActor) as its first model request goes out: the first request of a conversation that
+// can change files starts the copy while the model thinks, so neither creating a
+// conversation nor a turn's first request waits for git. It reports whether the repository
+// is open or warming now (false for a Restricted conversation, or a runtime that is
+// stopping), so that the actor asks once in its life. Finding git (checkpoint.Available)
+// and opening the repository happen in the background.
+func (r *Runtime) warmCheckpointsFor(c domain.Conversation, fromActor bool) bool {
 	id := c.ID
 	if c.Mode.Rank() == domain.ModeRestricted.Rank() || r.cfg.Store.FilesDir(id) == "" {
-		return
-	}
-	if fromActor {
-		r.ckpts.mu.Lock()
-		_, open := r.ckpts.repos[id]
-		_, warming := r.ckpts.warming[id]
-		r.ckpts.mu.Unlock()
-		if open || warming {
-			return
-		}
-	}
-	if checkpoint.Available() != nil {
-		return
+		return false
 	}
 	// Under stopMu, so that no Add races with Shutdown's Wait. Shutdown holds it while it
 	// stops the actors, so an actor only tries it: a runtime that is stopping warms nothing,
@@ -48,26 +38,40 @@ func (r *Runtime) warmCheckpointsFor(c domain.Conversation, fromActor bool) {
 	if !fromActor {
 		r.stopMu.Lock()
 	} else if !r.stopMu.TryLock() {
-		return
+		return false
 	}
 	defer r.stopMu.Unlock()
 	if r.stopped.Load() {
-		return
+		return false
 	}
 	ctx, cancel := context.WithCancel(r.bgCtx)
 	job := warmJob{cancel: cancel, done: make(chan struct{})}
+	// One look and one insert under one lock: the actor's request and an approved upgrade
+	// (DecideUpgrade) may ask at once, and only one copy may run.
 	r.ckpts.mu.Lock()
-	if r.ckpts.warming == nil {
-		r.ckpts.warming = map[string]warmJob{}
+	_, open := r.ckpts.repos[id]
+	_, warming := r.ckpts.warming[id]
+	if !open && !warming {
+		if r.ckpts.warming == nil {
+			r.ckpts.warming = map[string]warmJob{}
+		}
+		r.ckpts.warming[id] = job
 	}
-	r.ckpts.warming[id] = job
 	r.ckpts.mu.Unlock()
+	if open || warming {
+		cancel()
+		return true
+	}
 	r.bg.Add(1)
 	go func() {
 		defer r.bg.Done()
 		defer close(job.done)
 		defer cancel()
-		repo, err := r.checkpointRepo(ctx, c)
+		err := checkpoint.Available()
+		var repo *checkpoint.Repo
+		if err == nil {
+			repo, err = r.checkpointRepo(ctx, c)
+		}
 		if err == nil {
 			r.watchCheckpoints(id, repo)
 			_, err = repo.Snapshot(ctx)
@@ -81,6 +85,7 @@ func (r *Runtime) warmCheckpointsFor(c domain.Conversation, fromActor bool) {
 			r.log.Debug("warming the checkpoint repository failed; the first tool call will try again", "conversation", id, "error", err)
 		}
 	}()
+	return true
 }
 
 // watchCheckpoints turns on the change detector of a conversation's repository (package

@@ -51,6 +51,11 @@ type conversationActor struct {
 	// tool. What was running is answered by restart recovery instead.
 	stopping bool
 
+	// checkpointsWarmed is set once this actor has had its checkpoint repository warmed (or
+	// found it open or warming): later requests do not ask again, so the runtime's
+	// checkpoint lock is not taken on every request (warmCheckpointsFor).
+	checkpointsWarmed bool
+
 	// tempDir is the private TMPDIR of this conversation's sandboxed commands, created on
 	// first use and removed when the actor stops.
 	tempDir string

@@ -95,9 +95,9 @@ func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 	a.llmExec, a.llmCancel = e.Exec, cancel
 	a.gate.bind(e.Exec, cancel)
 	a.llmPID = ctx.Spawn(llmRequestProps(a.rt, a.id, e.Exec, reqCtx, cancel, req, servers, env))
-	if req.Tools != nil {
+	if req.Tools != nil && !a.checkpointsWarmed {
 		// After the request is on its way: it never waits for the copy.
-		a.rt.warmCheckpointsFor(a.conv, true)
+		a.checkpointsWarmed = a.rt.warmCheckpointsFor(a.conv, true)
 	}
 }
 

@@ -181,11 +181,14 @@ var ErrNoHostRules = errors.New("the network proxy is not running in this sessio
 
 func (r *Runtime) hostRules() (HostRules, bool) {
 	hr, ok := r.cfg.HostProxy.(HostRules)
-	// A proxy started on first use says here whether it runs.
-	if lazy, isLazy := r.cfg.HostProxy.(interface{ Available() bool }); ok && isLazy && !lazy.Available() {
+	if !ok {
 		return nil, false
 	}
-	return hr, ok && r.cfg.HostProxy != nil
+	// A proxy started on first use says here whether it runs.
+	if lazy, isLazy := hr.(interface{ Available() bool }); isLazy && !lazy.Available() {
+		return nil, false
+	}
+	return hr, true
 }
 
 // HostRulesAvailable reports whether Settings can show and edit the allowed hosts.

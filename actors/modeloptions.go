@@ -22,12 +22,9 @@ func (r *Runtime) SetModelOptions(limits map[string]int, efforts map[string]stri
 	r.opts.Store(&modelOptions{limits: lowerKeys(limits), efforts: lowerKeys(efforts)})
 }
 
-func (r *Runtime) options() *modelOptions {
-	if o := r.opts.Load(); o != nil {
-		return o
-	}
-	return &modelOptions{limits: lowerKeys(r.cfg.OutputLimits)}
-}
+// options are the choices in force: Start stores Config.OutputLimits, SetModelOptions
+// replaces them.
+func (r *Runtime) options() *modelOptions { return r.opts.Load() }
 
 // ReasoningEffort is the effort sent with a request of the model: the one set for it when the
 // model thinks (domain.Thinks), else "" (the provider's default).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -92,14 +93,7 @@ func ParseTodo(arguments string) ([]TodoItem, error) {
 	return items, nil
 }
 
-func validTodoStatus(s TodoStatus) bool {
-	for _, v := range TodoStatuses {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
+func validTodoStatus(s TodoStatus) bool { return slices.Contains(TodoStatuses, s) }
 
 func todoStatusWords() string {
 	w := make([]string, len(TodoStatuses))
