@@ -23,25 +23,25 @@ const (
 	draft07     = "http://json-schema.org/draft-07/schema#"
 )
 
-// metaFile maps a meta-schema's URL (either scheme, with or without the fragment) to its
-// copy; ok is false for any other URL.
-func metaFile(u string) (string, bool) {
+// normalURL is a meta-schema's URL without its scheme and its empty fragment, as drafts are
+// written either way ("http://json-schema.org/draft-07/schema#", "https://…/schema").
+func normalURL(u string) string {
 	u = strings.TrimSuffix(u, "#")
-	rest, ok := strings.CutPrefix(u, "https://")
-	if !ok {
-		rest, ok = strings.CutPrefix(u, "http://")
+	if rest, ok := strings.CutPrefix(u, "https://"); ok {
+		return rest
 	}
-	if !ok {
-		return "", false
-	}
-	switch {
-	case rest == "json-schema.org/draft-07/schema":
+	return strings.TrimPrefix(u, "http://")
+}
+
+// metaFile maps a meta-schema's URL to its copy; ok is false for any other URL.
+func metaFile(u string) (string, bool) {
+	rest := normalURL(u)
+	if rest == "json-schema.org/draft-07/schema" {
 		return "meta/draft7/schema.json", true
-	case strings.HasPrefix(rest, "json-schema.org/draft/2020-12/"):
-		name := strings.TrimPrefix(rest, "json-schema.org/draft/2020-12/")
-		if name == "schema" || strings.HasPrefix(name, "meta/") && !strings.Contains(strings.TrimPrefix(name, "meta/"), "/") {
-			return "meta/draft2020-12/" + name + ".json", true
-		}
+	}
+	name, ok := strings.CutPrefix(rest, "json-schema.org/draft/2020-12/")
+	if ok && (name == "schema" || strings.HasPrefix(name, "meta/") && !strings.Contains(strings.TrimPrefix(name, "meta/"), "/")) {
+		return "meta/draft2020-12/" + name + ".json", true
 	}
 	return "", false
 }
@@ -98,11 +98,10 @@ func meta(draft string) (*jsonschema.Resolved, error) {
 // its own boolean exclusiveMaximum then fails the check, with the reason), and 2019-09 as
 // 2020-12.
 func checkedDraft(declared string) (string, error) {
-	d := strings.TrimSuffix(strings.Replace(declared, "https://", "http://", 1), "#")
-	switch d {
-	case "", "http://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft/2019-09/schema", "http://json-schema.org/schema":
+	switch normalURL(declared) {
+	case "", "json-schema.org/draft/2020-12/schema", "json-schema.org/draft/2019-09/schema", "json-schema.org/schema":
 		return draft202012, nil
-	case "http://json-schema.org/draft-07/schema", "http://json-schema.org/draft-06/schema", "http://json-schema.org/draft-04/schema":
+	case "json-schema.org/draft-07/schema", "json-schema.org/draft-06/schema", "json-schema.org/draft-04/schema":
 		return draft07, nil
 	}
 	return "", fmt.Errorf("it declares \"$schema\": %q, a JSON Schema draft the app cannot check (2020-12 and draft-07 are)", declared)
@@ -135,9 +134,10 @@ func Compile(doc []byte) (*Schema, error) {
 	if err := json.Unmarshal(doc, &s); err != nil {
 		return nil, errors.New(oneLine(err.Error()))
 	}
-	// The validator takes a schema as the draft it declares: one of an older draft is read
-	// as the draft it was checked as.
-	if s.Schema != "" && s.Schema != draft && !(draft == draft07 && strings.TrimSuffix(s.Schema, "#") == "https://json-schema.org/draft-07/schema") {
+	// The validator reads a schema as the draft it declares, and knows two spellings of two
+	// drafts: a declared draft is read as the one it was checked as (the model still gets
+	// the schema as the server wrote it).
+	if s.Schema != "" {
 		s.Schema = draft
 	}
 	rs, err := s.Resolve(&jsonschema.ResolveOptions{Loader: refuseOutside})
