@@ -310,14 +310,5 @@ func TestStreamingRowRendersMarkdown(t *testing.T) {
 // agentsCard is the sub-agent card on screen; the test fails without one.
 func (h *harness) agentsCard(t *testing.T) *agentsPart {
 	t.Helper()
-	var card *agentsPart
-	for _, v := range h.visibleRowViews() {
-		if v.bound.kind == rowAgents {
-			card = v.parts[rowAgents].(*agentsPart)
-		}
-	}
-	if card == nil {
-		t.Fatal("no sub-agent card on screen")
-	}
-	return card
+	return partOnScreen[*agentsPart](h, rowAgents, "the sub-agent card")
 }

@@ -75,17 +75,9 @@ func (p *todoPanel) refresh() {
 	}
 }
 
-// show draws p.items. The panel's height changes with it, and so does the chat's above it:
-// a chat that followed its newest row goes on showing it.
+// show draws p.items. The panel's height changes with it, and so does the chat's above it,
+// whose holder keeps a chat that followed its newest row at its end (chatFill).
 func (p *todoPanel) show() {
-	if cv := p.m.cv; cv != nil && cv.follow {
-		// Laid out now, not after the next measure, which would find the chat no longer at
-		// its end and stop following.
-		defer func() {
-			p.m.relayout()
-			cv.list.ScrollToBottom()
-		}()
-	}
 	if len(p.items) == 0 {
 		p.box.Hide()
 		return

@@ -11,14 +11,9 @@ import (
 	"github.com/phoenix-desktop/phoenix/ui/markdown/syntax"
 )
 
-// codeStyle is the style of code on a dark or a light background. The theme decides which
-// one applies when the code is drawn, so switching the theme recolours code without parsing
-// it again.
-func codeStyle(dark bool) *chroma.Style { return syntax.StyleFor(dark) }
-
-// lexerFor is the lexer of a code block's language, nil when the app does not highlight it.
-// The languages and styles are parsed on first use, not when the app starts (package syntax).
-func lexerFor(lang string) chroma.Lexer { return syntax.LexerFor(lang) }
+// Code's style (syntax.StyleFor) is looked up when the code is drawn, by the theme's
+// background, so switching the theme recolours code without parsing it again. Languages and
+// styles are parsed on first use, not when the app starts (package syntax).
 
 // tokenColor is a chroma token type whose colour is looked up when drawn.
 type tokenColor struct{ tt chroma.TokenType }
@@ -41,7 +36,7 @@ func tokenOf(tt chroma.TokenType) *tokenColor {
 
 // resolve is the token's colour in the current theme, or fg when the style leaves it unset.
 func (tc *tokenColor) resolve(fg color.Color) color.Color {
-	e := codeStyle(isDark()).Get(tc.tt)
+	e := syntax.StyleFor(isDark()).Get(tc.tt)
 	if !e.Colour.IsSet() {
 		return fg
 	}
@@ -54,7 +49,7 @@ func sameLook(a, b chroma.TokenType) bool {
 		return true
 	}
 	for _, dark := range []bool{false, true} {
-		st := codeStyle(dark)
+		st := syntax.StyleFor(dark)
 		ea, eb := st.Get(a), st.Get(b)
 		if ea.Colour != eb.Colour || ea.Bold != eb.Bold || ea.Italic != eb.Italic {
 			return false
@@ -115,7 +110,7 @@ func highlight(code, lang string) []run {
 	if lang == "" {
 		return plain
 	}
-	lexer := lexerFor(lang)
+	lexer := syntax.LexerFor(lang)
 	if lexer == nil {
 		return plain
 	}
@@ -173,7 +168,7 @@ var hlCache struct {
 
 // needsLexer says whether highlighting lang takes chroma (the others are immediate).
 func needsLexer(lang string) bool {
-	return lang != "" && !isDiff(lang) && lexerFor(lang) != nil
+	return lang != "" && !isDiff(lang) && syntax.LexerFor(lang) != nil
 }
 
 // cachedHighlight returns the runs of code when they are known, or provisional runs: the

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/alecthomas/chroma/v2"
+
+	"github.com/phoenix-desktop/phoenix/ui/markdown/syntax"
 )
 
 // The golden files below were written by the highlighter as it was when it used chroma's own
@@ -106,7 +108,7 @@ func TestCodeStylesUnchanged(t *testing.T) {
 	sort.Slice(types, func(i, j int) bool { return types[i] < types[j] })
 	var sb strings.Builder
 	for _, dark := range []bool{false, true} {
-		st := codeStyle(dark)
+		st := syntax.StyleFor(dark)
 		fmt.Fprintf(&sb, "== %s\n", st.Name)
 		for _, tt := range types {
 			fmt.Fprintf(&sb, "%s: %s\n", tt, st.Get(tt))
@@ -138,7 +140,7 @@ func TestLexerNamesUnchanged(t *testing.T) {
 	var sb strings.Builder
 	for _, name := range goldenLangs {
 		got := "-"
-		if l := lexerFor(name); l != nil {
+		if l := syntax.LexerFor(name); l != nil {
 			got = l.Config().Name
 		}
 		fmt.Fprintf(&sb, "%q: %s\n", name, got)

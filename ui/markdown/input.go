@@ -19,7 +19,6 @@ func (v *View) MouseDown(ev *desktop.MouseEvent) {
 	if ev.Button != desktop.MouseButtonPrimary {
 		return
 	}
-	v.pressAt = ev.Position
 	if span := v.opts.Span; span != nil {
 		// Asked before taking the focus: the view that has it holds the selection to extend.
 		if ev.Modifier&fyne.KeyModifierShift != 0 {

@@ -59,7 +59,6 @@ type View struct {
 	dragging    bool
 	// dragFrom is where the drag began (the anchor while the view selects on its own).
 	dragFrom pos
-	pressAt  fyne.Position
 	// markQ and markStrong are what Mark highlights (find.go).
 	markQ      string
 	markStrong bool
