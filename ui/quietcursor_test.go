@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"image/color"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -26,6 +27,15 @@ func TestComposerCursorIsSteady(t *testing.T) {
 	}
 	if cursor.FillColor != theme.Color(theme.ColorNamePrimary) {
 		t.Fatalf("focused, the cursor is %v, want the primary colour in full", cursor.FillColor)
+	}
+	// Fyne's test driver runs a new animation to its end at once, which also leaves the
+	// primary colour; so the cursor is dimmed here as the fade would, and the entry told of
+	// the focus again while its animation exists (Fyne starts no other): only steadyCursor
+	// draws the cursor in full again.
+	cursor.FillColor = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x40}
+	e.FocusGained()
+	if cursor.FillColor != theme.Color(theme.ColorNamePrimary) {
+		t.Fatalf("focused again, the cursor stays %v, want the primary colour in full", cursor.FillColor)
 	}
 	// Focus lost and found again: Fyne makes a new animation, which is stopped too.
 	w.Canvas().Unfocus()
