@@ -145,16 +145,7 @@ func (m *MainWindow) continueInNew() {
 				m.showInline(fmt.Sprintf("Could not start the new conversation: %v.", err))
 				return
 			}
-			nc := m.conv(conv.ID)
-			if !nc.hasState {
-				nc.setConv(conv, conv.CreatedAt)
-			}
-			nc.listed = true
-			if nc.draft.text == "" {
-				nc.draft.text = summary
-			}
-			m.sidebar.refresh()
-			m.open(conv.ID)
+			m.openCreated(conv, summary)
 		})
 	}()
 }

@@ -59,13 +59,7 @@ func (m *MainWindow) fork(cs *convState, seq uint64) {
 				m.showInline(fmt.Sprintf("Could not fork the conversation: %v.", err))
 				return
 			}
-			nc := m.conv(conv.ID)
-			if !nc.hasState {
-				nc.setConv(conv, conv.CreatedAt)
-			}
-			nc.listed = true
-			m.sidebar.refresh()
-			m.open(conv.ID)
+			m.openCreated(conv, "")
 		})
 	}()
 }

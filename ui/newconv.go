@@ -156,13 +156,23 @@ func (m *MainWindow) createConversation(p NewConversation) {
 			pr := m.app.Preferences()
 			pr.SetString(prefLastCwd, p.Cwd)
 			pr.SetString(prefLastModel, p.Model)
-			cs := m.conv(conv.ID)
-			if !cs.hasState {
-				cs.setConv(conv, conv.CreatedAt)
-			}
-			cs.listed = true
-			m.sidebar.refresh()
-			m.open(conv.ID)
+			m.openCreated(conv, "")
 		})
 	}()
+}
+
+// openCreated lists and opens a conversation the runtime has just made (New, the demo, a
+// fork, continuing in a new one), whose events may not have come yet; draft, when given, is
+// put in its composer unless it has one.
+func (m *MainWindow) openCreated(conv domain.Conversation, draft string) {
+	cs := m.conv(conv.ID)
+	if !cs.hasState {
+		cs.setConv(conv, conv.CreatedAt)
+	}
+	cs.listed = true
+	if draft != "" && cs.draft.text == "" {
+		cs.draft.text = draft
+	}
+	m.sidebar.refresh()
+	m.open(conv.ID)
 }

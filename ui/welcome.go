@@ -270,13 +270,7 @@ func (w *welcomeCard) startDemo(p demoPrompt) {
 				return
 			}
 			w.say("", widget.MediumImportance)
-			cs := m.conv(conv.ID)
-			if !cs.hasState {
-				cs.setConv(conv, conv.CreatedAt)
-			}
-			cs.listed = true
-			m.sidebar.refresh()
-			m.open(conv.ID)
+			m.openCreated(conv, "")
 		})
 	}()
 }
