@@ -73,6 +73,7 @@ func (h *hostCards) onEvent(ev actors.Event) {
 		h.open = slices.DeleteFunc(h.open, func(r actors.HostApprovalRequested) bool { return r.RequestID == e.RequestID })
 	}
 	h.refresh()
+	h.m.composer.refresh() // it says whether the agent waits for the person
 }
 
 // current lists the open requests of the conversation on screen.
@@ -110,9 +111,6 @@ func (h *hostCards) refresh() {
 	}
 	h.box.Hidden = len(reqs) == 0
 	h.box.Refresh()
-	if h.m.composer != nil {
-		h.m.composer.refresh() // it says whether the agent waits for the person
-	}
 }
 
 func (h *hostCards) card(r actors.HostApprovalRequested) fyne.CanvasObject {

@@ -347,8 +347,8 @@ func (m *MainWindow) refreshAll() {
 	m.header.refresh()
 	m.proj.refresh()
 	m.status.refresh()
-	m.composer.refresh()
 	m.hosts.refresh()
+	m.composer.refresh() // after the cards: it says whether the agent waits for the person
 	m.todo.refresh()
 	m.relayout()
 	if m.cv != nil && m.gen != m.cv.lastGen {

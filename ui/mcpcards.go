@@ -64,6 +64,7 @@ func (c *mcpCards) onEvent(ev actors.Event) bool {
 		return false
 	}
 	c.refresh()
+	c.m.composer.refresh() // it says whether the agent waits for the person
 	return true
 }
 
@@ -109,9 +110,6 @@ func (c *mcpCards) refresh() {
 	c.box.Objects = objs
 	c.box.Hidden = len(objs) == 0
 	c.box.Refresh()
-	if c.m.composer != nil {
-		c.m.composer.refresh() // it says whether the agent waits for the person
-	}
 }
 
 // mcpCard is one request's card.
