@@ -27,11 +27,17 @@ type notePart struct {
 }
 
 func newNotePart() *notePart {
-	p := &notePart{bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent),
-		icon: widget.NewIcon(nil), text: newWrapText()}
-	body := container.New(&hbar{gap: pad()}, p.icon, p.text, none())
-	p.obj = container.New(insetBy(fyne.NewSize(pad(), pad()/2), 3), p.bg, p.stripe, body)
+	p := &notePart{icon: widget.NewIcon(nil), text: newWrapText()}
+	p.bg, p.stripe, p.obj = noticeFrame(p.icon, p.text, none())
 	return p
+}
+
+// noticeFrame lays a notice row out, as notes and action notices share it: a background and a
+// stripe (which tint colours), an icon, the text and what follows it (a button, or nothing).
+func noticeFrame(icon *widget.Icon, text *widget.RichText, trailing fyne.CanvasObject) (bg, stripe *canvas.Rectangle, obj fyne.CanvasObject) {
+	bg, stripe = canvas.NewRectangle(color.Transparent), canvas.NewRectangle(color.Transparent)
+	body := container.New(&hbar{gap: pad()}, icon, text, trailing)
+	return bg, stripe, container.New(insetBy(fyne.NewSize(pad(), pad()/2), 3), bg, stripe, body)
 }
 
 func (p *notePart) object() fyne.CanvasObject { return p.obj }

@@ -2,11 +2,9 @@ package ui
 
 import (
 	"context"
-	"image/color"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -50,10 +48,8 @@ type actionNotice struct {
 }
 
 func newActionNotice(label string, icon fyne.Resource, tapped func()) *actionNotice {
-	n := &actionNotice{bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: newWrapText()}
-	n.button = widget.NewButtonWithIcon(label, icon, tapped)
-	body := container.New(&hbar{gap: pad()}, widget.NewIcon(theme.WarningIcon()), n.text, n.button)
-	n.obj = container.New(insetBy(fyne.NewSize(pad(), pad()/2), 3), n.bg, n.stripe, body)
+	n := &actionNotice{text: newWrapText(), button: widget.NewButtonWithIcon(label, icon, tapped)}
+	n.bg, n.stripe, n.obj = noticeFrame(widget.NewIcon(theme.WarningIcon()), n.text, n.button)
 	return n
 }
 
