@@ -141,22 +141,16 @@ func FormFields(schema any) ([]FormField, error) {
 	var fields []FormField
 	for name, p := range top.Properties {
 		var prop struct {
-			Type        string   `json:"type"`
-			Title       string   `json:"title"`
-			Description string   `json:"description"`
-			Enum        []any    `json:"enum"`
-			EnumNames   []string `json:"enumNames"`
-			OneOf       []struct {
-				Const any    `json:"const"`
-				Title string `json:"title"`
-			} `json:"oneOf"`
-			Default any `json:"default"`
-			Items   *struct {
-				Enum  []any `json:"enum"`
-				AnyOf []struct {
-					Const any    `json:"const"`
-					Title string `json:"title"`
-				} `json:"anyOf"`
+			Type        string        `json:"type"`
+			Title       string        `json:"title"`
+			Description string        `json:"description"`
+			Enum        []any         `json:"enum"`
+			EnumNames   []string      `json:"enumNames"`
+			OneOf       []titledConst `json:"oneOf"`
+			Default     any           `json:"default"`
+			Items       *struct {
+				Enum  []any         `json:"enum"`
+				AnyOf []titledConst `json:"anyOf"`
 			} `json:"items"`
 			MinItems int `json:"minItems"`
 			MaxItems int `json:"maxItems"`
@@ -171,30 +165,13 @@ func FormFields(schema any) ([]FormField, error) {
 		switch {
 		case len(prop.Enum) > 0:
 			f.Kind = FieldEnum
-			for i, v := range prop.Enum {
-				f.Options = append(f.Options, fmt.Sprint(v))
-				label := fmt.Sprint(v)
-				if i < len(prop.EnumNames) && prop.EnumNames[i] != "" {
-					label = prop.EnumNames[i]
-				}
-				f.Labels = append(f.Labels, label)
-			}
+			f.addChoices(prop.Enum, prop.EnumNames, nil)
 		case len(prop.OneOf) > 0:
 			f.Kind = FieldEnum
-			for _, o := range prop.OneOf {
-				f.Options = append(f.Options, fmt.Sprint(o.Const))
-				f.Labels = append(f.Labels, cmp(o.Title, fmt.Sprint(o.Const)))
-			}
+			f.addChoices(nil, nil, prop.OneOf)
 		case prop.Type == "array" && prop.Items != nil && (len(prop.Items.Enum) > 0 || len(prop.Items.AnyOf) > 0):
 			f.Kind, f.MinItems, f.MaxItems = FieldChoices, prop.MinItems, prop.MaxItems
-			for _, v := range prop.Items.Enum {
-				f.Options = append(f.Options, fmt.Sprint(v))
-				f.Labels = append(f.Labels, fmt.Sprint(v))
-			}
-			for _, o := range prop.Items.AnyOf {
-				f.Options = append(f.Options, fmt.Sprint(o.Const))
-				f.Labels = append(f.Labels, cmp(o.Title, fmt.Sprint(o.Const)))
-			}
+			f.addChoices(prop.Items.Enum, nil, prop.Items.AnyOf)
 			f.Default = ""
 			if picks, ok := prop.Default.([]any); ok {
 				var texts []string
@@ -308,4 +285,26 @@ func FormContent(fields []FormField, entries map[string]string) (map[string]any,
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// titledConst is one choice of a oneOf or anyOf list: a value and its title.
+type titledConst struct {
+	Const any    `json:"const"`
+	Title string `json:"title"`
+}
+
+// addChoices adds the choices of an enum (labelled by the legacy enumNames where given) and of
+// a oneOf or anyOf list of consts (labelled by their titles), each value labelled by itself
+// otherwise.
+func (f *FormField) addChoices(enum []any, names []string, consts []titledConst) {
+	for i, v := range enum {
+		label := fmt.Sprint(v)
+		if i < len(names) && names[i] != "" {
+			label = names[i]
+		}
+		f.Options, f.Labels = append(f.Options, fmt.Sprint(v)), append(f.Labels, label)
+	}
+	for _, o := range consts {
+		f.Options, f.Labels = append(f.Options, fmt.Sprint(o.Const)), append(f.Labels, cmp(o.Title, fmt.Sprint(o.Const)))
+	}
 }
