@@ -36,11 +36,7 @@ func openMCPTokens() (mcp.TokenStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := secrets.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return secrets.Open(dir)
 }
 
 // runMCPLogin signs in to one URL server: the browser opens where there is a display, and the
