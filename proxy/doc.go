@@ -27,9 +27,12 @@
 // 0177.0.0.1, 127.1, [::ffff:127.0.0.1]) is read as the address it is, and is reached only when
 // that address is listed: a name entry never allows an address. An empty list allows nothing.
 // The "package registries" switch of a project adds the hosts its toolchains download from,
-// read at run time from this machine's configuration (RegistryHosts: `go env`, `npm config`,
-// `pip config`, apt's sources, cargo's config.toml), so mirrors and company proxies are
-// honoured; they are read again after a minute.
+// read at run time from the person's and this machine's configuration (RegistryHosts: `go
+// env`, `npm config`, `pip config`, apt's sources, CARGO_HOME's config.toml; RegistrySources
+// says which), so mirrors and company proxies are honoured; they are read again after a
+// minute. Nothing of the project is read or run for it: the agent can write the whole tree, so
+// the queries run in "/" with Python isolated and Go on its own toolchain, and a program
+// found on PATH inside the tree is passed over (see toolEnv).
 //
 // After a name is allowed, the proxy resolves it and refuses the addresses of this machine
 // and its link (loopback, link-local, unspecified): a name that the network points at the

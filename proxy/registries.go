@@ -21,39 +21,68 @@ import (
 
 // toolEnv is where the registry readers look: the commands they run and the files they read.
 // Tests replace it with fake commands and fixture directories.
+//
+// The readers read the person's own configuration and nothing of a project's: a Project-mode
+// command can write anywhere in its working tree, so a .npmrc, a .cargo/config.toml, a pip.py
+// or a node_modules/.bin/npm there is the agent's, and reading it would let the agent choose
+// the hosts it may reach, and running it would run the agent's code outside the sandbox. So
+// every command runs with its working directory at neutralDir, by an absolute path that does
+// not lie in the tree, with Python isolated (-I: no current directory, PYTHONPATH or user site
+// on its import path) and Go kept on its own toolchain (GOTOOLCHAIN=local: a go.mod is never
+// read and no other toolchain is fetched or run); cargo's configuration is read from
+// CARGO_HOME only.
 type toolEnv struct {
-	// run runs a toolchain command in dir and returns its standard output. A command that is
-	// not installed returns an error matching exec.ErrNotFound.
-	run func(ctx context.Context, dir, name string, args ...string) ([]byte, error)
+	// run runs a toolchain command (an absolute path from lookPath) in neutralDir and returns
+	// its standard output. A command that is not installed returns an error matching
+	// exec.ErrNotFound.
+	run func(ctx context.Context, name string, args ...string) ([]byte, error)
 	// lookPath finds a command (exec.LookPath).
 	lookPath func(name string) (string, error)
 	home     string // the person's home directory
-	project  string // the working tree, or "" for none
+	project  string // the working tree, whose programs are never run; "" for none
 	root     string // the root of the file system the system files are read under ("/")
 	cargoDir string // CARGO_HOME, or ~/.cargo
 }
+
+// neutralDir is the working directory of every toolchain query: no project's configuration
+// is found from it, and only root can write there.
+const neutralDir = "/"
 
 // registryReader reads one toolchain's registry hosts. A toolchain that is not installed or
 // not configured yields nothing and no error.
 type registryReader func(ctx context.Context, env toolEnv) ([]string, error)
 
-// registryReaders is the one list of toolchains the "package registries" switch covers.
+// registryReaders is the one list of toolchains the "package registries" switch covers, and
+// RegistrySources says what each reads.
 var registryReaders = []struct {
-	name string
-	read registryReader
+	name    string
+	read    registryReader
+	sources string
 }{
-	{"Go", goRegistries},
-	{"npm", npmRegistries},
-	{"pip", pipRegistries},
-	{"apt", aptRegistries},
-	{"cargo", cargoRegistries},
+	{"Go", goRegistries, "GOPROXY and GOSUMDB as `go env` gives them (your environment and go env -w settings)"},
+	{"npm", npmRegistries, "`npm config list` outside any project (your ~/.npmrc, the global npmrc, npm_config_* variables)"},
+	{"pip", pipRegistries, "`pip config list` outside any project (your pip.conf files and PIP_* variables), else pip's default index"},
+	{"apt", aptRegistries, "/etc/apt/sources.list and /etc/apt/sources.list.d"},
+	{"cargo", cargoRegistries, "CARGO_HOME's config.toml (~/.cargo/config.toml)"},
 }
 
-// RegistryHosts reads, from this machine's toolchain configuration, the hosts that the
-// package managers of a project (its working tree; "" for none) download from: Go's module
+// RegistrySources lists, one line a toolchain, what the "package registries" switch reads:
+// the person's and the machine's configuration, never a project's files.
+func RegistrySources() []string {
+	out := make([]string, len(registryReaders))
+	for i, r := range registryReaders {
+		out[i] = r.name + ": " + r.sources
+	}
+	return out
+}
+
+// RegistryHosts reads, from this machine's and the person's toolchain configuration (never
+// the project's: see toolEnv), the hosts that package managers download from: Go's module
 // proxy and checksum database, npm's registries, pip's indexes, apt's sources and cargo's
-// registries. Each entry is a host, or host:port when the configuration names a port. What
-// could not be read is in the error; the hosts that could be read are returned with it.
+// registries. project is the working tree whose programs must not be run (a PATH entry inside
+// it is passed over); "" for none. Each entry is a host, or host:port when the configuration
+// names a port. What could not be read is in the error; the hosts that could be read are
+// returned with it.
 func RegistryHosts(ctx context.Context, project string) ([]string, error) {
 	home, _ := os.UserHomeDir()
 	cargoDir := os.Getenv("CARGO_HOME")
@@ -84,23 +113,72 @@ func registryHostsIn(ctx context.Context, env toolEnv) ([]string, error) {
 	return slices.Compact(all), errors.Join(errs...)
 }
 
-// runTool runs a toolchain command, with its own environment and configuration.
-func runTool(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	if dir != "" {
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			cmd.Dir = dir
+// query runs a toolchain's command the safe way (see toolEnv): found on PATH, but never a
+// program inside the project.
+func (env toolEnv) query(ctx context.Context, name string, args ...string) ([]byte, error) {
+	path, err := env.lookPath(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+	}
+	if env.project != "" && insideTree(env.project, path) {
+		return nil, fmt.Errorf("the %s found on PATH (%s) lies in the project, which the agent can change, so it is not run; "+
+			"take the project's folders out of PATH, or list the registries' hosts for the project by hand", name, path)
+	}
+	return env.run(ctx, path, args...)
+}
+
+// insideTree says whether path, or the file it links to, lies in the tree (seen as it is
+// written and with its links followed). A relative path counts as inside: it depends on the
+// working directory.
+func insideTree(tree, path string) bool {
+	if !filepath.IsAbs(path) {
+		return true
+	}
+	realPath, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		realPath = path // gone since it was found: running it fails on its own
+	}
+	realTree, err := filepath.EvalSymlinks(tree)
+	if err != nil {
+		realTree = tree
+	}
+	for _, t := range []string{tree, realTree} {
+		for _, p := range []string{path, realPath} {
+			if within(t, p) {
+				return true
+			}
 		}
 	}
+	return false
+}
+
+// within says whether p is root or lies under it (both clean absolute paths).
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// queryEnv is the environment of a toolchain query: the person's, with Go kept on the
+// toolchain installed (a go.mod's toolchain line is never acted on).
+func queryEnv() []string {
+	return append(os.Environ(), "GOTOOLCHAIN=local")
+}
+
+// runTool runs a toolchain command in neutralDir with the person's environment.
+func runTool(ctx context.Context, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = neutralDir
+	cmd.Env = queryEnv()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = time.Second
 	out, err := cmd.Output()
+	shown := filepath.Base(name) + " " + strings.Join(args, " ")
 	if err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return out, fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, msg)
+			return out, fmt.Errorf("%s: %w: %s", shown, err, msg)
 		}
-		return out, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
+		return out, fmt.Errorf("%s: %w", shown, err)
 	}
 	return out, nil
 }
@@ -146,7 +224,7 @@ func notInstalled(err error) bool { return errors.Is(err, exec.ErrNotFound) }
 // hosts: modules under them are fetched through GOPROXY all the same, or straight from their
 // version control host with "direct", which no fixed list can name.
 func goRegistries(ctx context.Context, env toolEnv) ([]string, error) {
-	out, err := env.run(ctx, env.project, "go", "env", "-json", "GOPROXY", "GOSUMDB")
+	out, err := env.query(ctx, "go", "env", "-json", "GOPROXY", "GOSUMDB")
 	if notInstalled(err) {
 		return nil, nil
 	}
@@ -191,11 +269,11 @@ func goSumDBHost(v string) (string, bool) {
 // scopedRegistryKey is npm's key for a scope's registry: @scope:registry.
 var scopedRegistryKey = regexp.MustCompile(`^@[^:/]+:registry$`)
 
-// npmRegistries asks npm itself, in the project's directory, for its merged configuration
-// (built-in, global, ~/.npmrc, the project's .npmrc, NPM_CONFIG_* variables): the default
-// registry and every scope's.
+// npmRegistries asks npm itself, outside any project, for its merged configuration (built-in,
+// global, ~/.npmrc, NPM_CONFIG_* variables; never a project's .npmrc): the default registry and
+// every scope's.
 func npmRegistries(ctx context.Context, env toolEnv) ([]string, error) {
-	out, err := env.run(ctx, env.project, "npm", "config", "list", "--json")
+	out, err := env.query(ctx, "npm", "config", "list", "--json")
 	if notInstalled(err) {
 		return nil, nil
 	}
@@ -226,7 +304,7 @@ func npmRegistries(ctx context.Context, env toolEnv) ([]string, error) {
 // these since pip 10; if a pip moves them, the error says so and the person can list the
 // hosts by hand.
 func pipRegistries(ctx context.Context, env toolEnv) ([]string, error) {
-	out, err := env.run(ctx, env.project, "python3", "-m", "pip", "config", "list")
+	out, err := env.query(ctx, "python3", "-I", "-m", "pip", "config", "list")
 	if notInstalled(err) || (err != nil && strings.Contains(err.Error(), "No module named pip")) {
 		return nil, nil
 	}
@@ -237,7 +315,7 @@ func pipRegistries(ctx context.Context, env toolEnv) ([]string, error) {
 	if indexSet {
 		return hosts, nil
 	}
-	out, err = env.run(ctx, env.project, "python3", "-c",
+	out, err = env.query(ctx, "python3", "-I", "-c",
 		"from pip._internal.models.index import PyPI; print(PyPI.simple_url); print('https://' + PyPI.file_storage_domain)")
 	if err != nil {
 		return hosts, fmt.Errorf("asking pip for its default index: %w", err)
@@ -402,18 +480,20 @@ type cargoConfig struct {
 // in and no cargo command prints them, so they are written here.
 var cargoDefaultRegistries = []string{"index.crates.io", "static.crates.io"}
 
-// cargoRegistries reads cargo's configuration (CARGO_HOME's config.toml, and the project's
-// .cargo/config.toml from the working tree up, as cargo does): every named registry's index,
-// every source's registry, and crates.io's defaults unless its source is replaced.
+// cargoRegistries reads cargo's own configuration (CARGO_HOME's config.toml; never a
+// project's .cargo/config.toml, which the agent can write): every named registry's index,
+// every source's registry, and crates.io's defaults unless its source is replaced. A
+// registry that a project's own .cargo/config.toml names is allowed by listing its host.
 func cargoRegistries(_ context.Context, env toolEnv) ([]string, error) {
+	if env.cargoDir == "" {
+		return nil, nil
+	}
 	var files []string
-	for _, dir := range cargoConfigDirs(env) {
-		for _, name := range []string{"config.toml", "config"} {
-			p := filepath.Join(dir, name)
-			if _, err := os.Stat(p); err == nil {
-				files = append(files, p)
-				break // cargo reads config.toml when both exist
-			}
+	for _, name := range []string{"config.toml", "config"} {
+		p := filepath.Join(env.cargoDir, name)
+		if _, err := os.Stat(p); err == nil {
+			files = append(files, p)
+			break // cargo reads config.toml when both exist
 		}
 	}
 	var hosts []string
@@ -445,24 +525,6 @@ func cargoRegistries(_ context.Context, env toolEnv) ([]string, error) {
 		hosts = append(hosts, cargoDefaultRegistries...)
 	}
 	return hosts, errors.Join(errs...)
-}
-
-// cargoConfigDirs lists the .cargo directories cargo reads, nearest first: the project's and
-// its parents', then CARGO_HOME.
-func cargoConfigDirs(env toolEnv) []string {
-	var dirs []string
-	if env.project != "" {
-		for d := filepath.Clean(env.project); ; d = filepath.Dir(d) {
-			dirs = append(dirs, filepath.Join(d, ".cargo"))
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	if env.cargoDir != "" && !slices.Contains(dirs, filepath.Clean(env.cargoDir)) {
-		dirs = append(dirs, env.cargoDir)
-	}
-	return dirs
 }
 
 func cargoInstalled(env toolEnv) bool {

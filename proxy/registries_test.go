@@ -16,11 +16,11 @@ import (
 // in it is not installed.
 type fakeTools map[string]string
 
-func (f fakeTools) run(_ context.Context, _ string, name string, args ...string) ([]byte, error) {
-	line := strings.Join(append([]string{name}, args...), " ")
+func (f fakeTools) run(_ context.Context, path string, args ...string) ([]byte, error) {
+	line := strings.Join(append([]string{filepath.Base(path)}, args...), " ")
 	out, ok := f[line]
 	if !ok {
-		return nil, fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+		return nil, fmt.Errorf("%s: %w", path, exec.ErrNotFound)
 	}
 	if rest, failed := strings.CutPrefix(out, "FAIL:"); failed {
 		return nil, errors.New(rest)
@@ -28,12 +28,22 @@ func (f fakeTools) run(_ context.Context, _ string, name string, args ...string)
 	return []byte(out), nil
 }
 
+// lookPath finds the fake commands in /usr/bin.
+func (f fakeTools) lookPath(name string) (string, error) {
+	for line := range f {
+		if strings.HasPrefix(line, name+" ") {
+			return "/usr/bin/" + name, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
 func testEnv(t *testing.T, tools fakeTools) toolEnv {
 	t.Helper()
 	root := t.TempDir()
 	return toolEnv{
 		run:      tools.run,
-		lookPath: func(string) (string, error) { return "", exec.ErrNotFound },
+		lookPath: tools.lookPath,
 		home:     filepath.Join(root, "home"),
 		project:  filepath.Join(root, "project"),
 		root:     root,
@@ -111,8 +121,8 @@ func TestNpmRegistries(t *testing.T) {
 }
 
 const (
-	pipListCmd    = "python3 -m pip config list"
-	pipDefaultCmd = "python3 -c from pip._internal.models.index import PyPI; print(PyPI.simple_url); print('https://' + PyPI.file_storage_domain)"
+	pipListCmd    = "python3 -I -m pip config list"
+	pipDefaultCmd = "python3 -I -c from pip._internal.models.index import PyPI; print(PyPI.simple_url); print('https://' + PyPI.file_storage_domain)"
 )
 
 func TestPipRegistries(t *testing.T) {
@@ -197,8 +207,20 @@ index = "ssh://git@git.corp.example:2222/index.git"
 	got, err = cargoRegistries(ctx, env)
 	checkHosts(t, "named registries", got, err, append([]string{"cargo.corp.example", "git.corp.example:2222"}, cargoDefaultRegistries...)...)
 
-	// The project's own configuration replaces crates.io: its defaults are not added.
+	// A project's own configuration is the agent's to write: it is never read.
 	writeFile(t, filepath.Join(env.project, ".cargo", "config.toml"), `
+[registries.x]
+index = "sparse+http://evil.test/"
+`)
+	got, err = cargoRegistries(ctx, env)
+	checkHosts(t, "a project's .cargo/config.toml", got, err, append([]string{"cargo.corp.example", "git.corp.example:2222"}, cargoDefaultRegistries...)...)
+
+	// The person's configuration replaces crates.io: its defaults are not added.
+	writeFile(t, filepath.Join(env.cargoDir, "config.toml"), `
+[registries.corp]
+index = "sparse+https://cargo.corp.example/index/"
+[registries.git-one]
+index = "ssh://git@git.corp.example:2222/index.git"
 [source.crates-io]
 replace-with = "mirror"
 [source.mirror]
@@ -262,4 +284,84 @@ func TestRegistryHostsOnThisMachine(t *testing.T) {
 		}
 	}
 	t.Logf("registries on this machine: %q", got)
+}
+
+// A Project-mode command writes its working tree, so everything there is the agent's: the
+// switch must neither read the tree's configuration nor run anything from it. The tree is
+// planted with what the package managers and Python would pick up from a working directory,
+// an import path or PATH; the real readers run; no planted host may come back and no planted
+// program may have run (each would leave a marker file outside the tree).
+func TestRegistriesNeverReadOrRunTheProject(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go, npm and pip")
+	}
+	project := t.TempDir()
+	markers := t.TempDir()
+	ran := func(name string) string { return filepath.Join(markers, name) }
+	script := func(name string) string {
+		return fmt.Sprintf("#!/bin/sh\necho ran > %q\necho '{\"registry\": \"http://evil-npm-bin.test/\"}'\n", ran(name))
+	}
+	py := func(name string) string {
+		return fmt.Sprintf("open(%q, 'w').write('ran')\nprint('global.index-url=\\'http://evil-pip-code.test/\\'')\n", ran(name))
+	}
+	writeFile(t, filepath.Join(project, ".npmrc"), "registry=http://evil-npmrc.test:8080/\n@x:registry=http://evil-scope.test/\n")
+	writeFile(t, filepath.Join(project, "package.json"), `{"name": "x", "version": "1.0.0"}`)
+	writeFile(t, filepath.Join(project, ".cargo", "config.toml"), "[registries.x]\nindex = \"sparse+http://evil-cargo.test/\"\n")
+	writeFile(t, filepath.Join(project, "pip.conf"), "[global]\nindex-url = http://evil-pipconf.test/simple\n")
+	writeFile(t, filepath.Join(project, "pip.py"), py("pip.py"))
+	writeFile(t, filepath.Join(project, "pip", "__init__.py"), py("pip-package"))
+	writeFile(t, filepath.Join(project, "sitecustomize.py"), py("sitecustomize.py"))
+	writeFile(t, filepath.Join(project, "usercustomize.py"), py("usercustomize.py"))
+	writeFile(t, filepath.Join(project, ".pythonrc"), py(".pythonrc"))
+	check := func(t *testing.T) {
+		got, err := RegistryHosts(context.Background(), project)
+		t.Logf("hosts %q, errors: %v", got, err)
+		for _, h := range got {
+			if strings.Contains(h, "evil") {
+				t.Errorf("a host planted in the project was allowed: %s", h)
+			}
+		}
+		entries, _ := os.ReadDir(markers)
+		for _, e := range entries {
+			t.Errorf("the project's %s ran outside the sandbox", e.Name())
+		}
+	}
+	// The app started from the project's folder, with Python told to read its start-up file.
+	t.Run("working directory", func(t *testing.T) {
+		t.Chdir(project)
+		t.Setenv("PYTHONSTARTUP", filepath.Join(project, ".pythonrc"))
+		check(t)
+	})
+	// The tree's tool folder ahead on PATH, as direnv or PATH=./node_modules/.bin:$PATH leave
+	// it when the app is started from the project: those programs are passed over, by name.
+	t.Run("PATH", func(t *testing.T) {
+		for _, name := range []string{"npm", "go", "python3", "cargo"} {
+			p := filepath.Join(project, "node_modules", ".bin", name)
+			writeFile(t, p, script(name))
+			if err := os.Chmod(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Setenv("PATH", filepath.Join(project, "node_modules", ".bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+		check(t)
+		_, err := RegistryHosts(context.Background(), project)
+		for _, name := range []string{"npm", "go", "python3"} {
+			if err == nil || !strings.Contains(err.Error(), "the "+name+" found on PATH") {
+				t.Errorf("the error does not name the project's %s: %v", name, err)
+			}
+		}
+	})
+}
+
+// The words of the switch name the person's configuration only, and every reader has them.
+func TestRegistrySourcesNameEveryReader(t *testing.T) {
+	src := RegistrySources()
+	if len(src) != len(registryReaders) {
+		t.Fatalf("%d sources for %d readers", len(src), len(registryReaders))
+	}
+	for i, s := range src {
+		if !strings.HasPrefix(s, registryReaders[i].name+": ") || strings.Contains(strings.ToLower(s), "project's") {
+			t.Errorf("source line %q", s)
+		}
+	}
 }
