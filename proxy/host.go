@@ -37,9 +37,16 @@ func (h host) hostPort(port int) string {
 	return h.String() + ":" + strconv.Itoa(port)
 }
 
-// parseHost reads a host as a client wrote it (no port; brackets allowed around IPv6).
+// parseHost reads a host as a client wrote it (no port; brackets allowed around IPv6). It
+// trims nothing but one trailing dot: a name is judged exactly as it will be resolved and
+// sent, so a space or a non-ASCII character (a no-break space that a trim would remove but
+// an IDNA encoder would keep) makes it invalid rather than another name.
 func parseHost(s string) (host, error) {
-	s = strings.TrimSpace(s)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f {
+			return host{}, fmt.Errorf("%q is not a valid host name: it holds a space, a control or a non-ASCII character (write an international name in its xn-- form)", s)
+		}
+	}
 	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
 		a, err := netip.ParseAddr(s[1 : len(s)-1])
 		if err != nil || !a.Is6() {

@@ -30,10 +30,16 @@ const (
 	reasonIPNotAllowed   = "an IP address is reached only when that address itself is among the hosts you allowed for this project"
 	reasonDenied         = "you denied it"
 	reasonDeniedRecently = "you denied it less than a minute ago"
+	reasonDeniedMany     = "the command tried many hosts at once and you denied them all (for a minute)"
 )
 
 func reasonLocal(name string, addrs []netip.Addr) string {
-	return fmt.Sprintf("%s resolves only to addresses of this machine or its local link (%v), which are reached only when the address itself is among the hosts you allowed", name, addrs)
+	return fmt.Sprintf("%s resolves only to addresses of this machine (%v: its own addresses, loopback, its local link or a network behind one of its bridges), "+
+		"so it would reach your own services; such an address is reached only when the address itself is among the hosts you allowed", name, addrs)
+}
+
+func reasonMachineUnknown(err error) string {
+	return fmt.Sprintf("could not tell whether its address belongs to this machine (%v), so it was not reached; try again", err)
 }
 
 func reasonAskFailed(err error) string { return "could not ask you: " + err.Error() }

@@ -31,6 +31,13 @@ const (
 	// denyMemory is how long a Deny is remembered for a conversation, so that a command
 	// retrying in a loop does not show the person one card after another.
 	denyMemory = time.Minute
+	// maxDenied bounds the hosts a conversation remembers as denied; past it the oldest go.
+	maxDenied = 256
+	// maxCardsInBurst new cards within cardBurst is as many as a person can read: a command
+	// that tries more hosts than that folds them into one card ("the command is trying many
+	// hosts") rather than flooding the window.
+	maxCardsInBurst = 5
+	cardBurst       = 10 * time.Second
 	// maxRefusals bounds the refusal lines kept for a conversation between TakeRefusals.
 	maxRefusals = 20
 	// maxSocketPath is the longest path a unix socket can have on Linux (sun_path less NUL).
@@ -50,10 +57,17 @@ const (
 )
 
 // Request is what a card asks about: a command of a conversation in a project wants to reach
-// Host:Port. Host is a lower-case name or an IP address in its usual form.
+// Host:Port. Host is a lower-case name or an IP address in its usual form. A card is about a
+// host: connections to its other ports while the card is up wait for the same answer.
+//
+// A Request with Many is the folded card: the command tried more new hosts in a short time
+// than a person can answer one by one (Many lists them, Host:Port is the first). Deny refuses
+// them all and any other new host of the conversation for a minute; AllowOnce means "ask
+// about each", and each host then gets a card of its own.
 type Request struct {
 	Project, Conversation, Host string
 	Port                        int
+	Many                        []string
 }
 
 // Asker shows a card and waits for the person's answer. It may block until the person
@@ -73,9 +87,13 @@ type Options struct {
 	// Dial connects to an address the proxy has resolved and checked ("192.0.2.1:443",
 	// "[2001:db8::1]:443"); nil uses a net.Dialer. Tests use it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
-	// Resolve looks a host name up; nil uses the system's resolver. Tests use it to give
-	// names to local servers.
+	// Resolve looks a host name up exactly as written (no search list: the name is the one
+	// the rules checked); nil uses the system's resolver with the name fully qualified.
+	// Tests use it to give names to local servers.
 	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	// MachineNets lists this machine's own addresses and its bridges' networks, read for
+	// each connection to a name; nil reads the interfaces (machineNets). Tests use it.
+	MachineNets func() ([]netip.Prefix, error)
 }
 
 // Server is the proxy: one unix socket per conversation, each speaking HTTP CONNECT and
@@ -84,6 +102,7 @@ type Server struct {
 	o             Options
 	dial          func(ctx context.Context, network, addr string) (net.Conn, error)
 	resolve       func(ctx context.Context, host string) ([]netip.Addr, error)
+	machineNets   func() ([]netip.Prefix, error)
 	now           func() time.Time
 	headerTimeout time.Duration
 	// waiting, when set (tests), is called each time a connection starts waiting for a card.
@@ -103,20 +122,28 @@ type conv struct {
 	cancel            context.CancelFunc
 	wg                sync.WaitGroup // the accept loop, every connection and every ask
 
-	gone     bool
-	conns    map[net.Conn]struct{} // client and upstream connections, closed by Forget
-	once     map[string]bool       // host:port allowed once
-	denied   map[string]time.Time  // host:port → when the person denied it
-	asks     map[string]*pendingAsk
-	refusals []string
-	dropped  int // refusals beyond maxRefusals
+	gone   bool
+	conns  map[net.Conn]struct{}  // client and upstream connections, closed by Forget
+	once   map[string]bool        // host:port allowed once
+	denied map[string]time.Time   // host → when the person denied it
+	asks   map[string]*pendingAsk // host → its card
+	// fold is the folded card while it is up; cardTimes are when the recent cards were
+	// shown (for maxCardsInBurst); deniedAll is when the person denied a folded card.
+	fold      *pendingAsk
+	cardTimes []time.Time
+	deniedAll time.Time
+	refusals  []string
+	dropped   int // refusals beyond maxRefusals
 }
 
-// pendingAsk is one card on screen; every connection to its host:port waits for it.
+// pendingAsk is one card on screen; every connection to its host (or, for the fold, to any
+// of its hosts) waits for it. ports and hosts are guarded by Server.mu.
 type pendingAsk struct {
 	done     chan struct{}
 	cancel   context.CancelFunc
 	waiters  int
+	ports    map[int]bool // the ports waiting on a host's card
+	hosts    []string     // the hosts folded into the fold's card
 	decision Decision
 	err      error
 }
@@ -133,6 +160,7 @@ func Start(o Options) (*Server, error) {
 		o:             o,
 		dial:          o.Dial,
 		resolve:       o.Resolve,
+		machineNets:   o.MachineNets,
 		now:           time.Now,
 		headerTimeout: headerTimeout,
 		convs:         map[string]*conv{},
@@ -143,8 +171,13 @@ func Start(o Options) (*Server, error) {
 	}
 	if s.resolve == nil {
 		s.resolve = func(ctx context.Context, h string) ([]netip.Addr, error) {
-			return net.DefaultResolver.LookupNetIP(ctx, "ip", h)
+			// Fully qualified: a resolv.conf search list (ndots:5 in Kubernetes, a company's
+			// domain) must not turn the name the rules allowed into another one.
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", h+".")
 		}
+	}
+	if s.machineNets == nil {
+		s.machineNets = machineNets
 	}
 	return s, nil
 }
@@ -469,9 +502,15 @@ func (s *Server) open(c *conv, conn net.Conn, br *bufio.Reader, h host, port int
 			writeStatus(conn, http.StatusBadGateway, fmt.Sprintf("the proxy could not resolve %s: %v\n", h.name, err))
 			return nil, false
 		}
+		nets, err := s.machineNets()
+		if err != nil {
+			// What this machine is cannot be told: fail closed.
+			s.refuse(c, conn, refusal{target, reasonMachineUnknown(err)})
+			return nil, false
+		}
 		var local []netip.Addr
 		for _, a := range all {
-			if isLocal(a) {
+			if isLocal(a) || onMachine(a, nets) {
 				local = append(local, a.Unmap())
 			} else {
 				addrs = append(addrs, a.Unmap())
@@ -520,6 +559,16 @@ func (s *Server) forward(c *conv, conn net.Conn, br *bufio.Reader, req *http.Req
 		return
 	}
 	defer s.untrack(c, up)
+	// The Host sent is the host checked (RFC 9112 §3.2.2: a proxy replaces a received Host
+	// with the request target's), never a field the client wrote beside it.
+	req.Host = ""
+	req.URL.Host = h.String()
+	if h.isIP() && h.ip.Is6() {
+		req.URL.Host = "[" + h.ip.String() + "]"
+	}
+	if port != 80 {
+		req.URL.Host = h.hostPort(port)
+	}
 	for _, k := range req.Header.Values("Connection") {
 		for _, f := range strings.Split(k, ",") {
 			req.Header.Del(strings.TrimSpace(f))
