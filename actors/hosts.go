@@ -94,6 +94,11 @@ type HostApprovalRequested struct {
 	Port      int
 	// Project is the working directory whose allowed list "Always" adds to.
 	Project string
+	// Many, when set, makes this the folded card: the command tried these hosts (and more may
+	// wait) faster than a person can answer one card each. HostDeny refuses them all and any
+	// other new host for a minute; HostAllowOnce means "ask about each": every host then gets
+	// a card of its own. Host and Port are the first of them.
+	Many []string
 }
 
 // HostApprovalAnswered closes a host card: answered by the person or the CLI, or Withdrawn
@@ -127,10 +132,25 @@ type hostAsk struct {
 // waits for the answer or for ctx's end (then HostDeny and ctx's error). The proxy calls it
 // from the connection's goroutine, never an actor's.
 func (r *Runtime) AskHost(ctx context.Context, project, conversation, host string, port int) (HostDecision, error) {
+	return r.askHost(ctx, HostApprovalRequested{ConvID: conversation, Host: host, Port: port, Project: project})
+}
+
+// AskManyHosts shows the folded card (HostApprovalRequested.Many) for hosts, the first of
+// which asked for port, and waits as AskHost does.
+func (r *Runtime) AskManyHosts(ctx context.Context, project, conversation string, hosts []string, port int) (HostDecision, error) {
+	if len(hosts) == 0 {
+		return HostDeny, errors.New("AskManyHosts: no hosts")
+	}
+	return r.askHost(ctx, HostApprovalRequested{ConvID: conversation, Host: hosts[0], Port: port, Project: project, Many: hosts})
+}
+
+func (r *Runtime) askHost(ctx context.Context, req HostApprovalRequested) (HostDecision, error) {
 	if r.stopped.Load() {
 		return HostDeny, ErrStopped
 	}
 	id := newID()
+	conversation := req.ConvID
+	req.RequestID = id
 	ask := hostAsk{conv: conversation, answer: make(chan HostDecision, 1)}
 	r.hosts.mu.Lock()
 	if r.hosts.pending == nil {
@@ -138,7 +158,7 @@ func (r *Runtime) AskHost(ctx context.Context, project, conversation, host strin
 	}
 	r.hosts.pending[id] = ask
 	r.hosts.mu.Unlock()
-	r.publish(HostApprovalRequested{ConvID: conversation, RequestID: id, Host: host, Port: port, Project: project})
+	r.publish(req)
 	select {
 	case d := <-ask.answer:
 		return d, nil

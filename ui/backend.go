@@ -117,6 +117,9 @@ type Deps struct {
 	// Hosts shows and edits the hosts each project allows in Project mode (Settings →
 	// Allowed hosts…); nil when no network proxy runs in this session.
 	Hosts HostRules
+	// RegistrySources says, a line a toolchain, what the "package registries" switch reads
+	// (proxy.RegistrySources), shown under the switch.
+	RegistrySources []string
 	// Clipboard reads images and copied file lists for the composer's paste (paste.go); nil
 	// reads the desktop's clipboard through xclip or wl-paste.
 	Clipboard clipboard.Reader

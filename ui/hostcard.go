@@ -28,7 +28,20 @@ const (
 	hostAllowOnceLabel   = "Allow once"
 	hostAllowAlwaysLabel = "Always for this project"
 	hostDenyLabel        = "Deny"
+	// The folded card of a command that tries many hosts at once.
+	hostAskEachLabel = "Ask about each"
+	hostDenyAllLabel = "Deny all"
 )
+
+// manyHostsText is the folded card's title: how many hosts, and the first few.
+func manyHostsText(hosts []string) string {
+	const shown = 4
+	list := strings.Join(hosts[:min(shown, len(hosts))], ", ")
+	if len(hosts) > shown {
+		list += fmt.Sprintf(" and %d more", len(hosts)-shown)
+	}
+	return fmt.Sprintf("A command is trying to reach many hosts at once (%d): %s", len(hosts), list)
+}
 
 // hostCardText is the card's question.
 func hostCardText(host string, port int) string {
@@ -68,7 +81,11 @@ func (h *hostCards) onEvent(ev actors.Event) {
 		if cs := h.m.convs[e.ConvID]; cs != nil {
 			title = transcript.Title(cs.conv.Title, cs.conv.Cwd)
 		}
-		h.m.notify(title, hostCardText(e.Host, e.Port)+": allow it?")
+		if len(e.Many) > 0 {
+			h.m.notify(title, manyHostsText(e.Many))
+		} else {
+			h.m.notify(title, hostCardText(e.Host, e.Port)+": allow it?")
+		}
 	case actors.HostApprovalAnswered:
 		h.open = slices.DeleteFunc(h.open, func(r actors.HostApprovalRequested) bool { return r.RequestID == e.RequestID })
 	}
@@ -131,6 +148,16 @@ func (h *hostCards) card(r actors.HostApprovalRequested) fyne.CanvasObject {
 				}
 			})
 		}
+	}
+	if len(r.Many) > 0 {
+		title.SetText(manyHostsText(r.Many))
+		explain.SetText("It may be scanning the network or be set up wrongly. \"Deny all\" refuses these and any other new host for a minute; " +
+			"\"Ask about each\" shows a card for every host.")
+		each := widget.NewButtonWithIcon(hostAskEachLabel, theme.QuestionIcon(), answer(actors.HostAllowOnce))
+		denyAll := widget.NewButtonWithIcon(hostDenyAllLabel, theme.CancelIcon(), answer(actors.HostDeny))
+		denyAll.Importance = widget.HighImportance
+		buttons = []*widget.Button{each, denyAll}
+		return widget.NewCard("", "", container.NewVBox(title, explain, container.NewHBox(each, denyAll)))
 	}
 	once := widget.NewButtonWithIcon(hostAllowOnceLabel, theme.ConfirmIcon(), answer(actors.HostAllowOnce))
 	always := widget.NewButtonWithIcon(hostAllowAlwaysLabel, theme.ConfirmIcon(), answer(actors.HostAllowAlways))
@@ -234,12 +261,18 @@ func (p *hostPanel) show(rows []projectHosts) {
 	for _, r := range rows {
 		r := r
 		p.body.Add(widget.NewLabelWithStyle(r.project, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
-		reg := widget.NewCheck("Package registries (read from this machine's Go, npm, pip, apt and cargo settings)", nil)
+		reg := widget.NewCheck("Package registries (read from your own Go, npm, pip, apt and cargo settings, never the project's)", nil)
 		reg.SetChecked(r.registries)
 		reg.OnChanged = func(on bool) {
 			p.change("change the package registries", func() error { return p.rules.SetRegistries(r.project, on) })
 		}
 		p.body.Add(reg)
+		if src := p.m.deps.RegistrySources; len(src) > 0 {
+			reads := widget.NewLabel("The switch reads:\n" + strings.Join(src, "\n"))
+			reads.Wrapping = fyne.TextWrapWord
+			reads.Importance = widget.LowImportance
+			p.body.Add(reads)
+		}
 		if len(r.hosts) == 0 {
 			p.body.Add(widget.NewLabel("No hosts allowed."))
 		}

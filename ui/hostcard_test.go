@@ -163,6 +163,27 @@ func TestHostCard(t *testing.T) {
 	if _, answered := h.f.hostAnswers[id+"/2"]; answered {
 		t.Fatal("a withdrawn request was answered")
 	}
+
+	// The folded card of a command that tries many hosts: Deny all, or ask about each.
+	hosts := []string{"a.example", "b.example", "c.example", "d.example", "e.example", "f.example"}
+	publish(actors.HostApprovalRequested{ConvID: id, RequestID: id + "/3", Host: "a.example", Port: 443, Many: hosts})
+	h.waitFor("the folded card", func() bool { return h.m.hosts.box.Visible() && len(h.m.hosts.box.Objects) == 1 })
+	card = h.m.hosts.box.Objects[0]
+	labels = nil
+	for _, b := range buttonsIn(card) {
+		labels = append(labels, b.Text)
+	}
+	if !slices.Equal(labels, []string{hostAskEachLabel, hostDenyAllLabel}) {
+		t.Fatalf("folded card's buttons %v", labels)
+	}
+	if !containsAll(textsIn(card), "many hosts at once (6): a.example, b.example, c.example, d.example and 2 more") {
+		t.Fatalf("folded card text %q", textsIn(card))
+	}
+	test.Tap(buttonNamed(t, card, hostDenyAllLabel))
+	h.waitFor("the folded card to close", func() bool { return !h.m.hosts.box.Visible() })
+	if d := h.f.hostAnswers[id+"/3"]; d != actors.HostDeny {
+		t.Fatalf("Deny all answered %v", d)
+	}
 }
 
 // textsIn joins the label texts below o.
@@ -259,4 +280,15 @@ func TestAllowedHostsSettings(t *testing.T) {
 		}
 	}
 	h.waitFor("registries on", func() bool { return rules.Registries("/home/ada/src/parser") })
+}
+
+// The registries switch says what it reads: the lines the proxy gives, never the project's.
+func TestAllowedHostsSettingsNameWhatTheSwitchReads(t *testing.T) {
+	rules := &fakeHostRules{hosts: map[string][]string{"/home/ada/src/parser": nil}, reg: map[string]bool{}}
+	sources := []string{"npm: `npm config list` outside any project", "cargo: CARGO_HOME's config.toml"}
+	h, _ := newOpenConversation(t, func(_ *fakeBackend, d *Deps) { d.Hosts = rules; d.RegistrySources = sources })
+	p := h.m.showHostSettings()
+	h.waitFor("the switch's sources", func() bool {
+		return containsAll(textsIn(p.body), "The switch reads:", sources[0], sources[1])
+	})
 }

@@ -323,7 +323,15 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 				go func() { answers <- askApproval(stderr, env.stdin, env.stdinTerminal, e.Reason) }()
 			case actors.HostApprovalRequested:
 				d := hostAnswer(allowHosts, e)
-				fmt.Fprintf(stderr, "phoenix-desktop: the agent asks to reach %s: %s\n", hostPort(e.Host, e.Port), d)
+				if len(e.Many) > 0 {
+					what := "judging each by --allow-hosts"
+					if d == actors.HostDeny {
+						what = "denied them all"
+					}
+					fmt.Fprintf(stderr, "phoenix-desktop: a command tries many hosts at once (%s): %s\n", strings.Join(e.Many, ", "), what)
+				} else {
+					fmt.Fprintf(stderr, "phoenix-desktop: the agent asks to reach %s: %s\n", hostPort(e.Host, e.Port), d)
+				}
 				if err := rt.AnswerHost(e.RequestID, d); err != nil && !errors.Is(err, actors.ErrNoHostRequest) {
 					return fmt.Errorf("chat: answer the host request: %w", err)
 				}

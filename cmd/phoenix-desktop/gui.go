@@ -20,6 +20,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/assets"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/proxy"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/ui"
 )
@@ -151,6 +152,7 @@ func runGUI(args []string, stderr io.Writer) error {
 	}
 	if opened.runtime.HostRulesAvailable() {
 		deps.Hosts = opened.runtime
+		deps.RegistrySources = proxy.RegistrySources()
 	}
 	// The window searches: open the index (and catch up) while it comes up.
 	opened.index.Warm()

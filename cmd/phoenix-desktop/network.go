@@ -72,7 +72,13 @@ func openProxy(dataDir string, runtime func() *actors.Runtime, log *slog.Logger)
 		if rt == nil {
 			return proxy.Deny, nil
 		}
-		d, err := rt.AskHost(ctx, r.Project, r.Conversation, r.Host, r.Port)
+		var d actors.HostDecision
+		var err error
+		if len(r.Many) > 0 {
+			d, err = rt.AskManyHosts(ctx, r.Project, r.Conversation, r.Many, r.Port)
+		} else {
+			d, err = rt.AskHost(ctx, r.Project, r.Conversation, r.Host, r.Port)
+		}
 		if err != nil {
 			return proxy.Deny, err
 		}

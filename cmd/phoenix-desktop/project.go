@@ -104,8 +104,16 @@ func (h *hostList) readHostsFile(path string) error {
 func (h hostList) allows(host string, port int) bool { return proxy.MatchAny(h, host, port) }
 
 // hostAnswer is headless chat's answer to a host card: allowed once when the host is on
-// --allow-hosts, denied otherwise (nobody is there to ask).
+// --allow-hosts, denied otherwise (nobody is there to ask). The folded card of a command
+// that tries many hosts is answered "ask about each" when there is a list to judge each
+// host by, and denied when there is none.
 func hostAnswer(allowed hostList, e actors.HostApprovalRequested) actors.HostDecision {
+	if len(e.Many) > 0 {
+		if len(allowed) > 0 {
+			return actors.HostAllowOnce
+		}
+		return actors.HostDeny
+	}
 	if allowed.allows(e.Host, e.Port) {
 		return actors.HostAllowOnce
 	}

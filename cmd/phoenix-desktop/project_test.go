@@ -79,6 +79,15 @@ func TestAllowHosts(t *testing.T) {
 			t.Errorf("headless answer for %s: %v", host, d)
 		}
 	}
+	// The folded card of many hosts: each is judged by the list on a card of its own, or, with
+	// no list, all are denied.
+	many := actors.HostApprovalRequested{Host: "a.example", Port: 443, Many: []string{"a.example", "b.example"}}
+	if d := hostAnswer(h, many); d != actors.HostAllowOnce {
+		t.Errorf("headless answer to many hosts with a list: %v, want ask about each", d)
+	}
+	if d := hostAnswer(nil, many); d != actors.HostDeny {
+		t.Errorf("headless answer to many hosts without a list: %v", d)
+	}
 	for _, bad := range []string{"*", "*.", "a b", "http://x.org"} {
 		var l hostList
 		if err := l.Set(bad); err == nil {
