@@ -6,7 +6,7 @@ set -euo pipefail
 need_pkgs=(gcc pkg-config git ca-certificates
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
   xvfb xdotool xclip imagemagick ripgrep locales python3 curl
-  gnome-keyring dbus-daemon libsecret-tools strace)
+  gnome-keyring dbus-daemon libsecret-tools strace iproute2 util-linux)
 missing=()
 for p in "${need_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
