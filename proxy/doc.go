@@ -34,19 +34,29 @@
 // the queries run in "/" with Python isolated and Go on its own toolchain, and a program
 // found on PATH inside the tree is passed over (see toolEnv).
 //
+// A host is judged exactly as it will be resolved and sent: nothing is trimmed but one
+// trailing dot, a name holds ASCII letters, digits, '-' and '_' only, the resolver is given
+// the name fully qualified ("name.", so no resolv.conf search list applies), and a plain HTTP
+// request is sent with the Host it was checked for.
+//
 // After a name is allowed, the proxy resolves it and refuses the addresses of this machine
-// and its link (loopback, link-local, unspecified): a name that the network points at the
-// person's own services (DNS rebinding) does not reach them. Such a service is reached only by
-// listing its address. A local registry is therefore listed as 127.0.0.1:PORT, not localhost.
+// (local.go: loopback, link-local, unspecified, every interface's address, and the networks
+// behind its bridges, read for each connection): a name that the network points at the
+// person's own services (DNS rebinding, a LAN address, a container) does not reach them. Such
+// a service is reached only by listing its address. A local registry is therefore listed as
+// 127.0.0.1:PORT, not localhost.
 //
 // # Asking
 //
-// A first connection to a host:port that is not allowed calls Ask, which shows the person a
-// card. Concurrent connections to the same host:port from one conversation wait for the same
+// A first connection to a host that is not allowed calls Ask, which shows the person a card.
+// Concurrent connections to the same host (any port) from one conversation wait for the same
 // card; a client that goes away stops waiting, and the card is withdrawn when nobody waits.
-// AllowAlways adds host:port to the project's entries; AllowOnce allows it for the
-// conversation until Forget; Deny refuses it and is remembered for the conversation for a
-// minute (denyMemory), so that a command retrying in a loop does not show card after card.
+// AllowAlways adds host:port (each port that waited) to the project's entries; AllowOnce
+// allows those for the conversation until Forget; Deny refuses the host and is remembered for
+// the conversation for a minute (denyMemory, at most maxDenied hosts), so that a command
+// retrying in a loop does not show card after card. More than maxCardsInBurst new cards
+// within cardBurst fold into one card (Request.Many) that every further new host waits on:
+// Deny refuses them all and any new host for a minute, AllowOnce asks about each.
 // A refused connection is answered 403 with a short text saying why and what the person can
 // do, and the same line waits in TakeRefusals for the command's result, so that the model
 // reads why the network failed.
