@@ -63,6 +63,7 @@
 //
 // # What it may import
 //
-// Nothing of ours: the standard library, and github.com/BurntSushi/toml to read cargo's
-// configuration (TOML; the module was already in the build through Fyne).
+// Of ours only hostexec (a toolchain query never runs a program inside the project); the
+// standard library, and github.com/BurntSushi/toml to read cargo's configuration (TOML; the
+// module was already in the build through Fyne).
 package proxy

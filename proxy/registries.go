@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/phoenix-desktop/phoenix/hostexec"
 )
 
 // toolEnv is where the registry readers look: the commands they run and the files they read.
@@ -120,42 +122,11 @@ func (env toolEnv) query(ctx context.Context, name string, args ...string) ([]by
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, exec.ErrNotFound)
 	}
-	if env.project != "" && insideTree(env.project, path) {
-		return nil, fmt.Errorf("the %s found on PATH (%s) lies in the project, which the agent can change, so it is not run; "+
-			"take the project's folders out of PATH, or list the registries' hosts for the project by hand", name, path)
+	if env.project != "" && hostexec.InsideTree(env.project, path) {
+		return nil, fmt.Errorf("the %s found on PATH (%s) %w; take the project's folders out of PATH, or list the registries' hosts for the project by hand",
+			name, path, hostexec.ErrInTree)
 	}
 	return env.run(ctx, path, args...)
-}
-
-// insideTree says whether path, or the file it links to, lies in the tree (seen as it is
-// written and with its links followed). A relative path counts as inside: it depends on the
-// working directory.
-func insideTree(tree, path string) bool {
-	if !filepath.IsAbs(path) {
-		return true
-	}
-	realPath, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		realPath = path // gone since it was found: running it fails on its own
-	}
-	realTree, err := filepath.EvalSymlinks(tree)
-	if err != nil {
-		realTree = tree
-	}
-	for _, t := range []string{tree, realTree} {
-		for _, p := range []string{path, realPath} {
-			if within(t, p) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// within says whether p is root or lies under it (both clean absolute paths).
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // queryEnv is the environment of a toolchain query: the person's, with Go kept on the

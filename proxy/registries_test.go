@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/phoenix-desktop/phoenix/hostexec"
 )
 
 // fakeTools answers toolchain commands from a table keyed by the command line; a command not
@@ -346,7 +348,7 @@ func TestRegistriesNeverReadOrRunTheProject(t *testing.T) {
 		check(t)
 		_, err := RegistryHosts(context.Background(), project)
 		for _, name := range []string{"npm", "go", "python3"} {
-			if err == nil || !strings.Contains(err.Error(), "the "+name+" found on PATH") {
+			if err == nil || !strings.Contains(err.Error(), "the "+name+" found on PATH") || !errors.Is(err, hostexec.ErrInTree) {
 				t.Errorf("the error does not name the project's %s: %v", name, err)
 			}
 		}

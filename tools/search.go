@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/hostexec"
 )
 
 // Search limits. Files over MaxSearchFileBytes are not searched (they are generated or data,
@@ -279,7 +280,9 @@ func (k *KeywordSearch) search(ctx context.Context, root string, terms []string)
 	c := &collector{m: newMatcher(terms), files: map[string]*fileMatch{}}
 	var files []string
 	var err error
-	if k.rg != "" {
+	// A ripgrep inside the tree (the agent's, found on PATH) is never run outside the
+	// sandbox: the Go implementation reads the tree instead.
+	if k.rg != "" && !hostexec.InsideTree(root, k.rg) {
 		files, err = searchRipgrep(ctx, k.rg, root, terms, c)
 	} else {
 		files, err = searchGo(ctx, root, c)

@@ -304,3 +304,31 @@ func TestKeywordSearchEdges(t *testing.T) {
 		t.Errorf("searchRoot from a subdirectory: %s, want %s", got, root)
 	}
 }
+
+// A ripgrep that lies inside the searched tree (the agent's, first on PATH) is not run: the
+// app runs it as the person, outside the sandbox.
+func TestSearchNeverRunsARipgrepInTheTree(t *testing.T) {
+	root := searchTree(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	fake := filepath.Join(root, "node_modules", ".bin", "rg")
+	if err := os.MkdirAll(filepath.Dir(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := (&KeywordSearch{rg: fake}).search(context.Background(), root, []string{"alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the tree's rg ran")
+	}
+	want, err := (&KeywordSearch{}).search(context.Background(), root, []string{"alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Matches, want.Matches) {
+		t.Errorf("the search without ripgrep found %s, want %s", dump(got), dump(want))
+	}
+}
