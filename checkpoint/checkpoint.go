@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/phoenix-desktop/phoenix/hostexec"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -221,7 +222,7 @@ func Open(ctx context.Context, gitDir, workTree string, opts ...Option) (*Repo, 
 		o(r)
 	}
 	if initialised(gitDir) {
-		return r, nil
+		return r, neutralAttributes(gitDir)
 	}
 	if err := r.checkSpace(0); err != nil {
 		return nil, err
@@ -255,6 +256,9 @@ func Open(ctx context.Context, gitDir, workTree string, opts ...Option) (*Repo, 
 			return nil, err
 		}
 	}
+	if err := neutralAttributes(staging.gitDir); err != nil {
+		return nil, err
+	}
 	if err := os.Rename(staging.gitDir, gitDir); err != nil {
 		return nil, fmt.Errorf("put the checkpoint repository in place at %s: %w", gitDir, err)
 	}
@@ -271,6 +275,28 @@ func initialised(gitDir string) bool {
 	return true
 }
 
+// noFilters is the shadow repository's info/attributes, which outranks every .gitattributes
+// of the tree: no filter driver, no end-of-line or encoding conversion. A snapshot keeps the
+// bytes as they are, and no .gitattributes the agent writes can make the app run a filter
+// (git-lfs's smudge, say, fetching from a URL a .lfsconfig in the tree names) outside the
+// sandbox.
+const noFilters = "* !filter !text !eol !ident !working-tree-encoding\n"
+
+// neutralAttributes puts noFilters in place (repositories made before it get it too).
+func neutralAttributes(gitDir string) error {
+	path := filepath.Join(gitDir, "info", "attributes")
+	if b, err := os.ReadFile(path); err == nil && string(b) == noFilters {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("prepare the checkpoint repository's attributes: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(noFilters), 0o600); err != nil {
+		return fmt.Errorf("write the checkpoint repository's attributes: %w", err)
+	}
+	return nil
+}
+
 // WorkTree is the directory the repository snapshots.
 func (r *Repo) WorkTree() string { return r.workTree }
 
@@ -283,9 +309,17 @@ func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 // failure (check-ignore exits with 1 when no path is ignored).
 func (r *Repo) gitStatus(ctx context.Context, stdin []byte, okStatus int, args ...string) ([]byte, error) {
 	r.gitRuns.Add(1)
-	cmd := exec.CommandContext(ctx, "git", args...)
+	// git runs as the person with the tree as its working directory: never a git the agent
+	// put on PATH inside the tree, and never a hook (a person's core.hooksPath may be
+	// relative, that is, inside the tree).
+	git, err := hostexec.LookPath("git", r.workTree)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, git, args...)
 	cmd.Dir = r.workTree
 	cmd.Env = append(os.Environ(),
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0="+os.DevNull,
 		"GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.workTree,
 		"GIT_INDEX_FILE="+filepath.Join(r.gitDir, "index"),
 		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C",
@@ -296,7 +330,6 @@ func (r *Repo) gitStatus(ctx context.Context, stdin []byte, okStatus int, args .
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	var err error
 	if r.measure.Load() {
 		err = r.runMeasured(cmd)
 	} else {

@@ -244,3 +244,35 @@ func TestOpenReplacesAnUnfinishedRepository(t *testing.T) {
 		t.Fatalf("the staging directory is left behind: %v", err)
 	}
 }
+
+// The tree's .gitattributes cannot make the app run a filter outside the sandbox: a filter
+// driver the person configured (as git-lfs is) is not run for a snapshot or a restore, and
+// the bytes are kept exactly; nor does a hook of a relative core.hooksPath (inside the tree).
+func TestCheckpointsRunNoFilterOrHookOfTheTree(t *testing.T) {
+	work := t.TempDir()
+	markers := t.TempDir()
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	write(t, global, "[filter \"evil\"]\n\tclean = sh -c 'touch "+markers+"/clean; cat'\n\tsmudge = sh -c 'touch "+markers+"/smudge; cat'\n"+
+		"[core]\n\thooksPath = .githooks\n")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	write(t, filepath.Join(work, ".gitattributes"), "* filter=evil text eol=crlf\n")
+	write(t, filepath.Join(work, ".githooks", "post-checkout"), "#!/bin/sh\ntouch "+markers+"/hook\n")
+	if err := os.Chmod(filepath.Join(work, ".githooks", "post-checkout"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(work, "a.txt"), "one\nline\n")
+	r := open(t, work)
+	first := snap(t, r)
+	write(t, filepath.Join(work, "a.txt"), "changed\n")
+	snap(t, r)
+	if _, err := r.Restore(context.Background(), first, []string{"a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(work, "a.txt")); got != "one\nline\n" {
+		t.Errorf("restored %q, want the bytes as they were", got)
+	}
+	entries, _ := os.ReadDir(markers)
+	for _, e := range entries {
+		t.Errorf("the tree's %s ran", e.Name())
+	}
+}
