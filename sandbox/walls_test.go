@@ -421,9 +421,16 @@ func TestFirstGoBuildReusesThePersonsCache(t *testing.T) {
 	if !strings.Contains(r.stdout, goCache) {
 		t.Errorf("GOCACHE inside is not the shared cache %s:\n%s", goCache, r.stdout)
 	}
-	// What the build inside wrote is in the conversation's layer and nowhere in the
-	// person's cache (other go commands on the machine may write there meanwhile, so the
-	// cache is not simply counted).
+	checkBuildReusedCache(t, tmp, goCache)
+}
+
+// checkBuildReusedCache checks what a first build inside, in the conversation whose temp dir
+// is tmp, wrote: a few files of its own, in the conversation's layer and nowhere in the
+// person's cache goCache.
+func checkBuildReusedCache(t *testing.T, tmp, goCache string) {
+	t.Helper()
+	// Other go commands on the machine may write to the person's cache meanwhile, so the
+	// cache is not simply counted.
 	upper := filepath.Join(tmp, cacheLayersDir, "go-build", "upper")
 	written := filesBelow(t, upper)
 	for _, rel := range written {
@@ -437,6 +444,74 @@ func TestFirstGoBuildReusesThePersonsCache(t *testing.T) {
 	// A build that compiled the standard library afresh writes hundreds of entries.
 	if n := len(written); n == 0 || n > 60 {
 		t.Errorf("the conversation's layer holds %d files; want a few (the module's own)", n)
+	}
+}
+
+// TestGoCacheMadeLaterIsShared: a person who installs the app before ever running Go has no
+// Go build cache when the app (and its supervisors) start; the cache their first build
+// outside makes is shared from the next command on — in a conversation that already ran a
+// command and in a new one — without a restart. (The cache appears here as a link to this
+// machine's warm one, as `go env` finds it under a fresh home, so that no standard library
+// is compiled for the test.)
+func TestGoCacheMadeLaterIsShared(t *testing.T) {
+	if st := Probe(); !st.Available {
+		t.Skipf("Landlock unavailable: %s", st.Reason)
+	}
+	if usable, reason := mountViewUsable(); !usable {
+		t.Skipf("no mount view here: %s", reason)
+	}
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Skipf("no go here: %v", err)
+	}
+	warmCache, err := filepath.EvalSymlinks(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Skipf("no Go build cache on this machine: %v", err)
+	}
+	mod := t.TempDir()
+	mustWrite(t, filepath.Join(mod, "go.mod"), "module example.com/hello\n\ngo 1.21\n")
+	mustWrite(t, filepath.Join(mod, "main.go"), "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n")
+	warm := exec.Command("go", "build", "-o", os.DevNull, ".")
+	warm.Dir = mod
+	if out, err := warm.CombinedOutput(); err != nil {
+		t.Fatalf("the warm build outside: %v\n%s", err, out)
+	}
+
+	// A fresh home: go's cache is ~/.cache/go-build, which does not exist yet.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GOCACHE", "")
+	t.Setenv("GOENV", "")
+	goCache := filepath.Join(home, ".cache", "go-build")
+	conversation := t.TempDir()
+	r := runScript(t, Policy{TempDir: conversation}, mod, os.Environ(), `go env GOCACHE`)
+	if r.code != 0 {
+		t.Fatalf("the first command: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, warmCache) {
+		t.Fatalf("a cache was shared before there was one: %s", r.stdout)
+	}
+
+	// The person's first build outside makes the cache.
+	if err := os.MkdirAll(filepath.Dir(goCache), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(warmCache, goCache); err != nil {
+		t.Fatal(err)
+	}
+	// A new program, so the build inside has something of its own to compile.
+	mustWrite(t, filepath.Join(mod, "main.go"), "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello inside\") }\n")
+	for _, c := range []struct{ name, tmp string }{{"the same conversation", conversation}, {"a new conversation", t.TempDir()}} {
+		r := runScript(t, Policy{TempDir: c.tmp}, mod, os.Environ(), `go build -o "$TMPDIR/hello" . && "$TMPDIR/hello" && go env GOCACHE`)
+		if r.code != 0 || !strings.Contains(r.stdout, "hello inside") {
+			t.Fatalf("%s: exit %d\nstdout: %s\nstderr: %s", c.name, r.code, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stdout, warmCache) {
+			t.Errorf("%s: GOCACHE inside is not the cache made later (%s):\n%s", c.name, warmCache, r.stdout)
+		}
+		checkBuildReusedCache(t, c.tmp, warmCache)
 	}
 }
 
