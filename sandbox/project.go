@@ -71,6 +71,9 @@ type boundTree struct {
 	mounts []string // innermost last; taken down in reverse
 	// existed records which protected paths existed when the last command started.
 	existed map[string]bool
+	// repositories are the repositories in the tree when the last command started
+	// (gitwall.go).
+	repositories map[gitID]bool
 }
 
 var writableTree boundTree
@@ -108,6 +111,7 @@ func (b *boundTree) bind(tree string) error {
 		b.mounts = []string{tree}
 	}
 	b.existed = map[string]bool{}
+	b.repositories = gitDirIDs(findGitDirs(tree))
 	pinned := filepath.Join(tree, pinnedDir)
 	if fi, err := os.Lstat(pinned); err == nil {
 		b.existed[pinnedDir] = true
@@ -160,7 +164,8 @@ func (b *boundTree) unbind() {
 }
 
 // removeCreated removes the protected paths a command created (they did not exist when it
-// started), and says which, for the tool result. Programs outside the sandbox read them only
+// started) and the repositories it made anywhere in the tree, and says which, for the tool
+// result. Programs outside the sandbox read them only
 // later (an editor, git, a shell, an agent), and by then they are gone.
 func (b *boundTree) removeCreated() []string {
 	if b.tree == "" {
@@ -181,7 +186,8 @@ func (b *boundTree) removeCreated() []string {
 		}
 		notes = append(notes, fmt.Sprintf("The command created %s, a protected file that makes programs run later, so it was removed: only the person may change it (Unrestricted mode, or by hand).", rel))
 	}
-	return notes
+	// After the tree's own .git, so that one the command made is named once.
+	return append(notes, removeNewGitDirs(b.tree, b.repositories)...)
 }
 
 // checkTree checks the working tree of a Project policy: an absolute path to a directory,
