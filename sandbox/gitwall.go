@@ -61,7 +61,6 @@ type gitDir struct {
 // be read is skipped (the command could not have written in it either).
 func findGitDirs(tree string) []gitDir {
 	var out []gitDir
-	var walk func(dir, rel string)
 	add := func(p, rel string) {
 		if id, ok := gitIDOf(p); ok {
 			out = append(out, gitDir{rel: rel, id: id})
@@ -71,16 +70,13 @@ func findGitDirs(tree string) []gitDir {
 	// modules/a/b, and may have modules of its own.
 	var modules func(dir, rel string)
 	modules = func(dir, rel string) {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
+		for _, e := range readDir(dir) {
 			if !e.IsDir() {
 				continue
 			}
 			p, r := filepath.Join(dir, e.Name()), filepath.Join(rel, e.Name())
-			if sub, err := os.ReadDir(p); err == nil && looksLikeRepository(sub) {
+			sub := readDir(p)
+			if looksLikeRepository(sub) {
 				add(p, r)
 				modules(filepath.Join(p, "modules"), filepath.Join(r, "modules"))
 				continue
@@ -88,11 +84,10 @@ func findGitDirs(tree string) []gitDir {
 			modules(p, r)
 		}
 	}
-	walk = func(dir, rel string) {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return
-		}
+	// walk looks at the entries of dir, read once: each directory is read once, by the
+	// walk of its parent, which needs its entries to tell a bare repository.
+	var walk func(dir, rel string, entries []os.DirEntry)
+	walk = func(dir, rel string, entries []os.DirEntry) {
 		for _, e := range entries {
 			p, r := filepath.Join(dir, e.Name()), filepath.Join(rel, e.Name())
 			// Case-insensitive: on a file system that ignores case (a FAT or NTFS
@@ -107,20 +102,30 @@ func findGitDirs(tree string) []gitDir {
 			if !e.IsDir() {
 				continue
 			}
-			sub, err := os.ReadDir(p)
-			if err != nil {
-				continue
-			}
+			sub := readDir(p)
 			if looksLikeRepository(sub) {
 				add(p, r)
 				modules(filepath.Join(p, "modules"), filepath.Join(r, "modules"))
 				continue
 			}
-			walk(p, r)
+			walk(p, r, sub)
 		}
 	}
-	walk(tree, "")
+	walk(tree, "", readDir(tree))
 	return out
+}
+
+// readDir lists dir's entries unsorted, nil if it cannot be read. A symbolic link put in its
+// place is not followed.
+func readDir(dir string) []os.DirEntry {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), dir)
+	defer f.Close()
+	entries, _ := f.ReadDir(-1)
+	return entries
 }
 
 // looksLikeRepository says whether a directory's entries make it a repository for git:

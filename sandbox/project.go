@@ -111,7 +111,8 @@ func (b *boundTree) bind(tree string) error {
 		b.mounts = []string{tree}
 	}
 	b.existed = map[string]bool{}
-	b.repositories = gitDirIDs(findGitDirs(tree))
+	repositories := findGitDirs(tree)
+	b.repositories = gitDirIDs(repositories)
 	pinned := filepath.Join(tree, pinnedDir)
 	if fi, err := os.Lstat(pinned); err == nil {
 		b.existed[pinnedDir] = true
@@ -143,7 +144,8 @@ func (b *boundTree) bind(tree string) error {
 			return err
 		}
 	}
-	return nil
+	// Last: a bind made above (.git pinned) would cover binds made below it earlier.
+	return b.protectRepositories(repositories)
 }
 
 // mount binds p over itself, read-only or writable, and records it.
@@ -153,6 +155,43 @@ func (b *boundTree) mount(p string, readOnly bool) error {
 	}
 	b.mounts = append(b.mounts, p)
 	return setReadOnly(p, readOnly)
+}
+
+// protectRepositories keeps the repositories that were in the tree before a command (a
+// vendored repository, a submodule's, under .git/modules or in place) as the tree's own
+// .git is kept: their hooks and configuration read-only, a pointer file (.git with gitdir:)
+// read-only, so that a command cannot make the person's next git in them run a program.
+// Everything else in them stays writable: git add and git commit work. Read-only binds
+// only: a path swapped for a link meanwhile (by another conversation's command) could only
+// make something else read-only in this view.
+func (b *boundTree) protectRepositories(repositories []gitDir) error {
+	for _, r := range repositories {
+		if r.rel == pinnedDir {
+			continue // the tree's own, protected by ProtectedFiles
+		}
+		p := filepath.Join(b.tree, r.rel)
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			continue
+		}
+		targets := []string{p}
+		if fi.IsDir() {
+			targets = []string{filepath.Join(p, "hooks"), filepath.Join(p, "config")}
+		}
+		for _, t := range targets {
+			// A bind follows its directory when a command renames it, so what is
+			// bound is asked of the kernel, not of the paths bound before.
+			var st unix.Statx_t
+			err := unix.Statx(unix.AT_FDCWD, t, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE, &st)
+			if err != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK || st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+				continue
+			}
+			if err := b.mount(t, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // unbind takes every binding of the tree away.

@@ -308,8 +308,24 @@ func TestProjectModeRemovesNewRepositories_REQ_BED_014(t *testing.T) {
 			t.Errorf("%s, which was there before (or is no repository), is gone: %v", rel, err)
 		}
 	}
+	// Their hooks, configuration and pointer files stay read-only, as the tree's own.
+	if r, notes := f.run(t, `mv vendor/lib/.git-old vendor/lib/.git`, ""); r.code != 0 || len(notes) != 0 {
+		t.Fatalf("move the vendored repository back: exit %d, notes %q: %s", r.code, notes, r.stderr)
+	}
+	for _, a := range []string{
+		`echo 'touch /tmp/pwned' > vendor/lib/.git/hooks/post-checkout`,
+		`git -C vendor/lib config core.fsmonitor 'touch /tmp/pwned'`,
+		`echo pwned > .git/modules/sub/hooks/pre-commit`,
+		`git -C sub config core.hooksPath /tmp`,
+		`printf 'gitdir: ../vendor/lib/.git\n' > sub/.git`,
+		`rm -rf vendor/lib/.git/hooks`,
+	} {
+		if r, _ := f.run(t, a, ""); r.code == 0 {
+			t.Errorf("%q succeeded", a)
+		}
+	}
 	// The repositories that were there keep working, and are not removed for it.
-	r, notes = f.run(t, `mv vendor/lib/.git-old vendor/lib/.git && cd vendor/lib && echo b > b.txt && git add b.txt && git commit -q -m b && cd ../../sub && git status --short && echo ok`, "")
+	r, notes = f.run(t, `cd vendor/lib && echo b > b.txt && git add b.txt && git commit -q -m b && cd ../../sub && git status --short && echo ok`, "")
 	if r.code != 0 || !strings.Contains(r.stdout, "ok") || len(notes) != 0 {
 		t.Errorf("work in the repositories that were there: exit %d, notes %q\nstdout: %s\nstderr: %s", r.code, notes, r.stdout, r.stderr)
 	}
