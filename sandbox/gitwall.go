@@ -38,7 +38,16 @@ import (
 // A repository that was there when the command started — a real submodule, a vendored
 // repository — is left alone, wherever a command moves it: repositories are told apart by
 // their inode and birth time, not their path, so neither `mv sub/.git sub/old && git init sub`
-// keeps the new one, nor does moving the old one aside remove it.
+// keeps the new one, nor does moving the old one aside remove it. Its hooks and configuration
+// are bound read-only before the command starts, as the tree's own (boundTree.bind), so the
+// command cannot make it run a program either. The patch tool, which writes outside any
+// command, refuses a repository's files instead (tools/protected.go).
+//
+// The walk reads each directory of the tree once before and once after a command: tens of
+// milliseconds for a tree of thousands of directories. Two limits: what the person makes in
+// the tree while a command runs is new to it and removed; an MCP server in Project mode is
+// one long command, so what it makes is removed only when it ends, and the commands that run
+// meanwhile take it for the person's.
 
 // gitID identifies a repository's directory or pointer file across renames: its device,
 // inode and, where the file system keeps one, birth time (an inode number freed by removing
