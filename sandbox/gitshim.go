@@ -86,7 +86,7 @@ init)
 	;;
 clone)
 	target "-o --origin -b --branch -u --upload-pack --reference --reference-if-able --separate-git-dir --depth --shallow-since --shallow-exclude -c --config --server-option --filter -j --jobs --template --bundle-uri --ref-format --revision"
-	t=$dir
+	t=$dir/$(basename -- "${operands[0]%/}" .git)
 	[ "${#operands[@]}" -gt 1 ] && t=$(at "${operands[1]}")
 	inside "$t" && refuse clone "$t"
 	;;
