@@ -27,7 +27,8 @@ import (
 // or a pointer file of the command's making, while objects, refs and the index stay
 // writable and `git add` and `git commit` work. A protected name that does not exist yet
 // cannot be bound; if a command creates one, the supervisor removes it when the command
-// ends, before anything else can run it, and the tool result says so.
+// ends, before anything else can run it, and the tool result says so. The same holds for a
+// git repository anywhere in the tree (gitwall.go).
 
 // ProtectedFiles is the one table of the tree's protected paths, relative to the tree.
 // Describe, the mode badge's details and the patch tool read it.
@@ -204,8 +205,8 @@ func (b *boundTree) unbind() {
 
 // removeCreated removes the protected paths a command created (they did not exist when it
 // started) and the repositories it made anywhere in the tree, and says which, for the tool
-// result. Programs outside the sandbox read them only
-// later (an editor, git, a shell, an agent), and by then they are gone.
+// result. Programs outside the sandbox read them only later (an editor, git, a shell, an
+// agent), and by then they are gone.
 func (b *boundTree) removeCreated() []string {
 	if b.tree == "" {
 		return nil
