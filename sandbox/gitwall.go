@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -61,6 +62,8 @@ type gitID struct {
 type gitDir struct {
 	rel string // relative to the tree
 	id  gitID
+	// named says it was found by its name, .git; otherwise by its layout.
+	named bool
 }
 
 // findGitDirs lists every place in tree that git would take for a repository: an entry
@@ -70,9 +73,9 @@ type gitDir struct {
 // be read is skipped (the command could not have written in it either).
 func findGitDirs(tree string) []gitDir {
 	var out []gitDir
-	add := func(p, rel string) {
+	add := func(p, rel string, named bool) {
 		if id, ok := gitIDOf(p); ok {
-			out = append(out, gitDir{rel: rel, id: id})
+			out = append(out, gitDir{rel: rel, id: id, named: named})
 		}
 	}
 	// modules walks a repository's modules directory: a submodule named a/b is kept in
@@ -86,7 +89,7 @@ func findGitDirs(tree string) []gitDir {
 			p, r := filepath.Join(dir, e.Name()), filepath.Join(rel, e.Name())
 			sub := readDir(p)
 			if looksLikeRepository(sub) {
-				add(p, r)
+				add(p, r, false)
 				modules(filepath.Join(p, "modules"), filepath.Join(r, "modules"))
 				continue
 			}
@@ -102,7 +105,7 @@ func findGitDirs(tree string) []gitDir {
 			// Case-insensitive: on a file system that ignores case (a FAT or NTFS
 			// mount), git finds .GIT as .git.
 			if strings.EqualFold(e.Name(), ".git") {
-				add(p, r)
+				add(p, r, true)
 				if e.IsDir() {
 					modules(filepath.Join(p, "modules"), filepath.Join(r, "modules"))
 				}
@@ -113,7 +116,7 @@ func findGitDirs(tree string) []gitDir {
 			}
 			sub := readDir(p)
 			if looksLikeRepository(sub) {
-				add(p, r)
+				add(p, r, false)
 				modules(filepath.Join(p, "modules"), filepath.Join(r, "modules"))
 				continue
 			}
@@ -179,15 +182,30 @@ func gitDirIDs(dirs []gitDir) map[gitID]bool {
 // removeNewGitDirs removes each repository in tree that is not one of before (those there
 // when the command started) and says what it did, for the tool result. The tree's own .git
 // is left to the protected files' check (removeCreated), which removes it when the tree had
-// none. The command is over and swept when this runs, so nothing of it races the removal;
-// what a path could be swapped for meanwhile lies in the tree or the temp dir, the only
-// writable places of the mount view, which a command may change anyway.
-func removeNewGitDirs(tree string, before map[gitID]bool) []string {
+// none. A directory that was there before the command (born before started) and that the
+// command laid out as a repository keeps what it held: only the entries the command added
+// of the three that make it one go — the tree itself is such a directory, if it was not laid
+// out as a repository before (rootWas). The command is over and swept when this runs, so
+// nothing of it races the removal; what a path could be swapped for meanwhile lies in the
+// tree or the temp dir, the only writable places of the mount view, which a command may
+// change anyway.
+func removeNewGitDirs(tree string, before map[gitID]bool, rootWas bool, started time.Time) []string {
 	if before == nil {
 		// The tree was never looked at (its set-up failed): nothing can be told new.
 		return nil
 	}
+	const why = "which Project mode does not allow in the project (its hooks and configuration would run programs when the person uses git there)"
 	var notes []string
+	failed := func(rel string, err error) {
+		notes = append(notes, fmt.Sprintf("The command made a git repository at %s, %s; removing it failed (%v): tell the person to remove it before they use git in that directory.", rel, why, err))
+	}
+	if !rootWas && looksLikeRepository(readDir(tree)) {
+		if err := unmakeRepository(tree, started); err != nil {
+			failed(".", err)
+		} else {
+			notes = append(notes, fmt.Sprintf("The command laid out the project's top directory as a git repository (HEAD, objects and refs), %s, so what it added of those was removed.", why))
+		}
+	}
 	var removed []string
 	for _, d := range findGitDirs(tree) {
 		if before[d.id] || d.rel == pinnedDir {
@@ -196,13 +214,63 @@ func removeNewGitDirs(tree string, before map[gitID]bool) []string {
 		if slices.ContainsFunc(removed, func(r string) bool { return isBelow(d.rel, r) }) {
 			continue
 		}
-		err := os.RemoveAll(filepath.Join(tree, d.rel))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			notes = append(notes, fmt.Sprintf("The command made a git repository at %s, which Project mode does not allow in the project (its hooks and configuration would run programs when you use git there); removing it failed (%v): remove it before you use git in that directory.", d.rel, err))
+		p := filepath.Join(tree, d.rel)
+		if !d.named && bornBefore(d.id, started) {
+			if err := unmakeRepository(p, started); err != nil {
+				failed(d.rel, err)
+				continue
+			}
+			notes = append(notes, fmt.Sprintf("The command laid out %s, a directory that was there before, as a git repository (HEAD, objects and refs), %s, so what it added of those was removed.", d.rel, why))
+			continue
+		}
+		if err := os.RemoveAll(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			failed(d.rel, err)
 			continue
 		}
 		removed = append(removed, d.rel)
-		notes = append(notes, fmt.Sprintf("The command made a git repository at %s, which Project mode does not allow in the project (its hooks and configuration would run programs when you use git there), so it was removed: make repositories under $TMPDIR, or ask the person to run the command in Unrestricted mode.", d.rel))
+		notes = append(notes, fmt.Sprintf("The command made a git repository at %s, %s, so it was removed: make repositories under $TMPDIR, or ask the person to run the command in Unrestricted mode.", d.rel, why))
 	}
 	return notes
+}
+
+// coarseNow is the clock file systems stamp birth times with (the kernel's coarse clock,
+// which lags the precise one by up to a tick): a file made after it was read is born at or
+// after what it returns.
+func coarseNow() time.Time {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_REALTIME_COARSE, &ts); err != nil {
+		return time.Now().Add(-time.Second)
+	}
+	return time.Unix(ts.Unix())
+}
+
+// bornBefore reports whether the file id names was made before t; false where the file
+// system keeps no birth time.
+func bornBefore(id gitID, t time.Time) bool {
+	if id.btime == (unix.StatxTimestamp{}) {
+		return false
+	}
+	return time.Unix(id.btime.Sec, int64(id.btime.Nsec)).Before(t)
+}
+
+// unmakeRepository removes from dir, which was there before the command, the entries of
+// HEAD, objects and refs that the command made, so that git no longer takes dir for a
+// repository and nothing of the person's goes. Where the file system keeps no birth times,
+// HEAD goes: without it git takes no directory for a repository.
+func unmakeRepository(dir string, started time.Time) error {
+	var made []string
+	for _, name := range []string{"HEAD", "objects", "refs"} {
+		if id, ok := gitIDOf(filepath.Join(dir, name)); ok && id.btime != (unix.StatxTimestamp{}) && !bornBefore(id, started) {
+			made = append(made, name)
+		}
+	}
+	if len(made) == 0 {
+		made = []string{"HEAD"}
+	}
+	for _, name := range made {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -73,8 +74,11 @@ type boundTree struct {
 	// existed records which protected paths existed when the last command started.
 	existed map[string]bool
 	// repositories are the repositories in the tree when the last command started
-	// (gitwall.go).
-	repositories map[gitID]bool
+	// (gitwall.go), rootWasRepository whether the tree itself was laid out as one, and
+	// started when that was looked at.
+	repositories      map[gitID]bool
+	rootWasRepository bool
+	started           time.Time
 }
 
 var writableTree boundTree
@@ -112,8 +116,10 @@ func (b *boundTree) bind(tree string) error {
 		b.mounts = []string{tree}
 	}
 	b.existed = map[string]bool{}
+	b.started = coarseNow()
 	repositories := findGitDirs(tree)
 	b.repositories = gitDirIDs(repositories)
+	b.rootWasRepository = looksLikeRepository(readDir(tree))
 	pinned := filepath.Join(tree, pinnedDir)
 	if fi, err := os.Lstat(pinned); err == nil {
 		b.existed[pinnedDir] = true
@@ -227,7 +233,7 @@ func (b *boundTree) removeCreated() []string {
 		notes = append(notes, fmt.Sprintf("The command created %s, a protected file that makes programs run later, so it was removed: only the person may change it (Unrestricted mode, or by hand).", rel))
 	}
 	// After the tree's own .git, so that one the command made is named once.
-	return append(notes, removeNewGitDirs(b.tree, b.repositories)...)
+	return append(notes, removeNewGitDirs(b.tree, b.repositories, b.rootWasRepository, b.started)...)
 }
 
 // checkTree checks the working tree of a Project policy: an absolute path to a directory,

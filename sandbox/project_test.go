@@ -252,6 +252,8 @@ func TestProjectModeRemovesNewRepositories_REQ_BED_014(t *testing.T) {
 	if err != nil {
 		t.Skip("git is not installed")
 	}
+	// A directory of the person's, which a command will lay out as a repository.
+	mustWrite(t, filepath.Join(f.tree, "data", "keep.txt"), "mine\n")
 	src := filepath.Join(f.outside, "src")
 	gitIn := func(dir string, args ...string) {
 		t.Helper()
@@ -285,6 +287,9 @@ func TestProjectModeRemovesNewRepositories_REQ_BED_014(t *testing.T) {
 		`mkdir nine && ` + q(realGit) + ` init -q nine && mv nine/.git nine/.GIT`,
 		// The vendored repository moved aside and a new one in its place.
 		`mv vendor/lib/.git vendor/lib/.git-old && ` + q(realGit) + ` init -q vendor/lib`,
+		// The person's directory, and the tree itself, laid out as bare repositories.
+		`mkdir data/objects data/refs && echo 'ref: refs/heads/main' > data/HEAD`,
+		`mkdir objects refs && echo 'ref: refs/heads/main' > HEAD`,
 		`echo ok`,
 	}, " && "), "")
 	if r.code != 0 || !strings.Contains(r.stdout, "ok") {
@@ -300,10 +305,18 @@ func TestProjectModeRemovesNewRepositories_REQ_BED_014(t *testing.T) {
 			t.Errorf("the notes do not name %s:\n%s", rel, joined)
 		}
 	}
-	if len(notes) != len(made) {
-		t.Errorf("%d notes for %d repositories:\n%s", len(notes), len(made), joined)
+	for _, rel := range []string{"data/HEAD", "data/objects", "data/refs", "HEAD", "objects", "refs"} {
+		if _, err := os.Lstat(filepath.Join(f.tree, rel)); err == nil {
+			t.Errorf("%s, which made a directory a repository, is still there", rel)
+		}
 	}
-	for _, rel := range []string{"vendor/lib/.git-old/HEAD", "sub/.git", ".git/modules/sub/HEAD", "two/a.txt"} {
+	if !strings.Contains(joined, "laid out data, a directory that was there before") || !strings.Contains(joined, "laid out the project's top directory") {
+		t.Errorf("the notes do not name the directories laid out as repositories:\n%s", joined)
+	}
+	if len(notes) != len(made)+2 {
+		t.Errorf("%d notes for %d repositories:\n%s", len(notes), len(made)+2, joined)
+	}
+	for _, rel := range []string{"vendor/lib/.git-old/HEAD", "sub/.git", ".git/modules/sub/HEAD", "two/a.txt", "data/keep.txt", "main.go"} {
 		if _, err := os.Lstat(filepath.Join(f.tree, rel)); err != nil {
 			t.Errorf("%s, which was there before (or is no repository), is gone: %v", rel, err)
 		}
