@@ -610,8 +610,6 @@ func lastLine(s string) string {
 	return s
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 var pythonOnce struct {
 	sync.Once
 	path string

@@ -129,3 +129,27 @@ sleep 100 & echo $! >> "$PIDS"; echo $$ >> "$PIDS"; sleep 100; wait`
 		})
 	}
 }
+
+// BenchmarkFindGitDirs measures the walk Project mode makes before and after each command to
+// find the repositories in the tree (gitwall.go), in a tree of 2,000 directories (a small
+// node_modules) holding one vendored repository.
+func BenchmarkFindGitDirs(b *testing.B) {
+	tree := b.TempDir()
+	for i := range 2000 {
+		dir := filepath.Join(tree, "node_modules", "p"+strconv.Itoa(i/20), "d"+strconv.Itoa(i%20))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "index.js"), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(tree, "vendor", "lib", ".git"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if n := len(findGitDirs(tree)); n != 1 {
+			b.Fatalf("found %d repositories; want 1", n)
+		}
+	}
+}

@@ -17,10 +17,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The person's toolchain caches, copy-on-write. In the mount view each cache directory
-// that exists is covered by an overlay whose lower layer is the real cache and whose upper
-// layer lies in the conversation's temp dir: a first `go build` in a new conversation finds
-// everything the person compiled before, what the command adds or changes lands in the
+// The person's toolchain caches, copy-on-write. In the mount view each cache directory that
+// exists when a command starts (one made after the app started counts from then on) is
+// covered by an overlay whose lower layer is the real cache and whose upper layer lies in
+// the conversation's temp dir: a first `go build` in a new conversation finds everything the person compiled before, what the command adds or changes lands in the
 // conversation's own layer, and the real cache is never written. The overlays follow the
 // temp dir: they are mounted when a conversation's command binds it and taken down with it.
 // Without the mount view (no namespaces) the caches start empty in the temp dir, as the
@@ -68,30 +68,67 @@ var toolchainCaches = []struct {
 	}, true},
 }
 
-var cachesFound struct {
-	once sync.Once
-	dirs []CacheDir
+// goCacheDirs is what `go env` last said about Go's cache directories, and what it was
+// asked under: the go binary found on PATH and the variables its answer depends on.
+var goCacheDirs struct {
+	sync.Mutex
+	asked string
+	env   map[string]string
 }
 
-// Caches lists the toolchain caches this machine has, as commands in the mount view share
-// them. Go is asked once for its directories (it may have them configured in its own env
-// file), which costs one start of the go command.
+// goEnvInputs are the variables that decide where Go keeps its caches.
+var goEnvInputs = []string{"PATH", "HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "GOENV", "GOPATH", "GOCACHE", "GOMODCACHE"}
+
+// Caches lists the toolchain caches this machine has now, as commands in the mount view share
+// them. It is asked for each command rather than once: a person who installs the app before
+// ever running Go (or npm, or pip) has no cache when the app starts, and one made later by a
+// build outside must be shared from the next command on, not after a restart. Looking costs a
+// few stats; asking Go where its caches are (it may have them configured in its own env file)
+// costs a start of the go command, so its answer is kept until go or what decides its answer
+// changes.
 func Caches() []CacheDir {
-	cachesFound.once.Do(func() { cachesFound.dirs = findCaches() })
-	return cachesFound.dirs
+	return findCaches(goEnvCaches())
 }
 
-func findCaches() []CacheDir {
-	home, _ := os.UserHomeDir()
-	goEnv := map[string]string{}
-	if gobin, err := exec.LookPath("go"); err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		out, err := exec.CommandContext(ctx, gobin, "env", "GOCACHE", "GOMODCACHE").Output()
-		cancel()
-		if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); err == nil && len(lines) == 2 {
-			goEnv["GOCACHE"], goEnv["GOMODCACHE"] = lines[0], lines[1]
-		}
+// goEnvCaches returns Go's GOCACHE and GOMODCACHE, asking go when it has not been asked under
+// the present go binary and variables. Without go on PATH the answer is empty and go is looked
+// for again next time: it may be installed later.
+func goEnvCaches() map[string]string {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return nil
 	}
+	key := gobin
+	for _, name := range goEnvInputs {
+		key += "\x00" + name + "=" + os.Getenv(name)
+	}
+	goCacheDirs.Lock()
+	defer goCacheDirs.Unlock()
+	if goCacheDirs.asked == key {
+		return goCacheDirs.env
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gobin, "env", "GOCACHE", "GOMODCACHE")
+	// Outside the sandbox, so nothing of a project may steer it: from /, no go.mod or
+	// go.work is found, and GOTOOLCHAIN=local keeps go from fetching and running the
+	// toolchain a go.mod or the environment names.
+	cmd.Dir = "/"
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+	out, err := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	// A go that fails is not asked again under the same inputs either: each command would
+	// pay for its start (or its timeout).
+	goCacheDirs.asked, goCacheDirs.env = key, nil
+	if err == nil && len(lines) == 2 {
+		goCacheDirs.env = map[string]string{"GOCACHE": lines[0], "GOMODCACHE": lines[1]}
+	}
+	return goCacheDirs.env
+}
+
+// findCaches finds the caches that exist now, Go's where goEnv says.
+func findCaches(goEnv map[string]string) []CacheDir {
+	home, _ := os.UserHomeDir()
 	var out []CacheDir
 	for _, c := range toolchainCaches {
 		p := c.find(goEnv, home)

@@ -107,7 +107,7 @@ func supervise(cfg helperConfig, script string) int {
 	}
 	l := launch{files: [3]int{0, 1, 2}, env: bashEnv()}
 	if proxy != nil {
-		l.env = proxy.proxyEnv(l.env)
+		l.env = withGitShim(proxy.proxyEnv(l.env), cfg.TempDir, cfg.Project.Tree)
 	}
 	pid, err := startCommand(cfg, script, l, func() bool {
 		select {

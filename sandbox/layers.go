@@ -134,6 +134,7 @@ func (p ProjectLayers) String() string {
 	return "Project mode: available. " + p.Summary + "\n" +
 		"  In the project, these stay read-only (and cannot be renamed or replaced; one a command creates is removed when it ends): " +
 		strings.Join(p.Protected, ", ") + "; .git cannot be moved or replaced, while its objects, refs and index stay writable so git add and git commit work.\n" +
+		"  No new git repository can be made anywhere in the project (git init, clone, worktree add and submodule checkouts there are refused; one made another way is removed when the command ends); the repositories there before keep their hooks and configuration read-only.\n" +
 		"  Network: none but the app's proxy, which asks you about each new host.\n"
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -114,8 +115,9 @@ type boundTempDir struct {
 	ino  uint64
 	undo func()
 	// caches are the toolchain caches mounted copy-on-write with their upper layers in
-	// this temp dir (caches.go); they go with it.
-	caches []CacheDir
+	// this temp dir (caches.go); they go with it. wanted is what the command that mounted
+	// them asked for.
+	caches, wanted []CacheDir
 }
 
 var writableTempDir boundTempDir
@@ -134,6 +136,14 @@ func (b *boundTempDir) bind(dir string, fd int, caches []CacheDir) error {
 	// The same path may name a new directory (the old one removed and made again); the
 	// binding would still show the old one.
 	if b.dir == dir && b.dev == st.Dev && b.ino == st.Ino {
+		if !slices.Equal(b.wanted, caches) {
+			// A cache appeared since the last command of this conversation (the person's
+			// first build outside made it) or went away: the next build shares what is
+			// there now.
+			unmountCaches(b.caches)
+			b.caches, _ = mountCaches(dir, caches)
+			b.wanted = caches
+		}
 		return nil
 	}
 	b.unbind()
@@ -166,13 +176,14 @@ func (b *boundTempDir) bind(dir string, fd int, caches []CacheDir) error {
 	// A cache that cannot be shared is left to the empty one in the temp dir; the command
 	// still runs.
 	b.caches, _ = mountCaches(dir, caches)
+	b.wanted = caches
 	return nil
 }
 
 // unbind takes the binding away, so that the next command binds afresh.
 func (b *boundTempDir) unbind() {
 	unmountCaches(b.caches)
-	b.caches = nil
+	b.caches, b.wanted = nil, nil
 	if b.undo != nil {
 		b.undo()
 	}

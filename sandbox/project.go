@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,7 +28,8 @@ import (
 // or a pointer file of the command's making, while objects, refs and the index stay
 // writable and `git add` and `git commit` work. A protected name that does not exist yet
 // cannot be bound; if a command creates one, the supervisor removes it when the command
-// ends, before anything else can run it, and the tool result says so.
+// ends, before anything else can run it, and the tool result says so. The same holds for a
+// git repository anywhere in the tree (gitwall.go).
 
 // ProtectedFiles is the one table of the tree's protected paths, relative to the tree.
 // Describe, the mode badge's details and the patch tool read it.
@@ -71,6 +73,12 @@ type boundTree struct {
 	mounts []string // innermost last; taken down in reverse
 	// existed records which protected paths existed when the last command started.
 	existed map[string]bool
+	// repositories are the repositories in the tree when the last command started
+	// (gitwall.go), rootWasRepository whether the tree itself was laid out as one, and
+	// started when that was looked at.
+	repositories      map[gitID]bool
+	rootWasRepository bool
+	started           time.Time
 }
 
 var writableTree boundTree
@@ -108,6 +116,10 @@ func (b *boundTree) bind(tree string) error {
 		b.mounts = []string{tree}
 	}
 	b.existed = map[string]bool{}
+	b.started = coarseNow()
+	repositories := findGitDirs(tree)
+	b.repositories = gitDirIDs(repositories)
+	b.rootWasRepository = looksLikeRepository(readDir(tree))
 	pinned := filepath.Join(tree, pinnedDir)
 	if fi, err := os.Lstat(pinned); err == nil {
 		b.existed[pinnedDir] = true
@@ -139,7 +151,8 @@ func (b *boundTree) bind(tree string) error {
 			return err
 		}
 	}
-	return nil
+	// Last: a bind made above (.git pinned) would cover binds made below it earlier.
+	return b.protectRepositories(repositories)
 }
 
 // mount binds p over itself, read-only or writable, and records it.
@@ -151,6 +164,43 @@ func (b *boundTree) mount(p string, readOnly bool) error {
 	return setReadOnly(p, readOnly)
 }
 
+// protectRepositories keeps the repositories that were in the tree before a command (a
+// vendored repository, a submodule's, under .git/modules or in place) as the tree's own
+// .git is kept: their hooks and configuration read-only, a pointer file (.git with gitdir:)
+// read-only, so that a command cannot make the person's next git in them run a program.
+// Everything else in them stays writable: git add and git commit work. Read-only binds
+// only: a path swapped for a link meanwhile (by another conversation's command) could only
+// make something else read-only in this view.
+func (b *boundTree) protectRepositories(repositories []gitDir) error {
+	for _, r := range repositories {
+		if r.rel == pinnedDir {
+			continue // the tree's own, protected by ProtectedFiles
+		}
+		p := filepath.Join(b.tree, r.rel)
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			continue
+		}
+		targets := []string{p}
+		if fi.IsDir() {
+			targets = []string{filepath.Join(p, "hooks"), filepath.Join(p, "config")}
+		}
+		for _, t := range targets {
+			// A bind follows its directory when a command renames it, so what is
+			// bound is asked of the kernel, not of the paths bound before.
+			var st unix.Statx_t
+			err := unix.Statx(unix.AT_FDCWD, t, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE, &st)
+			if err != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK || st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+				continue
+			}
+			if err := b.mount(t, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // unbind takes every binding of the tree away.
 func (b *boundTree) unbind() {
 	for i := len(b.mounts) - 1; i >= 0; i-- {
@@ -160,8 +210,9 @@ func (b *boundTree) unbind() {
 }
 
 // removeCreated removes the protected paths a command created (they did not exist when it
-// started), and says which, for the tool result. Programs outside the sandbox read them only
-// later (an editor, git, a shell, an agent), and by then they are gone.
+// started) and the repositories it made anywhere in the tree, and says which, for the tool
+// result. Programs outside the sandbox read them only later (an editor, git, a shell, an
+// agent), and by then they are gone.
 func (b *boundTree) removeCreated() []string {
 	if b.tree == "" {
 		return nil
@@ -181,7 +232,8 @@ func (b *boundTree) removeCreated() []string {
 		}
 		notes = append(notes, fmt.Sprintf("The command created %s, a protected file that makes programs run later, so it was removed: only the person may change it (Unrestricted mode, or by hand).", rel))
 	}
-	return notes
+	// After the tree's own .git, so that one the command made is named once.
+	return append(notes, removeNewGitDirs(b.tree, b.repositories, b.rootWasRepository, b.started)...)
 }
 
 // checkTree checks the working tree of a Project policy: an absolute path to a directory,

@@ -238,3 +238,149 @@ func portOf(ln net.Listener) string {
 func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
 }
+
+// TestProjectModeRemovesNewRepositories_REQ_BED_014: a command cannot leave a git repository
+// anywhere in the tree, however it makes one — git init or clone by the real git's path, a
+// directory renamed to .git, a .git file with gitdir:, a link named .git, a bare repository,
+// a submodule's repository under .git/modules, a new repository in place of a real one moved
+// aside — and each removal is named in the result; the repositories that were there before
+// (a vendored repository, a submodule) are left alone, wherever the command moved them, and
+// git still works in them.
+func TestProjectModeRemovesNewRepositories_REQ_BED_014(t *testing.T) {
+	f := newProjectFixture(t)
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	// A directory of the person's, which a command will lay out as a repository.
+	mustWrite(t, filepath.Join(f.tree, "data", "keep.txt"), "mine\n")
+	src := filepath.Join(f.outside, "src")
+	gitIn := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, f.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	mustWrite(t, filepath.Join(src, "a.txt"), "a\n")
+	gitIn(src, "init", "-q")
+	gitIn(src, "add", ".")
+	gitIn(src, "commit", "-q", "-m", "src")
+	// What the person had: a vendored repository and a submodule, its repository kept in
+	// .git/modules and its work tree pointing there.
+	gitIn(f.tree, "clone", "-q", src, "vendor/lib")
+	gitIn(f.tree, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "sub")
+	gitIn(f.tree, "commit", "-q", "-m", "sub")
+	writableTreeResetForTests(t)
+
+	q := shellQuote
+	r, notes := f.run(t, strings.Join([]string{
+		q(realGit) + ` init -q one`,
+		q(realGit) + ` clone -q "$OUT/src" two`,
+		q(realGit) + ` init -q --bare three`,
+		`mkdir -p four/x && ` + q(realGit) + ` init -q four/x && mv four/x/.git four/.git && rmdir four/x`,
+		`mkdir -p five/x && ` + q(realGit) + ` init -q --bare five/x && mv five/x five/.git`,
+		`mkdir six && printf 'gitdir: ../.git/modules/sub\n' > six/.git`,
+		`mkdir seven && ln -s ../vendor/lib/.git seven/.git`,
+		`mkdir eight && ` + q(realGit) + ` init -q --bare .git/modules/eight && printf 'gitdir: ../.git/modules/eight\n' > eight/.git`,
+		`mkdir nine && ` + q(realGit) + ` init -q nine && mv nine/.git nine/.GIT`,
+		// The vendored repository moved aside and a new one in its place.
+		`mv vendor/lib/.git vendor/lib/.git-old && ` + q(realGit) + ` init -q vendor/lib`,
+		// The person's directory, and the tree itself, laid out as bare repositories.
+		`mkdir data/objects data/refs && echo 'ref: refs/heads/main' > data/HEAD`,
+		`mkdir objects refs && echo 'ref: refs/heads/main' > HEAD`,
+		`echo ok`,
+	}, " && "), "")
+	if r.code != 0 || !strings.Contains(r.stdout, "ok") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	made := []string{"one/.git", "two/.git", "three", "four/.git", "five/.git", "six/.git", "seven/.git", ".git/modules/eight", "eight/.git", "nine/.GIT", "vendor/lib/.git"}
+	joined := strings.Join(notes, "\n")
+	for _, rel := range made {
+		if _, err := os.Lstat(filepath.Join(f.tree, rel)); err == nil {
+			t.Errorf("%s, made by the command, is still there", rel)
+		}
+		if !strings.Contains(joined, "repository at "+rel+",") {
+			t.Errorf("the notes do not name %s:\n%s", rel, joined)
+		}
+	}
+	for _, rel := range []string{"data/HEAD", "data/objects", "data/refs", "HEAD", "objects", "refs"} {
+		if _, err := os.Lstat(filepath.Join(f.tree, rel)); err == nil {
+			t.Errorf("%s, which made a directory a repository, is still there", rel)
+		}
+	}
+	if !strings.Contains(joined, "laid out data, a directory that was there before") || !strings.Contains(joined, "laid out the project's top directory") {
+		t.Errorf("the notes do not name the directories laid out as repositories:\n%s", joined)
+	}
+	if len(notes) != len(made)+2 {
+		t.Errorf("%d notes for %d repositories:\n%s", len(notes), len(made)+2, joined)
+	}
+	for _, rel := range []string{"vendor/lib/.git-old/HEAD", "sub/.git", ".git/modules/sub/HEAD", "two/a.txt", "data/keep.txt", "main.go"} {
+		if _, err := os.Lstat(filepath.Join(f.tree, rel)); err != nil {
+			t.Errorf("%s, which was there before (or is no repository), is gone: %v", rel, err)
+		}
+	}
+	// Their hooks, configuration and pointer files stay read-only, as the tree's own.
+	if r, notes := f.run(t, `mv vendor/lib/.git-old vendor/lib/.git`, ""); r.code != 0 || len(notes) != 0 {
+		t.Fatalf("move the vendored repository back: exit %d, notes %q: %s", r.code, notes, r.stderr)
+	}
+	for _, a := range []string{
+		`echo 'touch /tmp/pwned' > vendor/lib/.git/hooks/post-checkout`,
+		`git -C vendor/lib config core.fsmonitor 'touch /tmp/pwned'`,
+		`echo pwned > .git/modules/sub/hooks/pre-commit`,
+		`git -C sub config core.hooksPath /tmp`,
+		`printf 'gitdir: ../vendor/lib/.git\n' > sub/.git`,
+		`rm -rf vendor/lib/.git/hooks`,
+	} {
+		if r, _ := f.run(t, a, ""); r.code == 0 {
+			t.Errorf("%q succeeded", a)
+		}
+	}
+	// The repositories that were there keep working, and are not removed for it.
+	r, notes = f.run(t, `cd vendor/lib && echo b > b.txt && git add b.txt && git commit -q -m b && cd ../../sub && git status --short && echo ok`, "")
+	if r.code != 0 || !strings.Contains(r.stdout, "ok") || len(notes) != 0 {
+		t.Errorf("work in the repositories that were there: exit %d, notes %q\nstdout: %s\nstderr: %s", r.code, notes, r.stdout, r.stderr)
+	}
+}
+
+// TestProjectModeRefusesMakingARepository_REQ_BED_014: git init, git clone, git worktree add
+// and a submodule checkout into the tree are refused before anything is made, in words that
+// say why; the same commands outside the tree (in the temp dir) work.
+func TestProjectModeRefusesMakingARepository_REQ_BED_014(t *testing.T) {
+	f := newProjectFixture(t)
+	src := filepath.Join(f.outside, "src")
+	for _, args := range [][]string{{"init", "-q", src}, {"-C", src, "commit", "-q", "--allow-empty", "-m", "src"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Env = f.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	mustWrite(t, filepath.Join(f.tree, ".gitmodules"), "[submodule \"lib\"]\n\tpath = lib\n\turl = "+src+"\n")
+	writableTreeResetForTests(t)
+	for _, c := range []string{
+		`git init -q sub`,
+		`mkdir sub && cd sub && git init`,
+		`git -C pkg init -q`,
+		`git init -b main --template "$TMPDIR" ./sub`,
+		`git clone -q "$OUT/src"`,
+		`git clone -q --depth 1 "$OUT/src" sub`,
+		`cd "$TMPDIR" && git clone -q "$OUT/src" "$OLDPWD/sub"`,
+		`git worktree add -q -b topic sub`,
+		`git submodule update --init`,
+		`git submodule -q add "$OUT/src" lib2`,
+	} {
+		r, notes := f.run(t, `mkdir -p pkg && `+c, "")
+		if r.code == 0 || !strings.Contains(r.stderr, "refused") || !strings.Contains(r.stderr, "Project mode does not let a command make a git repository") {
+			t.Errorf("%q: exit %d\nstderr: %s", c, r.code, r.stderr)
+		}
+		if len(notes) != 0 {
+			t.Errorf("%q: something was made and removed: %q", c, notes)
+		}
+	}
+	r, notes := f.run(t, `git init -q "$TMPDIR/scratch" && git clone -q "$OUT/src" "$TMPDIR/copy" && git -C "$TMPDIR/copy" log --oneline | wc -l && git status --short >/dev/null && echo ok`, "")
+	if r.code != 0 || !strings.Contains(r.stdout, "ok") || len(notes) != 0 {
+		t.Errorf("git outside the tree: exit %d, notes %q\nstdout: %s\nstderr: %s", r.code, notes, r.stdout, r.stderr)
+	}
+}

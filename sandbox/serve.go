@@ -214,7 +214,7 @@ func runOne(req runRequest, l launch, tempDirFd, proxyFd int, msgs <-chan incomi
 				finishProject()
 				return outcome{SetupError: err.Error()}, false
 			}
-			l.env = r.proxyEnv(l.env)
+			l.env = withGitShim(r.proxyEnv(l.env), req.TempDir, req.Project.Tree)
 			defer func() { o.Notes = append(o.Notes, finishProject()...) }()
 		}
 	}

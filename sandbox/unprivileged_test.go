@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -82,7 +83,7 @@ func TestWallsForAnOrdinaryUser(t *testing.T) {
 	script := strings.Join([]string{
 		`cat "$HOME/.ssh/id_ed25519" 2>/dev/null`,
 		py(`import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); print("dgram pair made")`) + " 2>/dev/null",
-		py(`import ctypes; libc = ctypes.CDLL(None, use_errno=True); print("shm left" if libc.shmget(0, 4096, 0o1600) >= 0 else "no shm")`),
+		py(`import ctypes; libc = ctypes.CDLL(None, use_errno=True); import os; print("shm left" if libc.shmget(int(os.environ["IPCKEY"]), 4096, 0o3600) >= 0 else "no shm")`),
 		py(`import fcntl, os, struct; fd = os.open(os.environ["W"] + "/f.txt", os.O_RDONLY); fcntl.ioctl(fd, 0x40087602, struct.pack("Q", 4242)); print("generation set")`) + " 2>/dev/null",
 		`echo pwned > "$W/f.txt" 2>/dev/null`,
 		`echo done`,
@@ -90,11 +91,12 @@ func TestWallsForAnOrdinaryUser(t *testing.T) {
 	for _, view := range []bool{true, false} {
 		name := map[bool]string{true: "mount view", false: "no mount view"}[view]
 		t.Run(name, func(t *testing.T) {
-			var env []string
+			// A key of this run's own: other programs' segments come and go meanwhile.
+			ipcKey := freeSysvKey(t)
+			env := []string{"IPCKEY=" + strconv.Itoa(ipcKey)}
 			if !view {
 				env = append(env, noViewForTestsEnv+"=1")
 			}
-			shmBefore := sysvCount(t, "/proc/sysvipc/shm")
 			out := asNobody(t, env, script)
 			if !strings.Contains(out, "done") {
 				t.Fatalf("the script did not run:\n%s", out)
@@ -104,8 +106,9 @@ func TestWallsForAnOrdinaryUser(t *testing.T) {
 					t.Errorf("%q:\n%s", bad, out)
 				}
 			}
-			if after := sysvCount(t, "/proc/sysvipc/shm"); after != shmBefore {
-				t.Errorf("a segment outlived the command (%d before, %d after)", shmBefore, after)
+			if id, ok := sysvObject(t, "shm", ipcKey); ok {
+				removeSysvObject("shm", id)
+				t.Errorf("segment %d, made by the command under its key %#x, outlived it", id, ipcKey)
 			}
 		})
 	}

@@ -4,7 +4,10 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -166,12 +169,9 @@ func TestEscapeClassesAreClosed_REQ_BED_014(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dgram.Close() })
-	// A System V shared memory segment and message queue of another process.
-	const shmKey, msgKey = 0x50484e58, 0x50484e59
-	shmID, err := unix.SysvShmGet(shmKey, 4096, unix.IPC_CREAT|0o600)
-	if err != nil {
-		t.Fatalf("create the outside segment: %v", err)
-	}
+	// A System V shared memory segment of another process, under a key of this run's own
+	// (another run of this test, or any program, may hold a fixed one).
+	shmKey, shmID := ownSysvKey(t, func(key int) (int, error) { return unix.SysvShmGet(key, 4096, unix.IPC_CREAT|unix.IPC_EXCL|0o600) })
 	t.Cleanup(func() { _, _ = unix.SysvShmCtl(shmID, unix.IPC_RMID, nil) })
 	segment, err := unix.SysvShmAttach(shmID, 0, 0)
 	if err != nil {
@@ -193,22 +193,22 @@ func TestEscapeClassesAreClosed_REQ_BED_014(t *testing.T) {
 		return v
 	}
 	gen := generation()
-	shmBefore := sysvCount(t, "/proc/sysvipc/shm")
-	msgBefore := sysvCount(t, "/proc/sysvipc/msg")
-	semBefore := sysvCount(t, "/proc/sysvipc/sem")
 	libc := `import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); `
 	cases := []struct{ name, script string }{
 		{"unix datagram to a path outside", py(`import os, socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendto(b"x", os.environ["DGRAM"])`)},
 		{"unix datagram with SCM_RIGHTS", py(`import os, socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(4))], 0, os.environ["DGRAM"])`)},
-		{"write another process's shared memory", py(libc + `i = libc.shmget(0x50484e58, 4096, 0); assert i >= 0, ctypes.get_errno(); libc.shmat.restype = ctypes.c_void_p; p = libc.shmat(i, None, 0); assert p not in (None, 2**64-1); ctypes.memmove(p, b"pwned", 5)`)},
-		{"leave a shared memory segment, a queue and a semaphore", py(libc + `assert libc.shmget(0, 4096, 0o1600) >= 0; assert libc.msgget(0, 0o1600) >= 0; assert libc.semget(0, 1, 0o1600) >= 0`)},
+		{"write another process's shared memory", py(libc + `i = libc.shmget(int(os.environ["SHMKEY"]), 4096, 0); assert i >= 0, ctypes.get_errno(); libc.shmat.restype = ctypes.c_void_p; p = libc.shmat(i, None, 0); assert p not in (None, 2**64-1); ctypes.memmove(p, b"pwned", 5)`)},
+		// Under the keys of this subtest (IPCKEY), so that what is left can be told from the
+		// objects of every other program on the machine.
+		{"leave a shared memory segment, a queue and a semaphore", py(libc + `k = int(os.environ["IPCKEY"]); assert libc.shmget(k, 4096, 0o3600) >= 0, ctypes.get_errno(); assert libc.msgget(k, 0o3600) >= 0, ctypes.get_errno(); assert libc.semget(k, 1, 0o3600) >= 0, ctypes.get_errno()`)},
 		{"leave a POSIX message queue", py(`import ctypes; rt = ctypes.CDLL("librt.so.1", use_errno=True); assert rt.mq_open(b"/phoenix-walls", 0o100 | 2, 0o600, None) >= 0`)},
 		{"set an inode generation", py(`import fcntl, struct, os; fd = os.open(os.environ["TARGET"], os.O_RDONLY); fcntl.ioctl(fd, 0x40087602, struct.pack("Q", 4242))`)},
 		{"remove every user's fscrypt key", py(`import fcntl, os; fd = os.open("/", os.O_RDONLY); fcntl.ioctl(fd, 0xc0406619, bytes(64))`)},
 	}
 	forEachView(t, func(t *testing.T, view bool) {
 		forEachABI(t, st.ABI, func(t *testing.T, abi int) {
-			env := append(os.Environ(), "DGRAM="+dgramPath, "TARGET="+target)
+			ipcKey := freeSysvKey(t)
+			env := append(os.Environ(), "DGRAM="+dgramPath, "TARGET="+target, "SHMKEY="+strconv.Itoa(shmKey), "IPCKEY="+strconv.Itoa(ipcKey))
 			for _, c := range cases {
 				r := runScript(t, Policy{TempDir: t.TempDir()}, work, env, c.script)
 				t.Logf("%s: exit %d: %s", c.name, r.code, lastLine(r.stderr))
@@ -219,12 +219,12 @@ func TestEscapeClassesAreClosed_REQ_BED_014(t *testing.T) {
 			if got := string((segment)[:5]); got == "pwned" {
 				t.Errorf("another process's shared memory was written")
 			}
-			for _, c := range []struct {
-				file   string
-				before int
-			}{{"/proc/sysvipc/shm", shmBefore}, {"/proc/sysvipc/msg", msgBefore}, {"/proc/sysvipc/sem", semBefore}} {
-				if after := sysvCount(t, c.file); after != c.before {
-					t.Errorf("%s: %d objects before, %d after: a command's IPC object outlived it", c.file, c.before, after)
+			// The command's objects live in its own IPC namespace, gone with it, or were
+			// never made (the filter); one under its key in this namespace escaped.
+			for _, kind := range []string{"shm", "msg", "sem"} {
+				if id, ok := sysvObject(t, kind, ipcKey); ok {
+					removeSysvObject(kind, id)
+					t.Errorf("/proc/sysvipc/%s holds object %d under the command's key %#x: a command's IPC object outlived it", kind, id, ipcKey)
 				}
 			}
 			if _, err := os.Stat("/dev/mqueue/phoenix-walls"); err == nil {
@@ -236,17 +236,77 @@ func TestEscapeClassesAreClosed_REQ_BED_014(t *testing.T) {
 			}
 		})
 	})
-	_ = msgKey
 }
 
-// sysvCount counts the System V IPC objects of the machine's (the test's) namespace.
-func sysvCount(t *testing.T, file string) int {
+// ownSysvKey creates a System V object under a random key that no object holds yet (make
+// fails with EEXIST for a taken one) and returns the key and the object's id.
+func ownSysvKey(t *testing.T, make func(key int) (int, error)) (key, id int) {
 	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Skipf("no %s: %v", file, err)
+	for range 100 {
+		key = 1 + rand.IntN(math.MaxInt32-1)
+		id, err := make(key)
+		if err == nil {
+			return key, id
+		}
+		if !errors.Is(err, unix.EEXIST) {
+			t.Fatalf("create a System V IPC object: %v", err)
+		}
 	}
-	return strings.Count(strings.TrimSpace(string(b)), "\n")
+	t.Fatal("no free System V IPC key in 100 tries")
+	return 0, 0
+}
+
+// freeSysvKey picks a random key that no System V object of this namespace holds.
+func freeSysvKey(t *testing.T) int {
+	t.Helper()
+	for range 100 {
+		key := 1 + rand.IntN(math.MaxInt32-1)
+		taken := false
+		for _, kind := range []string{"shm", "msg", "sem"} {
+			_, ok := sysvObject(t, kind, key)
+			taken = taken || ok
+		}
+		if !taken {
+			return key
+		}
+	}
+	t.Fatal("no free System V IPC key in 100 tries")
+	return 0
+}
+
+// sysvObject finds the object of kind (shm, msg, sem) under key in the test's IPC namespace
+// and returns its id.
+func sysvObject(t *testing.T, kind string, key int) (int, bool) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sysvipc/" + kind)
+	if err != nil {
+		t.Skipf("no /proc/sysvipc/%s: %v", kind, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for _, line := range lines[1:] {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		// The key is printed as a signed decimal.
+		if k, err := strconv.ParseInt(f[0], 10, 64); err == nil && int32(k) == int32(key) {
+			id, _ := strconv.Atoi(f[1])
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// removeSysvObject removes an object that escaped, so that a failed run leaves nothing.
+func removeSysvObject(kind string, id int) {
+	switch kind {
+	case "shm":
+		_, _ = unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+	case "msg":
+		_, _, _ = unix.Syscall(unix.SYS_MSGCTL, uintptr(id), unix.IPC_RMID, 0)
+	case "sem":
+		_, _, _ = unix.Syscall6(unix.SYS_SEMCTL, uintptr(id), 0, unix.IPC_RMID, 0, 0, 0)
+	}
 }
 
 // TestEverydayWorkInsideTheView: in the mount view, what real tests need works inside a
@@ -361,9 +421,16 @@ func TestFirstGoBuildReusesThePersonsCache(t *testing.T) {
 	if !strings.Contains(r.stdout, goCache) {
 		t.Errorf("GOCACHE inside is not the shared cache %s:\n%s", goCache, r.stdout)
 	}
-	// What the build inside wrote is in the conversation's layer and nowhere in the
-	// person's cache (other go commands on the machine may write there meanwhile, so the
-	// cache is not simply counted).
+	checkBuildReusedCache(t, tmp, goCache)
+}
+
+// checkBuildReusedCache checks what a first build inside, in the conversation whose temp dir
+// is tmp, wrote: a few files of its own, in the conversation's layer and nowhere in the
+// person's cache goCache.
+func checkBuildReusedCache(t *testing.T, tmp, goCache string) {
+	t.Helper()
+	// Other go commands on the machine may write to the person's cache meanwhile, so the
+	// cache is not simply counted.
 	upper := filepath.Join(tmp, cacheLayersDir, "go-build", "upper")
 	written := filesBelow(t, upper)
 	for _, rel := range written {
@@ -377,6 +444,74 @@ func TestFirstGoBuildReusesThePersonsCache(t *testing.T) {
 	// A build that compiled the standard library afresh writes hundreds of entries.
 	if n := len(written); n == 0 || n > 60 {
 		t.Errorf("the conversation's layer holds %d files; want a few (the module's own)", n)
+	}
+}
+
+// TestGoCacheMadeLaterIsShared: a person who installs the app before ever running Go has no
+// Go build cache when the app (and its supervisors) start; the cache their first build
+// outside makes is shared from the next command on — in a conversation that already ran a
+// command and in a new one — without a restart. (The cache appears here as a link to this
+// machine's warm one, as `go env` finds it under a fresh home, so that no standard library
+// is compiled for the test.)
+func TestGoCacheMadeLaterIsShared(t *testing.T) {
+	if st := Probe(); !st.Available {
+		t.Skipf("Landlock unavailable: %s", st.Reason)
+	}
+	if usable, reason := mountViewUsable(); !usable {
+		t.Skipf("no mount view here: %s", reason)
+	}
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Skipf("no go here: %v", err)
+	}
+	warmCache, err := filepath.EvalSymlinks(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Skipf("no Go build cache on this machine: %v", err)
+	}
+	mod := t.TempDir()
+	mustWrite(t, filepath.Join(mod, "go.mod"), "module example.com/hello\n\ngo 1.21\n")
+	mustWrite(t, filepath.Join(mod, "main.go"), "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n")
+	warm := exec.Command("go", "build", "-o", os.DevNull, ".")
+	warm.Dir = mod
+	if out, err := warm.CombinedOutput(); err != nil {
+		t.Fatalf("the warm build outside: %v\n%s", err, out)
+	}
+
+	// A fresh home: go's cache is ~/.cache/go-build, which does not exist yet.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GOCACHE", "")
+	t.Setenv("GOENV", "")
+	goCache := filepath.Join(home, ".cache", "go-build")
+	conversation := t.TempDir()
+	r := runScript(t, Policy{TempDir: conversation}, mod, os.Environ(), `go env GOCACHE`)
+	if r.code != 0 {
+		t.Fatalf("the first command: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, warmCache) {
+		t.Fatalf("a cache was shared before there was one: %s", r.stdout)
+	}
+
+	// The person's first build outside makes the cache.
+	if err := os.MkdirAll(filepath.Dir(goCache), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(warmCache, goCache); err != nil {
+		t.Fatal(err)
+	}
+	// A new program, so the build inside has something of its own to compile.
+	mustWrite(t, filepath.Join(mod, "main.go"), "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello inside\") }\n")
+	for _, c := range []struct{ name, tmp string }{{"the same conversation", conversation}, {"a new conversation", t.TempDir()}} {
+		r := runScript(t, Policy{TempDir: c.tmp}, mod, os.Environ(), `go build -o "$TMPDIR/hello" . && "$TMPDIR/hello" && go env GOCACHE`)
+		if r.code != 0 || !strings.Contains(r.stdout, "hello inside") {
+			t.Fatalf("%s: exit %d\nstdout: %s\nstderr: %s", c.name, r.code, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stdout, warmCache) {
+			t.Errorf("%s: GOCACHE inside is not the cache made later (%s):\n%s", c.name, warmCache, r.stdout)
+		}
+		checkBuildReusedCache(t, c.tmp, warmCache)
 	}
 }
 

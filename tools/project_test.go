@@ -102,6 +102,23 @@ func TestPatchInProjectMode(t *testing.T) {
 		".git/config":                     "protected file",
 		".vscode/tasks.json":              "protected file",
 		".bashrc":                         "protected file",
+		"sub/.git":                        "git repository",
+		"sub/.GIT/config":                 "git repository",
+		".git/info/exclude":               "git repository",
+		"vendor/lib/.git/hooks/pre-push":  "git repository",
+		"bare/config":                     "git repository",
+		"half/refs/heads/main":            "git repository",
+	}
+	// A vendored repository, a bare one, and a directory a write would make a bare one.
+	for _, d := range []string{"vendor/lib/.git/hooks", "bare/objects", "bare/refs", "half/objects"} {
+		if err := os.MkdirAll(filepath.Join(tree, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"bare/HEAD", "half/HEAD"} {
+		if err := os.WriteFile(filepath.Join(tree, f), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for path, why := range refused {
 		out := runPatch(t, env, path, create)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -41,6 +42,7 @@ func protectedInTree(tree, path string, patterns []string) bool {
 var (
 	errOutsideTree = errors.New("it is outside the working tree; in Project mode patch writes only inside the working tree (call request_mode_upgrade if you need to write elsewhere)")
 	errProtected   = errors.New("it is a protected file: Project mode keeps git's hooks and configuration, agent and editor settings and shell start-up files read-only, because they make programs run later; ask the person to make this change")
+	errRepository  = errors.New("it is a git repository's own file, or would make a directory a git repository: in Project mode patch writes neither, because the person's git would run a repository's hooks and configuration (a repository a command makes in the tree is removed too); change a repository with git in a bash command, or ask the person")
 )
 
 // projectTarget checks a path patch would write in Project mode, both as named and as the
@@ -63,6 +65,9 @@ func projectTarget(tree, named, target string) error {
 		// Both spellings: the tree as the person named it, and as the kernel sees it.
 		if protectedInTree(root, real, ProtectedPatterns) || protectedInTree(tree, p, ProtectedPatterns) {
 			return errProtected
+		}
+		if repositoryFile(root, real) || repositoryFile(tree, p) {
+			return errRepository
 		}
 	}
 	return nil
@@ -87,4 +92,41 @@ func resolveExisting(path string) (string, error) {
 		rest = filepath.Join(filepath.Base(p), rest)
 		p = parent
 	}
+}
+
+// repositoryFile reports whether path, an absolute and cleaned path inside tree, lies in a
+// git repository's own directory — below an entry named .git anywhere in the tree (any case:
+// git finds .GIT as .git on a file system that ignores case) — or in a directory that is, or
+// with path written would be, laid out as a bare repository (HEAD, objects, refs), which the
+// person's git takes for one. The sandbox removes such a repository when a command makes it
+// (sandbox/gitwall.go); patch writes outside any command, so it refuses instead.
+func repositoryFile(tree, path string) bool {
+	rel, err := filepath.Rel(tree, path)
+	if err != nil || rel == "." {
+		return false
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for _, p := range parts {
+		if strings.EqualFold(p, ".git") {
+			return true
+		}
+	}
+	// Each directory from the tree down to path's own, with the name of the next step.
+	dir := tree
+	for i, next := range parts {
+		last := i == len(parts)-1
+		has := func(name string, wantDir bool) bool {
+			if next == name {
+				// path itself is the file, or lies below the directory.
+				return last != wantDir
+			}
+			fi, err := os.Lstat(filepath.Join(dir, name))
+			return err == nil && fi.IsDir() == wantDir
+		}
+		if has("HEAD", false) && has("objects", true) && has("refs", true) {
+			return true
+		}
+		dir = filepath.Join(dir, next)
+	}
+	return false
 }
