@@ -90,7 +90,11 @@ func runWith(env *cmdEnv, args []string, stdout, stderr io.Writer) int {
 	case "":
 		err = runGUI(rest, stderr)
 	case "chat":
+		// A headless turn is profiled as the window is (PHOENIX_CPU_PROFILE): the CLI path's
+		// own costs show in its profile, not the bench's (issue 39).
+		stopProfile := startCPUProfile(stderr)
 		err = runChat(env, rest, stdout, stderr)
+		stopProfile()
 	case "list":
 		err = runList(env, rest, stdout, stderr)
 	case "show":

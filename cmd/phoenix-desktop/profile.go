@@ -10,9 +10,9 @@ import (
 	"syscall"
 )
 
-// EnvCPUProfile names a file that receives a CPU profile (go tool pprof) of the desktop app:
-// how one finds what keeps an idle window busy (issue 28), on a person's machine as in the
-// bench. The profile runs from the start; each SIGUSR2 writes the one running and starts the
+// EnvCPUProfile names a file that receives a CPU profile (go tool pprof) of the desktop app
+// or of a headless chat: how one finds what keeps an idle window busy (issue 28) or what a
+// headless tool round pays (issue 39), on a person's machine as in the bench. The profile runs from the start; each SIGUSR2 writes the one running and starts the
 // next, in FILE.1, FILE.2, … (so `kill -USR2` twice profiles just the time between); quitting
 // writes the last one. Time spent in C threads (a software OpenGL's rasterizer) is not in
 // it: compare with the process's CPU time.
