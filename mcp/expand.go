@@ -125,6 +125,12 @@ func (c ServerConfig) resolved(name, cwd string, lookup func(string) (string, bo
 	}
 	out.Env = expandMap("env", c.Env)
 	out.Headers = expandMap("header", c.Headers)
+	if c.OAuth != nil {
+		o := *c.OAuth
+		o.ClientID = one("oauth clientId", o.ClientID)
+		o.ClientSecret = one("oauth clientSecret", o.ClientSecret)
+		out.OAuth = &o
+	}
 	if firstErr != nil {
 		return ServerConfig{}, firstErr
 	}

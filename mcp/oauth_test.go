@@ -226,7 +226,7 @@ func TestOAuthSignInWithClientIDMetadataDocument(t *testing.T) {
 
 // The loopback listener is one-shot and checks the state itself.
 func TestOAuthCallbackIsOneShot(t *testing.T) {
-	cb, err := listenCallback()
+	cb, err := listenCallback(0)
 	if err != nil {
 		t.Fatal(err)
 	}

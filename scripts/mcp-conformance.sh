@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The official MCP conformance suite's client scenarios, run against the app's CLI: every
+# scenario that the 2025-11-25 and 2026-07-28 revisions require must pass (the suite's
+# --requirements sets; the extensions it runs without scoring — DPoP, client credentials,
+# enterprise-managed authorization, workload identity — are not supported and do not count).
+#
+#   bash scripts/mcp-conformance.sh            build the CLI, install the suite, run both sets
+#   bash scripts/mcp-conformance.sh client URL what the suite runs for each scenario (below)
+#
+# The suite's client runner starts a mock MCP server (and authorization server) per scenario
+# and runs `THIS-SCRIPT client URL` with MCP_CONFORMANCE_SCENARIO set; this script then does
+# what a person would: `mcp login` (its "browser" is curl, following the authorization
+# server's redirect back to the app's loopback listener), `mcp list`, and a `chat` turn with
+# the offline demo model calling the server's tools. A scenario that needs more permission
+# for a call (step-up) is signed in to again and the turn sent again, as a person would.
+#
+# The suite needs Node 22 (the machine may have an older one): Node and the suite come from
+# the npm registry at pinned versions, into a tools directory, installed once.
+set -euo pipefail
+
+NODE_VERSION=22.23.3
+CONFORMANCE_VERSION=0.2.0-alpha.12
+REVISIONS=(2025-11-25 2026-07-28)
+root="$(cd "$(dirname "$0")/.." && pwd)"
+tools="${PHOENIX_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/phoenix-desktop-tools}/mcp-conformance"
+
+if [ "${1:-}" = client ]; then
+  # --- One scenario: the suite passes the server's URL as the last argument. ---
+  url="${*: -1}"
+  scenario="${MCP_CONFORMANCE_SCENARIO:-}"
+  bin="${PHOENIX_CONFORMANCE_BIN:?run through scripts/mcp-conformance.sh}"
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  # A home of its own: the tokens go to the private secrets file there, never to the
+  # person's keyring, and no other configuration is read.
+  export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" XDG_CACHE_HOME="$work/cache"
+  unset DBUS_SESSION_BUS_ADDRESS DISPLAY WAYLAND_DISPLAY
+  mkdir -p "$HOME" "$XDG_CONFIG_HOME/phoenix-desktop" "$XDG_DATA_HOME"
+  oauth=""
+  if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
+    # A pre-registered client: its id in the configuration, its secret in the environment.
+    read -r client_id client_secret < <(node -e '
+      const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT);
+      console.log((c.client_id || "") + " " + (c.client_secret || ""));')
+    if [ -n "$client_id" ]; then
+      export CONFORMANCE_CLIENT_SECRET="$client_secret"
+      oauth=", \"oauth\": {\"clientId\": \"$client_id\""
+      [ -n "$client_secret" ] && oauth+=", \"clientSecret\": \"\${CONFORMANCE_CLIENT_SECRET}\""
+      oauth+="}"
+    fi
+  fi
+  printf '{"mcpServers": {"conf": {"url": "%s"%s}}}\n' "$url" "$oauth" >"$XDG_CONFIG_HOME/phoenix-desktop/mcp.json"
+
+  # The person's browser: follow the sign-in address to the app's loopback redirect.
+  login() {
+    "$bin" mcp login --no-browser conf | while IFS= read -r line; do
+      echo "$line"
+      case "$line" in http://* | https://*) curl -sS -L -o /dev/null --max-time 20 "$line" || true ;; esac
+    done
+    return "${PIPESTATUS[0]}"
+  }
+  args='{}'
+  case "$scenario" in initialize | tools_call | tools-call) args='{"a": 2, "b": 3}' ;; esac
+  chat() {
+    local tools steps=""
+    tools="$("$bin" mcp list --json --unrestricted 2>/dev/null | node -e '
+      let s = ""; process.stdin.on("data", d => s += d).on("end", () => {
+        for (const st of JSON.parse(s).servers || []) for (const t of st.Tools || []) console.log(t.ServerTool);
+      });')" || true
+    for t in $tools; do steps+="mcp: conf $t $args"$'\n'; break; done
+    [ -n "$steps" ] || steps="echo: no tools"
+    "$bin" chat --demo --unrestricted --cwd "$work" --timeout 60s "$steps"
+  }
+
+  login || true
+  out="$(chat 2>&1)" || true
+  echo "$out"
+  # Step-up: the server wants more permission for the call; sign in again (the app asks for
+  # the wider scope) and send the turn again, at most twice.
+  for _ in 1 2; do
+    grep -q "needs more permission" <<<"$out" || break
+    login || true
+    out="$(chat 2>&1)" || true
+    echo "$out"
+  done
+  exit 0
+fi
+
+# --- The whole run. ---
+mkdir -p "$tools"
+if [ "$("$tools/node_modules/.bin/node" --version 2>/dev/null)" != "v$NODE_VERSION" ] ||
+  [ ! -f "$tools/node_modules/@modelcontextprotocol/conformance/package.json" ] ||
+  ! grep -q "\"version\": \"$CONFORMANCE_VERSION\"" "$tools/node_modules/@modelcontextprotocol/conformance/package.json"; then
+  echo "mcp-conformance: installing node@$NODE_VERSION and @modelcontextprotocol/conformance@$CONFORMANCE_VERSION into $tools"
+  (cd "$tools" && [ -f package.json ] || echo '{"private": true}' >"$tools/package.json")
+  (cd "$tools" && npm install --no-fund --no-audit --save-exact \
+    "node@$NODE_VERSION" "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >/dev/null)
+fi
+export PATH="$tools/node_modules/.bin:$PATH"
+
+bin_dir="$(mktemp -d)"
+trap 'rm -rf "$bin_dir"' EXIT
+# shellcheck source=env.sh
+source "$root/scripts/env.sh" >/dev/null
+(cd "$root" && go build -o "$bin_dir/phoenix-desktop" ./cmd/phoenix-desktop)
+export PHOENIX_CONFORMANCE_BIN="$bin_dir/phoenix-desktop"
+
+status=0
+for rev in "${REVISIONS[@]}"; do
+  echo "== MCP conformance, client scenarios required by $rev"
+  (cd "$bin_dir" && conformance client --requirements "$rev" \
+    --command "bash $root/scripts/mcp-conformance.sh client") || status=1
+done
+exit $status
