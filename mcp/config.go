@@ -79,11 +79,11 @@ type OAuthConfig struct {
 }
 
 // validate checks the section of the URL server name.
-func (o *OAuthConfig) validate(name string) error {
+func (o *OAuthConfig) validate(name string, expanded bool) error {
 	switch {
 	case o.ClientSecret != "" && o.ClientID == "":
 		return fmt.Errorf(`MCP server %s: "oauth" has a clientSecret without a clientId; give the clientId the secret belongs to`, name)
-	case o.ClientSecret != "" && !isReference(o.ClientSecret):
+	case o.ClientSecret != "" && !expanded && !isReference(o.ClientSecret):
 		return fmt.Errorf(`MCP server %s: "oauth"."clientSecret" must name an environment variable, like "${MY_CLIENT_SECRET}", not hold the secret: put the secret in that variable, or leave clientSecret out and save it in the keyring with phoenix-desktop mcp login --client-secret %s`, name, name)
 	case o.CallbackPort < 0 || o.CallbackPort > 65535:
 		return fmt.Errorf(`MCP server %s: "oauth"."callbackPort" %d is not a port; give 1 to 65535, or leave it out for any free port`, name, o.CallbackPort)
@@ -291,8 +291,12 @@ func ValidateName(name string) error {
 	return nil
 }
 
-// Validate checks one server's configuration.
-func (c ServerConfig) Validate(name string) error {
+// Validate checks one server's configuration, as written.
+func (c ServerConfig) Validate(name string) error { return c.validate(name, false) }
+
+// validate checks one server's configuration; expanded is set for one whose variables were
+// expanded (resolved), where a client secret is the secret itself.
+func (c ServerConfig) validate(name string, expanded bool) error {
 	if err := ValidateName(name); err != nil {
 		return err
 	}
@@ -318,7 +322,7 @@ func (c ServerConfig) Validate(name string) error {
 		if !c.IsURL() || c.IsSSE() {
 			return fmt.Errorf(`MCP server %s: "oauth" is for a URL (streamable HTTP) server; remove it from this one`, name)
 		}
-		if err := c.OAuth.validate(name); err != nil {
+		if err := c.OAuth.validate(name, expanded); err != nil {
 			return err
 		}
 	}

@@ -35,7 +35,12 @@ if [ "${1:-}" = client ]; then
   # person's keyring, and no other configuration is read.
   export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" XDG_CACHE_HOME="$work/cache"
   unset DBUS_SESSION_BUS_ADDRESS DISPLAY WAYLAND_DISPLAY
-  mkdir -p "$HOME" "$XDG_CONFIG_HOME/phoenix-desktop" "$XDG_DATA_HOME"
+  # The app's Client ID Metadata Document, at the address the suite's authorization servers
+  # take for one (they do not fetch it).
+  export PHOENIX_MCP_CLIENT_METADATA_URL=https://conformance-test.local/client-metadata.json
+  # The conversation's working directory holds nothing: the app's checkpoint of it before a
+  # tool call is then instant.
+  mkdir -p "$HOME" "$XDG_CONFIG_HOME/phoenix-desktop" "$XDG_DATA_HOME" "$work/project"
   oauth=""
   if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
     # A pre-registered client: its id in the configuration, its secret in the environment.
@@ -69,7 +74,8 @@ if [ "${1:-}" = client ]; then
       });')" || true
     for t in $tools; do steps+="mcp: conf $t $args"$'\n'; break; done
     [ -n "$steps" ] || steps="echo: no tools"
-    "$bin" chat --demo --unrestricted --cwd "$work" --timeout 60s "$steps"
+    # A server's form is filled with its defaults: an empty line keeps a field's default.
+    yes '' | "$bin" chat --demo --unrestricted --cwd "$work/project" --timeout 60s --mcp-elicit stdin "$steps"
   }
 
   login || true
@@ -108,7 +114,7 @@ export PHOENIX_CONFORMANCE_BIN="$bin_dir/phoenix-desktop"
 status=0
 for rev in "${REVISIONS[@]}"; do
   echo "== MCP conformance, client scenarios required by $rev"
-  (cd "$bin_dir" && conformance client --requirements "$rev" \
+  (cd "$bin_dir" && conformance client --requirements "$rev" --timeout 60000 \
     --command "bash $root/scripts/mcp-conformance.sh client") || status=1
 done
 exit $status
