@@ -49,6 +49,7 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 		}
 		return errorOutput("There is no MCP tool named %q in this conversation. The MCP tools are: %s.", call.Name, strings.Join(names, ", "))
 	}
+	call.Arguments = route.withoutNulls(call.Arguments)
 	if err := route.checkArgs(call.Arguments); err != nil {
 		s.mu.Unlock()
 		return errorOutput("The arguments of %s do not match its input schema, so it was not called: %v", call.Name, err)

@@ -64,16 +64,28 @@ if [ "${1:-}" = client ]; then
     done
     return "${PIPESTATUS[0]}"
   }
-  args='{}'
-  case "$scenario" in initialize | tools_call | tools-call) args='{"a": 2, "b": 3}' ;; esac
+  # The calls of the turn: those the scenario names (MCP_CONFORMANCE_CONTEXT's toolCalls);
+  # else every tool for the request-state scenario, the valid one among invalid ones, or
+  # the first tool, with the arguments the suite's own example client sends.
   chat() {
-    local tools steps=""
-    tools="$("$bin" mcp list --json --unrestricted 2>/dev/null | node -e '
+    local steps
+    steps="$("$bin" mcp list --json --unrestricted 2>/dev/null | node -e '
       let s = ""; process.stdin.on("data", d => s += d).on("end", () => {
-        for (const st of JSON.parse(s).servers || []) for (const t of st.Tools || []) console.log(t.ServerTool);
-      });')" || true
-    for t in $tools; do steps+="mcp: conf $t $args"$'\n'; break; done
-    [ -n "$steps" ] || steps="echo: no tools"
+        const tools = [];
+        try { for (const st of JSON.parse(s).servers || []) for (const t of st.Tools || []) if (!t.Skipped) tools.push(t.ServerTool); } catch {}
+        const scenario = process.env.MCP_CONFORMANCE_SCENARIO || "";
+        let calls = [];
+        try { calls = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}").toolCalls || []; } catch {}
+        if (calls.length === 0) {
+          if (scenario === "sep-2322-client-request-state") calls = tools.map(name => ({ name, arguments: {} }));
+          else if (tools.includes("valid_tool")) calls = [{ name: "valid_tool", arguments: { region: "us-west1" } }];
+          else if (["initialize", "tools_call", "tools-call"].includes(scenario)) calls = tools.slice(0, 1).map(name => ({ name, arguments: { a: 2, b: 3 } }));
+          else calls = tools.slice(0, 1).map(name => ({ name, arguments: {} }));
+        }
+        // The demo model reads \n, \t and \\ in a step as a newline, a tab and a backslash.
+        const esc = j => j.replace(/\\/g, "\\\\");
+        console.log(calls.map(c => "mcp: conf " + c.name + " " + esc(JSON.stringify(c.arguments || {}))).join("\n") || "echo: no tools");
+      });')"
     # A server's form is filled with its defaults: an empty line keeps a field's default.
     yes '' | "$bin" chat --demo --unrestricted --cwd "$work/project" --timeout 60s --mcp-elicit stdin "$steps"
   }
