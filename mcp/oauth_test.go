@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -268,5 +269,83 @@ func TestRefusedConfiguredHeaderIsNotASignIn(t *testing.T) {
 	}
 	if st := statusOf(hub, "web"); st.State != StateFailed {
 		t.Fatalf("the state is %q, want %q", st.State, StateFailed)
+	}
+}
+
+// signIn runs a sign-in of "web" with the test browser.
+func signIn(t *testing.T, hub *Hub) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return hub.SignIn(ctx, "web", "", mcptest.Browser(t))
+}
+
+// Issue 33 (auth/scope-step-up): a call answered 403 insufficient_scope naming a scope the
+// sign-in did not ask for says so — "needs more permission", the 403 and the scope, not "401"
+// — and the next sign-in asks for the scopes before and the challenged one together, with the
+// client registered the first time (no second registration); the call then runs.
+func TestOAuthStepUpAsksForTheUnionWithTheSameClient(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.CallScope = "write"
+	hub, store, _ := oauthHub(t, a, Options{})
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	out, outcome := callEcho(t, hub)
+	if outcome != domain.OutcomeError || !strings.Contains(out, "needs more permission") || !strings.Contains(out, "403") ||
+		!strings.Contains(out, "write") || strings.Contains(out, "401") || !strings.Contains(out, "login web") {
+		t.Fatalf("the refused call: %s %q", outcome, out)
+	}
+	if st := statusOf(hub, "web"); st.State != StateNeedsSignIn {
+		t.Fatalf("after the 403 the state is %q (%s)", st.State, st.Error)
+	}
+	if s := saved(t, store, a.Endpoint()); s == nil || strings.Join(s.StepUp, " ") != "write" {
+		t.Fatalf("the challenged scope is not kept for the next sign-in: %+v", s)
+	}
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	scopes := a.Scopes()
+	if len(scopes) != 2 || !slices.Contains(strings.Fields(scopes[1]), "write") || !slices.Contains(strings.Fields(scopes[1]), "tools") {
+		t.Fatalf("scopes asked for: %q; want the second sign-in to ask for tools and write", scopes)
+	}
+	registered, clientIDs, _ := a.Seen()
+	if len(registered) != 1 || len(clientIDs) != 2 || clientIDs[1] != registered[0] {
+		t.Fatalf("registered %v, authorized %v: want one client, used twice", registered, clientIDs)
+	}
+	if s := saved(t, store, a.Endpoint()); s == nil || len(s.StepUp) != 0 {
+		t.Fatalf("the step-up is still pending after the sign-in that asked for it: %+v", s)
+	}
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeSuccess || out != "signed" {
+		t.Fatalf("after the second sign-in: %s %q", outcome, out)
+	}
+}
+
+// Issue 33 (auth/scope-retry-limit): a 403 naming only scopes the sign-in already asked for is
+// the server's refusal: no "sign in again" (which would loop), no step-up kept, and the server
+// stays usable for its other requests.
+func TestOAuthRefusedScopeIsNotASignIn(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.CallScope = "tools" // asked for at the sign-in (the metadata names it), refused all the same
+	hub, store, _ := oauthHub(t, a, Options{})
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	a.Mu.Lock()
+	a.DenyCall = true
+	a.Mu.Unlock()
+	out, outcome := callEcho(t, hub)
+	if outcome != domain.OutcomeError || !strings.Contains(out, "refused") || !strings.Contains(out, "will not help") ||
+		strings.Contains(out, "needs sign-in") || strings.Contains(out, "needs more permission") {
+		t.Fatalf("the refused call: %s %q", outcome, out)
+	}
+	if st := statusOf(hub, "web"); st.State == StateNeedsSignIn {
+		t.Fatalf("a refused scope left the server %q (%s)", st.State, st.Error)
+	}
+	if s := saved(t, store, a.Endpoint()); s == nil || len(s.StepUp) != 0 {
+		t.Fatalf("a refused scope was kept for a step-up: %+v", s)
+	}
+	if n := len(a.Scopes()); n != 1 {
+		t.Fatalf("%d authorization requests, want the one sign-in", n)
 	}
 }
