@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -347,5 +348,107 @@ func TestOAuthRefusedScopeIsNotASignIn(t *testing.T) {
 	}
 	if n := len(a.Scopes()); n != 1 {
 		t.Fatalf("%d authorization requests, want the one sign-in", n)
+	}
+}
+
+// Issue 33 (auth/pre-registration): an authorization server that registers nobody takes the
+// client of the server's "oauth" section, its secret from the environment variable the
+// section names, sent as HTTP Basic; no registration is attempted.
+func TestOAuthPreRegisteredClientFromTheConfiguration(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.Clients = map[string]string{"desk-app": "s3cret"}
+	hub, store, _ := oauthHub(t, a, Options{LookupEnv: func(k string) (string, bool) {
+		if k == "WEB_SECRET" {
+			return "s3cret", true
+		}
+		return "", false
+	}})
+	if err := hub.SetServer("web", ServerConfig{URL: a.Endpoint(), OAuth: &OAuthConfig{ClientID: "desk-app", ClientSecret: "${WEB_SECRET}", Scopes: "tools"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	registered, clientIDs, grants := a.Seen()
+	if len(registered) != 0 || strings.Join(clientIDs, ",") != "desk-app" || strings.Join(grants, ",") != "authorization_code" {
+		t.Fatalf("registered %v, authorized %v, grants %v", registered, clientIDs, grants)
+	}
+	if got := a.Scopes(); len(got) != 1 || strings.Fields(got[0])[0] != "tools" {
+		t.Fatalf("scopes asked for %q, want the section's", got)
+	}
+	if s := saved(t, store, a.Endpoint()); s == nil || s.ClientID != "desk-app" || s.Registered {
+		t.Fatalf("saved %+v", s)
+	}
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeSuccess || out != "signed" {
+		t.Fatalf("after the sign-in: %s %q", outcome, out)
+	}
+}
+
+// The section's secret may instead be in the keyring (SaveClientSecret, what
+// `mcp login --client-secret` calls); a wrong one is the authorization server's refusal,
+// said without a web page.
+func TestOAuthClientSecretFromTheKeyring(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.Clients = map[string]string{"desk-app": "s3cret"}
+	hub, _, _ := oauthHub(t, a, Options{})
+	if err := hub.SetServer("web", ServerConfig{URL: a.Endpoint(), OAuth: &OAuthConfig{ClientID: "desk-app"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.SaveClientSecret("web", "", "wrong\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := signIn(t, hub); err == nil || strings.Contains(err.Error(), "<") {
+		t.Fatalf("a wrong secret: %v", err)
+	}
+	if err := hub.SaveClientSecret("web", "", "s3cret\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeSuccess || out != "signed" {
+		t.Fatalf("after the sign-in: %s %q", outcome, out)
+	}
+}
+
+// Issue 33 (auth/resource-mismatch): protected resource metadata naming another resource
+// stops the sign-in before anything is registered or authorized, in words (no web page).
+func TestOAuthSignInStopsAtAResourceMismatch(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.Resource = "https://evil.example.com/mcp"
+	hub, store, _ := oauthHub(t, a, Options{})
+	err := signIn(t, hub)
+	if err == nil || !strings.Contains(err.Error(), "https://evil.example.com/mcp") || !strings.Contains(err.Error(), "stopped") || strings.Contains(err.Error(), "<") {
+		t.Fatalf("sign-in: %v", err)
+	}
+	if registered, clientIDs, _ := a.Seen(); len(registered) != 0 || len(clientIDs) != 0 {
+		t.Fatalf("registered %v, authorized %v after a mismatch", registered, clientIDs)
+	}
+	if s := saved(t, store, a.Endpoint()); s != nil {
+		t.Fatal("tokens were saved")
+	}
+}
+
+func TestResourceCovers(t *testing.T) {
+	server, _ := url.Parse("http://127.0.0.1:8080/api/mcp")
+	for res, want := range map[string]bool{
+		"http://127.0.0.1:8080/api/mcp": true, "http://127.0.0.1:8080/api/mcp/": true, "http://127.0.0.1:8080/api": true,
+		"http://127.0.0.1:8080": true, "http://127.0.0.1:8080/ap": false, "https://127.0.0.1:8080/api/mcp": false,
+		"http://127.0.0.1:9090/api/mcp": false, "https://evil.example.com/mcp": false,
+	} {
+		if got := resourceCovers(res, server); got != want {
+			t.Errorf("resourceCovers(%q) = %v, want %v", res, got, want)
+		}
+	}
+}
+
+// A sign-in that fails at a server answering with an HTML page says so in words.
+func TestPlainWordsDropsAWebPage(t *testing.T) {
+	err := plainWords(errors.New(`failed to register client: registration failed with status 404 Not Found: <!DOCTYPE html><html><body><pre>Cannot POST /register</pre></body></html>`))
+	if strings.Contains(err.Error(), "<") || !strings.Contains(err.Error(), "404 Not Found") || !strings.Contains(err.Error(), "web page") {
+		t.Fatalf("%v", err)
+	}
+	if plain := errors.New("token exchange failed: invalid_grant"); plainWords(plain) != plain {
+		t.Fatal("an error without a page was changed")
 	}
 }
