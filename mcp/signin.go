@@ -121,6 +121,10 @@ func (h *Hub) SignIn(ctx context.Context, name, cwd string, open func(authURL st
 	return nil
 }
 
+// maxSignInRounds bounds the authorization requests of one sign-in: the first, and the
+// step-ups of a server that names a new scope each time (the conformance suite allows 3).
+const maxSignInRounds = 3
+
 // clientSecretEntry is the name of the client secret of a server's "oauth" section in the
 // secrets store, when the section names no environment variable for it.
 func clientSecretEntry(serverURL string) string { return "mcp-oauth-client-secret " + serverURL }
@@ -180,6 +184,7 @@ type signInFlow struct {
 	handler   *auth.AuthorizationCodeHandler
 	called    bool
 	requested []string // the scopes this sign-in asked for
+	rounds    int      // the authorization requests of this sign-in
 	err       error
 }
 
@@ -223,6 +228,12 @@ func (f *signInFlow) Authorize(ctx context.Context, req *http.Request, resp *htt
 		}
 		f.handler = h
 	}
+	if f.rounds == maxSignInRounds {
+		resp.Body.Close()
+		f.err = fmt.Errorf("the server asked for more permission %d times in one sign-in; stopping here rather than sending you to the sign-in page again and again: ask whoever runs the server which scopes it needs, and put them in its \"oauth\".\"scopes\"", maxSignInRounds)
+		return f.err
+	}
+	f.rounds++
 	f.called = true
 	if err := f.handler.Authorize(ctx, req, resp); err != nil {
 		f.err = err
