@@ -93,10 +93,11 @@ if [ "${1:-}" = client ]; then
   login || true
   out="$(chat 2>&1)" || true
   echo "$out"
-  # Step-up: the server wants more permission for the call; sign in again (the app asks for
-  # the wider scope) and send the turn again, at most twice.
+  # The server wants a new sign-in (it moved to another authorization server) or more
+  # permission for the call (a step-up: the app then asks for the wider scope): sign in
+  # again and send the turn again, at most twice, as a person would.
   for _ in 1 2; do
-    grep -q "needs more permission" <<<"$out" || break
+    grep -q "needs more permission\|needs sign-in" <<<"$out" || break
     login || true
     out="$(chat 2>&1)" || true
     echo "$out"
