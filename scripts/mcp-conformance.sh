@@ -46,7 +46,7 @@ if [ "${1:-}" = client ]; then
     # A pre-registered client: its id in the configuration, its secret in the environment.
     read -r client_id client_secret < <(node -e '
       const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT);
-      console.log((c.client_id || "") + " " + (c.client_secret || ""));')
+      console.log((c.client_id || "") + " " + (c.client_secret || ""));') || true
     if [ -n "$client_id" ]; then
       export CONFORMANCE_CLIENT_SECRET="$client_secret"
       oauth=", \"oauth\": {\"clientId\": \"$client_id\""
