@@ -351,6 +351,22 @@ func TestOAuthRefusedScopeIsNotASignIn(t *testing.T) {
 	}
 }
 
+// Issue 33 (auth/scope-retry-limit, at the sign-in): a server that refuses even the request
+// after the sign-in, for a scope the sign-in asked for, is told in words; the browser is sent
+// once, not again and again.
+func TestOAuthSignInRefusedAfterwardsSaysSo(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.CallScope, a.DenyList = "tools", true
+	hub, _, _ := oauthHub(t, a, Options{})
+	err := signIn(t, hub)
+	if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "will not help") || strings.Contains(err.Error(), "calling") {
+		t.Fatalf("sign-in: %v", err)
+	}
+	if n := len(a.Scopes()); n != 1 {
+		t.Fatalf("%d authorization requests, want 1", n)
+	}
+}
+
 // Issue 33 (auth/pre-registration): an authorization server that registers nobody takes the
 // client of the server's "oauth" section, its secret from the environment variable the
 // section names, sent as HTTP Basic; no registration is attempted.

@@ -100,14 +100,27 @@ func (h *Hub) SignIn(ctx context.Context, name, cwd string, open func(authURL st
 	defer f.cb.close()
 
 	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, nil)
+	httpClient := *withHeaders(h.opts.HTTPClient, rc.Headers)
+	refusals := &refusalRecorder{base: httpClient.Transport}
+	if refusals.base == nil {
+		refusals.base = http.DefaultTransport
+	}
+	httpClient.Transport = refusals
 	session, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: rc.URL,
-		HTTPClient: withHeaders(h.opts.HTTPClient, rc.Headers), OAuthHandler: f}, nil)
+		HTTPClient: &httpClient, OAuthHandler: f}, nil)
 	if err == nil {
 		_, err = session.ListTools(ctx, nil)
 		session.Close()
 	}
 	if authErr := f.failure(); authErr != nil {
 		err = authErr // the flow's own words, not the transport's wrapping of them
+	} else if scopes, refused := refusals.last(); err != nil && refused && f.asked() {
+		// The request after the sign-in was refused for a scope: the transport retries once
+		// and then answers with the 403, and the client's fallbacks bury it.
+		err = fmt.Errorf("the sign-in went through, but the server still refuses with 403 Forbidden asking for %s; signing in again will not help, ask whoever runs the server for that permission", scopeWords(scopes))
+		if len(scopes) == 0 {
+			err = errors.New("the sign-in went through, but the server still refuses with 403 Forbidden (insufficient_scope) without naming the permission it wants; ask whoever runs the server")
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("sign in to %s: %w", name, plainWords(err))
@@ -119,6 +132,32 @@ func (h *Hub) SignIn(ctx context.Context, name, cwd string, open func(authURL st
 	// clears "needs sign-in" as it clears a failed start.
 	h.Retry(name)
 	return nil
+}
+
+// refusalRecorder notes the latest 403 insufficient_scope a sign-in's connection was answered.
+type refusalRecorder struct {
+	base    http.RoundTripper
+	mu      sync.Mutex
+	scopes  []string
+	refused bool
+}
+
+func (r *refusalRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.base.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusForbidden {
+		if cs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate")); insufficientScope(cs) {
+			r.mu.Lock()
+			r.scopes, r.refused = challengeScopes(cs), true
+			r.mu.Unlock()
+		}
+	}
+	return resp, err
+}
+
+func (r *refusalRecorder) last() ([]string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.scopes, r.refused
 }
 
 // maxSignInRounds bounds the authorization requests of one sign-in: the first, and the
@@ -215,7 +254,7 @@ func (f *signInFlow) Authorize(ctx context.Context, req *http.Request, resp *htt
 		}
 		if f.handler != nil && len(missing(challengeScopes(cs), f.requested)) == 0 {
 			resp.Body.Close()
-			f.err = fmt.Errorf("the server still refuses with %s, which this sign-in asked for and got; signing in again will not help, ask whoever runs the server for that permission", scopeWords(challengeScopes(cs)))
+			f.err = fmt.Errorf("the server still refuses with 403 Forbidden asking for %s, which this sign-in asked for; signing in again will not help, ask whoever runs the server for that permission", scopeWords(challengeScopes(cs)))
 			return f.err
 		}
 	}

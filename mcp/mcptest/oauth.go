@@ -38,8 +38,9 @@ type AuthServer struct {
 	// CallScope, when set, is a scope tools/call needs beyond those of the sign-in: a token
 	// without it is answered 403 insufficient_scope naming it (a step-up).
 	CallScope string
-	// DenyCall answers every tools/call 403 insufficient_scope naming CallScope, granted or not.
-	DenyCall bool
+	// DenyCall answers every tools/call 403 insufficient_scope naming CallScope, granted or
+	// not; DenyList does the same to tools/list.
+	DenyCall, DenyList bool
 	// Clients, when set, are the only clients (id → secret) the server knows: it offers no
 	// registration and takes client_secret_basic at its token endpoint (pre-registration).
 	Clients map[string]string
@@ -104,7 +105,7 @@ func (a *AuthServer) verify(_ context.Context, token string, _ *http.Request) (*
 func (a *AuthServer) stepUp(prmURL string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.Mu.Lock()
-		need, deny := a.CallScope, a.DenyCall
+		need, denyCall, denyList := a.CallScope, a.DenyCall, a.DenyList
 		a.Mu.Unlock()
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if need == "" || !ok || r.Method != http.MethodPost {
@@ -120,7 +121,7 @@ func (a *AuthServer) stepUp(prmURL string, next http.Handler) http.Handler {
 		a.Mu.Lock()
 		granted, known := a.granted[token]
 		a.Mu.Unlock()
-		if msg.Method == "tools/call" && known && (deny || !slices.Contains(granted, need)) {
+		if known && ((msg.Method == "tools/call" && (denyCall || !slices.Contains(granted, need))) || (msg.Method == "tools/list" && denyList)) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`, need, prmURL))
 			http.Error(w, `{"error":"insufficient_scope"}`, http.StatusForbidden)
 			return
