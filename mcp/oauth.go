@@ -189,7 +189,7 @@ func (a *storedAuth) TokenSource(context.Context) (oauth2.TokenSource, error) {
 		// The refreshes outlive the request that first asks: they carry the client, not its
 		// context.
 		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, a.hub.authClient(a.serverURL))
-		a.source = &savingSource{a: a, store: store, saved: saved, last: saved.Token.AccessToken,
+		a.source = &savingSource{a: a, store: store, ctx: ctx, saved: saved, last: saved.Token.AccessToken,
 			base: saved.config().TokenSource(ctx, saved.Token)}
 	})
 	if a.loadErr != nil || a.source == nil {
@@ -221,6 +221,11 @@ func (a *storedAuth) Authorize(ctx context.Context, _ *http.Request, resp *http.
 		return ErrNeedsSignIn
 	}
 	extra := missing(challenged, saved.Scopes)
+	if len(extra) > 0 && a.source.newer(challenged) {
+		// The person has signed in with the wider scope since this connection started: the
+		// transport sends the request once more, with that sign-in's token.
+		return nil
+	}
 	a.mu.Lock()
 	a.scopes, a.refused = challenged, len(extra) == 0
 	a.mu.Unlock()
@@ -331,11 +336,33 @@ func (e scopeError) Is(target error) bool { return target == ErrNeedsSignIn }
 type savingSource struct {
 	a     *storedAuth
 	store TokenStore
-	base  oauth2.TokenSource
+	ctx   context.Context // of the refreshes: the authorization server's HTTP client
 
 	mu    sync.Mutex
+	base  oauth2.TokenSource
 	saved *savedAuth
 	last  string
+}
+
+// newer adopts a sign-in saved since this connection read its own (the person signed in
+// again, from Settings or another process) when its scopes hold want; ok says whether the
+// request should be sent again with it.
+func (s *savingSource) newer(want []string) (ok bool) {
+	var fresh *savedAuth
+	if bounded(func() (err error) {
+		fresh, err = loadAuth(s.store, s.a.serverURL)
+		return err
+	}) != nil || fresh == nil || len(missing(want, fresh.Scopes)) > 0 {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fresh.Token.AccessToken == s.last {
+		return false
+	}
+	s.saved, s.last = fresh, fresh.Token.AccessToken
+	s.base = fresh.config().TokenSource(s.ctx, fresh.Token)
+	return true
 }
 
 // current is the sign-in as saved now.
@@ -357,9 +384,17 @@ func (s *savingSource) stepUp(scopes []string) {
 }
 
 func (s *savingSource) Token() (*oauth2.Token, error) {
-	tok, err := s.base.Token()
+	s.mu.Lock()
+	base := s.base
+	s.mu.Unlock()
+	tok, err := base.Token()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.base != base {
+		// A newer sign-in was adopted meanwhile (newer): this token is the old one's, not
+		// to be saved over it.
+		return tok, err
+	}
 	var refused *oauth2.RetrieveError
 	if errors.As(err, &refused) {
 		// The refresh token is no good any more (revoked, expired, rotated elsewhere): only the

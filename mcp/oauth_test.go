@@ -322,6 +322,38 @@ func TestOAuthStepUpAsksForTheUnionWithTheSameClient(t *testing.T) {
 	}
 }
 
+// A conversation whose server connection is older than the person's step-up sign-in (made
+// for another conversation) takes the new sign-in's token at its next 403 and sends the call
+// once more, instead of asking for a sign-in that already happened.
+func TestOAuthStepUpRetriesWithANewerSignIn(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.CallScope = "write"
+	hub, _, _ := oauthHub(t, a, Options{})
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	older := hub.NewSet(t.TempDir())
+	defer older.Close()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	if specs, notes, _ := readyTools(older, ctx, env); len(specs) == 0 {
+		t.Fatalf("the server did not start: %v", notes)
+	}
+	if out, _ := callEcho(t, hub); !strings.Contains(out, "needs more permission") {
+		t.Fatalf("the first call: %q", out)
+	}
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	out := older.Call(ctx, env, call("mcp__web__echo", `{"text":"again"}`), nil)
+	if out.Outcome != domain.OutcomeSuccess || out.Content != "again" {
+		t.Fatalf("the older connection's call: %s %q", out.Outcome, out.Content)
+	}
+	if n := len(a.Scopes()); n != 2 {
+		t.Fatalf("%d authorization requests, want the two sign-ins", n)
+	}
+}
+
 // Issue 33 (auth/scope-retry-limit): a 403 naming only scopes the sign-in already asked for is
 // the server's refusal: no "sign in again" (which would loop), no step-up kept, and the server
 // stays usable for its other requests.
