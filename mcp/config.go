@@ -27,7 +27,7 @@ const ProjectFileName = ".mcp.json"
 // ServerConfig is one server, in the shape other MCP clients write: either a command (stdio)
 // or a URL (streamable HTTP, or the legacy HTTP+SSE transport with "type": "sse").
 //
-// Command, Args, Env values, Cwd, URL and Headers values may hold ${VAR}, ${env:VAR},
+// Command, Args, Env values, Cwd, URL, Headers values and the oauth clientId and clientSecret may hold ${VAR}, ${env:VAR},
 // ${VAR:-default} and ${workspaceFolder}; they are expanded when the server starts (see
 // expand), so the file keeps what the person wrote.
 type ServerConfig struct {
@@ -54,6 +54,46 @@ type ServerConfig struct {
 	// part of the fingerprint, so allowing a tool neither restarts the server nor revokes a
 	// project server's approval.
 	AlwaysAllow []string `json:"alwaysAllow,omitempty"`
+	// OAuth is how a URL server's sign-in registers and what it asks for, in the shape Claude
+	// Code and VS Code read; without it the app finds its own client (a Client ID Metadata
+	// Document or dynamic registration) and the scopes the server names.
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
+}
+
+// OAuthConfig is a URL server's "oauth" section: a client registered with the server's
+// authorization server beforehand (one that offers neither a Client ID Metadata Document nor
+// dynamic registration needs one), the scopes to ask for, and the loopback port that client
+// was registered with.
+type OAuthConfig struct {
+	ClientID string `json:"clientId,omitempty"`
+	// ClientSecret is a reference to an environment variable (${VAR}), never the secret
+	// itself: a configuration file is no place for it. Without it the secret is read from the
+	// keyring (`phoenix-desktop mcp login --client-secret NAME`), and a client with neither is
+	// a public one.
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// Scopes, space-separated, replace the scopes the server names at a sign-in.
+	Scopes string `json:"scopes,omitempty"`
+	// CallbackPort fixes the port of the redirect (http://127.0.0.1:PORT/callback), for a
+	// client registered with that address; 0 picks a free port.
+	CallbackPort int `json:"callbackPort,omitempty"`
+}
+
+// validate checks the section of the URL server name.
+func (o *OAuthConfig) validate(name string, expanded bool) error {
+	switch {
+	case o.ClientSecret != "" && o.ClientID == "":
+		return fmt.Errorf(`MCP server %s: "oauth" has a clientSecret without a clientId; give the clientId the secret belongs to`, name)
+	case o.ClientSecret != "" && !expanded && !isReference(o.ClientSecret):
+		return fmt.Errorf(`MCP server %s: "oauth"."clientSecret" must name an environment variable, like "${MY_CLIENT_SECRET}", not hold the secret: put the secret in that variable, or leave clientSecret out and save it in the keyring with phoenix-desktop mcp login --client-secret %s`, name, name)
+	case o.CallbackPort < 0 || o.CallbackPort > 65535:
+		return fmt.Errorf(`MCP server %s: "oauth"."callbackPort" %d is not a port; give 1 to 65535, or leave it out for any free port`, name, o.CallbackPort)
+	}
+	return nil
+}
+
+// isReference reports whether s is exactly one ${…} reference.
+func isReference(s string) bool {
+	return strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") && strings.Count(s, "${") == 1
 }
 
 // IsURL reports whether the server is reached over HTTP rather than started as a command.
@@ -111,6 +151,11 @@ func (c ServerConfig) Redacted() ServerConfig {
 		return out
 	}
 	c.Env, c.Headers = mask(c.Env), mask(c.Headers)
+	if c.OAuth != nil && c.OAuth.ClientSecret != "" {
+		o := *c.OAuth
+		o.ClientSecret = RedactedValue
+		c.OAuth = &o
+	}
 	if u, err := url.Parse(c.URL); err == nil && c.URL != "" {
 		_, hasPassword := u.User.Password()
 		if hasPassword {
@@ -246,8 +291,12 @@ func ValidateName(name string) error {
 	return nil
 }
 
-// Validate checks one server's configuration.
-func (c ServerConfig) Validate(name string) error {
+// Validate checks one server's configuration, as written.
+func (c ServerConfig) Validate(name string) error { return c.validate(name, false) }
+
+// validate checks one server's configuration; expanded is set for one whose variables were
+// expanded (resolved), where a client secret is the secret itself.
+func (c ServerConfig) validate(name string, expanded bool) error {
 	if err := ValidateName(name); err != nil {
 		return err
 	}
@@ -267,6 +316,14 @@ func (c ServerConfig) Validate(name string) error {
 	default:
 		if !slices.Contains(stdioTypes, c.Type) {
 			return fmt.Errorf("MCP server %s: type %q does not go with a command; use \"stdio\" or leave it out", name, c.Type)
+		}
+	}
+	if c.OAuth != nil {
+		if !c.IsURL() || c.IsSSE() {
+			return fmt.Errorf(`MCP server %s: "oauth" is for a URL (streamable HTTP) server; remove it from this one`, name)
+		}
+		if err := c.OAuth.validate(name, expanded); err != nil {
+			return err
 		}
 	}
 	if c.Timeout < 0 {

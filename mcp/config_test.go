@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -268,5 +269,48 @@ func TestRedactedConfig(t *testing.T) {
 	}
 	if r := (ServerConfig{Command: "srv"}).Redacted(); r.Env != nil || r.Headers != nil || r.URL != "" {
 		t.Errorf("a plain command became %+v", r)
+	}
+}
+
+// Issue 33: a URL server's "oauth" section in the shape Claude Code and VS Code write is read,
+// saved back as written, its client secret only ever a variable in the file (shown masked),
+// expanded at the start; a section on a command, a secret without its client id or a port out
+// of range disables only that server, with a reason that says what to do.
+func TestOAuthSection(t *testing.T) {
+	c, err := ParseConfig([]byte(`{"mcpServers": {
+		"web": {"type": "http", "url": "https://mcp.example/mcp", "oauth": {"clientId": "desk", "clientSecret": "${WEB_SECRET}", "scopes": "read write", "callbackPort": 8765}},
+		"inline": {"url": "https://mcp.example/mcp", "oauth": {"clientId": "desk", "clientSecret": "hunter2"}},
+		"nokey": {"url": "https://mcp.example/mcp", "oauth": {"clientSecret": "${S}"}},
+		"port": {"url": "https://mcp.example/mcp", "oauth": {"callbackPort": 70000}},
+		"cmd": {"command": "srv", "oauth": {"clientId": "desk"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := c.Servers["web"].OAuth
+	if o == nil || o.ClientID != "desk" || o.ClientSecret != "${WEB_SECRET}" || o.Scopes != "read write" || o.CallbackPort != 8765 {
+		t.Fatalf("web's oauth: %+v", o)
+	}
+	for name, want := range map[string]string{"inline": "environment variable", "nokey": "without a clientId", "port": "not a port", "cmd": "URL"} {
+		if inv, ok := c.Invalid[name]; !ok || !strings.Contains(inv.Reason, want) {
+			t.Errorf("%s: %+v, want a reason about %q", name, inv, want)
+		}
+	}
+	if inv := c.Invalid["inline"]; strings.Contains(inv.Reason, "hunter2") {
+		t.Errorf("the reason quotes the secret: %s", inv.Reason)
+	}
+	if r := c.Servers["web"].Redacted(); r.OAuth.ClientSecret != RedactedValue || c.Servers["web"].OAuth.ClientSecret != "${WEB_SECRET}" {
+		t.Fatalf("redacted %+v, original %+v", r.OAuth, c.Servers["web"].OAuth)
+	}
+	rc, err := c.Servers["web"].resolved("web", t.TempDir(), func(k string) (string, bool) { return "s3cret", k == "WEB_SECRET" })
+	if err != nil || rc.OAuth.ClientSecret != "s3cret" || c.Servers["web"].OAuth.ClientSecret != "${WEB_SECRET}" {
+		t.Fatalf("resolved %+v, %v", rc.OAuth, err)
+	}
+	if _, err := c.Servers["web"].resolved("web", t.TempDir(), func(string) (string, bool) { return "", false }); err == nil ||
+		!strings.Contains(err.Error(), "WEB_SECRET is not set") {
+		t.Fatalf("an unset secret variable: %v", err)
+	}
+	data, err := json.Marshal(c)
+	if err != nil || !strings.Contains(string(data), `"callbackPort":8765`) || !strings.Contains(string(data), `"hunter2"`) {
+		t.Fatalf("saved back: %s %v", data, err)
 	}
 }

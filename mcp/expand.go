@@ -125,6 +125,12 @@ func (c ServerConfig) resolved(name, cwd string, lookup func(string) (string, bo
 	}
 	out.Env = expandMap("env", c.Env)
 	out.Headers = expandMap("header", c.Headers)
+	if c.OAuth != nil {
+		o := *c.OAuth
+		o.ClientID = one("oauth clientId", o.ClientID)
+		o.ClientSecret = one("oauth clientSecret", o.ClientSecret)
+		out.OAuth = &o
+	}
 	if firstErr != nil {
 		return ServerConfig{}, firstErr
 	}
@@ -141,7 +147,7 @@ func (c ServerConfig) resolved(name, cwd string, lookup func(string) (string, bo
 			return ServerConfig{}, fmt.Errorf("MCP server %s: its cwd %s is not a directory: fix \"cwd\" in its configuration", name, out.Cwd)
 		}
 	}
-	if err := out.Validate(name); err != nil {
+	if err := out.validate(name, true); err != nil {
 		return ServerConfig{}, fmt.Errorf("%w (after expanding its variables)", err)
 	}
 	return out, nil

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,7 +54,16 @@ type savedAuth struct {
 	AuthURL      string           `json:"auth_url,omitempty"`
 	TokenURL     string           `json:"token_url"`
 	AuthStyle    oauth2.AuthStyle `json:"auth_style,omitempty"`
-	Scopes       []string         `json:"scopes,omitempty"`
+	// Scopes are the scopes the sign-in asked for.
+	Scopes []string `json:"scopes,omitempty"`
+	// Issuer is the authorization server the client is registered with, and Registered marks
+	// a client the app registered there itself (dynamic registration): the next sign-in at
+	// the same issuer uses it again instead of registering one more.
+	Issuer     string `json:"issuer,omitempty"`
+	Registered bool   `json:"registered,omitempty"`
+	// StepUp are the scopes a server asked for since (a 403 insufficient_scope naming scopes
+	// the sign-in did not ask for): the next sign-in asks for Scopes and StepUp together.
+	StepUp []string `json:"step_up,omitempty"`
 }
 
 func (s *savedAuth) config() *oauth2.Config {
@@ -130,7 +140,11 @@ func (h *Hub) authClient(serverURL string) *http.Client {
 
 // storedAuth is the OAuth handler of one connection to a URL server: it sends the saved
 // tokens, refreshes them without the person (saving what the refresh gave), and turns a 401 —
-// no tokens, or tokens the server no longer takes — into ErrNeedsSignIn.
+// no tokens, or tokens the server no longer takes — into ErrNeedsSignIn. A 403
+// insufficient_scope naming a scope the sign-in did not ask for is kept with the sign-in
+// (savedAuth.StepUp) and asks for a new sign-in, which asks for it too; one naming only scopes
+// the sign-in asked for already is the server's refusal, which signing in again would only
+// repeat.
 type storedAuth struct {
 	hub       *Hub
 	serverURL string
@@ -138,8 +152,14 @@ type storedAuth struct {
 	// refresh; the start or call that failed is then reported as "needs sign-in".
 	needsSignIn atomic.Bool
 
+	mu sync.Mutex
+	// scopes are those of the latest 403 insufficient_scope; refused says whether the
+	// sign-in had asked for all of them already.
+	scopes  []string
+	refused bool
+
 	once    sync.Once
-	source  oauth2.TokenSource
+	source  *savingSource
 	loadErr error
 }
 
@@ -169,7 +189,7 @@ func (a *storedAuth) TokenSource(context.Context) (oauth2.TokenSource, error) {
 		// The refreshes outlive the request that first asks: they carry the client, not its
 		// context.
 		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, a.hub.authClient(a.serverURL))
-		a.source = &savingSource{a: a, store: store, saved: saved, last: saved.Token.AccessToken,
+		a.source = &savingSource{a: a, store: store, ctx: ctx, saved: saved, last: saved.Token.AccessToken,
 			base: saved.config().TokenSource(ctx, saved.Token)}
 	})
 	if a.loadErr != nil || a.source == nil {
@@ -180,18 +200,48 @@ func (a *storedAuth) TokenSource(context.Context) (oauth2.TokenSource, error) {
 
 // Authorize implements auth.OAuthHandler. It never opens a browser: a conversation's start or
 // call is no moment to ask the person to sign in. A 403 other than insufficient_scope is the
-// server's refusal, not a matter of signing in.
-func (a *storedAuth) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+// server's refusal, not a matter of signing in: the request is answered as it was.
+func (a *storedAuth) Authorize(ctx context.Context, _ *http.Request, resp *http.Response) error {
 	resp.Body.Close()
-	if resp.StatusCode == http.StatusForbidden {
-		cs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-		if !insufficientScope(cs) {
-			return nil
-		}
+	if resp.StatusCode != http.StatusForbidden {
+		a.needsSignIn.Store(true)
+		return ErrNeedsSignIn
 	}
+	cs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if !insufficientScope(cs) {
+		return nil
+	}
+	challenged := challengeScopes(cs)
+	var saved *savedAuth
+	if _, err := a.TokenSource(ctx); err == nil && a.source != nil {
+		saved = a.source.current()
+	}
+	if saved == nil {
+		a.needsSignIn.Store(true)
+		return ErrNeedsSignIn
+	}
+	extra := missing(challenged, saved.Scopes)
+	if len(extra) > 0 && a.source.newer(challenged) {
+		// The person has signed in with the wider scope since this connection started: the
+		// transport sends the request once more, with that sign-in's token.
+		return nil
+	}
+	a.mu.Lock()
+	a.scopes, a.refused = challenged, len(extra) == 0
+	a.mu.Unlock()
+	if len(extra) == 0 {
+		return errScopeRefused
+	}
+	// The next sign-in asks for these too; a failed save still tells the person what to do,
+	// and their sign-in then asks for what the server names at that time.
+	a.source.stepUp(extra)
 	a.needsSignIn.Store(true)
 	return ErrNeedsSignIn
 }
+
+// errScopeRefused is what Authorize answers a 403 insufficient_scope that a new sign-in
+// would not mend; failure says it in words.
+var errScopeRefused = errors.New("the server refused the request for want of a scope the sign-in already asked for")
 
 func insufficientScope(cs []oauthex.Challenge) bool {
 	for _, c := range cs {
@@ -202,25 +252,149 @@ func insufficientScope(cs []oauthex.Challenge) bool {
 	return false
 }
 
-// needs reports whether the connection ended in a state only a new sign-in mends.
-func (a *storedAuth) needs() bool { return a != nil && a.needsSignIn.Load() }
+// challengeScopes are the scopes a Bearer challenge names.
+func challengeScopes(cs []oauthex.Challenge) []string {
+	for _, c := range cs {
+		if strings.EqualFold(c.Scheme, "bearer") && c.Params["scope"] != "" {
+			return strings.Fields(c.Params["scope"])
+		}
+	}
+	return nil
+}
+
+// missing are the scopes of want that have does not hold, in want's order.
+func missing(want, have []string) []string {
+	var out []string
+	for _, s := range want {
+		if !slices.Contains(have, s) && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// union is a followed by the scopes of b it lacks.
+func union(a, b []string) []string {
+	return append(slices.Clip(a), missing(b, a)...)
+}
+
+// failed reports whether the connection ended in a state only the person can mend: a new
+// sign-in, or the server's owner granting a permission.
+func (a *storedAuth) failed() bool {
+	if a == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.needsSignIn.Load() || a.refused
+}
+
+// failure is why the connection of the server name failed (failed is true): ErrNeedsSignIn
+// in the person's words, or the server's refusal of a scope.
+func (a *storedAuth) failure(name string, cfg ServerConfig) error {
+	a.mu.Lock()
+	scopes, refused := a.scopes, a.refused
+	if refused {
+		// A refusal is one request's: the connection goes on for the next.
+		a.scopes, a.refused = nil, false
+	}
+	a.mu.Unlock()
+	switch {
+	case refused && len(scopes) == 0:
+		return fmt.Errorf("MCP server %s refused the request: it answered 403 Forbidden (insufficient_scope) without naming the permission it wants, so signing in again would ask for the same; ask whoever runs the server", name)
+	case refused:
+		return fmt.Errorf("MCP server %s refused the request: it answered 403 Forbidden asking for %s, which the sign-in already asked for; signing in again will not help, ask whoever runs the server for that permission", name, scopeWords(scopes))
+	case scopes != nil:
+		return scopeError{name: name, scopes: scopes}
+	}
+	return needsSignInError(name, cfg)
+}
+
+func scopeWords(scopes []string) string {
+	if len(scopes) == 1 {
+		return "the scope " + scopes[0]
+	}
+	return "the scopes " + strings.Join(scopes, " ")
+}
+
+// scopeError is a call the server answered 403 insufficient_scope for a scope the sign-in did
+// not ask for: the person signs in again, and that sign-in asks for it as well.
+type scopeError struct {
+	name   string
+	scopes []string
+}
+
+func (e scopeError) Error() string {
+	return fmt.Sprintf(`MCP server %s needs more permission: it answered 403 Forbidden asking for %s; sign in again (press "Sign in" on its card in Settings → MCP, or run phoenix-desktop mcp login %s) and the sign-in asks for it too, then try again`,
+		e.name, scopeWords(e.scopes), e.name)
+}
+
+func (e scopeError) Is(target error) bool { return target == ErrNeedsSignIn }
 
 // savingSource saves every token a refresh gives (a rotated refresh token must outlive the
 // app), and forgets the saved sign-in when the authorization server refuses the refresh.
 type savingSource struct {
 	a     *storedAuth
 	store TokenStore
-	base  oauth2.TokenSource
+	ctx   context.Context // of the refreshes: the authorization server's HTTP client
 
 	mu    sync.Mutex
+	base  oauth2.TokenSource
 	saved *savedAuth
 	last  string
 }
 
-func (s *savingSource) Token() (*oauth2.Token, error) {
-	tok, err := s.base.Token()
+// newer adopts a sign-in saved since this connection read its own (the person signed in
+// again, from Settings or another process) when its scopes hold want; ok says whether the
+// request should be sent again with it.
+func (s *savingSource) newer(want []string) (ok bool) {
+	var fresh *savedAuth
+	if bounded(func() (err error) {
+		fresh, err = loadAuth(s.store, s.a.serverURL)
+		return err
+	}) != nil || fresh == nil || len(missing(want, fresh.Scopes)) > 0 {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if fresh.Token.AccessToken == s.last {
+		return false
+	}
+	s.saved, s.last = fresh, fresh.Token.AccessToken
+	s.base = fresh.config().TokenSource(s.ctx, fresh.Token)
+	return true
+}
+
+// current is the sign-in as saved now.
+func (s *savingSource) current() *savedAuth {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.saved
+}
+
+// stepUp keeps scopes with the saved sign-in for the next sign-in to ask for.
+func (s *savingSource) stepUp(scopes []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := *s.saved
+	next.StepUp = union(next.StepUp, scopes)
+	if bounded(func() error { return saveAuth(s.store, s.a.serverURL, &next) }) == nil {
+		s.saved = &next
+	}
+}
+
+func (s *savingSource) Token() (*oauth2.Token, error) {
+	s.mu.Lock()
+	base := s.base
+	s.mu.Unlock()
+	tok, err := base.Token()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.base != base {
+		// A newer sign-in was adopted meanwhile (newer): this token is the old one's, not
+		// to be saved over it.
+		return tok, err
+	}
 	var refused *oauth2.RetrieveError
 	if errors.As(err, &refused) {
 		// The refresh token is no good any more (revoked, expired, rotated elsewhere): only the

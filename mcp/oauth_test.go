@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -226,7 +228,7 @@ func TestOAuthSignInWithClientIDMetadataDocument(t *testing.T) {
 
 // The loopback listener is one-shot and checks the state itself.
 func TestOAuthCallbackIsOneShot(t *testing.T) {
-	cb, err := listenCallback()
+	cb, err := listenCallback(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,5 +270,233 @@ func TestRefusedConfiguredHeaderIsNotASignIn(t *testing.T) {
 	}
 	if st := statusOf(hub, "web"); st.State != StateFailed {
 		t.Fatalf("the state is %q, want %q", st.State, StateFailed)
+	}
+}
+
+// signIn runs a sign-in of "web" with the test browser.
+func signIn(t *testing.T, hub *Hub) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return hub.SignIn(ctx, "web", "", mcptest.Browser(t))
+}
+
+// Issue 33 (auth/scope-step-up): a call answered 403 insufficient_scope naming a scope the
+// sign-in did not ask for says so — "needs more permission", the 403 and the scope, not "401"
+// — and the next sign-in asks for the scopes before and the challenged one together, with the
+// client registered the first time (no second registration); the call then runs.
+func TestOAuthStepUpAsksForTheUnionWithTheSameClient(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.CallScope = "write"
+	hub, store, _ := oauthHub(t, a, Options{})
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	out, outcome := callEcho(t, hub)
+	if outcome != domain.OutcomeError || !strings.Contains(out, "needs more permission") || !strings.Contains(out, "403") ||
+		!strings.Contains(out, "write") || strings.Contains(out, "401") || !strings.Contains(out, "login web") {
+		t.Fatalf("the refused call: %s %q", outcome, out)
+	}
+	if st := statusOf(hub, "web"); st.State != StateNeedsSignIn {
+		t.Fatalf("after the 403 the state is %q (%s)", st.State, st.Error)
+	}
+	if s := saved(t, store, a.Endpoint()); s == nil || strings.Join(s.StepUp, " ") != "write" {
+		t.Fatalf("the challenged scope is not kept for the next sign-in: %+v", s)
+	}
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	scopes := a.Scopes()
+	if len(scopes) != 2 || !slices.Contains(strings.Fields(scopes[1]), "write") || !slices.Contains(strings.Fields(scopes[1]), "tools") {
+		t.Fatalf("scopes asked for: %q; want the second sign-in to ask for tools and write", scopes)
+	}
+	registered, clientIDs, _ := a.Seen()
+	if len(registered) != 1 || len(clientIDs) != 2 || clientIDs[1] != registered[0] {
+		t.Fatalf("registered %v, authorized %v: want one client, used twice", registered, clientIDs)
+	}
+	if s := saved(t, store, a.Endpoint()); s == nil || len(s.StepUp) != 0 {
+		t.Fatalf("the step-up is still pending after the sign-in that asked for it: %+v", s)
+	}
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeSuccess || out != "signed" {
+		t.Fatalf("after the second sign-in: %s %q", outcome, out)
+	}
+}
+
+// A conversation whose server connection is older than the person's step-up sign-in (made
+// for another conversation) takes the new sign-in's token at its next 403 and sends the call
+// once more, instead of asking for a sign-in that already happened.
+func TestOAuthStepUpRetriesWithANewerSignIn(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.CallScope = "write"
+	hub, _, _ := oauthHub(t, a, Options{})
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	older := hub.NewSet(t.TempDir())
+	defer older.Close()
+	env := testEnv(t, t.TempDir(), domain.ModeUnrestricted)
+	if specs, notes, _ := readyTools(older, ctx, env); len(specs) == 0 {
+		t.Fatalf("the server did not start: %v", notes)
+	}
+	if out, _ := callEcho(t, hub); !strings.Contains(out, "needs more permission") {
+		t.Fatalf("the first call: %q", out)
+	}
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	out := older.Call(ctx, env, call("mcp__web__echo", `{"text":"again"}`), nil)
+	if out.Outcome != domain.OutcomeSuccess || out.Content != "again" {
+		t.Fatalf("the older connection's call: %s %q", out.Outcome, out.Content)
+	}
+	if n := len(a.Scopes()); n != 2 {
+		t.Fatalf("%d authorization requests, want the two sign-ins", n)
+	}
+}
+
+// Issue 33 (auth/scope-retry-limit): a 403 naming only scopes the sign-in already asked for is
+// the server's refusal: no "sign in again" (which would loop), no step-up kept, and the server
+// stays usable for its other requests.
+func TestOAuthRefusedScopeIsNotASignIn(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.CallScope = "tools" // asked for at the sign-in (the metadata names it), refused all the same
+	hub, store, _ := oauthHub(t, a, Options{})
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	a.Mu.Lock()
+	a.DenyCall = true
+	a.Mu.Unlock()
+	out, outcome := callEcho(t, hub)
+	if outcome != domain.OutcomeError || !strings.Contains(out, "refused") || !strings.Contains(out, "will not help") ||
+		strings.Contains(out, "needs sign-in") || strings.Contains(out, "needs more permission") {
+		t.Fatalf("the refused call: %s %q", outcome, out)
+	}
+	if st := statusOf(hub, "web"); st.State == StateNeedsSignIn {
+		t.Fatalf("a refused scope left the server %q (%s)", st.State, st.Error)
+	}
+	if s := saved(t, store, a.Endpoint()); s == nil || len(s.StepUp) != 0 {
+		t.Fatalf("a refused scope was kept for a step-up: %+v", s)
+	}
+	if n := len(a.Scopes()); n != 1 {
+		t.Fatalf("%d authorization requests, want the one sign-in", n)
+	}
+}
+
+// Issue 33 (auth/scope-retry-limit, at the sign-in): a server that refuses even the request
+// after the sign-in, for a scope the sign-in asked for, is told in words; the browser is sent
+// once, not again and again.
+func TestOAuthSignInRefusedAfterwardsSaysSo(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.CallScope, a.DenyList = "tools", true
+	hub, _, _ := oauthHub(t, a, Options{})
+	err := signIn(t, hub)
+	if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "will not help") || strings.Contains(err.Error(), "calling") {
+		t.Fatalf("sign-in: %v", err)
+	}
+	if n := len(a.Scopes()); n != 1 {
+		t.Fatalf("%d authorization requests, want 1", n)
+	}
+}
+
+// Issue 33 (auth/pre-registration): an authorization server that registers nobody takes the
+// client of the server's "oauth" section, its secret from the environment variable the
+// section names, sent as HTTP Basic; no registration is attempted.
+func TestOAuthPreRegisteredClientFromTheConfiguration(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.Clients = map[string]string{"desk-app": "s3cret"}
+	hub, store, _ := oauthHub(t, a, Options{LookupEnv: func(k string) (string, bool) {
+		if k == "WEB_SECRET" {
+			return "s3cret", true
+		}
+		return "", false
+	}})
+	if err := hub.SetServer("web", ServerConfig{URL: a.Endpoint(), OAuth: &OAuthConfig{ClientID: "desk-app", ClientSecret: "${WEB_SECRET}", Scopes: "tools files"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	registered, clientIDs, grants := a.Seen()
+	if len(registered) != 0 || strings.Join(clientIDs, ",") != "desk-app" || strings.Join(grants, ",") != "authorization_code" {
+		t.Fatalf("registered %v, authorized %v, grants %v", registered, clientIDs, grants)
+	}
+	if got := a.Scopes(); len(got) != 1 || !slices.Contains(strings.Fields(got[0]), "files") {
+		t.Fatalf("scopes asked for %q, want the section's", got)
+	}
+	if s := saved(t, store, a.Endpoint()); s == nil || s.ClientID != "desk-app" || s.Registered {
+		t.Fatalf("saved %+v", s)
+	}
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeSuccess || out != "signed" {
+		t.Fatalf("after the sign-in: %s %q", outcome, out)
+	}
+}
+
+// The section's secret may instead be in the keyring (SaveClientSecret, what
+// `mcp login --client-secret` calls); a wrong one is the authorization server's refusal,
+// said without a web page.
+func TestOAuthClientSecretFromTheKeyring(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.Clients = map[string]string{"desk-app": "s3cret"}
+	hub, _, _ := oauthHub(t, a, Options{})
+	if err := hub.SetServer("web", ServerConfig{URL: a.Endpoint(), OAuth: &OAuthConfig{ClientID: "desk-app"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.SaveClientSecret("web", "", "wrong\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := signIn(t, hub); err == nil || strings.Contains(err.Error(), "<") {
+		t.Fatalf("a wrong secret: %v", err)
+	}
+	if err := hub.SaveClientSecret("web", "", "s3cret\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := signIn(t, hub); err != nil {
+		t.Fatal(err)
+	}
+	if out, outcome := callEcho(t, hub); outcome != domain.OutcomeSuccess || out != "signed" {
+		t.Fatalf("after the sign-in: %s %q", outcome, out)
+	}
+}
+
+// Issue 33 (auth/resource-mismatch): protected resource metadata naming another resource
+// stops the sign-in before anything is registered or authorized, in words (no web page).
+func TestOAuthSignInStopsAtAResourceMismatch(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.Resource = "https://evil.example.com/mcp"
+	hub, store, _ := oauthHub(t, a, Options{})
+	err := signIn(t, hub)
+	if err == nil || !strings.Contains(err.Error(), "https://evil.example.com/mcp") || !strings.Contains(err.Error(), "stopped") || strings.Contains(err.Error(), "<") {
+		t.Fatalf("sign-in: %v", err)
+	}
+	if registered, clientIDs, _ := a.Seen(); len(registered) != 0 || len(clientIDs) != 0 {
+		t.Fatalf("registered %v, authorized %v after a mismatch", registered, clientIDs)
+	}
+	if s := saved(t, store, a.Endpoint()); s != nil {
+		t.Fatal("tokens were saved")
+	}
+}
+
+func TestResourceCovers(t *testing.T) {
+	server, _ := url.Parse("http://127.0.0.1:8080/api/mcp")
+	for res, want := range map[string]bool{
+		"http://127.0.0.1:8080/api/mcp": true, "http://127.0.0.1:8080/api/mcp/": true, "http://127.0.0.1:8080/api": true,
+		"http://127.0.0.1:8080": true, "http://127.0.0.1:8080/ap": false, "https://127.0.0.1:8080/api/mcp": false,
+		"http://127.0.0.1:9090/api/mcp": false, "https://evil.example.com/mcp": false,
+	} {
+		if got := resourceCovers(res, server); got != want {
+			t.Errorf("resourceCovers(%q) = %v, want %v", res, got, want)
+		}
+	}
+}
+
+// A sign-in that fails at a server answering with an HTML page says so in words.
+func TestPlainWordsDropsAWebPage(t *testing.T) {
+	err := plainWords(errors.New(`failed to register client: registration failed with status 404 Not Found: <!DOCTYPE html><html><body><pre>Cannot POST /register</pre></body></html>`))
+	if strings.Contains(err.Error(), "<") || !strings.Contains(err.Error(), "404 Not Found") || !strings.Contains(err.Error(), "web page") {
+		t.Fatalf("%v", err)
+	}
+	if plain := errors.New("token exchange failed: invalid_grant"); plainWords(plain) != plain {
+		t.Fatal("an error without a page was changed")
 	}
 }

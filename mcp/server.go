@@ -125,8 +125,8 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 	if err != nil {
 		s.killTree()
 		s.waitStdout()
-		if s.auth.needs() {
-			return s, needsSignInError(name, cfg)
+		if s.auth.failed() {
+			return s, s.auth.failure(name, cfg)
 		}
 		// The server comes back with the error for its stderr, which says why.
 		return s, s.describe(fmt.Errorf("start MCP server %s: %w", name, err))

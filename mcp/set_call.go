@@ -49,6 +49,7 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 		}
 		return errorOutput("There is no MCP tool named %q in this conversation. The MCP tools are: %s.", call.Name, strings.Join(names, ", "))
 	}
+	call.Arguments = route.withoutNulls(call.Arguments)
 	if err := route.checkArgs(call.Arguments); err != nil {
 		s.mu.Unlock()
 		return errorOutput("The arguments of %s do not match its input schema, so it was not called: %v", call.Name, err)
@@ -110,13 +111,16 @@ func (s *Set) Call(ctx context.Context, env tools.Env, call domain.ToolCall, onP
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		s.stop(srv)
 		return errorOutput("The MCP server %s did not answer %s within %s; it was stopped and starts again when next needed.", route.server, route.tool, callTimeout)
-	case err != nil && srv.auth.needs():
-		s.stop(srv)
+	case err != nil && srv.auth.failed():
 		// A 401 to the configuration's own Authorization header is a failure to fix there,
-		// not a sign-in, as at the start (failedState).
-		err = needsSignInError(route.server, srv.cfg)
-		s.hub.report(route.server, func(st *Status) { st.State, st.Error = failedState(err), err.Error() })
-		return errorOutput("%s was not called: %v", call.Name, err)
+		// not a sign-in, as at the start (failedState); a refused scope leaves the server as
+		// it is, for its other tools.
+		err = srv.auth.failure(route.server, srv.cfg)
+		if errors.Is(err, ErrNeedsSignIn) {
+			s.stop(srv)
+			s.hub.report(route.server, func(st *Status) { st.State, st.Error = failedState(err), err.Error() })
+		}
+		return errorOutput("%s did not run: %v", call.Name, err)
 	case err != nil && !isServerError(err):
 		// The connection ended under the call: the server crashed or closed its stdout.
 		s.stop(srv)

@@ -90,8 +90,8 @@ func (s *Set) bringUp(ctx context.Context, name string, c ServerConfig, env tool
 	raw, err := srv.listTools(listCtx)
 	if err != nil {
 		srv.close()
-		if srv.auth.needs() {
-			return nil, nil, nil, needsSignInError(name, srv.cfg)
+		if srv.auth.failed() {
+			return nil, nil, nil, srv.auth.failure(name, srv.cfg)
 		}
 		if errors.Is(listCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("MCP server %s did not list its tools within %s (%w): check that it answers tools/list, or raise its \"timeout\", then retry it in Settings",

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -144,6 +145,57 @@ func compileInputSchema(in any) (*toolschema.Schema, json.RawMessage, error) {
 // them, so that the model gets one clear answer.
 func (o offered) checkArgs(args string) error {
 	return o.schema.Validate([]byte(args))
+}
+
+// withoutNulls is args without the optional properties the model set to null where the
+// schema does not take null: models often write null for "not given", which is how the
+// protocol reads it too (a null parameter sends no Mcp-Param header), while the schema would
+// refuse the whole call. Anything else is left as it is, for checkArgs to judge.
+func (o offered) withoutNulls(args string) string {
+	var in map[string]json.RawMessage
+	if !strings.Contains(args, "null") || json.Unmarshal([]byte(args), &in) != nil {
+		return args
+	}
+	var schema struct {
+		Properties map[string]struct {
+			Type json.RawMessage `json:"type"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(o.spec.Parameters, &schema) != nil {
+		return args
+	}
+	dropped := false
+	for k, v := range in {
+		p, declared := schema.Properties[k]
+		if string(v) != "null" || !declared || slices.Contains(schema.Required, k) || takesNull(p.Type) {
+			continue
+		}
+		delete(in, k)
+		dropped = true
+	}
+	if !dropped {
+		return args
+	}
+	out, err := json.Marshal(in)
+	if err != nil {
+		return args
+	}
+	return string(out)
+}
+
+// takesNull reports whether a property's "type" admits null; a property without one (anyOf,
+// a $ref, any value) is taken to, so that its null is left to the schema.
+func takesNull(t json.RawMessage) bool {
+	var one string
+	if json.Unmarshal(t, &one) == nil {
+		return one == "null"
+	}
+	var many []string
+	if json.Unmarshal(t, &many) == nil {
+		return slices.Contains(many, "null")
+	}
+	return true
 }
 
 func oneLine(s string) string {

@@ -160,7 +160,8 @@ func (s *Schema) Validate(args []byte) error {
 		return fmt.Errorf("the arguments are not JSON: %w", err)
 	}
 	if err := s.resolved.Validate(v); err != nil {
-		return errors.New(oneLine(err.Error()))
+		// The validator prints a null value as Go's reflection sees it.
+		return errors.New(strings.ReplaceAll(oneLine(err.Error()), "<invalid reflect.Value>", "null"))
 	}
 	return nil
 }

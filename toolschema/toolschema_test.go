@@ -77,6 +77,18 @@ func TestArgumentsAreValidated(t *testing.T) {
 	}
 }
 
+// Issue 33: a null where the schema wants a value is called null, not by Go's reflection.
+func TestNullIsNamedInWords(t *testing.T) {
+	s, err := Compile([]byte(`{"type":"object","properties":{"verbose":{"type":"boolean"}},"required":["verbose"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Validate([]byte(`{"verbose":null}`))
+	if err == nil || strings.Contains(err.Error(), "reflect") || !strings.Contains(err.Error(), "null") {
+		t.Fatalf("err = %v; want a refusal that names null", err)
+	}
+}
+
 // Schemas are checked from several goroutines at once (servers start in parallel).
 func TestFirstUseFromManyGoroutines(t *testing.T) {
 	var wg sync.WaitGroup

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -21,7 +22,7 @@ import (
 // it again.
 func runMCP(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "login" {
-		return runMCPLogin(args[1:], stdout, stderr)
+		return runMCPLogin(args[1:], os.Stdin, stdout, stderr)
 	}
 	if len(args) == 0 || args[0] != "list" {
 		return errors.New("mcp: the sub-commands are list and login: phoenix-desktop mcp list [--cwd DIR] [--unrestricted] [--mcp-config FILE] [--json], phoenix-desktop mcp login NAME")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -24,6 +25,10 @@ import (
 // registers itself dynamically with each authorization server.
 const EnvMCPClientMetadataURL = "PHOENIX_MCP_CLIENT_METADATA_URL"
 
+// EnvMCPClientSecret gives `mcp login --client-secret` the secret without a prompt (the name
+// Claude Code reads for it).
+const EnvMCPClientSecret = "MCP_CLIENT_SECRET"
+
 // signInTimeout bounds one sign-in: the person's time in the browser.
 const signInTimeout = 10 * time.Minute
 
@@ -41,22 +46,24 @@ func openMCPTokens() (mcp.TokenStore, error) {
 
 // runMCPLogin signs in to one URL server: the browser opens where there is a display, and the
 // address is printed in any case, for a headless machine or a browser elsewhere.
-func runMCPLogin(args []string, stdout, stderr io.Writer) error {
+func runMCPLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mcp login", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		common    commonFlags
-		cwd       string
-		noBrowser bool
+		common       commonFlags
+		cwd          string
+		noBrowser    bool
+		clientSecret bool
 	)
 	common.registerMCP(fs)
 	fs.StringVar(&cwd, "cwd", ".", "working directory whose .mcp.json is considered")
 	fs.BoolVar(&noBrowser, "no-browser", false, "only print the sign-in address; do not open a browser")
+	fs.BoolVar(&clientSecret, "client-secret", false, `keep the client secret of the server's "oauth" client in the keyring first: read from `+EnvMCPClientSecret+`, else the first line of standard input`)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return errors.New("mcp login: name one server: phoenix-desktop mcp login [--cwd DIR] [--no-browser] NAME")
+		return errors.New("mcp login: name one server: phoenix-desktop mcp login [--cwd DIR] [--no-browser] [--client-secret] NAME")
 	}
 	name := fs.Arg(0)
 	abs, err := filepath.Abs(cwd)
@@ -72,6 +79,21 @@ func runMCPLogin(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return fmt.Errorf("mcp login: %w", err)
+	}
+	if clientSecret {
+		secret, ok := os.LookupEnv(EnvMCPClientSecret)
+		if !ok {
+			fmt.Fprintf(stderr, "Client secret of %s (one line): ", name)
+			line, err := bufio.NewReader(stdin).ReadString('\n')
+			if err != nil && line == "" {
+				return fmt.Errorf("mcp login: read the client secret from standard input: nothing came (set %s, or type it)", EnvMCPClientSecret)
+			}
+			secret = line
+		}
+		if err := hub.SaveClientSecret(name, abs, secret); err != nil {
+			return fmt.Errorf("mcp login: %w", err)
+		}
+		fmt.Fprintf(stdout, "The client secret of %s is kept in the keyring (or the private secrets file).\n", name)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), signInTimeout)
 	defer cancel()

@@ -80,3 +80,41 @@ func TestMCPLoginCommand(t *testing.T) {
 		t.Fatalf("an unknown server: %v", err)
 	}
 }
+
+// Issue 33: `mcp login --client-secret NAME` keeps the secret of the server's "oauth" client
+// (from MCP_CLIENT_SECRET, as Claude Code reads it) in the private secrets file, never in the
+// configuration, and signs in with that client where the authorization server registers
+// nobody.
+func TestMCPLoginWithClientSecret(t *testing.T) {
+	a := mcptest.NewAuthServer(t)
+	a.Clients = map[string]string{"desk-app": "s3cret"}
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	t.Setenv(EnvMCPClientSecret, "s3cret")
+	cfg := filepath.Join(home, "mcp.json")
+	conf := `{"mcpServers":{"web":{"url":"` + a.Endpoint() + `","oauth":{"clientId":"desk-app"}}}}`
+	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout := &browserWriter{t: t}
+	var stderr bytes.Buffer
+	err := runMCPLogin([]string{"--mcp-config", cfg, "--client-secret", "web"}, strings.NewReader(""), stdout, &stderr)
+	stdout.seen.Wait()
+	if err != nil {
+		t.Fatalf("%v\nstdout: %s\nstderr: %s", err, stdout.out.String(), stderr.String())
+	}
+	if _, clientIDs, _ := a.Seen(); strings.Join(clientIDs, ",") != "desk-app" {
+		t.Fatalf("authorized %v", clientIDs)
+	}
+	raw, err := os.ReadFile(filepath.Join(home, "config", "phoenix-desktop", "secrets.json"))
+	if err != nil || !strings.Contains(string(raw), "s3cret") {
+		t.Fatalf("the secrets file does not hold the client secret (%v)", err)
+	}
+	if after, _ := os.ReadFile(cfg); string(after) != conf {
+		t.Fatalf("the configuration changed: %s", after)
+	}
+}

@@ -1,14 +1,18 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,20 +35,34 @@ type AuthServer struct {
 	StateOverride string // sent as state instead of the one received
 	RefuseRefresh bool
 	TakeCIMD      bool // advertise client_id_metadata_document_supported
+	// CallScope, when set, is a scope tools/call needs beyond those of the sign-in: a token
+	// without it is answered 403 insufficient_scope naming it (a step-up).
+	CallScope string
+	// DenyCall answers every tools/call 403 insufficient_scope naming CallScope, granted or
+	// not; DenyList does the same to tools/list.
+	DenyCall, DenyList bool
+	// Clients, when set, are the only clients (id → secret) the server knows: it offers no
+	// registration and takes client_secret_basic at its token endpoint (pre-registration).
+	Clients map[string]string
+	// Resource, when set, is the resource the protected resource metadata names instead of
+	// the MCP server's own address.
+	Resource string
 	// what happened
+	scopes     []string // the scope parameter of each /authorize
 	registered []string // client ids /register gave
 	clientIDs  []string // client ids /authorize saw
 	grants     []string // grant types /token served
 	codes      map[string]codeGrant
 	access     map[string]time.Time // access token → expiry
+	granted    map[string][]string  // access token → scopes
 	refresh    map[string]string    // refresh token → client id
 }
 
-type codeGrant struct{ challenge, clientID, redirect string }
+type codeGrant struct{ challenge, clientID, redirect, scope string }
 
 // NewAuthServer starts the authorization server and the MCP server behind it; both stop with t.
 func NewAuthServer(t testing.TB) *AuthServer {
-	a := &AuthServer{codes: map[string]codeGrant{}, access: map[string]time.Time{}, refresh: map[string]string{}}
+	a := &AuthServer{codes: map[string]codeGrant{}, access: map[string]time.Time{}, refresh: map[string]string{}, granted: map[string][]string{}}
 	a.AS = httptest.NewServer(http.HandlerFunc(a.serveAS))
 	t.Cleanup(a.AS.Close)
 
@@ -53,9 +71,15 @@ func NewAuthServer(t testing.TB) *AuthServer {
 	a.MCP = httptest.NewServer(mux)
 	t.Cleanup(a.MCP.Close)
 	prmURL := a.MCP.URL + "/.well-known/oauth-protected-resource/mcp"
-	mux.Handle("/mcp", auth.RequireBearerToken(a.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(mcpHandler))
+	mux.Handle("/mcp", a.stepUp(prmURL, auth.RequireBearerToken(a.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(mcpHandler)))
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, map[string]any{"resource": a.MCP.URL + "/mcp", "authorization_servers": []string{a.AS.URL}, "scopes_supported": []string{"tools"}})
+		a.Mu.Lock()
+		resource := a.Resource
+		a.Mu.Unlock()
+		if resource == "" {
+			resource = a.MCP.URL + "/mcp"
+		}
+		writeJSON(w, map[string]any{"resource": resource, "authorization_servers": []string{a.AS.URL}, "scopes_supported": []string{"tools"}})
 	})
 	return a
 }
@@ -77,19 +101,57 @@ func (a *AuthServer) verify(_ context.Context, token string, _ *http.Request) (*
 	return &auth.TokenInfo{Expiration: exp, Scopes: []string{"tools"}}, nil
 }
 
+// stepUp answers a tools/call whose valid token lacks CallScope with 403 insufficient_scope.
+func (a *AuthServer) stepUp(prmURL string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.Mu.Lock()
+		need, denyCall, denyList := a.CallScope, a.DenyCall, a.DenyList
+		a.Mu.Unlock()
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if need == "" || !ok || r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var msg struct {
+			Method string `json:"method"`
+		}
+		json.Unmarshal(body, &msg)
+		a.Mu.Lock()
+		granted, known := a.granted[token]
+		a.Mu.Unlock()
+		if known && ((msg.Method == "tools/call" && (denyCall || !slices.Contains(granted, need))) || (msg.Method == "tools/list" && denyList)) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`, need, prmURL))
+			http.Error(w, `{"error":"insufficient_scope"}`, http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func (a *AuthServer) serveAS(w http.ResponseWriter, r *http.Request) {
 	a.Mu.Lock()
 	defer a.Mu.Unlock()
 	switch r.URL.Path {
 	case "/.well-known/oauth-authorization-server":
-		writeJSON(w, map[string]any{
+		meta := map[string]any{
 			"issuer": a.AS.URL, "authorization_endpoint": a.AS.URL + "/authorize", "token_endpoint": a.AS.URL + "/token",
 			"registration_endpoint": a.AS.URL + "/register", "response_types_supported": []string{"code"},
 			"code_challenge_methods_supported": []string{"S256"}, "grant_types_supported": []string{"authorization_code", "refresh_token"},
 			"token_endpoint_auth_methods_supported": []string{"none"}, "scopes_supported": []string{"tools", "offline_access"},
 			"authorization_response_iss_parameter_supported": true, "client_id_metadata_document_supported": a.TakeCIMD,
-		})
+		}
+		if a.Clients != nil {
+			delete(meta, "registration_endpoint")
+			meta["token_endpoint_auth_methods_supported"] = []string{"client_secret_basic"}
+		}
+		writeJSON(w, meta)
 	case "/register":
+		if a.Clients != nil {
+			http.NotFound(w, r)
+			return
+		}
 		var md struct {
 			RedirectURIs []string `json:"redirect_uris"`
 		}
@@ -117,8 +179,9 @@ func (a *AuthServer) serveAS(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		a.clientIDs = append(a.clientIDs, q.Get("client_id"))
+		a.scopes = append(a.scopes, q.Get("scope"))
 		code := randomText()
-		a.codes[code] = codeGrant{challenge: q.Get("code_challenge"), clientID: q.Get("client_id"), redirect: q.Get("redirect_uri")}
+		a.codes[code] = codeGrant{challenge: q.Get("code_challenge"), clientID: q.Get("client_id"), redirect: q.Get("redirect_uri"), scope: q.Get("scope")}
 		back := redirect.Query()
 		back.Set("code", code)
 		back.Set("state", q.Get("state"))
@@ -135,7 +198,18 @@ func (a *AuthServer) serveAS(w http.ResponseWriter, r *http.Request) {
 		r.ParseForm()
 		grant := r.PostForm.Get("grant_type")
 		a.grants = append(a.grants, grant)
-		var clientID string
+		if a.Clients != nil {
+			user, pass, ok := r.BasicAuth()
+			id, _ := url.QueryUnescape(user)
+			secret, _ := url.QueryUnescape(pass)
+			if want, known := a.Clients[id]; !ok || !known || secret != want {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				json.NewEncoder(w).Encode(map[string]string{"error": "invalid_client"})
+				return
+			}
+		}
+		var clientID, scope string
 		switch grant {
 		case "authorization_code":
 			g, ok := a.codes[r.PostForm.Get("code")]
@@ -146,7 +220,7 @@ func (a *AuthServer) serveAS(w http.ResponseWriter, r *http.Request) {
 				tokenError(w, "invalid_grant")
 				return
 			}
-			clientID = g.clientID
+			clientID, scope = g.clientID, g.scope
 		case "refresh_token":
 			id, ok := a.refresh[r.PostForm.Get("refresh_token")]
 			if !ok || a.RefuseRefresh {
@@ -161,8 +235,9 @@ func (a *AuthServer) serveAS(w http.ResponseWriter, r *http.Request) {
 		}
 		access, refresh := "at-"+randomText(), "rt-"+randomText()
 		a.access[access] = time.Now().Add(time.Hour)
+		a.granted[access] = strings.Fields(scope)
 		a.refresh[refresh] = clientID
-		writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh, "scope": "tools"})
+		writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh, "scope": scope})
 	default:
 		http.NotFound(w, r)
 	}
@@ -222,6 +297,13 @@ func (a *AuthServer) Seen() (registered, clientIDs, grants []string) {
 	a.Mu.Lock()
 	defer a.Mu.Unlock()
 	return append([]string(nil), a.registered...), append([]string(nil), a.clientIDs...), append([]string(nil), a.grants...)
+}
+
+// Scopes are the scope parameters of the authorization requests, in order.
+func (a *AuthServer) Scopes() []string {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	return append([]string(nil), a.scopes...)
 }
 
 // Browser follows the sign-in page to its redirect, as the person's browser would.
