@@ -108,3 +108,33 @@ func TestCommandModelNotOfferedIsSkippedWithANotice(t *testing.T) {
 		t.Errorf("the conversation's own model gave notices %+v", notices)
 	}
 }
+
+// A command typed while the agent works waits in the queue with the model its turn runs on,
+// and runs on it when its turn comes; the turn after is the conversation's again.
+func TestQueuedCommandRunsOnItsModel(t *testing.T) {
+	gate := newGatedTools()
+	h := newHarness(t, withTools(gate))
+	h.srv.SetModels(domain.DemoModel, "anthropic/claude-sonnet-4")
+	ctx := context.Background()
+	c := h.create(NewConversation{})
+	h.send(c.ID, "think: working")
+	<-gate.started
+	q, err := h.rt.EnqueueCommand(ctx, c.ID, "echo: scaffolded", nil, TurnOptions{Command: "api-scaffold", Model: "claude-sonnet-4-0"})
+	if err != nil || len(q.Items) != 1 || q.Items[0].Model != "anthropic/claude-sonnet-4" {
+		t.Fatalf("queue %+v, %v; want the command waiting with the provider's id for its model", q, err)
+	}
+	if _, err := h.rt.Enqueue(ctx, c.ID, "echo: after", nil); err != nil {
+		t.Fatal(err)
+	}
+	close(gate.release)
+	h.waitQueue(c.ID, "the queue to drain", func(q Queue) bool { return len(q.Items) == 0 })
+	end := h.waitFor(c.ID, "the last queued turn", func(c domain.Conversation) bool { return !domain.Busy(c.State) && c.NextSeq >= 8 })
+	if end.Model != domain.DemoModel {
+		t.Fatalf("the conversation is on %s; want %s", end.Model, domain.DemoModel)
+	}
+	got := h.requestModels()
+	want := []string{domain.DemoModel, domain.DemoModel, "anthropic/claude-sonnet-4", domain.DemoModel}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("the requests asked for %v; want %v", got, want)
+	}
+}
