@@ -56,9 +56,9 @@ type Command struct {
 	Name         string `json:"name"`
 	Description  string `json:"description,omitempty"`
 	ArgumentHint string `json:"argument_hint,omitempty"`
-	// Model is the model the front matter asks for: running the command switches the
-	// conversation to it first (at rest, with the model switch's notice), in the window and
-	// headless.
+	// Model is the model the front matter asks for: the turn the command starts runs on it
+	// (or on the provider's own id for it), and the conversation keeps its own model
+	// (actors.Runtime.SendCommand).
 	Model string `json:"model,omitempty"`
 	// Path is the file; Label says where it came from ("project .claude/commands").
 	Path  string `json:"path"`
