@@ -138,3 +138,22 @@ func TestQueuedCommandRunsOnItsModel(t *testing.T) {
 		t.Fatalf("the requests asked for %v; want %v", got, want)
 	}
 }
+
+// A command's model whose window cannot hold the conversation so far is left out with a
+// notice: the turn would fail, or leave the conversation past its threshold.
+func TestCommandModelTooSmallForTheConversationIsSkipped(t *testing.T) {
+	h := newHarness(t)
+	h.srv.SetModels("gpt-4.1", "anthropic/claude-sonnet-4")
+	c := h.create(NewConversation{Model: "gpt-4.1"})
+	// 190,000 tokens: a tenth of gpt-4.1's window, more than 90% of Claude's 200,000.
+	if conv := h.turn(c.ID, "usage: 190000\necho: long"); conv.Usage.Total() != 190_000 {
+		t.Fatalf("usage %d", conv.Usage.Total())
+	}
+	_, notices := h.commandTurn(c.ID, "echo: done", TurnOptions{Command: "api-scaffold", Model: "claude-sonnet-4-0"})
+	if got := h.requestModels(); got[len(got)-1] != "gpt-4.1" {
+		t.Fatalf("the turn asked for %s; want gpt-4.1", got[len(got)-1])
+	}
+	if len(notices) != 1 || notices[0].Text != "/api-scaffold asks for the model claude-sonnet-4-0, but its context window (200000 tokens) cannot hold this conversation, so its turn runs on the conversation's model, gpt-4.1." {
+		t.Errorf("notices %+v", notices)
+	}
+}
