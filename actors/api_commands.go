@@ -144,30 +144,45 @@ type Attachment struct {
 // reason it was rejected (domain.ErrAgentBusy, ErrContextExhausted, ErrEmptyMessage, or an
 // image error naming the file).
 func (r *Runtime) Send(ctx context.Context, id, text string, images []Attachment) error {
+	return r.send(ctx, id, text, images, TurnOptions{})
+}
+
+// send is Send with a command's options for the turn (SendCommand, commandturn.go).
+func (r *Runtime) send(ctx context.Context, id, text string, images []Attachment, opt TurnOptions) error {
 	text, err := r.promptHooks(ctx, id, text)
 	if err != nil {
 		return err
 	}
-	refs := make([]domain.ImageRef, 0, len(images))
-	if len(images) > 0 {
+	model := ""
+	if len(images) > 0 || opt.Model != "" {
 		conv, err := r.cfg.Store.Get(id)
 		if err != nil {
 			return fmt.Errorf("send to conversation %s: %w", id, err)
 		}
+		// A busy conversation refuses the message anyway: its provider is not asked.
+		if opt.Model != "" && !domain.Busy(conv.State) {
+			model = r.turnModel(ctx, conv, opt, text, len(images))
+		}
+		if model == "" {
+			model = conv.Model
+		}
+	}
+	refs := make([]domain.ImageRef, 0, len(images))
+	if len(images) > 0 {
 		// REQ-BED-013: a model that cannot see images gets none; say so before anything
 		// is stored, so the person can remove them and send the text.
-		if !llm.SupportsVision(conv.Model) {
-			return noVisionError(conv.Model)
+		if !llm.SupportsVision(model) {
+			return noVisionError(model)
 		}
 		for _, img := range images {
-			ref, err := r.storeImage(img, r.imageLimits(conv.Model))
+			ref, err := r.storeImage(img, r.imageLimits(model))
 			if err != nil {
 				return err
 			}
 			refs = append(refs, ref)
 		}
 	}
-	return r.event(ctx, id, domain.UserMessage{Text: text, Images: refs})
+	return r.event(ctx, id, domain.UserMessage{Text: text, Images: refs, Model: model, Title: opt.Title})
 }
 
 // imageLimits are the configured limits, or else those of the model.

@@ -66,12 +66,14 @@ func (a *conversationActor) schedule(ctx actor.Context, exec domain.ExecID, dela
 }
 
 func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
+	// A command's turn runs on its own model (domain.Conversation.TurnModel).
+	model := a.conv.RequestModel()
 	req := llm.Request{
-		Model:           a.conv.Model,
+		Model:           model,
 		System:          a.systemPromptFor(),
 		History:         slices.Clip(a.history),
-		MaxOutputTokens: a.rt.OutputLimit(a.conv.Model),
-		ReasoningEffort: a.rt.ReasoningEffort(a.conv.Model),
+		MaxOutputTokens: a.rt.OutputLimit(model),
+		ReasoningEffort: a.rt.ReasoningEffort(model),
 	}
 	if e.Continuation != nil {
 		req.ExtraUserText = e.Continuation.Prompt
@@ -146,10 +148,16 @@ func (a *conversationActor) mcpServers() *mcp.Set {
 }
 
 func (a *conversationActor) spawnSubAgents(ctx actor.Context, e domain.SpawnSubAgents) {
+	// Sub-agents work for the turn, on its model: a command's turn's own (with that
+	// model's window from the table), else the conversation's.
+	window := a.conv.ContextWindow
+	if a.conv.TurnModel != "" {
+		window = 0
+	}
 	for _, spec := range e.Agents {
 		sub, err := domain.NewConversation(domain.NewConversationParams{
-			ID: spec.ID, Title: domain.TitleFrom(spec.Task), Cwd: a.conv.Cwd, Model: a.conv.Model,
-			ContextWindow: a.conv.ContextWindow, LandlockAvailable: a.conv.LandlockAvailable,
+			ID: spec.ID, Title: domain.TitleFrom(spec.Task), Cwd: a.conv.Cwd, Model: a.conv.RequestModel(),
+			ContextWindow: window, LandlockAvailable: a.conv.LandlockAvailable,
 			ParentID: a.id, ParentExec: e.Exec, Task: spec.Task, CreatedAt: time.Now(),
 		})
 		if err == nil {
@@ -211,7 +219,7 @@ func (a *conversationActor) onChildStopped(ctx actor.Context, who *actor.PID) {
 }
 
 func (a *conversationActor) toolEnv(mode domain.Mode) (tools.Env, error) {
-	env := tools.Env{Cwd: a.conv.Cwd, Mode: mode, ImageLimits: a.rt.imageLimits(a.conv.Model)}
+	env := tools.Env{Cwd: a.conv.Cwd, Mode: mode, ImageLimits: a.rt.imageLimits(a.conv.RequestModel())}
 	if a.tempDir == "" {
 		var dir string
 		var err error

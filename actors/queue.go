@@ -31,7 +31,10 @@ type QueuedMessage struct {
 	ID     string            `json:"id"`
 	Text   string            `json:"text"`
 	Images []domain.ImageRef `json:"images,omitempty"`
-	At     time.Time         `json:"at"`
+	// Model is the model a command's turn runs on (EnqueueCommand), "" for the
+	// conversation's.
+	Model string    `json:"model,omitempty"`
+	At    time.Time `json:"at"`
 }
 
 // Queue is a conversation's waiting messages, first to be sent first.
@@ -115,6 +118,16 @@ func loadQueue(s Store, id string) (Queue, error) {
 // held, the message is sent at once (the person may have pressed Send just as the agent
 // finished). Images are checked and stored first, as for Send.
 func (r *Runtime) Enqueue(ctx context.Context, id, text string, images []Attachment) (Queue, error) {
+	return r.enqueue(ctx, id, text, images, TurnOptions{})
+}
+
+// EnqueueCommand queues a command's message as Enqueue does; the model its turn runs on is
+// worked out now (turnModel), and used when the message is sent.
+func (r *Runtime) EnqueueCommand(ctx context.Context, id, text string, images []Attachment, opt TurnOptions) (Queue, error) {
+	return r.enqueue(ctx, id, text, images, opt)
+}
+
+func (r *Runtime) enqueue(ctx context.Context, id, text string, images []Attachment, opt TurnOptions) (Queue, error) {
 	if strings.TrimSpace(text) == "" && len(images) == 0 {
 		return Queue{}, domain.ErrEmptyMessage
 	}
@@ -126,16 +139,21 @@ func (r *Runtime) Enqueue(ctx context.Context, id, text string, images []Attachm
 		return Queue{}, err
 	}
 	item := QueuedMessage{ID: newID(), Text: text, At: time.Now()}
-	if len(images) > 0 {
+	if len(images) > 0 || opt.Model != "" {
 		conv, err := r.cfg.Store.Get(id)
 		if err != nil {
 			return Queue{}, fmt.Errorf("queue a message for %s: %w", id, err)
 		}
-		if !llm.SupportsVision(conv.Model) {
-			return Queue{}, noVisionError(conv.Model)
+		item.Model = r.turnModel(ctx, conv, opt, text, len(images))
+		model := item.Model
+		if model == "" {
+			model = conv.Model
+		}
+		if len(images) > 0 && !llm.SupportsVision(model) {
+			return Queue{}, noVisionError(model)
 		}
 		for _, img := range images {
-			ref, err := r.storeImage(img, r.imageLimits(conv.Model))
+			ref, err := r.storeImage(img, r.imageLimits(model))
 			if err != nil {
 				return Queue{}, err
 			}
@@ -339,7 +357,7 @@ func (a *conversationActor) afterTransition(ctx actor.Context, ev domain.Event, 
 // queued (visible, so the person can remove it), never lost.
 func (a *conversationActor) sendNext(ctx actor.Context, q Queue) Queue {
 	item := q.Items[0]
-	if err := a.apply(ctx, domain.UserMessage{Text: item.Text, Images: item.Images}); err != nil {
+	if err := a.apply(ctx, domain.UserMessage{Text: item.Text, Images: item.Images, Model: item.Model}); err != nil {
 		q.Held = heldSendFailedText + err.Error()
 		if serr := a.saveQueue(q); serr != nil {
 			a.rt.log.Warn("could not hold the queue", "conversation", a.id, "error", serr)

@@ -35,8 +35,11 @@ var (
 // Limits. A file over its limit is skipped with a notice rather than cut: half a command or
 // half a description would do something the person did not write.
 const (
-	// MaxCommandBytes caps one command file.
-	MaxCommandBytes = 64 << 10
+	// MaxFileBytes caps one command file or SKILL.md: the collections people copy in hold
+	// command prompts of over 100 KB, which other agents run. A prompt this large still
+	// counts in the context meter, and one too large for the model's window is refused when
+	// sent, as any message is.
+	MaxFileBytes = 1 << 20
 	// MaxCommands caps how many commands one reading keeps.
 	MaxCommands = 500
 	// MaxSkillDescription caps one skill's description in the prompt (Claude Code's limit).
@@ -44,8 +47,6 @@ const (
 	// MaxSkillsPromptBytes caps the skills section of the system prompt; skills beyond it
 	// are named as left out.
 	MaxSkillsPromptBytes = 8 << 10
-	// maxSkillFileRead bounds what is read of a SKILL.md to find its front matter.
-	maxSkillFileRead = 64 << 10
 )
 
 // Command is one custom command as it was read.
@@ -55,9 +56,9 @@ type Command struct {
 	Name         string `json:"name"`
 	Description  string `json:"description,omitempty"`
 	ArgumentHint string `json:"argument_hint,omitempty"`
-	// Model is the model the front matter asks for: running the command switches the
-	// conversation to it first (at rest, with the model switch's notice), in the window and
-	// headless.
+	// Model is the model the front matter asks for: the turn the command starts runs on it
+	// (or on the provider's own id for it), and the conversation keeps its own model
+	// (actors.Runtime.SendCommand).
 	Model string `json:"model,omitempty"`
 	// Path is the file; Label says where it came from ("project .claude/commands").
 	Path  string `json:"path"`
@@ -198,6 +199,8 @@ func (s *Set) readCommands(r root, folder string, seen map[string]string) {
 	}
 }
 
+// readText reads a text file up to limit bytes. With skipBig a larger file is refused
+// rather than cut (see the limits above); without, what fits is read.
 func readText(path string, limit int64, skipBig bool) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -212,7 +215,7 @@ func readText(path string, limit int64, skipBig bool) (string, error) {
 		return "", errors.New("it is not a regular file")
 	}
 	if skipBig && info.Size() > limit {
-		return "", fmt.Errorf("it is larger than %d KB", limit>>10)
+		return "", fmt.Errorf("it is %s, larger than the %s such a file may have", sizeText(info.Size()), sizeText(limit))
 	}
 	b, err := io.ReadAll(io.LimitReader(f, limit))
 	if err != nil {
@@ -224,8 +227,19 @@ func readText(path string, limit int64, skipBig bool) (string, error) {
 	return string(b), nil
 }
 
+// sizeText words a file size for a notice: "121 KB", "1 MB".
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	if n >= 1<<20 {
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d KB", (n+1023)>>10)
+}
+
 func readCommand(path string) (Command, error) {
-	text, err := readText(path, MaxCommandBytes, true)
+	text, err := readText(path, MaxFileBytes, true)
 	if err != nil {
 		return Command{}, err
 	}
@@ -280,7 +294,7 @@ func (s *Set) readSkills(r root, folder string, seen map[string]string) {
 			continue
 		}
 		path := filepath.Join(base, e.Name(), "SKILL.md")
-		text, err := readText(path, maxSkillFileRead, false)
+		text, err := readText(path, MaxFileBytes, true)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			continue
 		}

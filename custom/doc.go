@@ -3,8 +3,9 @@
 //
 //   - Commands: Markdown prompts run as "/name args" (.phoenix/commands, Claude Code's
 //     .claude/commands, opencode's .opencode/command(s), Gemini CLI's TOML .gemini/commands,
-//     and the same folders in the person's directories). Front matter gives a description, an
-//     argument hint and a model; $ARGUMENTS, $1…$9 and {{args}} are substituted.
+//     and the same folders in the person's directories), up to MaxFileBytes each. Front
+//     matter gives a description, an argument hint and a model (for the command's turn
+//     only); $ARGUMENTS, $1…$9 and {{args}} are substituted.
 //   - Skills: folders holding a SKILL.md whose front matter names and describes them
 //     (.phoenix/skills, .claude/skills, .agents/skills and the person's). Only the names and
 //     descriptions go into the system prompt, capped; the model reads the rest with its tools.
@@ -18,9 +19,13 @@
 //     under the conversation's mode).
 //
 // Not supported, on purpose or not yet: Claude Code's "!`cmd`" and "@file" in command bodies
-// (sent as written; the model can run or read them with its tools), a command's model (shown,
-// not switched to), "prompt" hooks, and a Stop hook that makes the agent go on (it is told
+// (sent as written; the model can run or read them with its tools), a command's allowed-tools
+// (below), "prompt" hooks, and a Stop hook that makes the agent go on (it is told
 // that the turn ended, nothing more).
+//
+// A command's allowed-tools has no equivalent here: what a turn may do is the conversation's
+// mode, which no file raises; a command that needs more asks the person for it, as any turn
+// does.
 //
 // It reads files and runs the person's hook programs, nothing else: of ours it imports only
 // instructions (which directories belong to the project: one rule for both), so the sandbox

@@ -10,6 +10,15 @@ type Event interface{ isEvent() }
 type UserMessage struct {
 	Text   string
 	Images []ImageRef
+	// Model is the model this message's turn is sent to instead of the conversation's (the
+	// one a custom command's front matter names, already made one the provider offers). It
+	// lasts until the conversation comes to rest, and changes nothing else: the
+	// conversation's model, its context window and its history stay as they are. "" (or the
+	// conversation's own model) means none.
+	Model string
+	// Title titles a conversation this message starts instead of the message's first line
+	// (a command's invocation, as the person typed it); "" means the text.
+	Title string
 }
 
 // UserCancel is the Stop button (REQ-BED-005).

@@ -210,3 +210,75 @@ func PriceFor(model string, overrides map[string]Price) (p Price, ok bool) {
 	}
 	return Price{}, false
 }
+
+// sameModels are the ids under which providers serve one model, where the rules of
+// modelKey alone cannot tell: Anthropic's aliases and dated snapshots. Each row is written
+// as modelKey leaves an id (no "vendor/" prefix, dashes for the dots of version numbers),
+// its first entry standing for the row. Only ids known to name the very same weights are
+// here: an alias that moves to newer snapshots ("claude-3-5-sonnet-latest", "sonnet") is
+// not, so it is never mapped.
+var sameModels = [][]string{
+	{"claude-sonnet-4-0", "claude-sonnet-4", "claude-sonnet-4-20250514"},
+	{"claude-opus-4-0", "claude-opus-4", "claude-opus-4-20250514"},
+	{"claude-opus-4-1", "claude-opus-4-1-20250805"},
+	{"claude-sonnet-4-5", "claude-sonnet-4-5-20250929"},
+	{"claude-haiku-4-5", "claude-haiku-4-5-20251001"},
+	{"claude-opus-4-5", "claude-opus-4-5-20251101"},
+	{"claude-3-7-sonnet-latest", "claude-3-7-sonnet", "claude-3-7-sonnet-20250219"},
+	{"claude-3-5-haiku-latest", "claude-3-5-haiku", "claude-3-5-haiku-20241022"},
+}
+
+// versionDots turns each dot between two digits into a dash: OpenRouter writes "claude-sonnet-4.5" where
+// Anthropic writes "claude-sonnet-4-5".
+func versionDots(s string) string {
+	b := []byte(s)
+	for i := 1; i+1 < len(b); i++ {
+		if b[i] == '.' && isDigit(b[i-1]) && isDigit(b[i+1]) {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// modelKey is what two ids of one model have in common: the id in lower case without the
+// "vendor/" prefix a gateway adds ("anthropic/claude-sonnet-4" is Anthropic's
+// "claude-sonnet-4" behind OpenRouter), dots between digits as dashes, and, for an id of a
+// sameModels row, the row's first entry. Anything else (":free", "-thinking") stays, so
+// that variants never pass for the model.
+func modelKey(id string) string {
+	k := strings.ToLower(strings.TrimSpace(id))
+	if i := strings.LastIndexByte(k, '/'); i >= 0 {
+		k = k[i+1:]
+	}
+	k = versionDots(k)
+	for _, row := range sameModels {
+		for _, alias := range row {
+			if k == alias {
+				return row[0]
+			}
+		}
+	}
+	return k
+}
+
+// SameModel reports whether two ids certainly name the same model (modelKey).
+func SameModel(a, b string) bool { return modelKey(a) != "" && modelKey(a) == modelKey(b) }
+
+// OfferedAs finds the id under which a provider that offers the models offered serves
+// model: model itself when it is offered, else the first offered id that names the same
+// model (SameModel); ok is false when none does, and then there is no certain mapping.
+func OfferedAs(model string, offered []string) (id string, ok bool) {
+	for _, o := range offered {
+		if o == model {
+			return o, true
+		}
+	}
+	for _, o := range offered {
+		if SameModel(o, model) {
+			return o, true
+		}
+	}
+	return "", false
+}

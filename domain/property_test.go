@@ -209,6 +209,9 @@ func (w *walk) userMessage(t *rapid.T) Event {
 		return UserMessage{Text: " "}
 	case 6:
 		return UserMessage{Images: []ImageRef{{SHA256: "ab", MediaType: "image/png"}}}
+	case 7:
+		// A custom command's message: its own model for the turn, titled by the invocation.
+		return UserMessage{Text: "Scaffold the API", Model: "claude-sonnet-4-0", Title: "/api-scaffold users"}
 	default:
 		return UserMessage{Text: "please continue"}
 	}
@@ -542,7 +545,18 @@ func (w *walk) apply(t *rapid.T, ev Event) ([]Effect, error) {
 		w.checkRejection(t, before, ev, next, effects, err)
 		return nil, err
 	}
+	// A turn's own model (issue 38) never becomes the conversation's, lasts while the turn
+	// does and is gone once the conversation is at rest.
+	if _, switched := ev.(UserChangeModel); !switched && next.Model != before.Model {
+		t.Fatalf("step %d: %T changed the conversation's model from %s to %s", w.steps, ev, before.Model, next.Model)
+	}
+	if !Busy(next.State) && next.TurnModel != "" {
+		t.Fatalf("step %d: %s at rest still holds the turn's model %s", w.steps, next.State.Kind(), next.TurnModel)
+	}
 	if um, ok := ev.(UserMessage); ok {
+		if um.Model != "" && um.Model != before.Model && next.RequestModel() != um.Model && Busy(next.State) {
+			t.Fatalf("step %d: a message for %s started a turn on %s", w.steps, um.Model, next.RequestModel())
+		}
 		if Busy(before.State) || absorbing(before.State) {
 			t.Fatalf("step %d: %s accepted a user message", w.steps, before.State.Kind())
 		}

@@ -275,6 +275,10 @@ type Conversation struct {
 	// Cwd is fixed at creation (REQ-BED-010).
 	Cwd   string `json:"cwd"`
 	Model string `json:"model"`
+	// TurnModel is the model of the turn under way when a message asked for one other than
+	// Model (UserMessage.Model); the conversation's own model is back, and TurnModel
+	// empty, once the conversation comes to rest.
+	TurnModel string `json:"turn_model,omitempty"`
 	// ContextWindow is the model's window in tokens, resolved at creation (REQ-BED-022).
 	ContextWindow int  `json:"context_window"`
 	Mode          Mode `json:"mode"`
@@ -314,6 +318,15 @@ func (c Conversation) Window() int {
 		return c.ContextWindow
 	}
 	return ContextWindowFor(c.Model)
+}
+
+// RequestModel is the model the next request is sent to: the turn's (TurnModel) while one
+// is under way, else the conversation's.
+func (c Conversation) RequestModel() string {
+	if c.TurnModel != "" {
+		return c.TurnModel
+	}
+	return c.Model
 }
 
 // IsSubAgent reports whether this conversation was started by spawn_agents (REQ-BED-009).

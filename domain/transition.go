@@ -92,6 +92,10 @@ type tx struct {
 
 func (t *tx) setState(s State) {
 	t.c.State = s
+	if !Busy(s) {
+		// A turn's own model (UserMessage.Model) ends with the turn, however it ends.
+		t.c.TurnModel = ""
+	}
 	t.changed = true
 }
 

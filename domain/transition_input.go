@@ -20,9 +20,16 @@ func (t *tx) userMessage(e UserMessage) error {
 			ErrMessageTooLong, est, t.c.Model, t.c.Window())
 	}
 	if t.c.Title == "" {
-		t.c.Title = TitleFrom(e.Text)
+		if strings.TrimSpace(e.Title) != "" {
+			t.c.Title = TitleFrom(e.Title)
+		} else {
+			t.c.Title = TitleFrom(e.Text)
+		}
 	}
 	t.add(Message{Kind: KindUser, Text: e.Text, Images: slices.Clone(e.Images)})
+	if m := strings.TrimSpace(e.Model); m != "" && m != t.c.Model {
+		t.c.TurnModel = m
+	}
 	t.startRequest(1)
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 )
 
@@ -107,13 +108,11 @@ func (m *MainWindow) send() {
 	atts := cs.draft.atts
 	// A /command is sent as its prompt (slashmenu.go); the draft keeps what was typed.
 	msg, remote := text, func(context.Context) (string, error) { return text, nil }
-	// switchModel is the model a command asks for, when it is not the conversation's.
-	switchModel := ""
+	// turn is what a custom command asks of the turn it starts (its model, the title).
+	var turn *actors.TurnOptions
 	if it, args, ok := m.slash.lookup(cs.id, text); ok && it.local != nil {
 		msg = it.local(args)
-		if it.model != "" && it.model != cs.conv.Model {
-			switchModel = it.model
-		}
+		turn = &actors.TurnOptions{Command: it.name, Model: it.model, Title: text}
 	} else if ok && it.remote != nil {
 		if args == "" && it.needsForm() {
 			m.showPromptForm(cs, it) // promptform.go
@@ -129,7 +128,7 @@ func (m *MainWindow) send() {
 		m.showInline("Type a message or attach an image first.")
 		return
 	case cs.busy() && m.proj.enabled():
-		m.proj.enqueue(cs, msg, atts)
+		m.proj.enqueue(cs, msg, atts, turn)
 		return
 	case cs.busy():
 		m.showInline("The agent is busy: wait for it to finish, or press Stop (Esc).")
@@ -158,10 +157,9 @@ func (m *MainWindow) send() {
 		if err == nil {
 			msg, images, err = m.attachResources(ctx, cs.id, msg, images) // "@SERVER:URI" (atresources.go)
 		}
-		if mc, ok := m.b.(ProjectBackend); ok && err == nil && switchModel != "" {
-			_, err = mc.ChangeModel(ctx, cs.id, switchModel)
-		}
-		if err == nil {
+		if cmd, ok := m.b.(CommandSender); ok && err == nil && turn != nil {
+			err = cmd.SendCommand(ctx, cs.id, msg, images, *turn)
+		} else if err == nil {
 			err = m.b.Send(ctx, cs.id, msg, images)
 		}
 		m.do(func() {

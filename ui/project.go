@@ -297,8 +297,9 @@ func (p *projectUI) queueOp(cs *convState, what string, f func(ctx context.Conte
 }
 
 // enqueue is Send while the agent works: the draft goes to the queue (REQ-BED-002: the core
-// itself still refuses it). The composer is cleared; on failure the words come back.
-func (p *projectUI) enqueue(cs *convState, text string, atts []*attachment) {
+// itself still refuses it), with what a custom command asks of its turn (turn, nil for
+// none). The composer is cleared; on failure the words come back.
+func (p *projectUI) enqueue(cs *convState, text string, atts []*attachment, turn *actors.TurnOptions) {
 	images := make([]Attachment, len(atts))
 	for i, a := range atts {
 		images[i] = Attachment{Name: a.name, Data: a.data}
@@ -310,6 +311,10 @@ func (p *projectUI) enqueue(cs *convState, text string, atts []*attachment) {
 	m.refreshStrip()
 	var q actors.Queue
 	p.run("queue the message", func(ctx context.Context) (err error) {
+		if cmd, ok := m.b.(CommandSender); ok && turn != nil {
+			q, err = cmd.EnqueueCommand(ctx, cs.id, text, images, *turn)
+			return err
+		}
 		q, err = p.b.Enqueue(ctx, cs.id, text, images)
 		return err
 	}, func(err error) {

@@ -23,6 +23,17 @@ type CommandsBackend interface {
 
 var _ CommandsBackend = (*actors.Runtime)(nil)
 
+// CommandSender sends or queues a custom command's message with what it asks of its turn:
+// the model its front matter names, for that turn only, and the invocation as the title of
+// a conversation it starts (actors.Runtime.SendCommand, EnqueueCommand). A Backend without
+// it sends the command's prompt as a plain message.
+type CommandSender interface {
+	SendCommand(ctx context.Context, id, text string, images []Attachment, opt actors.TurnOptions) error
+	EnqueueCommand(ctx context.Context, id, text string, images []Attachment, opt actors.TurnOptions) (actors.Queue, error)
+}
+
+var _ CommandSender = (*actors.Runtime)(nil)
+
 // maxSlashRows is how many matches the menu shows at once.
 const maxSlashRows = 8
 
@@ -36,8 +47,8 @@ type slashItem struct {
 	// off the UI goroutine (an MCP prompt, fetched from its server); one of the two is set.
 	local  func(args string) string
 	remote func(ctx context.Context, args string) (string, error)
-	// model is the model a command's front matter asks for; the conversation switches to it
-	// (at rest, with the usual notice) before the command is sent.
+	// model is the model a command's front matter asks for: its turn runs on it where the
+	// provider offers it (CommandSender), the conversation keeps its own.
 	model string
 	// prompt is the MCP prompt an item stands for (its arguments make the form of
 	// promptform.go); nil for commands.

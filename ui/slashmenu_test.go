@@ -14,12 +14,14 @@ import (
 )
 
 // A Claude Code command of the project is offered when "/" is typed, completes with Tab and
-// is sent as its prompt with the arguments put in; the project's skills are named in the
-// header beside the instructions.
+// is sent as its prompt with the arguments put in; the model its front matter names is for
+// its turn only (here the demo provider does not offer it, so the turn runs on the
+// conversation's), and the conversation it starts is titled by the invocation (issue 38).
+// The project's skills are named in the header beside the instructions.
 func TestRealSlashMenuCompletesAndRunsACommand(t *testing.T) {
 	h, r := newRealHarness(t)
 	for path, text := range map[string]string{
-		".claude/commands/greet.md":      "---\ndescription: Greet someone by name\nargument-hint: [name]\n---\necho: Hello $1\n",
+		".claude/commands/greet.md":      "---\ndescription: Greet someone by name\nargument-hint: [name]\nmodel: gpt-4o-mini\n---\necho: Hello $1\n",
 		".claude/commands/grep-todo.md":  "---\ndescription: Find the TODOs\n---\nsearch: TODO\n",
 		".claude/commands/review.md":     "Review the diff.\n",
 		".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploy to staging\n---\nsteps\n",
@@ -60,6 +62,9 @@ func TestRealSlashMenuCompletesAndRunsACommand(t *testing.T) {
 	}
 	if got := cs.msgs[len(cs.msgs)-1].Text; got != "Hello Ada" {
 		t.Fatalf("reply %q", got)
+	}
+	if cs.conv.Model != domain.DemoModel || cs.conv.Title != "/greet Ada" {
+		t.Fatalf("after the command the conversation is %q on %s; want \"/greet Ada\" on %s", cs.conv.Title, cs.conv.Model, domain.DemoModel)
 	}
 	// Text that is not a command name closes the menu; Esc closes it without stopping.
 	test.Type(h.m.composer.entry, "/zz")

@@ -202,6 +202,7 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	noteProjectHooks(rt, conv.Cwd, stderr)
 	// "/name args" runs a custom command: its prompt is what is sent.
 	var command *actors.Command
+	invocation := prompt
 	if !wrapUp {
 		set, err := rt.Commands(ctx, conv.ID)
 		if err != nil {
@@ -233,16 +234,6 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "Command: /%s (%s)\n", command.Name, command.Label)
 		}
 	}
-	// A command whose front matter names a model switches the conversation to it first,
-	// with the usual notice.
-	if command != nil && command.Model != "" && command.Model != conv.Model {
-		if _, err := rt.ChangeModel(ctx, conv.ID, command.Model); err != nil {
-			return fmt.Errorf("chat: /%s asks for the model %s: %w", command.Name, command.Model, err)
-		}
-		if !jsonOut {
-			fmt.Fprintf(stdout, "Model: %s (asked by /%s)\n", command.Model, command.Name)
-		}
-	}
 	// --prompt SERVER:NAME and "@SERVER:URI" references (mcpprompt.go).
 	if !wrapUp && !retry {
 		text, extra, err := mcpMessage(rt, conv.ID, mcpPrompt, prompt, common.mcpStartTimeout)
@@ -263,6 +254,12 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	} else if retry {
 		if err := rt.Retry(ctx, conv.ID); err != nil {
 			return fmt.Errorf("chat: retry: %w", err)
+		}
+	} else if command != nil {
+		// Its turn runs on the model it names, where the provider offers it (a notice says
+		// which), and a conversation it starts is titled by what was typed.
+		if err := rt.SendCommand(ctx, conv.ID, prompt, attachments, actors.CommandTurn(*command, invocation)); err != nil {
+			return fmt.Errorf("chat: %w", err)
 		}
 	} else if err := rt.Send(ctx, conv.ID, prompt, attachments); err != nil {
 		return fmt.Errorf("chat: %w", err)

@@ -42,11 +42,13 @@ func TestChatRunsAClaudeCodeCommand(t *testing.T) {
 	if code != 0 || strings.Count(out, "\n") > 2 {
 		t.Errorf("a refused command left a conversation:\n%s", out)
 	}
-	// A command that names a model switches the conversation to it first.
+	// A command that names a model the provider (here the demo) does not offer runs on the
+	// conversation's, and says so (issue 38).
 	writeTestFile(t, filepath.Join(cwd, ".claude/commands/fast.md"),
 		"---\ndescription: Answer quickly\nmodel: gpt-4o-mini\n---\necho: quick $ARGUMENTS\n", 0o644)
 	code, out, errs = cli(t, "chat", "--demo", "--data-dir", data, "--cwd", cwd, "/fast one")
-	if code != 0 || !strings.Contains(out, "Model: gpt-4o-mini (asked by /fast)") || !strings.Contains(out, "quick one") {
+	if code != 0 || !strings.Contains(out, "! /fast asks for the model gpt-4o-mini, but this provider offers no model by that name, nor one certainly the same under another name, so its turn runs on the conversation's model, Demo (offline).") ||
+		!strings.Contains(out, "quick one") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	code, out, _ = cli(t, "commands", "--cwd", cwd)

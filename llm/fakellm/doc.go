@@ -1,8 +1,9 @@
 // Package fakellm is an OpenAI-compatible chat completions server on 127.0.0.1, for tests,
 // benchmarks and the offline demo model ("Demo (offline)"). It speaks the same protocol as
 // a real provider over real HTTP: POST /v1/chat/completions, streamed (server-sent events,
-// with stream_options.include_usage honoured) or not, and GET /v1/models. The /v1 prefix is
-// optional.
+// with stream_options.include_usage honoured) or not, and GET /v1/models (domain.DemoModel,
+// or the ids SetModels gives; a chat request is answered whatever model it names). The /v1
+// prefix is optional.
 //
 // # Scripted replies (tests)
 //

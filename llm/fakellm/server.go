@@ -57,6 +57,8 @@ type Server struct {
 	// recent holds the bodies of the last requests, for the prefix-cache accounting
 	// (cache.go).
 	recent [][]byte
+	// models is what GET /models lists (SetModels); nil lists domain.DemoModel alone.
+	models []string
 }
 
 // Start listens on a free port of 127.0.0.1 and serves until Close.
@@ -169,6 +171,15 @@ func (s *Server) DisconnectCount() int {
 	return s.disconnects
 }
 
+// SetModels sets the model ids GET /models lists, in place of domain.DemoModel alone, so a
+// test can stand for a provider that names its models its own way (OpenRouter's
+// "anthropic/claude-sonnet-4"). Chat requests are answered whatever model they name.
+func (s *Server) SetModels(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = append([]string(nil), ids...)
+}
+
 // SetPace makes the predictable model stream its text word by word with this pause between
 // chunks, so that a person watching the demo sees it arrive. Scripted replies keep their own
 // ChunkDelay. Zero (the default) streams at once.
@@ -244,9 +255,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	switch {
 	case path == "/models" && r.Method == http.MethodGet:
-		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []map[string]any{
-			{"id": domain.DemoModel, "object": "model", "created": 0, "owned_by": "phoenix"},
-		}})
+		s.mu.Lock()
+		ids := s.models
+		s.mu.Unlock()
+		if ids == nil {
+			ids = []string{domain.DemoModel}
+		}
+		data := make([]map[string]any, 0, len(ids))
+		for _, id := range ids {
+			data = append(data, map[string]any{"id": id, "object": "model", "created": 0, "owned_by": "phoenix"})
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 	case isChat && rec.Chat == nil:
 		writeError(w, http.StatusBadRequest, "the body is not a chat completions request: "+rec.DecodeErr.Error(), "invalid_request_error", "")
 	case isChat:

@@ -469,7 +469,18 @@ func TestModelsAndUnknownRoutes(t *testing.T) {
 			t.Fatalf("%s: %+v %v", path, list, err)
 		}
 	}
-	resp, err := http.Get(s.URL() + "/embeddings")
+	s.SetModels("anthropic/claude-sonnet-4", "openai/gpt-4.1")
+	resp, err := http.Get(s.URL() + "/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Data []struct{ ID string } }
+	err = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if err != nil || len(list.Data) != 2 || list.Data[0].ID != "anthropic/claude-sonnet-4" || list.Data[1].ID != "openai/gpt-4.1" {
+		t.Fatalf("after SetModels: %+v %v", list, err)
+	}
+	resp, err = http.Get(s.URL() + "/embeddings")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,8 +488,8 @@ func TestModelsAndUnknownRoutes(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("unknown route: %d", resp.StatusCode)
 	}
-	if n := len(s.Requests()); n != 3 {
-		t.Fatalf("%d requests recorded, want 3", n)
+	if n := len(s.Requests()); n != 4 {
+		t.Fatalf("%d requests recorded, want 4", n)
 	}
 }
 
