@@ -11,6 +11,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/assets"
 	"github.com/phoenix-desktop/phoenix/domain"
 
+	"github.com/phoenix-desktop/phoenix/llm"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/ui"
@@ -99,5 +100,21 @@ func TestHeadlessChatUsesTheSavedReplyLimits(t *testing.T) {
 		if got != c.want {
 			t.Errorf("--output-limit %v: the demo model's reply limit is %d, want %d", c.flags, got, c.want)
 		}
+	}
+}
+
+// A --base-url given alone (a local server that needs no key, as Ollama or llama.cpp) is that
+// server, not the offline demo model.
+func TestBaseURLFlagWithoutAKeyIsNotTheDemo(t *testing.T) {
+	for _, name := range []string{"PHOENIX_API_KEY", "OPENAI_API_KEY", "PHOENIX_BASE_URL", "OPENAI_BASE_URL", "PHOENIX_PROVIDER"} {
+		t.Setenv(name, "")
+	}
+	m, err := openModel(commonFlags{baseURL: "http://127.0.0.1:11434/v1", model: "qwen3"}, llm.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if m.demo != nil || m.config.BaseURL != "http://127.0.0.1:11434/v1" {
+		t.Fatalf("--base-url alone ran %q (demo %v)", m.config.BaseURL, m.demo != nil)
 	}
 }

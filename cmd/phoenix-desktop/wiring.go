@@ -292,8 +292,10 @@ func openModel(flags commonFlags, settings llm.Config, blobs llm.BlobSource) (*m
 	m := &model{}
 	// Nothing names an endpoint when no flag, variable or saved setting sets a base URL or a
 	// provider: then the only URL would be the default preset's, which needs a key.
-	_, urlFrom := providers.Choose(providers.FieldBaseURL, flags.baseURL, "", os.Getenv, settings.BaseURL)
-	_, presetFrom := providers.Choose(providers.FieldPreset, flags.preset, "", os.Getenv, settings.Preset)
+	// The flags' names make a flag a source: with an empty name, --base-url alone (a local
+	// server that needs no key) was taken for nothing and the demo model ran instead.
+	_, urlFrom := providers.Choose(providers.FieldBaseURL, flags.baseURL, "--"+flagBaseURL, os.Getenv, settings.BaseURL)
+	_, presetFrom := providers.Choose(providers.FieldPreset, flags.preset, "--"+flagProvider, os.Getenv, settings.Preset)
 	if flags.demo || (cfg.APIKey == "" && urlFrom.Name == "" && presetFrom.Name == "") {
 		srv, err := fakellm.StartDemo()
 		if err != nil {
