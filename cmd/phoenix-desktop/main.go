@@ -1,5 +1,5 @@
 // Command phoenix-desktop is the Phoenix Desktop app: the desktop GUI by default, and headless
-// sub-commands (chat, list, show, export, checkpoints, rewind, queue, fork, bench, mcp list) that use the same actors, for scripts,
+// sub-commands (chat, list, show, export, checkpoints, rewind, queue, fork, spent, bench, mcp list) that use the same actors, for scripts,
 // tests and benchmarks.
 package main
 
@@ -27,6 +27,7 @@ var usage = `Usage:
   phoenix-desktop rewind ID CHECKPOINT [--force] [--dry-run]   restore the files as they were before it
   phoenix-desktop queue ID [--json] [--clear] [--release]   messages queued while the agent worked
   phoenix-desktop fork ID MSG [--json]      continue from message MSG in a new conversation, keeping ID
+  phoenix-desktop spent [--today] [--json]   what the replies took and cost, each counted once (today: Settings' figure)
   phoenix-desktop search WORDS… [--archived] [--json]   find messages in every conversation
   phoenix-desktop delete ID [--data-dir DIR]   delete a conversation for good
   phoenix-desktop --version                 print the version and the source revision
@@ -114,6 +115,8 @@ func runWith(env *cmdEnv, args []string, stdout, stderr io.Writer) int {
 		err = runQueue(env, rest, stdout, stderr)
 	case "fork":
 		err = runFork(env, rest, stdout, stderr)
+	case "spent":
+		err = runSpent(env, rest, stdout, stderr)
 	case "doctor":
 		err = runDoctor(rest, stdout, stderr)
 	case "mcp":
