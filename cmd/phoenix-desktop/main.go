@@ -143,15 +143,19 @@ func runWith(env *cmdEnv, args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	if errors.Is(err, persistence.ErrDiskFull) {
+		return exitDiskFull
+	}
 	return 1
 }
 
 // errorText is a failed command's last line. A full disk is said in the store's own words,
-// without the chain of what was being saved (the same words the window's banner uses).
+// without the chain of what was being saved (the banner's words), and what to do: a headless
+// command ends, so nothing resumes by itself as in the window (issue 33).
 func errorText(err error) string {
 	var full *persistence.DiskFullError
 	if errors.As(err, &full) {
-		return full.Error()
+		return full.Banner() + "; run again once there is room (data in " + full.Dir + ")"
 	}
 	return err.Error()
 }
