@@ -439,6 +439,11 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 	at := time.Now()
 	was := a.conv.State
 	a.conv = stamped
+	if a.diskHeld && !domain.Busy(a.conv.State) {
+		// At rest (by the retry, or a Stop the disk had room for): the work dropped while
+		// it held is over, and the next turn's results count again.
+		a.diskHeld = false
+	}
 	// startLLM hands workers a clipped slice, so appending here never writes into memory a
 	// worker reads.
 	a.history = append(a.history, msgs...)

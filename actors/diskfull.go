@@ -77,7 +77,6 @@ func (a *conversationActor) retryAfterDiskFull(ctx actor.Context) {
 		return
 	}
 	a.applyInternal(ctx, domain.RestoreAfterRestart{Unanswered: domain.UnansweredCalls(a.history), Why: diskFullWhy})
-	a.diskHeld = domain.Busy(a.conv.State)
 }
 
 // dropWhileHeld drops a result of work while the conversation holds for room, and reports

@@ -260,6 +260,11 @@ func TestStopOnAFullDiskHoldsWithoutAPanic(t *testing.T) {
 		}
 	}
 	fs.full.Store(false)
+	// Stop again, now that there is room (or the retry brought it to rest first): either
+	// way it rests, and the next turn's results are not dropped as the held turn's were.
+	if err := h.rt.Cancel(context.Background(), c.ID); err != nil && !errors.Is(err, domain.ErrNothingToStop) {
+		t.Fatalf("Stop once there is room: %v", err)
+	}
 	rest := h.waitRest(c.ID)
 	if rest.State.Kind() != domain.StateIdle {
 		t.Fatalf("after room returned: %s, want idle", rest.State.Kind())
@@ -271,5 +276,8 @@ func TestStopOnAFullDiskHoldsWithoutAPanic(t *testing.T) {
 	if r := results(hist); len(r) != 1 || r[0].Outcome == domain.OutcomeSuccess || r[0].Content == "cancelled" {
 		t.Fatalf("the stopped call is answered as interrupted, not with its late result: %+v", r)
 	}
-	h.turn(c.ID, "after the disk had room")
+	if rest := h.turn(c.ID, "echo: after the disk had room"); rest.State.Kind() != domain.StateIdle ||
+		lastOf(h.history(c.ID), domain.KindAssistant).Text != "after the disk had room" {
+		t.Fatalf("the turn after room returned: %s, %q", rest.State.Kind(), lastOf(h.history(c.ID), domain.KindAssistant).Text)
+	}
 }
