@@ -138,3 +138,21 @@ func TestSpentCountsAForksCopiedRepliesOnce(t *testing.T) {
 		t.Fatalf("with a fork stored before Copied: Spent = %+v, %v; want %+v", got, err, want)
 	}
 }
+
+// Issue 33: the continuation summary is a reply of the model: the day's total counts it as the
+// conversation's own total does.
+func TestSpentCountsTheContinuationSummary_REQ_BED_023(t *testing.T) {
+	h := newHarness(t)
+	c := h.create(NewConversation{})
+	h.turn(c.ID, "echo: before the wrap-up")
+	if err := h.rt.WrapUp(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	end := h.waitRest(c.ID)
+	if end.State.Kind() != domain.StateContextExhausted || end.Spent.Responses != 2 {
+		t.Fatalf("test premise: %s with %d replies; want exhausted after two", end.State.Kind(), end.Spent.Responses)
+	}
+	if got, err := h.rt.SpentSince(context.Background(), time.Time{}); err != nil || got != end.Spent {
+		t.Fatalf("SpentSince = %+v, %v; want the conversation's own %+v", got, err, end.Spent)
+	}
+}
