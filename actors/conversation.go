@@ -63,6 +63,10 @@ type conversationActor struct {
 	// diskWait retries bringing the conversation to rest after a full disk refused a commit
 	// (holdForDisk); nil when none is pending.
 	diskWait *time.Timer
+	// diskHeld is set while the conversation holds for room (holdForDisk): the results of
+	// the work it stopped are dropped, so nothing the person stopped, or that ran before the
+	// refused commit, goes on when the disk has room; only coming to rest does.
+	diskHeld bool
 
 	// mcp is this conversation's MCP servers, made on the first request that offers tools
 	// (nil when MCP is off). Its servers die with the actor (cleanup): closing or passivating
@@ -108,6 +112,9 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 		// queued ahead of it must not start the next tool.
 		a.applyPendingStop(ctx)
 	}
+	if a.diskHeld && a.dropWhileHeld(ctx) {
+		return
+	}
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		a.start(ctx)
@@ -148,9 +155,8 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 		ctx.Respond(reply{Err: err})
 		var commitErr *commitError
 		if _, isCancel := msg.Event.(domain.UserCancel); isCancel && errors.As(err, &commitErr) {
-			// The work was aborted but its end could not be saved: restart from the store,
-			// which brings the stored state to rest (or retries until the disk answers).
-			panic(answeredPanic{err})
+			// The work was aborted but its end could not be saved.
+			a.afterFailedStop(ctx, err)
 		}
 	case cmdStop:
 		if a.loadErr != nil {
@@ -215,9 +221,8 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 }
 
 // applyPendingStop applies the Stop the gate holds, if the actor has not yet. A Stop whose
-// end cannot be saved restarts the actor from the store, which brings the stored state to rest
-// (the work itself was cancelled out-of-band already); a command being handled is answered
-// first, so its caller is not left waiting.
+// end cannot be saved is afterFailedStop's (the work itself was cancelled out-of-band
+// already); a command being handled is answered first, so its caller is not left waiting.
 func (a *conversationActor) applyPendingStop(ctx actor.Context) {
 	if a.loadErr != nil || !a.gate.pending() {
 		return
@@ -232,7 +237,7 @@ func (a *conversationActor) applyPendingStop(ctx actor.Context) {
 		case cmdEvent, cmdArchive, cmdStop:
 			ctx.Respond(reply{Err: err})
 		}
-		panic(answeredPanic{err})
+		a.afterFailedStop(ctx, err)
 	}
 }
 
@@ -378,7 +383,7 @@ func (a *conversationActor) applyInternal(ctx actor.Context, ev domain.Event) {
 	}
 	var commitErr *commitError
 	if errors.As(err, &commitErr) && errors.Is(err, persistence.ErrDiskFull) {
-		a.holdForDisk(ctx)
+		a.holdForDisk(ctx, err)
 		return
 	}
 	if errors.As(err, &commitErr) {
@@ -434,6 +439,11 @@ func (a *conversationActor) apply(ctx actor.Context, ev domain.Event) error {
 	at := time.Now()
 	was := a.conv.State
 	a.conv = stamped
+	if a.diskHeld && !domain.Busy(a.conv.State) {
+		// At rest (by the retry, or a Stop the disk had room for): the work dropped while
+		// it held is over, and the next turn's results count again.
+		a.diskHeld = false
+	}
 	// startLLM hands workers a clipped slice, so appending here never writes into memory a
 	// worker reads.
 	a.history = append(a.history, msgs...)

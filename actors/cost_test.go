@@ -99,3 +99,60 @@ func TestSpentSinceCountsAroundAnUnreadableConversation(t *testing.T) {
 		t.Fatalf("SpentSince = %+v; want the readable conversation's %+v", got, want)
 	}
 }
+
+// Issue 33: a fork's copied history is its source's. The day's total counts each reply once,
+// in the conversation that made it: it equals the sum of the conversations' own totals, for a
+// fork made now and for one stored before a fork recorded how much it copied.
+func TestSpentCountsAForksCopiedRepliesOnce(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	src := h.create(NewConversation{})
+	h.turn(src.ID, "echo: one")
+	h.turn(src.ID, "echo: two")
+	last := lastOf(h.history(src.ID), domain.KindAssistant)
+	fork, err := h.rt.Fork(ctx, src.ID, last.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.turn(fork.ID, "echo: three, in the fork")
+	a, _ := h.store.Get(src.ID)
+	b, _ := h.store.Get(fork.ID)
+	want := a.Spent.Plus(b.Spent)
+	if want.Responses != 3 {
+		t.Fatalf("test premise: the conversations' own totals count %d replies, want 3", want.Responses)
+	}
+	midnight := StartOfDay(time.Now())
+	for _, since := range []time.Time{{}, midnight} {
+		if got, err := h.rt.SpentSince(ctx, since); err != nil || got != want {
+			t.Fatalf("SpentSince(%v) = %+v, %v; want each reply once: %+v", since, got, err, want)
+		}
+	}
+
+	// A fork stored before Copied existed: its copies are the messages of its first commit.
+	legacy := b
+	legacy.Copied = 0
+	if _, _, err := h.store.Commit(legacy, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Spent(ctx, h.store, time.Time{}); err != nil || got != want {
+		t.Fatalf("with a fork stored before Copied: Spent = %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// Issue 33: the continuation summary is a reply of the model: the day's total counts it as the
+// conversation's own total does.
+func TestSpentCountsTheContinuationSummary_REQ_BED_023(t *testing.T) {
+	h := newHarness(t)
+	c := h.create(NewConversation{})
+	h.turn(c.ID, "echo: before the wrap-up")
+	if err := h.rt.WrapUp(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	end := h.waitRest(c.ID)
+	if end.State.Kind() != domain.StateContextExhausted || end.Spent.Responses != 2 {
+		t.Fatalf("test premise: %s with %d replies; want exhausted after two", end.State.Kind(), end.Spent.Responses)
+	}
+	if got, err := h.rt.SpentSince(context.Background(), time.Time{}); err != nil || got != end.Spent {
+		t.Fatalf("SpentSince = %+v, %v; want the conversation's own %+v", got, err, end.Spent)
+	}
+}

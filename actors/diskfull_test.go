@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,5 +195,89 @@ func TestCommitFailureTextOnAFullDiskIsShort(t *testing.T) {
 	got := commitFailureText(fmt.Errorf("commit c1: %w", full))
 	if want := "Could not save the conversation: " + full.Banner() + "."; got != want {
 		t.Fatalf("commitFailureText = %q, want %q", got, want)
+	}
+}
+
+// ctxBlockingTools holds a call until its context ends (Stop), then says so.
+type ctxBlockingTools struct{ started chan struct{} }
+
+func (b ctxBlockingTools) Run(ctx context.Context, _ tools.Env, call domain.ToolCall) tools.Output {
+	b.started <- struct{}{}
+	<-ctx.Done()
+	return tools.Output{Outcome: domain.OutcomeCancelled, Content: "cancelled"}
+}
+
+// panicLog records whether the runtime logged an actor's panic.
+type panicLog struct {
+	slog.Handler
+	panicked *atomic.Bool
+}
+
+func (h panicLog) Handle(ctx context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, "panicked") {
+		h.panicked.Store(true)
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h panicLog) WithAttrs(as []slog.Attr) slog.Handler {
+	return panicLog{Handler: h.Handler.WithAttrs(as), panicked: h.panicked}
+}
+func (h panicLog) WithGroup(name string) slog.Handler {
+	return panicLog{Handler: h.Handler.WithGroup(name), panicked: h.panicked}
+}
+
+// Issue 33: Stop while the disk is full cannot save the turn's end. The actor does not panic
+// and restart (applyPendingStop committing on the full disk did): it says the disk is full
+// (DiskFullHold, which a headless chat ends on), holds, drops the stopped tool's late result,
+// and comes to rest by itself once there is room, the call answered as interrupted.
+func TestStopOnAFullDiskHoldsWithoutAPanic(t *testing.T) {
+	var fs *fullStore
+	var panicked atomic.Bool
+	bt := ctxBlockingTools{started: make(chan struct{}, 1)}
+	h := newHarness(t, func(c *Config) {
+		fs = &fullStore{Store: c.Store.(*persistence.Store)}
+		c.Store = fs
+		c.Tools = bt
+		c.Logger = slog.New(panicLog{Handler: c.Logger.Handler(), panicked: &panicked})
+	})
+	c := h.create(NewConversation{})
+	h.send(c.ID, "bash: echo hi")
+	<-bt.started
+	fs.full.Store(true)
+	if err := h.rt.Cancel(context.Background(), c.ID); !errors.Is(err, persistence.ErrDiskFull) {
+		t.Fatalf("Stop on a full disk: %v; want the disk-full error", err)
+	}
+	var held bool
+	for !held {
+		switch ev := (<-h.sub.Events()).(type) {
+		case DiskFullHold:
+			held = ev.ConvID == c.ID && errors.Is(ev.Err, persistence.ErrDiskFull)
+		case Notice:
+			if ev.ConvID == c.ID && strings.Contains(ev.Text, "internal error") {
+				t.Fatalf("the Stop on a full disk restarted the actor: %s", ev.Text)
+			}
+		}
+	}
+	fs.full.Store(false)
+	// Stop again, now that there is room (or the retry brought it to rest first): either
+	// way it rests, and the next turn's results are not dropped as the held turn's were.
+	if err := h.rt.Cancel(context.Background(), c.ID); err != nil && !errors.Is(err, domain.ErrNothingToStop) {
+		t.Fatalf("Stop once there is room: %v", err)
+	}
+	rest := h.waitRest(c.ID)
+	if rest.State.Kind() != domain.StateIdle {
+		t.Fatalf("after room returned: %s, want idle", rest.State.Kind())
+	}
+	if panicked.Load() {
+		t.Fatal("the conversation actor panicked on the way")
+	}
+	hist := h.history(c.ID)
+	if r := results(hist); len(r) != 1 || r[0].Outcome == domain.OutcomeSuccess || r[0].Content == "cancelled" {
+		t.Fatalf("the stopped call is answered as interrupted, not with its late result: %+v", r)
+	}
+	if rest := h.turn(c.ID, "echo: after the disk had room"); rest.State.Kind() != domain.StateIdle ||
+		lastOf(h.history(c.ID), domain.KindAssistant).Text != "after the disk had room" {
+		t.Fatalf("the turn after room returned: %s, %q", rest.State.Kind(), lastOf(h.history(c.ID), domain.KindAssistant).Text)
 	}
 }

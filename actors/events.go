@@ -14,7 +14,7 @@ import (
 // MessageCommitted events (in sequence order) come before its StateChanged. TextDelta events
 // of a request arrive before the MessageCommitted of the reply they belong to.
 // Delivery: StateChanged, MessageCommitted, ConversationCreated, ApprovalRequested,
-// HostApprovalRequested, HostApprovalAnswered (hosts.go) and Notice are never dropped, nor
+// HostApprovalRequested, HostApprovalAnswered (hosts.go), Notice and DiskFullHold are never dropped, nor
 // are the MCP requests for the person and their closing (mcpask.go). TextDelta may be coalesced (consecutive deltas of the same request and
 // kind are joined) when a subscriber falls behind; the committed reply is always complete. A
 // ToolProgress may be replaced by the next one of the same call.
@@ -85,6 +85,16 @@ type Notice struct {
 	Text   string
 }
 
+// DiskFullHold says a full disk refused to save a conversation's turn (a result, or the
+// end of a Stop): the conversation stopped what it ran, keeps everything committed, and
+// waits for room to come to rest by itself. The window shows the banner and waits with it; a
+// headless command ends there, as nothing more can be saved until there is room (issue 33).
+// Err is the store's *persistence.DiskFullError.
+type DiskFullHold struct {
+	ConvID string
+	Err    error
+}
+
 // ToolProgress is a progress notification of the running tool call (an MCP server's), not
 // persisted. Exec identifies the call; one whose Exec is not the state's current tool run is
 // stale. Total is 0 when the server does not know it.
@@ -103,3 +113,4 @@ func (e MessageCommitted) Conversation() string    { return e.ConvID }
 func (e TextDelta) Conversation() string           { return e.ConvID }
 func (e ApprovalRequested) Conversation() string   { return e.ConvID }
 func (e Notice) Conversation() string              { return e.ConvID }
+func (e DiskFullHold) Conversation() string        { return e.ConvID }

@@ -23,13 +23,34 @@ func (e *IncompleteSpendError) Error() string {
 
 func (e *IncompleteSpendError) Unwrap() error { return e.First }
 
-// SpentSince sums what the model's answers committed since `since` took and cost, over every
-// conversation — archived ones and sub-agents included: Settings' total for today (issue 27).
-// Only the conversations updated since then are read (a sub-agent's answers also update its
-// parent), so a day's total costs a pass over that day's conversations, not the whole store.
-// A conversation that cannot be read does not hide the others: the total of the rest comes
-// with an *IncompleteSpendError that counts what was left out.
+// SpentSince is Spent on the runtime's store: Settings' total for today (issue 27).
 func (r *Runtime) SpentSince(ctx context.Context, since time.Time) (domain.Spend, error) {
+	return Spent(ctx, r.cfg.Store, since)
+}
+
+// StartOfDay is the local midnight that begins the day of t: where "today" starts for
+// Settings' total and `spent --today`.
+func StartOfDay(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location())
+}
+
+// SpendStore is what adding up the spending reads of a store.
+type SpendStore interface {
+	List(includeArchived bool) ([]persistence.Summary, error)
+	Load(id string) (domain.Conversation, []domain.Message, error)
+	Children(parentID string) ([]domain.Conversation, error)
+}
+
+// Spent sums what the model's answers committed since `since` took and cost, over every
+// conversation — archived ones and sub-agents included — each answer once, in the
+// conversation that made it: a fork's copied history is its source's (issue 33). It is
+// the one sum behind Settings' "Spent today" and `phoenix-desktop spent`; the zero time
+// sums everything. Only the conversations updated since then are read (a sub-agent's
+// answers also update its parent), so a day's total costs a pass over that day's
+// conversations, not the whole store. A conversation that cannot be read does not hide the
+// others: the total of the rest comes with an *IncompleteSpendError that counts what was
+// left out.
+func Spent(ctx context.Context, store SpendStore, since time.Time) (domain.Spend, error) {
 	var (
 		total   domain.Spend
 		skipped IncompleteSpendError
@@ -40,7 +61,7 @@ func (r *Runtime) SpentSince(ctx context.Context, since time.Time) (domain.Spend
 		}
 		skipped.Unreadable++
 	}
-	list, err := r.cfg.Store.List(true)
+	list, err := store.List(true)
 	if err != nil {
 		if !errors.Is(err, persistence.ErrCorrupt) {
 			return total, err
@@ -48,13 +69,14 @@ func (r *Runtime) SpentSince(ctx context.Context, since time.Time) (domain.Spend
 		leaveOut(err) // the store lists every record that decodes and says which did not
 	}
 	add := func(id string) {
-		_, msgs, err := r.cfg.Store.Load(id)
+		conv, msgs, err := store.Load(id)
 		if err != nil {
 			leaveOut(fmt.Errorf("read the spending of %s: %w", id, err))
 			return
 		}
+		copied := copiedMessages(conv, msgs)
 		for _, m := range msgs {
-			if m.Usage != nil && !m.At.Before(since) {
+			if m.Usage != nil && m.Seq >= copied && !m.At.Before(since) {
 				total = total.Add(*m.Usage)
 			}
 		}
@@ -67,7 +89,7 @@ func (r *Runtime) SpentSince(ctx context.Context, since time.Time) (domain.Spend
 			return total, err
 		}
 		add(s.ID)
-		children, err := r.cfg.Store.Children(s.ID)
+		children, err := store.Children(s.ID)
 		if err != nil {
 			leaveOut(fmt.Errorf("list the sub-agents of %s: %w", s.ID, err))
 		}
@@ -81,4 +103,23 @@ func (r *Runtime) SpentSince(ctx context.Context, since time.Time) (domain.Spend
 		return total, &skipped
 	}
 	return total, nil
+}
+
+// copiedMessages is how many of a conversation's first messages it was given by the source it
+// was forked from (domain.Conversation.Copied). A fork made before that was recorded stored
+// them in one commit ahead of any message of its own (storeNew), and the store stamps every
+// message of a commit with the commit's time: they are the leading messages that carry the
+// first one's time.
+func copiedMessages(c domain.Conversation, history []domain.Message) uint64 {
+	if c.ForkedFrom == "" || c.Copied > 0 || len(history) == 0 {
+		return c.Copied
+	}
+	n := uint64(0)
+	for _, m := range history {
+		if !m.At.Equal(history[0].At) {
+			break
+		}
+		n = m.Seq + 1
+	}
+	return n
 }

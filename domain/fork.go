@@ -17,7 +17,8 @@ var ErrForkMidRound = errors.New("the tool calls of that reply have no results y
 // including message at, renumbered from 0, and the usage of the last reply in it, so its
 // context meter starts where the history is. A reply whose tool calls were answered takes
 // its results along; one still waiting for them is refused (ErrForkMidRound). Sub-agents are
-// not forked: they belong to their parent's round.
+// not forked: they belong to their parent's round. Copied counts the messages it was given:
+// their replies stay the source's, never spent a second time (issue 33).
 func Fork(src Conversation, history []Message, at uint64, p NewConversationParams) (Conversation, []Message, error) {
 	if src.IsSubAgent() {
 		return Conversation{}, nil, fmt.Errorf("fork %s: a sub-agent's conversation cannot be forked; fork its parent", src.ID)
@@ -51,7 +52,7 @@ func Fork(src Conversation, history []Message, at uint64, p NewConversationParam
 			c.Usage = *m.Usage
 		}
 	}
-	c.NextSeq = uint64(cut)
+	c.NextSeq, c.Copied = uint64(cut), uint64(cut)
 	if err := ValidateHistory(msgs, false); err != nil {
 		return Conversation{}, nil, fmt.Errorf("fork %s from message %d: %w", src.ID, at, err)
 	}

@@ -87,8 +87,8 @@ func TestProperty_ForkIsValidPrefix(t *testing.T) {
 		if err != nil {
 			t.Fatalf("fork from %d: %v", at, err)
 		}
-		if err := ValidateHistory(msgs, false); err != nil || fork.NextSeq != uint64(len(msgs)) || uint64(len(msgs)) <= at {
-			t.Fatalf("fork from %d: %d messages, NextSeq %d, %v", at, len(msgs), fork.NextSeq, err)
+		if err := ValidateHistory(msgs, false); err != nil || fork.NextSeq != uint64(len(msgs)) || fork.Copied != fork.NextSeq || uint64(len(msgs)) <= at {
+			t.Fatalf("fork from %d: %d messages, NextSeq %d, Copied %d, %v", at, len(msgs), fork.NextSeq, fork.Copied, err)
 		}
 		for i, m := range msgs {
 			src := w.hist[i]

@@ -178,7 +178,8 @@ type Message struct {
 	// Reasoning belongs to assistant messages of thinking models: what the model thought
 	// before it answered, kept apart from Text so that it is never mistaken for the answer.
 	Reasoning *Reasoning `json:"reasoning,omitempty"`
-	// Usage belongs to assistant messages.
+	// Usage belongs to the model's replies: assistant messages, and the continuation summary
+	// the model wrote.
 	Usage *Usage `json:"usage,omitempty"`
 	// ErrorKind belongs to error messages.
 	ErrorKind ErrorKind `json:"error_kind,omitempty"`

@@ -293,6 +293,11 @@ type Conversation struct {
 	ContinuedFrom string `json:"continued_from,omitempty"`
 	// ForkedFrom links a fork to the conversation it continues from a message (issue 27).
 	ForkedFrom string `json:"forked_from,omitempty"`
+	// Copied counts the messages a fork was given by its source (seq 0 to Copied-1): the
+	// source's words and replies, whose cost the conversation that made them counts, so a
+	// day's total leaves them out (issue 33). Zero for every other conversation, and for a
+	// fork made before it was recorded (CopiedMessages reads those).
+	Copied uint64 `json:"copied,omitempty"`
 	// SubmitReminded records that a sub-agent which answered in plain text was reminded to
 	// call submit_result; the next plain answer fails it (REQ-BED-008, issue 13).
 	SubmitReminded bool  `json:"submit_reminded,omitempty"`

@@ -160,6 +160,13 @@ func (t *tx) skipAll(calls []ToolCall) {
 }
 
 func (t *tx) exhaust(summary string, usage Usage) {
-	t.add(Message{Kind: KindContinuation, Text: summary})
+	t.exhaustWith(summary, usage, nil)
+}
+
+// exhaustWith is exhaust for a summary the model wrote: its reply's usage goes on the
+// continuation message, as a reply's goes on its message, so that totals read from the
+// history count the summary as Spent does (issue 33).
+func (t *tx) exhaustWith(summary string, usage Usage, reply *Usage) {
+	t.add(Message{Kind: KindContinuation, Text: summary, Usage: reply})
 	t.setState(ContextExhausted{Summary: summary, FinalUsage: usage})
 }

@@ -49,7 +49,8 @@ func (t *tx) llmResponse(e LLMResponse) {
 			usage = e.Usage
 			t.c.Usage = e.Usage
 		}
-		t.exhaust(summary, usage)
+		reply := e.Usage
+		t.exhaustWith(summary, usage, &reply)
 	}
 }
 

@@ -665,6 +665,10 @@ func TestTransition_REQ_BED_020_ContinuationResponse(t *testing.T) {
 	if msgs[0].Text != st.Summary || len(msgs[0].ToolCalls) != 0 {
 		t.Fatalf("continuation message = %+v", msgs[0])
 	}
+	// The summary is a reply: its usage is on its message, as Spent counts it (issue 33).
+	if msgs[0].Usage == nil || *msgs[0].Usage != usage || next.Spent.Responses != 1 {
+		t.Fatalf("continuation message usage = %+v, spent %+v; want the response's", msgs[0].Usage, next.Spent)
+	}
 	if len(effects) != 1 {
 		t.Fatalf("effects = %s; want only Persist", describeEffects(effects))
 	}

@@ -290,3 +290,44 @@ func TestFullDiskRealFS(t *testing.T) {
 		})
 	}
 }
+
+// Issue 33: a data directory whose creation a full disk cut short (a first start on a
+// nearly full disk: Badger never wrote its MANIFEST) opened on a full disk is an empty read-only store, not "no manifest found,
+// required for read-only db": reading works, writing says the disk is full in the store's
+// words, and once there is room the database is created and keeps what is written.
+func TestNeverCreatedStoreOpensEmptyOnAFullDisk(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// What a first start on a disk with less than the reserve free leaves: the directory.
+	space := &fakeSpace{}
+	s := openDir(t, dir, Options{FreeSpace: space.FreeSpace})
+	defer s.Close()
+	if !s.ReadOnly() {
+		t.Fatal("a never-created store opened on a full disk is not read-only")
+	}
+	if list, err := s.List(true); err != nil || len(list) != 0 {
+		t.Fatalf("list of a never-created store: %v, %v; want it empty", list, err)
+	}
+	c := domain.Conversation{ID: "c1", Cwd: "/w", Model: "m", State: domain.Idle{}}
+	_, err := s.Create(c)
+	var full *DiskFullError
+	if !errors.As(err, &full) || !strings.Contains(err.Error(), "The disk holding your conversations is full") {
+		t.Fatalf("write to a never-created store on a full disk: %v; want the store's disk-full words", err)
+	}
+
+	space.free.Store(10 * DefaultReserve)
+	newConv(t, s, "c1")
+	if s.ReadOnly() {
+		t.Fatal("still read-only after a write succeeded")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openDir(t, dir, Options{})
+	defer s.Close()
+	if _, err := s.Get("c1"); err != nil {
+		t.Fatalf("the conversation written once there was room: %v", err)
+	}
+}

@@ -268,6 +268,14 @@ func (s *Store) openDB(readOnly bool) (*badger.DB, error) {
 	if readOnly {
 		// The store's own flock (phoenix.lock) keeps other instances out.
 		bopts = bopts.WithReadOnly(true).WithBypassLockGuard(true)
+		if s.dir != "" && neverCreated(s.dir) {
+			// A database whose creation a full disk cut short (no MANIFEST: nothing was
+			// ever committed to it) has nothing to read, and Badger opens none read-only
+			// without its MANIFEST. An empty one in memory stands for it until there is
+			// room: reopenWritable then creates the real one in the directory (issue 33).
+			s.log.Warn("the data directory was never completely created: it opens empty until the disk has room", "dir", s.dir)
+			bopts = bopts.WithReadOnly(false).WithDir("").WithValueDir("").WithInMemory(true)
+		}
 	}
 	var before map[string]int64
 	if s.dir != "" {
@@ -305,6 +313,13 @@ func (s *Store) openDB(readOnly bool) (*badger.DB, error) {
 	}
 	return nil, fmt.Errorf("open the database in %s: %w; nothing was changed or deleted. "+
 		"If this persists, move that directory aside (keep it: it holds your conversations) and start again, or pass --data-dir to use another", s.dir, err)
+}
+
+// neverCreated reports whether dir holds no Badger MANIFEST: Badger writes it first when it
+// creates a database, and every commit is recorded through it.
+func neverCreated(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "MANIFEST"))
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // prepare readies a freshly opened database: the schema, and the deletions a crash

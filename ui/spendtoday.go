@@ -31,8 +31,7 @@ func (m *MainWindow) spentTodayItem() *widget.FormItem {
 	}
 	label := widget.NewLabel("Adding up…")
 	label.Wrapping = fyne.TextWrapWord
-	now := m.now()
-	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	midnight := actors.StartOfDay(m.now())
 	go func() {
 		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
 		defer cancel()

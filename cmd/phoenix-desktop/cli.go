@@ -28,12 +28,16 @@ const (
 	exitTimeout     = 124
 	exitInterrupted = 130
 	exitTerminated  = 143
+	// exitDiskFull (EX_TEMPFAIL of sysexits.h) ends any command a full disk stopped: the
+	// data is intact and running it again once there is room works (issue 33).
+	exitDiskFull = 75
 )
 
 // runChat runs one user turn to rest and prints the transcript of that turn. Exit codes: 0 at
 // Idle; 1 in Error (the error is printed); 3 when the context is exhausted; 130 when Ctrl+C
 // cancelled the turn (like the Stop button; a second Ctrl+C exits at once); 124 when
-// --timeout cancelled it; 143 on SIGTERM. SIGUSR1 is "Switch to Restricted" (REQ-BED-016): the
+// --timeout cancelled it; 143 on SIGTERM; 75 when a full disk stopped it (nothing was lost:
+// run it again once there is room). SIGUSR1 is "Switch to Restricted" (REQ-BED-016): the
 // mode changes at once and a command running with write access is stopped. A Project-mode
 // command's first connection to a new host is allowed once when the host is on --allow-hosts
 // (or --hosts-file), and denied otherwise.
@@ -301,6 +305,15 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 			}
 			if ownRequest(a.store, ev, conv.ID) && answerMCPRequest(rt, ev, elicit, forms, stderr) {
 				continue
+			}
+			if hold, ok := ev.(actors.DiskFullHold); ok && ownRequest(a.store, ev, conv.ID) {
+				// The turn (or a sub-agent's) waits for room to come to rest, which nothing
+				// headless frees: end now, in the store's words (errorText). The next start
+				// brings the turn to rest as interrupted, and --retry sends it again.
+				if !jsonOut {
+					writeRetryHint(stdout, conv.ID)
+				}
+				return &exitError{code: exitDiskFull, err: fmt.Errorf("chat: the turn could not be saved: %w", hold.Err)}
 			}
 			if ev.Conversation() != conv.ID {
 				continue

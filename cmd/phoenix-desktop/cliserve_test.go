@@ -111,13 +111,13 @@ func TestCLIBesideTheApp(t *testing.T) {
 	}
 	first := convIDOf(t, chatAlone)
 	alone := map[string][3]any{}
-	for _, args := range [][]string{{"list"}, {"show", first}, {"export", first}, {"show", "no-such-id"}, {"search", "hi"}, {"queue", first}, {"checkpoints", first}} {
+	for _, args := range [][]string{{"list"}, {"show", first}, {"export", first}, {"show", "no-such-id"}, {"search", "hi"}, {"queue", first}, {"checkpoints", first}, {"spent", "--today"}, {"spent", "--json"}} {
 		code, out, errs := cli(t, append(args, "--data-dir", data)...)
 		alone[args[0]+" "+strings.Join(args[1:], " ")] = [3]any{code, out, errs}
 	}
 
 	a, _ := startAppServer(t, data, os.Getuid())
-	for _, args := range [][]string{{"list"}, {"show", first}, {"export", first}, {"show", "no-such-id"}, {"search", "hi"}, {"queue", first}, {"checkpoints", first}} {
+	for _, args := range [][]string{{"list"}, {"show", first}, {"export", first}, {"show", "no-such-id"}, {"search", "hi"}, {"queue", first}, {"checkpoints", first}, {"spent", "--today"}, {"spent", "--json"}} {
 		code, out, errs := runClientProcess(t, append(args, "--data-dir", data)...)
 		want := alone[args[0]+" "+strings.Join(args[1:], " ")]
 		if code != want[0] || out != want[1] || errs != want[2] {

@@ -1,5 +1,5 @@
 // Command phoenix-desktop is the Phoenix Desktop app: the desktop GUI by default, and headless
-// sub-commands (chat, list, show, export, checkpoints, rewind, queue, fork, bench, mcp list) that use the same actors, for scripts,
+// sub-commands (chat, list, show, export, checkpoints, rewind, queue, fork, spent, bench, mcp list) that use the same actors, for scripts,
 // tests and benchmarks.
 package main
 
@@ -27,6 +27,7 @@ var usage = `Usage:
   phoenix-desktop rewind ID CHECKPOINT [--force] [--dry-run]   restore the files as they were before it
   phoenix-desktop queue ID [--json] [--clear] [--release]   messages queued while the agent worked
   phoenix-desktop fork ID MSG [--json]      continue from message MSG in a new conversation, keeping ID
+  phoenix-desktop spent [--today] [--json]   what the replies took and cost, each counted once (today: Settings' figure)
   phoenix-desktop search WORDS… [--archived] [--json]   find messages in every conversation
   phoenix-desktop delete ID [--data-dir DIR]   delete a conversation for good
   phoenix-desktop --version                 print the version and the source revision
@@ -118,6 +119,8 @@ func runWith(env *cmdEnv, args []string, stdout, stderr io.Writer) int {
 		err = runQueue(env, rest, stdout, stderr)
 	case "fork":
 		err = runFork(env, rest, stdout, stderr)
+	case "spent":
+		err = runSpent(env, rest, stdout, stderr)
 	case "doctor":
 		err = runDoctor(rest, stdout, stderr)
 	case "mcp":
@@ -144,15 +147,19 @@ func runWith(env *cmdEnv, args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	if errors.Is(err, persistence.ErrDiskFull) {
+		return exitDiskFull
+	}
 	return 1
 }
 
 // errorText is a failed command's last line. A full disk is said in the store's own words,
-// without the chain of what was being saved (the same words the window's banner uses).
+// without the chain of what was being saved (the banner's words), and what to do: a headless
+// command ends, so nothing resumes by itself as in the window (issue 33).
 func errorText(err error) string {
 	var full *persistence.DiskFullError
 	if errors.As(err, &full) {
-		return full.Error()
+		return full.Banner() + "; run again once there is room (data in " + full.Dir + ")"
 	}
 	return err.Error()
 }

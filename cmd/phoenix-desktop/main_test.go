@@ -534,11 +534,11 @@ func TestHelpListsTheCommands(t *testing.T) {
 }
 
 // A command that fails on a full disk ends with the store's words, not the chain of what was
-// being saved (issue 25).
+// being saved (issue 25), and what to do: run it again once there is room (issue 33).
 func TestErrorTextOnAFullDisk(t *testing.T) {
 	full := &persistence.DiskFullError{Dir: "/data", Free: 1 << 20, Need: 300 << 20}
 	err := fmt.Errorf("chat: save conversation c1: commit c1: %w", full)
-	if got := errorText(err); got != full.Error() {
-		t.Fatalf("errorText = %q, want %q", got, full.Error())
+	if got, want := errorText(err), full.Banner()+"; run again once there is room (data in /data)"; got != want {
+		t.Fatalf("errorText = %q, want %q", got, want)
 	}
 }

@@ -8,12 +8,12 @@ import (
 // maxAgentDepth bounds the walk up a sub-agent's parents (sub-agents nest a few levels).
 const maxAgentDepth = 16
 
-// ownRequest reports whether an event that is not an MCP request, or an MCP request of
-// conversation root or one of its sub-agents, is chat's to handle. Beside the window the
+// ownRequest reports whether an event that is not an MCP request (or a full disk's hold), or
+// one of conversation root or of one of its sub-agents, is chat's to handle. Beside the window the
 // runtime also runs the window's conversations, whose requests the window answers.
 func ownRequest(store *persistence.Store, ev actors.Event, root string) bool {
 	switch ev.(type) {
-	case actors.MCPInputRequested, actors.MCPToolConfirmation, actors.MCPRequestClosed:
+	case actors.MCPInputRequested, actors.MCPToolConfirmation, actors.MCPRequestClosed, actors.DiskFullHold:
 	default:
 		return true
 	}
