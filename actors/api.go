@@ -225,6 +225,9 @@ type Runtime struct {
 	sandboxOnce sync.Once
 	sandboxFull SandboxStatus
 	sandboxLazy bool
+	// hookGuards holds a *sync.Mutex per root conversation, serialising its hook baseline's
+	// read-modify-write (hookguard.go).
+	hookGuards sync.Map
 }
 
 // gate returns the stop gate of a conversation, creating it on first use.

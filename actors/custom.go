@@ -191,9 +191,12 @@ func (r *Runtime) runHooks(ctx context.Context, convID string, mode domain.Mode,
 	if in.ToolName != "" {
 		in.ToolAliases = toolAliases[in.ToolName]
 	}
-	person := custom.PersonRunner{Dir: in.Cwd, Env: custom.Env(os.Environ(), in.Cwd)}
-	project := sandboxHookRunner{rt: r, cwd: in.Cwd, mode: mode}
-	out := r.cfg.Hooks.Run(ctx, in, person, project)
+	out := r.cfg.Hooks.Run(ctx, in, custom.Runners{
+		Walled:  sandboxHookRunner{rt: r, convID: convID, cwd: in.Cwd, mode: mode, proxy: true},
+		Project: sandboxHookRunner{rt: r, convID: convID, cwd: in.Cwd, mode: mode},
+		AsMe:    custom.PersonRunner{Dir: in.Cwd, Env: custom.Env(os.Environ(), in.Cwd)},
+		Guard:   r.hookGuard(convID, in.Cwd),
+	})
 	for _, n := range out.Notices {
 		r.publish(Notice{ConvID: convID, Level: NoticeWarning, Text: "Hooks: " + n})
 	}
@@ -205,14 +208,19 @@ func (r *Runtime) runHooks(ctx context.Context, convID string, mode domain.Mode,
 	return out
 }
 
-// sandboxHookRunner runs an approved project hook like the conversation's bash: through
-// sandbox.Run under its mode (anything but Unrestricted is the Restricted policy, so a mode
-// this code does not know never loosens it), with the event in a file of a private temp dir
-// that becomes its stdin (sandbox.Run gives commands /dev/null).
+// sandboxHookRunner runs a hook like the conversation's bash: through sandbox.Run under its
+// mode (tools.SandboxPolicy: anything but Project and Unrestricted is the Restricted policy,
+// so a mode this code does not know never loosens it), with the event in a file of a private
+// temp dir that becomes its stdin (sandbox.Run gives commands /dev/null). The person's own
+// hooks reach the hosts the person allowed in Project mode, through the conversation's proxy
+// (proxy); an approved project's hooks get no network there: they are the project's code,
+// not the person's request.
 type sandboxHookRunner struct {
-	rt   *Runtime
-	cwd  string
-	mode domain.Mode
+	rt     *Runtime
+	convID string
+	cwd    string
+	mode   domain.Mode
+	proxy  bool
 }
 
 func (s sandboxHookRunner) Run(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
@@ -225,17 +233,21 @@ func (s sandboxHookRunner) Run(ctx context.Context, command string, stdin []byte
 	if err := os.WriteFile(input, stdin, 0o600); err != nil {
 		return 0, fmt.Errorf("write the hook's event: %w", err)
 	}
-	env := make([]string, 0, len(os.Environ()))
+	vars := make([]string, 0, len(os.Environ()))
 	for _, kv := range os.Environ() {
 		if name, _, _ := strings.Cut(kv, "="); !tools.IsSecret(name) {
-			env = append(env, kv)
+			vars = append(vars, kv)
 		}
 	}
 	// The conversation's own mode, through the one mapping bash uses; a project hook gets no
 	// proxy (it is the project's code, not the person's request).
-	policy := tools.SandboxPolicy(tools.Env{Cwd: s.cwd, Mode: s.mode, TempDir: dir})
+	env := tools.Env{Cwd: s.cwd, Mode: s.mode, TempDir: dir}
+	if s.proxy {
+		env = s.rt.withProxy(s.convID, env)
+	}
+	policy := tools.SandboxPolicy(env)
 	script := "exec <" + shellQuote(input) + "\n" + command
-	return sandbox.Run(ctx, policy, script, sandbox.RunOptions{Dir: s.cwd, Env: custom.Env(env, s.cwd), Stdout: stdout, Stderr: stderr})
+	return sandbox.Run(ctx, policy, script, sandbox.RunOptions{Dir: s.cwd, Env: custom.Env(vars, s.cwd), Stdout: stdout, Stderr: stderr})
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

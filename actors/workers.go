@@ -171,6 +171,12 @@ func (w *toolRunActor) run() (res domain.ToolResult, complete func()) {
 		return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
 			Content: "The tool could not start: " + w.envErr.Error()}, nil
 	}
+	if canChangeFiles(w.env.Mode, w.call.Name) {
+		if err := w.rt.hookBaselineBeforeWrite(w.convID, w.env.Cwd); err != nil {
+			return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
+				Content: "The call did not run: Phoenix Desktop could not record what the person's runs-as-me hooks use before the first change to files (" + err.Error() + "), and without that record those hooks could run what this call changes. Tell the person; freeing disk space or restarting the app may help."}, nil
+		}
+	}
 	if refused, ok := w.preToolHooks(); ok {
 		return refused, nil
 	}
