@@ -74,10 +74,10 @@ type Result struct {
 	Command string `json:"command"`
 	Project bool   `json:"project,omitempty"`
 	// AsMe says the hook ran (or would have run) as the person, outside the walls.
-	AsMe bool `json:"as_me,omitempty"`
-	Exit    int    `json:"exit"`
-	Stdout  string `json:"stdout,omitempty"`
-	Stderr  string `json:"stderr,omitempty"`
+	AsMe   bool   `json:"as_me,omitempty"`
+	Exit   int    `json:"exit"`
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
 	// TimedOut says the hook was killed at its timeout.
 	TimedOut bool          `json:"timed_out,omitempty"`
 	Timeout  time.Duration `json:"timeout,omitempty"`
