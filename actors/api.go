@@ -228,6 +228,10 @@ type Runtime struct {
 	// hookGuards holds a *sync.Mutex per root conversation, serialising its hook baseline's
 	// read-modify-write (hookguard.go).
 	hookGuards sync.Map
+	// sessions holds the conversations whose hook session started in this process (id →
+	// working directory): SessionStart ran before their first message, SessionEnd runs
+	// when they are deleted or the app closes.
+	sessions sync.Map
 }
 
 // gate returns the stop gate of a conversation, creating it on first use.
@@ -349,6 +353,11 @@ func (r *Runtime) Shutdown() {
 	if _, err := r.system.Root.RequestFuture(r.manager, cmdStopAll{}, r.cfg.RequestTimeout).Result(); err != nil {
 		r.log.Warn("stopping conversations took too long", "error", err)
 	}
+	// Every turn has stopped: the sessions end, each told once.
+	r.sessions.Range(func(id, _ any) bool {
+		r.sessionEndHooks(id.(string), "other")
+		return true
+	})
 	if err := r.system.Root.StopFuture(r.manager).Wait(); err != nil {
 		r.log.Warn("stopping the manager took too long", "error", err)
 	}

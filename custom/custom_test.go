@@ -286,7 +286,7 @@ func TestHookInputIsClaudeCodeShaped(t *testing.T) {
 	if err := json.Unmarshal([]byte(first), &in); err != nil {
 		t.Fatalf("stdin was not JSON: %q", b)
 	}
-	if in["hook_event_name"] != "PreToolUse" || in["tool_name"] != "bash" || in["cwd"] != dir || in["session_id"] != "c1" {
+	if in["hook_event_name"] != "PreToolUse" || in["tool_name"] != "Bash" || in["cwd"] != dir || in["session_id"] != "c1" {
 		t.Errorf("stdin = %v", in)
 	}
 	if ti, _ := in["tool_input"].(map[string]any); ti["command"] != "ls" {

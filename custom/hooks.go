@@ -56,7 +56,9 @@ var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Po
 func matchedBy(in Input) ([]string, bool) {
 	switch in.HookEventName {
 	case PreToolUse, PostToolUse, PostToolUseFailure:
-		return append([]string{in.ToolName}, in.ToolAliases...), true
+		// Other agents' names first, so that a hook sees the name in its author's
+		// vocabulary (Claude Code's first) when its matcher names none.
+		return append(slices.Clip(in.ToolAliases), in.ToolName), true
 	case SessionStart:
 		return []string{in.Source}, true
 	case PreCompact:
@@ -247,26 +249,35 @@ func parseGroup(item json.RawMessage) (Group, error) {
 
 var exactMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
 
-// compileMatcher returns a function that says whether a tool (by any of its names) matches.
-func compileMatcher(m string) (func(names []string) bool, error) {
+// compileMatcher returns a function that says which of a tool's names (or an event's one
+// value) a matcher matches, the first in the order given, and whether any does.
+func compileMatcher(m string) (func(names []string) (string, bool), error) {
 	m = strings.TrimSpace(m)
+	first := func(ok func(string) bool) func([]string) (string, bool) {
+		return func(names []string) (string, bool) {
+			for _, n := range names {
+				if ok(n) {
+					return n, true
+				}
+			}
+			return "", false
+		}
+	}
 	if m == "" || m == "*" {
-		return func([]string) bool { return true }, nil
+		return func(names []string) (string, bool) {
+			if len(names) == 0 {
+				return "", true
+			}
+			return names[0], true
+		}, nil
 	}
 	if exactMatcher.MatchString(m) {
 		want := strings.Split(m, "|")
-		return func(names []string) bool {
-			for _, n := range names {
-				if slices.Contains(want, n) {
-					return true
-				}
-			}
-			return false
-		}, nil
+		return first(func(n string) bool { return slices.Contains(want, n) }), nil
 	}
 	re, err := regexp.Compile(m)
 	if err != nil {
 		return nil, err
 	}
-	return func(names []string) bool { return slices.ContainsFunc(names, re.MatchString) }, nil
+	return first(re.MatchString), nil
 }

@@ -24,16 +24,16 @@ import (
 // records what every runs-as-me hook uses (Uses) held; afterwards such a hook runs only while
 // all of it is as recorded, and is refused, naming the file, otherwise.
 
-// Walls names under which walls a hook runs, in the person's words (Settings → Hooks and
-// `phoenix-desktop hooks` show it).
+// Walls says under which walls a hook runs, in the person's words, after "runs" (Settings →
+// Hooks and `phoenix-desktop hooks` show it).
 func (h Hook) Walls(project bool) string {
 	switch {
 	case project:
-		return "conversation's walls (project hook)"
+		return "under the conversation's walls, without network in Project mode"
 	case h.RunAsMe:
-		return "as you, outside the walls (refused once the agent changed what it runs)"
+		return "as you, outside the walls; refused once the agent changed what it runs"
 	}
-	return "conversation's walls"
+	return "under the conversation's walls"
 }
 
 // Baseline is what the files runs-as-me hooks use held before the agent's first tool call
@@ -341,4 +341,57 @@ func fingerprintInto(w io.Writer, path string, budget *int, depth int, content b
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// SetRunAsMe turns runAsMe on or off for the hooks of one event whose command is command, in
+// the text of a hooks file, and returns the new text (Settings → Hooks' switch). The file is
+// written back as indented JSON with its keys sorted; what it holds besides is kept.
+func SetRunAsMe(text string, ev Event, command string, on bool) (string, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var top map[string]any
+	if err := dec.Decode(&top); err != nil {
+		return text, fmt.Errorf("the hooks file is not a JSON object: %v", err)
+	}
+	events, _ := top["hooks"].(map[string]any)
+	found := false
+	set := func(h map[string]any) {
+		if c, _ := h["command"].(string); c == command {
+			found = true
+			if on {
+				h["runAsMe"] = true
+			} else {
+				delete(h, "runAsMe")
+			}
+		}
+	}
+	for name, v := range events {
+		if e, ok := eventAliases[name]; (ok && e != ev) || (!ok && Event(name) != ev) {
+			continue
+		}
+		items, ok := v.([]any)
+		if !ok {
+			items = []any{v}
+		}
+		for _, it := range items {
+			g, _ := it.(map[string]any)
+			if hs, ok := g["hooks"].([]any); ok {
+				for _, h := range hs {
+					if hm, ok := h.(map[string]any); ok {
+						set(hm)
+					}
+				}
+			} else if g != nil {
+				set(g)
+			}
+		}
+	}
+	if !found {
+		return text, fmt.Errorf("there is no %s hook %q in the text; save your changes first", ev, command)
+	}
+	b, err := json.MarshalIndent(top, "", "  ")
+	if err != nil {
+		return text, err
+	}
+	return string(b) + "\n", nil
 }

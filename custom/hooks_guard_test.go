@@ -78,3 +78,27 @@ func TestProjectHooksCannotRunAsMe(t *testing.T) {
 		t.Errorf("notices %v", p.Notices)
 	}
 }
+
+// Settings → Hooks' switch writes runAsMe into the person's file, and takes it out again.
+func TestSetRunAsMe(t *testing.T) {
+	text := `{"hooks":{"post_tool_use":[{"matcher":"Edit","hooks":[{"command":"npx prettier --write .","timeout":30}]}],
+	  "Stop":[{"command":"npx prettier --write ."}]},"other":1}`
+	on, err := SetRunAsMe(text, PostToolUse, "npx prettier --write .", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := ParseConfig([]byte(on))
+	if err != nil || !cfg.Hooks[PostToolUse][0].Hooks[0].RunAsMe || cfg.Hooks[Stop][0].Hooks[0].RunAsMe {
+		t.Fatalf("on: %s (%v)", on, err)
+	}
+	if !strings.Contains(on, `"other": 1`) || !strings.Contains(on, `"timeout": 30`) {
+		t.Errorf("the rest of the file was lost: %s", on)
+	}
+	off, err := SetRunAsMe(on, PostToolUse, "npx prettier --write .", false)
+	if err != nil || strings.Contains(off, "runAsMe") {
+		t.Errorf("off: %s (%v)", off, err)
+	}
+	if _, err := SetRunAsMe(text, PreToolUse, "npx prettier --write .", true); err == nil {
+		t.Error("a hook that is not there was switched")
+	}
+}

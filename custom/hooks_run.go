@@ -182,6 +182,9 @@ var plainContext = []Event{UserPromptSubmit, SessionStart}
 type match struct {
 	hook    Hook
 	project bool
+	// tool is the tool's name the group's matcher matched, which the hook is given as
+	// tool_name ("" for events without a tool).
+	tool string
 }
 
 // asMe says the hook runs outside the walls: only the person's own may.
@@ -211,14 +214,22 @@ func (h *Hooks) plan(in Input) (ms []match, notes []string) {
 	names, matched := matchedBy(in)
 	add := func(cfg Config, project bool) {
 		for _, g := range cfg.Hooks[in.HookEventName] {
+			tool := ""
 			if matched {
-				ok, err := compileMatcher(g.Matcher)
-				if err != nil || !ok(names) {
+				m, err := compileMatcher(g.Matcher)
+				if err != nil {
 					continue
+				}
+				name, ok := m(names)
+				if !ok {
+					continue
+				}
+				if in.ToolName != "" {
+					tool = name
 				}
 			}
 			for _, hk := range g.Hooks {
-				ms = append(ms, match{hook: hk, project: project})
+				ms = append(ms, match{hook: hk, project: project, tool: tool})
 			}
 		}
 	}
@@ -261,13 +272,6 @@ func (h *Hooks) Run(ctx context.Context, in Input, rs Runners) Outcome {
 	if len(ms) == 0 {
 		return out
 	}
-	stdin, err := json.Marshal(in)
-	if err != nil {
-		out.Notices = append(out.Notices, "hooks were not run: the event does not encode: "+err.Error())
-		return out
-	}
-	// A line, so that a shell's `read` gets it whole.
-	stdin = append(stdin, '\n')
 	out.Results = make([]Result, len(ms))
 	var wg sync.WaitGroup
 	for i, m := range ms {
@@ -284,6 +288,17 @@ func (h *Hooks) Run(ctx context.Context, in Input, rs Runners) Outcome {
 				}
 			}
 		}
+		one := in
+		if m.tool != "" {
+			one.ToolName = m.tool
+		}
+		stdin, err := json.Marshal(one)
+		if err != nil {
+			out.Results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, Project: m.project, Err: "the event does not encode: " + err.Error()}
+			continue
+		}
+		// A line, so that a shell's `read` gets it whole.
+		stdin = append(stdin, '\n')
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
