@@ -417,9 +417,9 @@ func toolInput(call domain.ToolCall, cwd string) json.RawMessage {
 	return raw
 }
 
-// turnHooks runs the Stop hooks when a turn has come to rest, on a goroutine of its own (the
-// actor's mailbox never waits for a hook). A Stop hook is told; Phoenix Desktop does not
-// start another turn for it.
+// turnHooks runs the Stop hooks (SubagentStop for a sub-agent) when a turn has come to rest,
+// on a goroutine of its own (the actor's mailbox never waits for a hook). A hook is told;
+// Phoenix Desktop does not start another turn for it.
 func (a *conversationActor) turnHooks(was domain.State) {
 	if a.rt.cfg.Hooks == nil || !domain.Busy(was) || domain.Busy(a.conv.State) {
 		return
@@ -429,6 +429,15 @@ func (a *conversationActor) turnHooks(was domain.State) {
 		ev = custom.SubagentStop
 	}
 	a.rt.goHooks(func(ctx context.Context) {
+		if conv.IsSubAgent() {
+			// A sub-agent's end belongs to its parent's session, as in Claude Code: the
+			// hook gets the parent's id and runs under the parent's walls.
+			parent, err := a.rt.cfg.Store.Get(conv.ParentID)
+			if err != nil {
+				return
+			}
+			conv = parent
+		}
 		if a.rt.cfg.Hooks.Has(ev, conv.Cwd) {
 			a.rt.runHooks(ctx, conv.ID, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: ev, StopHookActive: &f})
 		}
@@ -495,8 +504,27 @@ func (a *conversationActor) approvalHooks(reason string) {
 // stopped, so Add never races Wait.
 func (r *Runtime) goHooks(f func(ctx context.Context)) {
 	r.bg.Add(1)
+	r.hookRuns.Add(1)
 	go func() {
 		defer r.bg.Done()
+		defer r.hookRuns.Done()
 		f(r.bgCtx)
 	}()
+}
+
+// waitHooks waits for the hooks goHooks started, at most endHookWait: a Stop hook that
+// logs or notifies finishes when the app closes right after the turn (headless chat).
+func (r *Runtime) waitHooks() {
+	done := make(chan struct{})
+	go func() {
+		r.hookRuns.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(endHookWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		r.log.Warn("hooks were still running when the app closed; they are stopped")
+	}
 }
