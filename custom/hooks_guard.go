@@ -132,7 +132,8 @@ var wrapperArg = regexp.MustCompile(`^[0-9.]+[smhd]?$`)
 // runner (npm, npx, yarn, pnpm, bun, make, cargo, go) the working directory's manifest,
 // configuration and tool folders, plus, for a package script (`npm run fmt`) what the
 // script runs and, for `npx NAME`, the package's folder. Paths are absolute; a program found
-// on PATH (prettier, gofmt) is the person's, not listed. It reads the command as bash would
+// in an absolute PATH entry (prettier, gofmt) is the person's, not listed, but one a relative
+// entry would find in the project is. It reads the command as bash would
 // split it, roughly: a word it cannot read only makes the list longer, never shorter.
 func Uses(command, cwd string) []string {
 	seen := map[string]bool{}
@@ -192,6 +193,14 @@ func usesInto(command, cwd string, seen map[string]bool, depth int) {
 		prog, args := words[0], words[1:]
 		if strings.Contains(prog, "/") {
 			seen[abs(prog)] = true
+		} else {
+			// A PATH entry that is relative (./node_modules/.bin, bin) is looked up in the
+			// project, where bash runs the hook.
+			for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+				if dir == "" || !filepath.IsAbs(dir) {
+					seen[abs(filepath.Join(dir, prog))] = true
+				}
+			}
 		}
 		base := filepath.Base(prog)
 		if slices.Contains(interpreters, base) || strings.HasPrefix(base, "python3.") {

@@ -102,3 +102,12 @@ func TestSetRunAsMe(t *testing.T) {
 		t.Error("a hook that is not there was switched")
 	}
 }
+
+// A relative PATH entry finds a bare program in the project: it counts as the project's.
+func TestUsesWithARelativePathEntry(t *testing.T) {
+	cwd := t.TempDir()
+	t.Setenv("PATH", "node_modules/.bin:"+os.Getenv("PATH"))
+	if got := Uses("prettier --write .", cwd); !slices.Equal(got, []string{filepath.Join(cwd, "node_modules/.bin/prettier")}) {
+		t.Errorf("Uses = %v", got)
+	}
+}
