@@ -30,8 +30,10 @@ func (f *hooksFake) SaveHooks(text string) ([]string, error) {
 	f.text = text
 	return nil, nil
 }
-func (f *hooksFake) ProjectHooks(cwd string) actors.ProjectHooks { return actors.ProjectHooks{Cwd: cwd} }
-func (f *hooksFake) AllowProjectHooks(string, string) error     { return nil }
+func (f *hooksFake) ProjectHooks(cwd string) actors.ProjectHooks {
+	return actors.ProjectHooks{Cwd: cwd}
+}
+func (f *hooksFake) AllowProjectHooks(string, string) error { return nil }
 
 // Issue 42: Settings → Hooks shows under which walls each of the person's hooks runs, and
 // its "Runs as me" switch writes runAsMe into the file.
