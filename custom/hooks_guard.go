@@ -90,7 +90,10 @@ func (b Baseline) Check(command, cwd string) error {
 			return fmt.Errorf("%w: it runs as you, outside the walls, and uses %s, which was not recorded before the agent began changing files in this conversation (the hook was added or changed since), so Phoenix Desktop cannot tell whether the agent changed it. Start a new conversation, or turn off \"runs as me\" for it in Settings → Hooks so that it runs under the conversation's walls",
 				ErrChangedByAgent, p)
 		}
-		if now := fingerprint(p); now != was {
+		if now := fingerprint(p); now == tooLarge {
+			return fmt.Errorf("%w: it runs as you, outside the walls, and uses %s, which holds more than %d entries: too many to check for the agent's changes. Turn off \"runs as me\" for it in Settings → Hooks so that it runs under the conversation's walls",
+				ErrChangedByAgent, p, fingerprintBudget)
+		} else if now != was {
 			return fmt.Errorf("%w: it runs as you, outside the walls, and %s was changed after the agent began changing files in this conversation, so it may be the agent's work. Look at the change; to run it anyway, turn off \"runs as me\" for this hook in Settings → Hooks (it then runs under the conversation's walls) or start a new conversation",
 				ErrChangedByAgent, p)
 		}
@@ -288,9 +291,12 @@ func packageScript(cwd, name string) (string, bool) {
 	return s, ok
 }
 
+// tooLarge is the fingerprint of a folder past the budget; it never counts as unchanged.
+const tooLarge = "too large"
+
 // fingerprintBudget bounds how many entries a folder's fingerprint reads: past it the folder
 // counts as changed, never as unchanged.
-const fingerprintBudget = 20000
+var fingerprintBudget = 20000
 
 // fingerprint is what a path holds: "absent", a file's mode and content hash, a link's target
 // and the fingerprint of what it names, a folder's entries with their inode, size, mode and
@@ -300,7 +306,7 @@ func fingerprint(path string) string {
 	budget := fingerprintBudget
 	fingerprintInto(sum, path, &budget, 0, true)
 	if budget < 0 {
-		return "too large"
+		return tooLarge
 	}
 	return hex.EncodeToString(sum.Sum(nil))
 }

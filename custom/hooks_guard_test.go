@@ -111,3 +111,20 @@ func TestUsesWithARelativePathEntry(t *testing.T) {
 		t.Errorf("Uses = %v", got)
 	}
 }
+
+// A folder past the fingerprint's budget is never taken as unchanged.
+func TestBaselineRefusesAFolderTooLargeToCheck(t *testing.T) {
+	defer func(n int) { fingerprintBudget = n }(fingerprintBudget)
+	fingerprintBudget = 5
+	cwd := t.TempDir()
+	os.MkdirAll(filepath.Join(cwd, "node_modules/.bin"), 0o755)
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		os.WriteFile(filepath.Join(cwd, "node_modules/.bin", n), []byte(n), 0o755)
+	}
+	cfg, _, _ := ParseConfig([]byte(`{"hooks":{"Stop":[{"hooks":[{"command":"npx fmt","runAsMe":true}]}]}}`))
+	var b Baseline
+	b.BeforeWrite(cfg, cwd)
+	if err := b.Check("npx fmt", cwd); err == nil || !strings.Contains(err.Error(), "too many to check") {
+		t.Errorf("Check = %v", err)
+	}
+}
