@@ -225,6 +225,16 @@ type Runtime struct {
 	sandboxOnce sync.Once
 	sandboxFull SandboxStatus
 	sandboxLazy bool
+	// hookGuards holds a *sync.Mutex per root conversation, serialising its hook baseline's
+	// read-modify-write (hookguard.go).
+	hookGuards sync.Map
+	// sessions holds the conversations whose hook session started in this process (id →
+	// working directory): SessionStart ran before their first message, SessionEnd runs
+	// when they are deleted or the app closes.
+	sessions sync.Map
+	// hookRuns counts the turn-end and approval hooks running (goHooks), which Shutdown
+	// lets finish.
+	hookRuns sync.WaitGroup
 }
 
 // gate returns the stop gate of a conversation, creating it on first use.
@@ -346,11 +356,19 @@ func (r *Runtime) Shutdown() {
 	if _, err := r.system.Root.RequestFuture(r.manager, cmdStopAll{}, r.cfg.RequestTimeout).Result(); err != nil {
 		r.log.Warn("stopping conversations took too long", "error", err)
 	}
+
 	if err := r.system.Root.StopFuture(r.manager).Wait(); err != nil {
 		r.log.Warn("stopping the manager took too long", "error", err)
 	}
 	// The manager is gone, so nothing adds to background any more.
 	r.background.Wait()
+	// Turn-end hooks still running finish (at most endHookWait), then the sessions end,
+	// each told once, before anything they use closes.
+	r.waitHooks()
+	r.sessions.Range(func(id, _ any) bool {
+		r.sessionEndHooks(id.(string), "other")
+		return true
+	})
 	if r.indexSub != nil {
 		r.system.EventStream.Unsubscribe(r.indexSub)
 	}

@@ -309,6 +309,9 @@ func (r *Runtime) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	if res.(reply).Err == nil {
+		r.sessionEndHooks(id, "clear")
+	}
 	return res.(reply).Err
 }
 

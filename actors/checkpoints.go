@@ -79,8 +79,7 @@ func checkpointName(id domain.ExecID) string {
 // servers run under the conversation's sandbox policy), in a mode that writes (Project,
 // Unrestricted).
 func takesCheckpoint(e domain.ExecuteTool) bool {
-	return e.Mode.Rank() > domain.ModeRestricted.Rank() &&
-		(e.Call.Name == domain.ToolPatch || e.Call.Name == domain.ToolBash || domain.IsMCPTool(e.Call.Name))
+	return canChangeFiles(e.Mode, e.Call.Name)
 }
 
 // checkpointRepos keeps one open shadow repository per conversation, so that its lock

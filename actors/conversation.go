@@ -55,6 +55,9 @@ type conversationActor struct {
 	// found it open or warming): later requests do not ask again, so the runtime's
 	// checkpoint lock is not taken on every request (warmCheckpointsFor).
 	checkpointsWarmed bool
+	// compactTrigger is PreCompact's trigger for the next continuation summary: "manual"
+	// after Wrap up now, "auto" otherwise.
+	compactTrigger string
 
 	// tempDir is the private TMPDIR of this conversation's sandboxed commands, created on
 	// first use and removed when the actor stops.
@@ -150,6 +153,9 @@ func (a *conversationActor) Receive(ctx actor.Context) {
 		if err := a.refuseWhileRestoring(msg.Event); err != nil {
 			ctx.Respond(reply{Err: err})
 			return
+		}
+		if _, manual := msg.Event.(domain.UserTriggerContinuation); manual {
+			a.compactTrigger = "manual"
 		}
 		err := a.apply(ctx, msg.Event)
 		ctx.Respond(reply{Err: err})

@@ -96,7 +96,11 @@ func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 	reqCtx, cancel := context.WithCancel(context.Background())
 	a.llmExec, a.llmCancel = e.Exec, cancel
 	a.gate.bind(e.Exec, cancel)
-	a.llmPID = ctx.Spawn(llmRequestProps(a.rt, a.id, e.Exec, reqCtx, cancel, req, servers, env))
+	var before func(context.Context)
+	if e.Continuation != nil {
+		before = a.compactHooks()
+	}
+	a.llmPID = ctx.Spawn(llmRequestProps(a.rt, a.id, e.Exec, reqCtx, cancel, req, servers, env, before))
 	if req.Tools != nil && !a.checkpointsWarmed {
 		// After the request is on its way: it never waits for the copy.
 		a.checkpointsWarmed = a.rt.warmCheckpointsFor(a.conv, true)

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/phoenix-desktop/phoenix/custom"
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -37,6 +39,25 @@ type ProjectHooks = custom.ProjectHooks
 
 // HookEvent names when a hook runs.
 type HookEvent = custom.Event
+
+// HookConfig is one hooks file's hooks, by event; HookEvents lists the events in the order
+// Settings shows them.
+type HookConfig = custom.Config
+
+// HookEvents are the events hooks run for.
+var HookEvents = custom.Events
+
+// ParseHooks reads the text of a hooks file, as Settings → Hooks lists its hooks.
+func ParseHooks(text string) (HookConfig, error) {
+	cfg, _, err := custom.ParseConfig([]byte(text))
+	return cfg, err
+}
+
+// SetHookRunAsMe turns a hook's "runs as me" on or off in the text of the person's hooks
+// file (custom.SetRunAsMe).
+func SetHookRunAsMe(text string, ev HookEvent, command string, on bool) (string, error) {
+	return custom.SetRunAsMe(text, ev, command, on)
+}
 
 // auxCustom names the store record that holds a conversation's Custom.
 const auxCustom = "custom"
@@ -188,12 +209,15 @@ func (r *Runtime) runHooks(ctx context.Context, convID string, mode domain.Mode,
 		return custom.Outcome{}
 	}
 	in.SessionID, in.PermissionMode = convID, string(mode)
-	if in.ToolName != "" {
+	if in.ToolName != "" && in.ToolAliases == nil {
 		in.ToolAliases = toolAliases[in.ToolName]
 	}
-	person := custom.PersonRunner{Dir: in.Cwd, Env: custom.Env(os.Environ(), in.Cwd)}
-	project := sandboxHookRunner{rt: r, cwd: in.Cwd, mode: mode}
-	out := r.cfg.Hooks.Run(ctx, in, person, project)
+	out := r.cfg.Hooks.Run(ctx, in, custom.Runners{
+		Walled:  sandboxHookRunner{rt: r, convID: convID, cwd: in.Cwd, mode: mode, proxy: true},
+		Project: sandboxHookRunner{rt: r, convID: convID, cwd: in.Cwd, mode: mode},
+		AsMe:    custom.PersonRunner{Dir: in.Cwd, Env: custom.Env(os.Environ(), in.Cwd)},
+		Guard:   r.hookGuard(convID, in.Cwd),
+	})
 	for _, n := range out.Notices {
 		r.publish(Notice{ConvID: convID, Level: NoticeWarning, Text: "Hooks: " + n})
 	}
@@ -205,14 +229,19 @@ func (r *Runtime) runHooks(ctx context.Context, convID string, mode domain.Mode,
 	return out
 }
 
-// sandboxHookRunner runs an approved project hook like the conversation's bash: through
-// sandbox.Run under its mode (anything but Unrestricted is the Restricted policy, so a mode
-// this code does not know never loosens it), with the event in a file of a private temp dir
-// that becomes its stdin (sandbox.Run gives commands /dev/null).
+// sandboxHookRunner runs a hook like the conversation's bash: through sandbox.Run under its
+// mode (tools.SandboxPolicy: anything but Project and Unrestricted is the Restricted policy,
+// so a mode this code does not know never loosens it), with the event in a file of a private
+// temp dir that becomes its stdin (sandbox.Run gives commands /dev/null). The person's own
+// hooks reach the hosts the person allowed in Project mode, through the conversation's proxy
+// (proxy); an approved project's hooks get no network there: they are the project's code,
+// not the person's request.
 type sandboxHookRunner struct {
-	rt   *Runtime
-	cwd  string
-	mode domain.Mode
+	rt     *Runtime
+	convID string
+	cwd    string
+	mode   domain.Mode
+	proxy  bool
 }
 
 func (s sandboxHookRunner) Run(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
@@ -225,17 +254,21 @@ func (s sandboxHookRunner) Run(ctx context.Context, command string, stdin []byte
 	if err := os.WriteFile(input, stdin, 0o600); err != nil {
 		return 0, fmt.Errorf("write the hook's event: %w", err)
 	}
-	env := make([]string, 0, len(os.Environ()))
+	vars := make([]string, 0, len(os.Environ()))
 	for _, kv := range os.Environ() {
 		if name, _, _ := strings.Cut(kv, "="); !tools.IsSecret(name) {
-			env = append(env, kv)
+			vars = append(vars, kv)
 		}
 	}
 	// The conversation's own mode, through the one mapping bash uses; a project hook gets no
 	// proxy (it is the project's code, not the person's request).
-	policy := tools.SandboxPolicy(tools.Env{Cwd: s.cwd, Mode: s.mode, TempDir: dir})
+	env := tools.Env{Cwd: s.cwd, Mode: s.mode, TempDir: dir}
+	if s.proxy {
+		env = s.rt.withProxy(s.convID, env)
+	}
+	policy := tools.SandboxPolicy(env)
 	script := "exec <" + shellQuote(input) + "\n" + command
-	return sandbox.Run(ctx, policy, script, sandbox.RunOptions{Dir: s.cwd, Env: custom.Env(env, s.cwd), Stdout: stdout, Stderr: stderr})
+	return sandbox.Run(ctx, policy, script, sandbox.RunOptions{Dir: s.cwd, Env: custom.Env(vars, s.cwd), Stdout: stdout, Stderr: stderr})
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -243,16 +276,31 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // ErrHookRefused wraps the reason a UserPromptSubmit hook refused a message.
 var ErrHookRefused = errors.New("a hook refused the message")
 
-// promptHooks runs the UserPromptSubmit hooks on the caller's goroutine (Send), before the
-// message is stored: a refusal returns the reason and stores nothing; what hooks add for
-// the model is appended to the message, marked.
+// promptHooks runs, on the caller's goroutine (Send), before the message is stored: the
+// SessionStart hooks when this is the conversation's first message since the app opened it
+// ("startup" for its very first, "resume" otherwise), then the UserPromptSubmit hooks. A
+// refusal returns the reason and stores nothing; what hooks add for the model is appended to
+// the message, marked, so it stays in the conversation's context as Claude Code keeps it.
 func (r *Runtime) promptHooks(ctx context.Context, id, text string) (string, error) {
 	if r.cfg.Hooks == nil {
 		return text, nil
 	}
 	conv, err := r.cfg.Store.Get(id)
-	if err != nil || !r.cfg.Hooks.Has(custom.UserPromptSubmit, conv.Cwd) {
+	if err != nil {
 		// An unknown conversation is Send's to report.
+		return text, nil
+	}
+	if _, started := r.sessions.LoadOrStore(id, conv.Cwd); !started && r.cfg.Hooks.Has(custom.SessionStart, conv.Cwd) {
+		source := "resume"
+		if conv.NextSeq == 0 {
+			source = "startup"
+		}
+		out := r.runHooks(ctx, id, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.SessionStart, Source: source})
+		if out.Context != "" {
+			text += "\n\n[Added by a hook at the start of the session]\n" + out.Context
+		}
+	}
+	if !r.cfg.Hooks.Has(custom.UserPromptSubmit, conv.Cwd) {
 		return text, nil
 	}
 	out := r.runHooks(ctx, id, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.UserPromptSubmit, Prompt: text})
@@ -265,6 +313,27 @@ func (r *Runtime) promptHooks(ctx context.Context, id, text string) (string, err
 	return text, nil
 }
 
+// hookTool is the call's names for hooks: other agents' names, the one its author most
+// likely used first — for a patch Write when it creates the file, Edit when it changes one
+// (looked at once, before the call runs, so PostToolUse names it the same).
+func (w *toolRunActor) hookTool() []string {
+	if w.hookAliases != nil {
+		return w.hookAliases
+	}
+	w.hookAliases = toolAliases[w.call.Name]
+	if w.call.Name == domain.ToolPatch {
+		if p := patchPath(w.call, w.env.Cwd); p != "" {
+			if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+				w.hookAliases = []string{"Write", "Edit", "MultiEdit", "apply_patch"}
+			}
+		}
+	}
+	if w.hookAliases == nil {
+		w.hookAliases = []string{}
+	}
+	return w.hookAliases
+}
+
 // preToolHooks runs the PreToolUse hooks on the tool worker's goroutine; refused is a result
 // that tells the model why the call did not run.
 func (w *toolRunActor) preToolHooks() (domain.ToolResult, bool) {
@@ -272,7 +341,7 @@ func (w *toolRunActor) preToolHooks() (domain.ToolResult, bool) {
 		return domain.ToolResult{}, false
 	}
 	out := w.rt.runHooks(w.ctx, w.convID, w.env.Mode, custom.Input{Cwd: w.env.Cwd, HookEventName: custom.PreToolUse,
-		ToolName: w.call.Name, ToolInput: toolInput(w.call)})
+		ToolName: w.call.Name, ToolAliases: w.hookTool(), ToolUseID: w.call.ID, ToolInput: toolInput(w.call, w.env.Cwd)})
 	if !out.Blocked {
 		return domain.ToolResult{}, false
 	}
@@ -281,15 +350,25 @@ func (w *toolRunActor) preToolHooks() (domain.ToolResult, bool) {
 			"\nDo not retry it as it is; take another approach or ask the person."}, true
 }
 
-// postToolHooks runs the PostToolUse hooks with the result; what they say for the model is
-// added to the result's content.
+// postToolHooks runs the PostToolUse hooks with the result, or the PostToolUseFailure hooks
+// with the error of a call that failed; what they say for the model is added to the
+// result's content.
 func (w *toolRunActor) postToolHooks(res domain.ToolResult) domain.ToolResult {
-	if res.Outcome == domain.OutcomeCancelled || !w.rt.cfg.Hooks.Has(custom.PostToolUse, w.env.Cwd) {
+	ev := custom.PostToolUse
+	if res.Outcome == domain.OutcomeError {
+		ev = custom.PostToolUseFailure
+	}
+	if res.Outcome == domain.OutcomeCancelled || !w.rt.cfg.Hooks.Has(ev, w.env.Cwd) {
 		return res
 	}
-	resp, _ := json.Marshal(map[string]any{"outcome": res.Outcome, "content": res.Content})
-	out := w.rt.runHooks(w.ctx, w.convID, w.env.Mode, custom.Input{Cwd: w.env.Cwd, HookEventName: custom.PostToolUse,
-		ToolName: w.call.Name, ToolInput: toolInput(w.call), ToolResponse: resp})
+	in := custom.Input{Cwd: w.env.Cwd, HookEventName: ev, ToolName: w.call.Name, ToolAliases: w.hookTool(),
+		ToolUseID: w.call.ID, ToolInput: toolInput(w.call, w.env.Cwd)}
+	if ev == custom.PostToolUseFailure {
+		in.Error = res.Content
+	} else {
+		in.ToolResponse, _ = json.Marshal(map[string]any{"outcome": res.Outcome, "content": res.Content})
+	}
+	out := w.rt.runHooks(w.ctx, w.convID, w.env.Mode, in)
 	if out.Blocked {
 		res.Content += "\n\n[A hook the person set up says about this result]\n" + out.Reason
 	}
@@ -299,9 +378,24 @@ func (w *toolRunActor) postToolHooks(res domain.ToolResult) domain.ToolResult {
 	return res
 }
 
+// patchPath is the absolute path a patch call names ("" when it names none).
+func patchPath(call domain.ToolCall, cwd string) string {
+	var args struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal([]byte(call.Arguments), &args) != nil || args.Path == "" {
+		return ""
+	}
+	if !filepath.IsAbs(args.Path) {
+		return filepath.Join(cwd, args.Path)
+	}
+	return filepath.Clean(args.Path)
+}
+
 // toolInput is the call's arguments as hooks see them; a patch also names its file as
-// Claude Code's Edit does (file_path), so that hooks written for it find it.
-func toolInput(call domain.ToolCall) json.RawMessage {
+// Claude Code's Edit and Write do (file_path, absolute), so that hooks written for them find
+// it.
+func toolInput(call domain.ToolCall, cwd string) json.RawMessage {
 	raw := json.RawMessage(call.Arguments)
 	if !json.Valid(raw) {
 		b, _ := json.Marshal(map[string]string{"raw": call.Arguments})
@@ -310,7 +404,7 @@ func toolInput(call domain.ToolCall) json.RawMessage {
 	if call.Name == domain.ToolPatch {
 		var m map[string]any
 		if json.Unmarshal(raw, &m) == nil {
-			if p, ok := m["path"].(string); ok {
+			if p := patchPath(call, cwd); p != "" {
 				if _, has := m["file_path"]; !has {
 					m["file_path"] = p
 					if b, err := json.Marshal(m); err == nil {
@@ -323,20 +417,73 @@ func toolInput(call domain.ToolCall) json.RawMessage {
 	return raw
 }
 
-// turnHooks runs the Stop hooks when a turn has come to rest, on a goroutine of its own (the
-// actor's mailbox never waits for a hook). A Stop hook is told; Phoenix Desktop does not
-// start another turn for it.
+// turnHooks runs the Stop hooks (SubagentStop for a sub-agent) when a turn has come to rest,
+// on a goroutine of its own (the actor's mailbox never waits for a hook). A hook is told;
+// Phoenix Desktop does not start another turn for it.
 func (a *conversationActor) turnHooks(was domain.State) {
-	if a.rt.cfg.Hooks == nil || a.conv.IsSubAgent() || !domain.Busy(was) || domain.Busy(a.conv.State) {
+	if a.rt.cfg.Hooks == nil || !domain.Busy(was) || domain.Busy(a.conv.State) {
 		return
 	}
-	conv, f := a.conv, false
+	conv, f, ev := a.conv, false, custom.Stop
+	if conv.IsSubAgent() {
+		ev = custom.SubagentStop
+	}
 	a.rt.goHooks(func(ctx context.Context) {
-		if a.rt.cfg.Hooks.Has(custom.Stop, conv.Cwd) {
-			a.rt.runHooks(ctx, conv.ID, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.Stop, StopHookActive: &f})
+		if conv.IsSubAgent() {
+			// A sub-agent's end belongs to its parent's session, as in Claude Code: the
+			// hook gets the parent's id and runs under the parent's walls.
+			parent, err := a.rt.cfg.Store.Get(conv.ParentID)
+			if err != nil {
+				return
+			}
+			conv = parent
+		}
+		if a.rt.cfg.Hooks.Has(ev, conv.Cwd) {
+			a.rt.runHooks(ctx, conv.ID, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: ev, StopHookActive: &f})
 		}
 	})
 }
+
+// compactHooks returns what runs the PreCompact hooks before the continuation summary's
+// request (on its worker's goroutine, which waits for them: the summary is written after);
+// nil without hooks.
+func (a *conversationActor) compactHooks() func(context.Context) {
+	trigger := a.compactTrigger
+	a.compactTrigger = ""
+	if a.rt.cfg.Hooks == nil {
+		return nil
+	}
+	if trigger == "" {
+		trigger = "auto"
+	}
+	conv := a.conv
+	return func(ctx context.Context) {
+		if a.rt.cfg.Hooks.Has(custom.PreCompact, conv.Cwd) {
+			a.rt.runHooks(ctx, conv.ID, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.PreCompact, Trigger: trigger})
+		}
+	}
+}
+
+// sessionEndHooks runs the SessionEnd hooks of a conversation whose session started in this
+// process: "clear" when it is deleted, "other" when the app closes. It waits for them, at
+// most endHookWait.
+func (r *Runtime) sessionEndHooks(id, reason string) {
+	cwd, started := r.sessions.LoadAndDelete(id)
+	if r.cfg.Hooks == nil || !started || !r.cfg.Hooks.Has(custom.SessionEnd, cwd.(string)) {
+		return
+	}
+	mode := domain.ModeRestricted
+	if c, err := r.cfg.Store.Get(id); err == nil {
+		mode = c.Mode
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), endHookWait)
+	defer cancel()
+	r.runHooks(ctx, id, mode, custom.Input{Cwd: cwd.(string), HookEventName: custom.SessionEnd, Reason: reason})
+}
+
+// endHookWait bounds how long closing the app or deleting a conversation waits for its
+// SessionEnd hooks.
+const endHookWait = 10 * time.Second
 
 // approvalHooks runs the PermissionRequest hooks when the agent asks for approval.
 func (a *conversationActor) approvalHooks(reason string) {
@@ -357,8 +504,27 @@ func (a *conversationActor) approvalHooks(reason string) {
 // stopped, so Add never races Wait.
 func (r *Runtime) goHooks(f func(ctx context.Context)) {
 	r.bg.Add(1)
+	r.hookRuns.Add(1)
 	go func() {
 		defer r.bg.Done()
+		defer r.hookRuns.Done()
 		f(r.bgCtx)
 	}()
+}
+
+// waitHooks waits for the hooks goHooks started, at most endHookWait: a Stop hook that
+// logs or notifies finishes when the app closes right after the turn (headless chat).
+func (r *Runtime) waitHooks() {
+	done := make(chan struct{})
+	go func() {
+		r.hookRuns.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(endHookWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		r.log.Warn("hooks were still running when the app closed; they are stopped")
+	}
 }

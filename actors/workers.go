@@ -33,13 +33,15 @@ type llmRequestActor struct {
 	// MCP is off. env is the conversation's tool environment (the servers' policy).
 	servers *mcp.Set
 	env     tools.Env
+	// before runs first, off the mailbox: the PreCompact hooks before a continuation summary.
+	before func(context.Context)
 }
 
 func llmRequestProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context,
-	cancel context.CancelFunc, req llm.Request, servers *mcp.Set, env tools.Env) *actor.Props {
+	cancel context.CancelFunc, req llm.Request, servers *mcp.Set, env tools.Env, before func(context.Context)) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &llmRequestActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, req: req,
-			servers: servers, env: env}
+			servers: servers, env: env, before: before}
 	})
 }
 
@@ -48,6 +50,9 @@ func (w *llmRequestActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		parent, root, client := ctx.Parent(), w.rt.system.Root, w.rt.llmClient()
 		go func() {
+			if w.before != nil {
+				w.before(w.ctx)
+			}
 			w.addMCPTools()
 			resp, err := w.stream(client)
 			root.Send(parent, llmDone{Exec: w.exec, Resp: resp, Err: err})
@@ -108,6 +113,8 @@ type toolRunActor struct {
 	servers *mcp.Set // runs mcp__ calls; nil when MCP is off
 	// ckpt snapshots the working tree around a call that can change files; nil otherwise.
 	ckpt *checkpointTask
+	// hookAliases are the call's names for hooks, fixed before it runs (hookTool).
+	hookAliases []string
 }
 
 func toolRunProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc,
@@ -170,6 +177,12 @@ func (w *toolRunActor) run() (res domain.ToolResult, complete func()) {
 	if w.envErr != nil {
 		return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
 			Content: "The tool could not start: " + w.envErr.Error()}, nil
+	}
+	if canChangeFiles(w.env.Mode, w.call.Name) {
+		if err := w.rt.hookBaselineBeforeWrite(w.convID, w.env.Cwd); err != nil {
+			return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
+				Content: "The call did not run: Phoenix Desktop could not record what the person's runs-as-me hooks use before the first change to files (" + err.Error() + "), and without that record those hooks could run what this call changes. Tell the person; freeing disk space or restarting the app may help."}, nil
+		}
 	}
 	if refused, ok := w.preToolHooks(); ok {
 		return refused, nil

@@ -172,14 +172,14 @@ func TestHookRefusesRmWithAReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := PersonRunner{Dir: dir, Env: Env(nil, dir)}
-	out := h.Run(context.Background(), bashInput(dir, "rm -rf build"), run, run)
+	out := h.Run(context.Background(), bashInput(dir, "rm -rf build"), Runners{Walled: run})
 	if !out.Blocked || !strings.Contains(out.Reason, "rm is not allowed in this project") {
 		t.Fatalf("the rm call was not refused: %+v", out)
 	}
 	if line := out.Results[0].Line(); !strings.Contains(line, "refused: rm is not allowed") {
 		t.Errorf("the transcript line: %q", line)
 	}
-	out = h.Run(context.Background(), bashInput(dir, "ls -la"), run, run)
+	out = h.Run(context.Background(), bashInput(dir, "ls -la"), Runners{Walled: run})
 	if out.Blocked || len(out.Results) != 1 {
 		t.Errorf("ls was refused or not checked: %+v", out)
 	}
@@ -192,7 +192,7 @@ func TestProjectHookNotRunBeforeApproval(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, ".claude/settings.json"),
 		[]byte(`{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"touch `+marker+`"}]}]}}`), 0o644)
 	run := PersonRunner{Dir: dir}
-	out := h.Run(context.Background(), bashInput(dir, "true"), run, run)
+	out := h.Run(context.Background(), bashInput(dir, "true"), Runners{Walled: run})
 	if out.Ran() {
 		t.Fatalf("a project hook ran before the person allowed it: %+v", out)
 	}
@@ -202,7 +202,7 @@ func TestProjectHookNotRunBeforeApproval(t *testing.T) {
 	if len(out.Notices) != 1 || !strings.Contains(out.Notices[0], "do not run until you allow them") {
 		t.Errorf("the person is not told about the waiting hooks: %v", out.Notices)
 	}
-	if again := h.Run(context.Background(), bashInput(dir, "true"), run, run); len(again.Notices) != 0 {
+	if again := h.Run(context.Background(), bashInput(dir, "true"), Runners{Walled: run}); len(again.Notices) != 0 {
 		t.Errorf("the notice is told again: %v", again.Notices)
 	}
 	fp := h.Project(dir).Fingerprint
@@ -216,13 +216,13 @@ func TestProjectHookNotRunBeforeApproval(t *testing.T) {
 	if err := h.AllowProject(dir, p.Fingerprint); err != nil {
 		t.Fatal(err)
 	}
-	if out := h.Run(context.Background(), bashInput(dir, "true"), run, run); !out.Ran() || out.Results[0].Exit != 0 {
+	if out := h.Run(context.Background(), bashInput(dir, "true"), Runners{Walled: run}); !out.Ran() || out.Results[0].Exit != 0 {
 		t.Fatalf("the allowed hook did not run: %+v", out)
 	}
 	// Changing it again withdraws the approval.
 	os.WriteFile(filepath.Join(dir, ".claude/settings.json"),
 		[]byte(`{"hooks":{"PreToolUse":[{"hooks":[{"command":"echo changed"}]}]}}`), 0o644)
-	if out := h.Run(context.Background(), bashInput(dir, "true"), run, run); out.Ran() {
+	if out := h.Run(context.Background(), bashInput(dir, "true"), Runners{Walled: run}); out.Ran() {
 		t.Errorf("a changed project configuration ran without a new approval: %+v", out)
 	}
 }
@@ -231,7 +231,7 @@ func TestHungHookIsKilledAtItsTimeout(t *testing.T) {
 	dir, cfgDir := t.TempDir(), t.TempDir()
 	writePersonHooks(t, cfgDir, `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"sleep 300 & sleep 300","timeout":0.3}]}]}}`)
 	h := OpenHooks(cfgDir)
-	out := h.Run(context.Background(), bashInput(dir, "ls"), PersonRunner{Dir: dir}, nil)
+	out := h.Run(context.Background(), bashInput(dir, "ls"), Runners{Walled: PersonRunner{Dir: dir}})
 	if len(out.Results) != 1 || !out.Results[0].TimedOut || out.Blocked {
 		t.Fatalf("the hung hook: %+v", out)
 	}
@@ -251,22 +251,22 @@ func TestHookJSONAnswers(t *testing.T) {
 	h := OpenHooks(cfgDir)
 	run := PersonRunner{Dir: dir}
 	patch := Input{Cwd: dir, HookEventName: PreToolUse, ToolName: "patch", ToolAliases: []string{"Edit", "Write", "MultiEdit"}}
-	if out := h.Run(context.Background(), patch, run, nil); !out.Blocked || out.Reason != "no edits on Fridays" {
+	if out := h.Run(context.Background(), patch, Runners{Walled: run}); !out.Blocked || out.Reason != "no edits on Fridays" {
 		t.Errorf("deny by JSON: %+v", out)
 	}
-	if out := h.Run(context.Background(), bashInput(dir, "ls"), run, nil); out.Ran() {
+	if out := h.Run(context.Background(), bashInput(dir, "ls"), Runners{Walled: run}); out.Ran() {
 		t.Errorf("an Edit|Write matcher ran for bash: %+v", out)
 	}
 	prompt := Input{Cwd: dir, HookEventName: UserPromptSubmit, Prompt: "hi"}
-	if out := h.Run(context.Background(), prompt, run, nil); out.Blocked || out.Context != "Current branch: main" {
+	if out := h.Run(context.Background(), prompt, Runners{Walled: run}); out.Blocked || out.Context != "Current branch: main" {
 		t.Errorf("prompt context: %+v", out)
 	}
 	post := Input{Cwd: dir, HookEventName: PostToolUse, ToolName: "mcp__fs__read"}
-	if out := h.Run(context.Background(), post, run, nil); !out.Blocked || out.Reason != "check the output" {
+	if out := h.Run(context.Background(), post, Runners{Walled: run}); !out.Blocked || out.Reason != "check the output" {
 		t.Errorf("snake_case event and a regex matcher: %+v", out)
 	}
-	_, notes, _ := ParseConfig([]byte(`{"hooks":{"SessionStart":[{"hooks":[{"command":"true"}]}]}}`))
-	if len(notes) != 1 || !strings.Contains(notes[0], "SessionStart") {
+	_, notes, _ := ParseConfig([]byte(`{"hooks":{"TeammateIdle":[{"hooks":[{"command":"true"}]}]}}`))
+	if len(notes) != 1 || !strings.Contains(notes[0], "TeammateIdle") {
 		t.Errorf("an unsupported event is not noted: %v", notes)
 	}
 }
@@ -276,7 +276,7 @@ func TestHookInputIsClaudeCodeShaped(t *testing.T) {
 	got := filepath.Join(t.TempDir(), "stdin.json")
 	writePersonHooks(t, cfgDir, `{"hooks":{"PreToolUse":[{"hooks":[{"command":"cat > `+got+`; echo \"$CLAUDE_PROJECT_DIR\" >> `+got+`"}]}]}}`)
 	h := OpenHooks(cfgDir)
-	out := h.Run(context.Background(), bashInput(dir, "ls"), PersonRunner{Dir: dir, Env: Env(nil, dir)}, nil)
+	out := h.Run(context.Background(), bashInput(dir, "ls"), Runners{Walled: PersonRunner{Dir: dir, Env: Env(nil, dir)}})
 	if !out.Ran() {
 		t.Fatal("no hook ran")
 	}
@@ -286,7 +286,7 @@ func TestHookInputIsClaudeCodeShaped(t *testing.T) {
 	if err := json.Unmarshal([]byte(first), &in); err != nil {
 		t.Fatalf("stdin was not JSON: %q", b)
 	}
-	if in["hook_event_name"] != "PreToolUse" || in["tool_name"] != "bash" || in["cwd"] != dir || in["session_id"] != "c1" {
+	if in["hook_event_name"] != "PreToolUse" || in["tool_name"] != "Bash" || in["cwd"] != dir || in["session_id"] != "c1" {
 		t.Errorf("stdin = %v", in)
 	}
 	if ti, _ := in["tool_input"].(map[string]any); ti["command"] != "ls" {

@@ -12,11 +12,13 @@
 //   - Hooks: the event → matcher → command configuration Claude Code, Codex and crush share
 //     ({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", ...}]}]}}).
 //     A hook gets the event as JSON on stdin and answers with its exit status (2 refuses) and
-//     optional JSON on stdout; it has a timeout. The person's own hooks (hooks.json in the
-//     configuration directory) run as the person; a project's (.phoenix/hooks.json, the
-//     "hooks" of .claude/settings.json, .codex/hooks.json) run only once the person approved
-//     that exact configuration, and then through a Runner the caller gives (the sandbox,
-//     under the conversation's mode).
+//     optional JSON on stdout; it has a timeout. Every hook runs through a Runner the caller
+//     gives (the sandbox, under the conversation's mode): the person's own (hooks.json in the
+//     configuration directory), and a project's (.phoenix/hooks.json, the "hooks" of
+//     .claude/settings.json, .codex/hooks.json) only once the person approved that exact
+//     configuration. A person's hook marked "runAsMe" runs as the person, outside the walls,
+//     and only while nothing it runs (Uses) changed since before the agent's first write
+//     (Baseline); a project's file cannot mark its hooks so.
 //
 // Not supported, on purpose or not yet: Claude Code's "!`cmd`" and "@file" in command bodies
 // (sent as written; the model can run or read them with its tools), a command's allowed-tools
@@ -27,7 +29,8 @@
 // mode, which no file raises; a command that needs more asks the person for it, as any turn
 // does.
 //
-// It reads files and runs the person's hook programs, nothing else: of ours it imports only
+// It reads files and runs the person's runs-as-me hook programs, nothing else: of ours it
+// imports only
 // instructions (which directories belong to the project: one rule for both), so the sandbox
 // reaches it only through the Runner interface. A file it cannot use is
 // skipped with a notice that names it and says why; reading never fails as a whole.

@@ -29,17 +29,53 @@ const (
 	// PermissionRequest runs when the agent asks the person for approval (a mode upgrade).
 	// A hook is told, it cannot decide: only the person's click upgrades.
 	PermissionRequest Event = "PermissionRequest"
+	// SessionStart runs before a conversation's first turn ("startup") and before the first
+	// turn after the app opened it again ("resume"); what it prints, or its
+	// hookSpecificOutput.additionalContext, goes into the conversation's context.
+	SessionStart Event = "SessionStart"
+	// SessionEnd runs when a conversation is deleted ("clear") or the app closes with it
+	// open ("other"); it is told, nothing more.
+	SessionEnd Event = "SessionEnd"
+	// SubagentStop runs when a sub-agent's turn ends; it is told, like Stop.
+	SubagentStop Event = "SubagentStop"
+	// PreCompact runs before the continuation summary of a long conversation is written
+	// ("auto"), or of one the person asked to compact ("manual").
+	PreCompact Event = "PreCompact"
+	// PostToolUseFailure runs after a tool call that failed, instead of PostToolUse; what a
+	// hook adds reaches the model beside the error.
+	PostToolUseFailure Event = "PostToolUseFailure"
 )
 
 // Events are the events hooks can be configured for, in the order Settings lists them.
-var Events = []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, PermissionRequest}
+var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure,
+	PermissionRequest, Stop, SubagentStop, PreCompact, SessionEnd}
+
+// matchedBy says what a group's matcher is matched against for each event that has one:
+// tool names for the tool events, the source, trigger or reason for the others (Claude
+// Code's). The other events run every group.
+func matchedBy(in Input) ([]string, bool) {
+	switch in.HookEventName {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+		// Other agents' names first, so that a hook sees the name in its author's
+		// vocabulary (Claude Code's first) when its matcher names none.
+		return append(slices.Clip(in.ToolAliases), in.ToolName), true
+	case SessionStart:
+		return []string{in.Source}, true
+	case PreCompact:
+		return []string{in.Trigger}, true
+	case SessionEnd:
+		return []string{in.Reason}, true
+	}
+	return nil, false
+}
 
 // eventAliases are other agents' names for the same events (crush's and older Codex's
 // snake_case, Claude Code's Notification, which fires when it asks for permission).
 var eventAliases = map[string]Event{
 	"pre_tool_use": PreToolUse, "post_tool_use": PostToolUse, "user_prompt_submit": UserPromptSubmit,
 	"stop": Stop, "permission_request": PermissionRequest, "Notification": PermissionRequest,
-	"notification": PermissionRequest,
+	"notification": PermissionRequest, "session_start": SessionStart, "session_end": SessionEnd,
+	"subagent_stop": SubagentStop, "pre_compact": PreCompact, "post_tool_use_failure": PostToolUseFailure,
 }
 
 // Hook timeouts, in seconds: the default where a hook names none (Claude Code's), and the
@@ -61,13 +97,20 @@ type Hook struct {
 	// Timeout is in seconds (Claude Code, Codex); TimeoutMs in milliseconds (older Codex).
 	Timeout   float64 `json:"timeout,omitempty"`
 	TimeoutMs int     `json:"timeout_ms,omitempty"`
+	// RunAsMe, in the person's own hooks file only, runs the hook as the person, outside the
+	// conversation's walls (for a hook that needs the person's keys, network or files
+	// elsewhere). It is refused when what it runs was changed after the agent began
+	// changing files (Baseline). Without it a hook runs under the conversation's walls; a
+	// project's hook always does, whatever its file says.
+	RunAsMe bool `json:"runAsMe,omitempty"`
 }
 
 // Group is a matcher and the hooks it runs.
 type Group struct {
-	// Matcher selects tool calls by tool name for PreToolUse and PostToolUse: empty or "*"
-	// matches every call; names of letters, digits and '_' joined by '|' match exactly; anything
-	// else is a regular expression (unanchored). Other events ignore it.
+	// Matcher selects tool calls by tool name for the tool events, and SessionStart's source,
+	// PreCompact's trigger, SessionEnd's reason (matchedBy): empty or "*" matches every call;
+	// names of letters, digits and '_' joined by '|' match exactly; anything else is a
+	// regular expression (unanchored). Other events ignore it.
 	Matcher string `json:"matcher,omitempty"`
 	Hooks   []Hook `json:"hooks"`
 }
@@ -206,26 +249,35 @@ func parseGroup(item json.RawMessage) (Group, error) {
 
 var exactMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
 
-// compileMatcher returns a function that says whether a tool (by any of its names) matches.
-func compileMatcher(m string) (func(names []string) bool, error) {
+// compileMatcher returns a function that says which of a tool's names (or an event's one
+// value) a matcher matches, the first in the order given, and whether any does.
+func compileMatcher(m string) (func(names []string) (string, bool), error) {
 	m = strings.TrimSpace(m)
+	first := func(ok func(string) bool) func([]string) (string, bool) {
+		return func(names []string) (string, bool) {
+			for _, n := range names {
+				if ok(n) {
+					return n, true
+				}
+			}
+			return "", false
+		}
+	}
 	if m == "" || m == "*" {
-		return func([]string) bool { return true }, nil
+		return func(names []string) (string, bool) {
+			if len(names) == 0 {
+				return "", true
+			}
+			return names[0], true
+		}, nil
 	}
 	if exactMatcher.MatchString(m) {
 		want := strings.Split(m, "|")
-		return func(names []string) bool {
-			for _, n := range names {
-				if slices.Contains(want, n) {
-					return true
-				}
-			}
-			return false
-		}, nil
+		return first(func(n string) bool { return slices.Contains(want, n) }), nil
 	}
 	re, err := regexp.Compile(m)
 	if err != nil {
 		return nil, err
 	}
-	return func(names []string) bool { return slices.ContainsFunc(names, re.MatchString) }, nil
+	return first(re.MatchString), nil
 }

@@ -164,6 +164,9 @@ func (h *Hooks) Project(cwd string) ProjectHooks {
 		for _, n := range notes {
 			p.Notices = append(p.Notices, rel+": "+n)
 		}
+		if unwalled(cfg) {
+			p.Notices = append(p.Notices, rel+`: "runAsMe" is ignored: only your own hooks file can let a hook run outside the conversation's walls; the project's hooks run under them`)
+		}
 		if cfg.Count() == 0 {
 			continue
 		}
@@ -239,4 +242,19 @@ func (h *Hooks) AllowProject(cwd, fingerprint string) error {
 		return fmt.Errorf("allow the hooks of %s: %w", cwd, err)
 	}
 	return nil
+}
+
+// unwalled clears every runAsMe of a project's configuration and reports whether there was
+// one: a project must not let its own hooks out of the walls.
+func unwalled(cfg Config) bool {
+	found := false
+	for _, gs := range cfg.Hooks {
+		for _, g := range gs {
+			for i := range g.Hooks {
+				found = found || g.Hooks[i].RunAsMe
+				g.Hooks[i].RunAsMe = false
+			}
+		}
+	}
+	return found
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,8 +26,23 @@ type Input struct {
 	Prompt         string          `json:"prompt,omitempty"`
 	// Message is what the agent asks approval for (PermissionRequest).
 	Message string `json:"message,omitempty"`
-	// StopHookActive is false: Phoenix Desktop does not continue a turn for a Stop hook.
+	// StopHookActive is false: Phoenix Desktop does not continue a turn for a Stop or
+	// SubagentStop hook.
 	StopHookActive *bool `json:"stop_hook_active,omitempty"`
+	// ToolUseID is the call's id (the tool events).
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	// Error is a failed call's result (PostToolUseFailure); IsInterrupt says the person
+	// stopped it.
+	Error       string `json:"error,omitempty"`
+	IsInterrupt bool   `json:"is_interrupt,omitempty"`
+	// Source is why a session starts (SessionStart): "startup" or "resume".
+	Source string `json:"source,omitempty"`
+	// Reason is why a session ends (SessionEnd): "clear" (deleted) or "other".
+	Reason string `json:"reason,omitempty"`
+	// Trigger is what asked for a summary (PreCompact): "auto" or "manual";
+	// CustomInstructions what the person asked it to keep.
+	Trigger            string `json:"trigger,omitempty"`
+	CustomInstructions string `json:"custom_instructions,omitempty"`
 
 	// ToolAliases are other agents' names for the tool, which matchers also match (not sent).
 	ToolAliases []string `json:"-"`
@@ -38,14 +54,30 @@ type Runner interface {
 	Run(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error)
 }
 
+// Runners are what Run runs hooks with.
+type Runners struct {
+	// Walled runs a hook under the conversation's walls: the person's hooks unless marked
+	// runAsMe, and the approved project's always.
+	Walled Runner
+	// Project runs an approved project's hooks, under the walls too (nil: Walled).
+	Project Runner
+	// AsMe runs a person's runAsMe hook as the person, outside the walls.
+	AsMe Runner
+	// Guard, when set, says why a runAsMe hook must not run now (Baseline.Check); the hook
+	// is then not run and its result says why.
+	Guard func(command string) error
+}
+
 // Result is one hook's run.
 type Result struct {
 	Event   Event  `json:"event"`
 	Command string `json:"command"`
 	Project bool   `json:"project,omitempty"`
-	Exit    int    `json:"exit"`
-	Stdout  string `json:"stdout,omitempty"`
-	Stderr  string `json:"stderr,omitempty"`
+	// AsMe says the hook ran (or would have run) as the person, outside the walls.
+	AsMe   bool   `json:"as_me,omitempty"`
+	Exit   int    `json:"exit"`
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
 	// TimedOut says the hook was killed at its timeout.
 	TimedOut bool          `json:"timed_out,omitempty"`
 	Timeout  time.Duration `json:"timeout,omitempty"`
@@ -79,8 +111,11 @@ func (o Outcome) Ran() bool { return len(o.Results) > 0 }
 // succeeded quietly).
 func (r Result) Line() string {
 	who := "hook"
-	if r.Project {
+	switch {
+	case r.Project:
 		who = "project hook"
+	case r.AsMe:
+		who = "hook (runs as you)"
 	}
 	head := fmt.Sprintf("%s %s `%s`", r.Event, who, shorten(r.Command, 80))
 	out := strings.TrimSpace(r.Stdout)
@@ -139,11 +174,21 @@ type answer struct {
 	} `json:"hookSpecificOutput"`
 }
 
+// plainContext are the events whose plain stdout (exit status 0, not JSON) is context for
+// the model, as in Claude Code; other events' stdout is only shown.
+var plainContext = []Event{UserPromptSubmit, SessionStart}
+
 // match is one hook to run for an event.
 type match struct {
 	hook    Hook
 	project bool
+	// tool is the tool's name the group's matcher matched, which the hook is given as
+	// tool_name ("" for events without a tool).
+	tool string
 }
+
+// asMe says the hook runs outside the walls: only the person's own may.
+func (m match) asMe() bool { return m.hook.RunAsMe && !m.project }
 
 func (h *Hooks) tell(notes []string, key string) []string {
 	var out []string
@@ -166,17 +211,25 @@ func (h *Hooks) plan(in Input) (ms []match, notes []string) {
 	for _, n := range proj.Notices {
 		notes = append(notes, "Project hooks: "+n)
 	}
-	names := append([]string{in.ToolName}, in.ToolAliases...)
+	names, matched := matchedBy(in)
 	add := func(cfg Config, project bool) {
 		for _, g := range cfg.Hooks[in.HookEventName] {
-			if in.HookEventName == PreToolUse || in.HookEventName == PostToolUse {
-				ok, err := compileMatcher(g.Matcher)
-				if err != nil || !ok(names) {
+			tool := ""
+			if matched {
+				m, err := compileMatcher(g.Matcher)
+				if err != nil {
 					continue
+				}
+				name, ok := m(names)
+				if !ok {
+					continue
+				}
+				if in.ToolName != "" {
+					tool = name
 				}
 			}
 			for _, hk := range g.Hooks {
-				ms = append(ms, match{hook: hk, project: project})
+				ms = append(ms, match{hook: hk, project: project, tool: tool})
 			}
 		}
 	}
@@ -207,9 +260,10 @@ func (h *Hooks) Has(ev Event, cwd string) bool {
 }
 
 // Run runs the hooks configured for the input's event, at once (as Claude Code and Codex do),
-// the person's through person and the allowed project's through project, and gathers what
-// they said. A hook that fails or times out does not stop the others, nor the turn.
-func (h *Hooks) Run(ctx context.Context, in Input, person, project Runner) Outcome {
+// under the conversation's walls (rs.Walled) but for the person's runAsMe hooks (rs.AsMe,
+// once rs.Guard allows), and gathers what they said. A hook that fails, is refused or times
+// out does not stop the others, nor the turn.
+func (h *Hooks) Run(ctx context.Context, in Input, rs Runners) Outcome {
 	if h == nil {
 		return Outcome{}
 	}
@@ -218,20 +272,33 @@ func (h *Hooks) Run(ctx context.Context, in Input, person, project Runner) Outco
 	if len(ms) == 0 {
 		return out
 	}
-	stdin, err := json.Marshal(in)
-	if err != nil {
-		out.Notices = append(out.Notices, "hooks were not run: the event does not encode: "+err.Error())
-		return out
-	}
-	// A line, so that a shell's `read` gets it whole.
-	stdin = append(stdin, '\n')
 	out.Results = make([]Result, len(ms))
 	var wg sync.WaitGroup
 	for i, m := range ms {
-		r := person
-		if m.project {
-			r = project
+		r := rs.Walled
+		if m.project && rs.Project != nil {
+			r = rs.Project
 		}
+		if m.asMe() {
+			r = rs.AsMe
+			if rs.Guard != nil {
+				if err := rs.Guard(m.hook.Command); err != nil {
+					out.Results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, AsMe: true, Err: err.Error()}
+					continue
+				}
+			}
+		}
+		one := in
+		if m.tool != "" {
+			one.ToolName = m.tool
+		}
+		stdin, err := json.Marshal(one)
+		if err != nil {
+			out.Results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, Project: m.project, Err: "the event does not encode: " + err.Error()}
+			continue
+		}
+		// A line, so that a shell's `read` gets it whole.
+		stdin = append(stdin, '\n')
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -255,7 +322,7 @@ func (h *Hooks) Run(ctx context.Context, in Input, person, project Runner) Outco
 }
 
 func runOne(ctx context.Context, r Runner, m match, ev Event, stdin []byte) Result {
-	res := Result{Event: ev, Command: m.hook.Command, Project: m.project, Timeout: m.hook.timeout()}
+	res := Result{Event: ev, Command: m.hook.Command, Project: m.project, AsMe: m.asMe(), Timeout: m.hook.timeout()}
 	if r == nil {
 		res.Err = "there is nothing to run it with"
 		return res
@@ -305,8 +372,8 @@ func runOne(ctx context.Context, r Runner, m match, ev Event, stdin []byte) Resu
 		res.Quiet = true // the JSON itself is an answer, not output to show
 		return res
 	}
-	if ev == UserPromptSubmit {
-		// Claude Code adds a prompt hook's plain output to the prompt as context.
+	if slices.Contains(plainContext, ev) {
+		// Claude Code adds a prompt or session-start hook's plain output as context.
 		res.Context = string(trimmed)
 	}
 	return res

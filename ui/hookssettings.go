@@ -36,6 +36,9 @@ type hooksPanel struct {
 	dlg     *dialog.CustomDialog
 	text    *escEntry
 	message *widget.Label
+	// mine lists the person's hooks, each with the walls it runs under and its "runs as me"
+	// switch, as the text in the editor has them.
+	mine    *fyne.Container
 	project *fyne.Container
 	allow   *widget.Button
 	shown   actors.ProjectHooks
@@ -71,9 +74,11 @@ func (m *MainWindow) showHooksSettings() {
 	p.allow = widget.NewButton("Allow these project hooks", p.allowProject)
 	save := widget.NewButton("Save my hooks", p.save)
 	save.Importance = widget.HighImportance
-	head := widget.NewLabel(fmt.Sprintf("Your hooks (%s) run as you, without the sandbox. A hook gets the event as JSON on stdin; exit status 2 refuses (its stderr is the reason the model sees); the default timeout is 60 s.", b.HooksFile()))
+	head := widget.NewLabel(fmt.Sprintf("Your hooks (%s) run under the conversation's walls, like its commands: in Restricted mode they read but do not write, in Project mode they write the project and reach the hosts you allowed. A hook gets the event as JSON on stdin; exit status 2 refuses (its stderr is the reason the model sees); the default timeout is 60 s.", b.HooksFile()))
 	head.Wrapping = fyne.TextWrapWord
-	content := container.NewVBox(head, p.text, container.NewBorder(nil, nil, nil, save, p.message), widget.NewSeparator(), p.project)
+	p.mine = container.NewVBox()
+	p.text.OnChanged = func(string) { p.drawMine() }
+	content := container.NewVBox(head, p.text, container.NewBorder(nil, nil, nil, save, p.message), p.mine, widget.NewSeparator(), p.project)
 	p.dlg = dialog.NewCustom("Hooks", "Close", container.NewVScroll(content), m.win)
 	p.dlg.Resize(fyne.NewSize(760, 600))
 	m.hooksPanel = p
@@ -88,6 +93,7 @@ func (m *MainWindow) showHooksSettings() {
 				p.message.SetText("Could not read your hooks: " + err.Error())
 			}
 			p.text.SetText(text)
+			p.drawMine()
 			p.drawProject(proj)
 		})
 	}()
@@ -171,4 +177,44 @@ func (p *hooksPanel) allowProject() {
 			p.drawProject(proj)
 		})
 	}()
+}
+
+// runAsMeLabel is the switch's words: what "runs as me" means, and what protects it.
+const runAsMeLabel = "Runs as me: outside the walls, with my files, keys and network — refused once the agent has changed what it runs"
+
+// drawMine lists the hooks of the editor's text, each with the walls it runs under and the
+// switch that lets it run as the person. The switch edits the text; Save keeps it.
+func (p *hooksPanel) drawMine() {
+	p.mine.Objects = p.mine.Objects[:0]
+	cfg, err := actors.ParseHooks(p.text.Text)
+	if err != nil || cfg.Count() == 0 {
+		p.mine.Refresh()
+		return
+	}
+	for _, ev := range actors.HookEvents {
+		for _, g := range cfg.Hooks[ev] {
+			m := g.Matcher
+			if m == "" {
+				m = "*"
+			}
+			for _, h := range g.Hooks {
+				line := widget.NewLabel(fmt.Sprintf("%s  %s  %s — runs %s", ev, m, h.Command, h.Walls(false)))
+				line.Wrapping = fyne.TextWrapWord
+				ev, command := ev, h.Command
+				sw := widget.NewCheck(runAsMeLabel, nil)
+				sw.SetChecked(h.RunAsMe)
+				sw.OnChanged = func(on bool) {
+					text, err := actors.SetHookRunAsMe(p.text.Text, ev, command, on)
+					if err != nil {
+						p.message.SetText(err.Error())
+						return
+					}
+					p.text.SetText(text) // redraws this list through OnChanged
+					p.message.SetText("Not saved yet: Save my hooks to use it.")
+				}
+				p.mine.Objects = append(p.mine.Objects, line, sw)
+			}
+		}
+	}
+	p.mine.Refresh()
 }

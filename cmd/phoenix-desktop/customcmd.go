@@ -96,8 +96,8 @@ func runHooksCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "! %s\n", n)
 	}
 	if !allow {
-		fmt.Fprintf(stdout, "Your hooks (%s), run as you:\n", h.Path())
-		printHooks(stdout, person)
+		fmt.Fprintf(stdout, "Your hooks (%s):\n", h.Path())
+		printHooks(stdout, person, false)
 	}
 	if len(proj.Files) == 0 {
 		if allow {
@@ -111,7 +111,7 @@ func runHooksCmd(args []string, stdout, stderr io.Writer) error {
 		state = "allowed"
 	}
 	fmt.Fprintf(stdout, "Project hooks of %s (%s), run under the conversation's mode — %s:\n", abs, strings.Join(proj.Files, ", "), state)
-	printHooks(stdout, proj.Config)
+	printHooks(stdout, proj.Config, true)
 	if !allow {
 		if !proj.Allowed {
 			fmt.Fprintf(stdout, "Allow exactly these with: phoenix-desktop hooks allow --cwd %s\n", abs)
@@ -125,7 +125,8 @@ func runHooksCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func printHooks(w io.Writer, cfg custom.Config) {
+// printHooks lists a configuration's hooks, each with the walls it runs under.
+func printHooks(w io.Writer, cfg custom.Config, project bool) {
 	if cfg.Count() == 0 {
 		fmt.Fprintln(w, "  (none)")
 		return
@@ -138,7 +139,7 @@ func printHooks(w io.Writer, cfg custom.Config) {
 				m = "*"
 			}
 			for _, hk := range g.Hooks {
-				fmt.Fprintf(tw, "  %s\t%s\t%s\n", ev, m, hk.Command)
+				fmt.Fprintf(tw, "  %s\t%s\t%s\truns %s\n", ev, m, hk.Command, hk.Walls(project))
 			}
 		}
 	}
