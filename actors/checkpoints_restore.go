@@ -194,7 +194,7 @@ func (r *Runtime) planRestore(ctx context.Context, id string, kind RestoreKind, 
 			}
 		}
 		if plan.Restore.N == 0 {
-			return RestorePlan{}, fmt.Errorf("%w: conversation %s has no restore %d to undo (see phoenix-desktop checkpoints %s)", ErrNoCheckpoint, id, n, id)
+			return RestorePlan{}, fmt.Errorf("conversation %s has no restore %d to take back (see phoenix-desktop checkpoints %s)", id, n, id)
 		}
 		from = slices.IndexFunc(ss, func(s span) bool { return s.restore == n })
 	} else {

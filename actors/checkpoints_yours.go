@@ -130,6 +130,10 @@ func spans(all []Checkpoint, restores []RestoreRecord, known *knownTree) []span 
 // whose end or start is unknown (a call during which the app stopped) counts as the agent's.
 func personsChanges(ctx context.Context, repo *checkpoint.Repo, ss []span, from int, current string) (map[string]string, error) {
 	out := map[string]string{}
+	if from < 0 {
+		// Not in the timeline: nothing after it is known.
+		return out, nil
+	}
 	for i := from; i < len(ss); i++ {
 		a, b := ss[i].after, current
 		if i+1 < len(ss) {
