@@ -26,6 +26,7 @@ type ProjectBackend interface {
 	Checkpoints(ctx context.Context, id string) ([]actors.Checkpoint, error)
 	PlanRestore(ctx context.Context, id string, kind actors.RestoreKind, ckpt domain.ExecID) (actors.RestorePlan, error)
 	PlanUndoRestore(ctx context.Context, id string, n int) (actors.RestorePlan, error)
+	Restores(ctx context.Context, id string) ([]actors.RestoreRecord, error)
 	ApplyRestore(ctx context.Context, id string, plan actors.RestorePlan, overwrite bool) (actors.RestoreRecord, error)
 	Queue(ctx context.Context, id string) (actors.Queue, error)
 	Enqueue(ctx context.Context, id, text string, images []Attachment) (actors.Queue, error)

@@ -68,6 +68,30 @@ func (p *projectUI) undoLast() {
 	p.m.showInline("Nothing to undo: no call of this conversation changed a file.")
 }
 
+// undoLastRestore is the menu's "Undo last rewind or undo…": it takes back the open
+// conversation's newest restore (which may itself be the taking back of another), as the
+// notice after a restore offers, after the notice is gone.
+func (p *projectUI) undoLastRestore() {
+	cs := p.m.current
+	if cs == nil || !p.enabled() {
+		return
+	}
+	var list []actors.RestoreRecord
+	p.run("read the conversation's restores", func(ctx context.Context) (err error) {
+		list, err = p.b.Restores(ctx, cs.id)
+		return err
+	}, func(err error) {
+		if err != nil {
+			return
+		}
+		if len(list) == 0 {
+			p.m.showInline("Nothing to take back: no rewind or undo was applied in this conversation.")
+			return
+		}
+		p.showUndoRestore(cs, list[len(list)-1].N)
+	})
+}
+
 // rewind is a user message's "Rewind to here".
 func (p *projectUI) rewind(cs *convState, seq uint64) {
 	if cp, ok := p.checkpointBefore(cs.id, seq); ok {

@@ -160,6 +160,21 @@ func TestRealRewindKeepsYourChangesAndCanBeUndone(t *testing.T) {
 	if read("mine.txt") != "mine\n" || read(".claude/commands/review.md") != "review\n" {
 		t.Fatal("undoing the rewind lost the person's files")
 	}
+
+	// Once the notice is gone, the menu takes back the newest restore: here the undoing of
+	// the rewind, which rewinds again.
+	h.m.clearInline()
+	p.restoreDlg = nil
+	p.undoLastRestore()
+	h.waitFor("the menu's dialog", func() bool { return p.restoreDlg != nil })
+	if p.restorePlan.Kind != actors.RestoreBack || p.restorePlan.Restore.Kind != actors.RestoreBack {
+		t.Fatalf("the menu offers to take back %+v", p.restorePlan.Restore)
+	}
+	p.restoreDlg.Confirm()
+	h.waitFor("the rewind again", func() bool { return read("agent.txt") == "<missing>" && read("notes.txt") == "n1\n" })
+	if read("mine.txt") != "mine\n" {
+		t.Fatal("the person's file went")
+	}
 }
 
 // dialogText is the text of every label of the dialog on top of the window, one per line.

@@ -69,14 +69,25 @@ func parseIDArgs(fs *flag.FlagSet, args []string, want int) ([]string, error) {
 // parseArgsBetween is parseIDArgs for a command that takes from min to max positional
 // arguments.
 func parseArgsBetween(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
+	// Flags and positional arguments may come in any order (rewind --undo ID --data-dir D):
+	// the flag package stops at the first positional one, so parsing goes on after it.
 	var pos []string
-	for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		pos, args = append(pos, args[0]), args[1:]
+	for {
+		for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			pos, args = append(pos, args[0]), args[1:]
+		}
+		if len(args) == 0 {
+			break
+		}
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if args = fs.Args(); len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			// Only after "--": everything left is positional.
+			pos = append(pos, args...)
+			break
+		}
 	}
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	pos = append(pos, fs.Args()...)
 	if len(pos) < min || len(pos) > max {
 		want := strconv.Itoa(min)
 		if max > min {
