@@ -23,8 +23,9 @@ import (
 // every reader wait for it (checkpointAfterPending). While nothing in the tree changes, the
 // repository's change detector answers both snapshots without git. Undo restores the files
 // one call changed; Rewind restores the whole tree as it was before a message's turn. Both
-// run on the caller's goroutine at rest, never in a mailbox, and tell the agent what was
-// restored (domain.UserRestoredFiles).
+// keep what the person changed themselves unless told to overwrite it, record the tree first
+// so that they can be undone (checkpoints_yours.go), run on the caller's goroutine at rest,
+// never in a mailbox, and tell the agent what was restored (domain.UserRestoredFiles).
 
 // Checkpoint is the working tree before (and after) one tool call.
 type Checkpoint struct {

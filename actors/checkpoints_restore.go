@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,29 +46,54 @@ const (
 	RestoreUndo RestoreKind = "undo"
 	// RestoreRewind brings back the whole working tree as it was before a checkpoint.
 	RestoreRewind RestoreKind = "rewind"
+	// RestoreBack undoes an earlier restore: the files it changed are back as they were
+	// just before it ("Undo the rewind").
+	RestoreBack RestoreKind = "undo-restore"
 )
 
 // RestorePlan is what a restore will do, shown to the person before it is applied.
 type RestorePlan struct {
-	Kind       RestoreKind
+	Kind RestoreKind
+	// Checkpoint is what an Undo or a Rewind goes back to; Restore is the restore a
+	// RestoreBack undoes.
 	Checkpoint Checkpoint
-	// Files are the files the restore changes, with what happens to each (relative to the
-	// files as they are now: "deleted" means the restore removes the file).
+	Restore    RestoreRecord
+	// Files are the files the restore changes when the person's own changes are kept (the
+	// default), with what happens to each relative to the files as they are now ("deleted"
+	// means the restore removes the file); Diff is the unified diff it applies.
 	Files []FileChange
-	// Diff is the unified diff the restore applies.
-	Diff string
-	// Conflicts are files changed after the checkpoint by the person or a later call;
-	// restoring overwrites those changes.
+	Diff  string
+	// Yours are the files changed by the person (or another program) between the agent's
+	// calls or since the last one, which the restore would otherwise overwrite: they are
+	// kept as the person last left them unless OverwriteYours is set. AllFiles and AllDiff
+	// are what the restore changes then.
+	Yours    []string
+	AllFiles []FileChange
+	AllDiff  string
+	// OverwriteYours is the person's choice: overwrite their own changes too.
+	OverwriteYours bool
+	// Conflicts are files of an Undo (or of the undone restore) that a later call changed;
+	// restoring overwrites those changes, so ApplyRestore asks for overwrite.
 	Conflicts []string
-	// current is the snapshot the plan was made against.
-	current string
-	target  string
-	// lastID is the conversation's newest checkpoint when the plan was made.
-	lastID domain.ExecID
+	// current is the snapshot the plan was made against; target is the tree the restore
+	// makes when it overwrites the person's changes, keep the one when it keeps them.
+	current, target, keep string
+	// lastID is the conversation's newest checkpoint, lastRestore its newest restore, when
+	// the plan was made.
+	lastID      domain.ExecID
+	lastRestore int
 }
 
-// Empty reports whether the restore would change nothing.
-func (p RestorePlan) Empty() bool { return len(p.Files) == 0 }
+// Empty reports whether the restore would change nothing, whatever the choice.
+func (p RestorePlan) Empty() bool { return len(p.Files) == 0 && len(p.AllFiles) == 0 }
+
+// Chosen is what the restore changes with the person's choice (OverwriteYours), and its diff.
+func (p RestorePlan) Chosen() ([]FileChange, string) {
+	if p.OverwriteYours {
+		return p.AllFiles, p.AllDiff
+	}
+	return p.Files, p.Diff
+}
 
 func (r *Runtime) checkpointByID(ctx context.Context, id string, ckpt domain.ExecID) (Checkpoint, []Checkpoint, error) {
 	all, err := r.Checkpoints(ctx, id)
@@ -113,8 +139,22 @@ func (r *Runtime) CheckpointBeforeMessage(ctx context.Context, id string, msgSeq
 }
 
 // PlanRestore works out what an Undo (the files of one call) or a Rewind (the whole tree
-// before a checkpoint) would change now, with its diff and the files that changed since.
+// before a checkpoint) would change now, with its diff, the files the person changed
+// themselves, and the files a later call changed.
 func (r *Runtime) PlanRestore(ctx context.Context, id string, kind RestoreKind, ckpt domain.ExecID) (RestorePlan, error) {
+	if kind != RestoreUndo && kind != RestoreRewind {
+		return RestorePlan{}, fmt.Errorf("unknown restore kind %q", kind)
+	}
+	return r.planRestore(ctx, id, kind, ckpt, 0)
+}
+
+// PlanUndoRestore works out what undoing restore n (RestoreRecord.N) would change now: the
+// files it changed go back to how they were just before it.
+func (r *Runtime) PlanUndoRestore(ctx context.Context, id string, n int) (RestorePlan, error) {
+	return r.planRestore(ctx, id, RestoreBack, 0, n)
+}
+
+func (r *Runtime) planRestore(ctx context.Context, id string, kind RestoreKind, ckpt domain.ExecID, n int) (RestorePlan, error) {
 	conv, err := r.cfg.Store.Get(id)
 	if err != nil {
 		return RestorePlan{}, fmt.Errorf("restore files of %s: %w", id, err)
@@ -126,9 +166,42 @@ func (r *Runtime) PlanRestore(ctx context.Context, id string, kind RestoreKind, 
 			return RestorePlan{}, err
 		}
 	}
-	cp, all, err := r.checkpointByID(ctx, id, ckpt)
+	all, err := r.Checkpoints(ctx, id)
 	if err != nil {
 		return RestorePlan{}, err
+	}
+	restores, err := r.Restores(ctx, id)
+	if err != nil {
+		return RestorePlan{}, err
+	}
+	plan := RestorePlan{Kind: kind}
+	if len(all) > 0 {
+		plan.lastID = all[len(all)-1].ID
+	}
+	if len(restores) > 0 {
+		plan.lastRestore = restores[len(restores)-1].N
+	}
+	var known *knownTree
+	if k, ok := r.knownTree(id); ok {
+		known = &k
+	}
+	ss := spans(all, restores, known)
+	from := -1
+	if kind == RestoreBack {
+		for _, rec := range restores {
+			if rec.N == n {
+				plan.Restore = rec
+			}
+		}
+		if plan.Restore.N == 0 {
+			return RestorePlan{}, fmt.Errorf("conversation %s has no restore %d to take back (see phoenix-desktop checkpoints %s)", id, n, id)
+		}
+		from = slices.IndexFunc(ss, func(s span) bool { return s.restore == n })
+	} else {
+		if plan.Checkpoint, _, err = r.checkpointByID(ctx, id, ckpt); err != nil {
+			return RestorePlan{}, err
+		}
+		from = slices.IndexFunc(ss, func(s span) bool { return s.ckpt == ckpt })
 	}
 	repo, err := r.checkpointRepo(ctx, conv)
 	if err != nil {
@@ -138,84 +211,90 @@ func (r *Runtime) PlanRestore(ctx context.Context, id string, kind RestoreKind, 
 	if err != nil {
 		return RestorePlan{}, fmt.Errorf("read the working tree: %w", err)
 	}
-	plan := RestorePlan{Kind: kind, Checkpoint: cp, current: current, target: cp.Before, lastID: all[len(all)-1].ID}
-	var changedSince []checkpoint.Change
-	switch kind {
-	case RestoreUndo:
-		callFiles := cp.Files
-		after := cp.After
-		if !cp.Complete() {
-			// The app stopped during the call: what it changed is unknown, so everything
-			// changed since its checkpoint counts.
+	plan.current = current
+	yours, err := personsChanges(ctx, repo, ss, from, current)
+	if err != nil {
+		return RestorePlan{}, err
+	}
+	if kind == RestoreRewind {
+		plan.target = plan.Checkpoint.Before
+		if plan.keep, err = repo.Compose(ctx, plan.target, keepOverlays(yours, nil)); err != nil {
+			return RestorePlan{}, err
+		}
+	} else {
+		// An Undo brings back the files of one span (a call, or a restore being undone) and
+		// leaves the rest as it is; the person's own changes to those files are left as
+		// they are unless overwritten.
+		before, after, files := plan.Checkpoint.Before, plan.Checkpoint.After, plan.Checkpoint.Files
+		if kind == RestoreBack {
+			before, after, files = plan.Restore.Before, plan.Restore.After, plan.Restore.Files
+		}
+		if after == "" {
+			// The app stopped during it: what it changed is unknown, so everything changed
+			// since it began counts.
 			after = current
-			if callFiles, err = repo.Changes(ctx, cp.Before, current); err != nil {
+			if files, err = repo.Changes(ctx, before, current); err != nil {
 				return RestorePlan{}, err
 			}
 		}
-		paths := checkpoint.Paths(callFiles)
-		now, err := repo.Changes(ctx, current, cp.Before)
+		paths := checkpoint.Paths(files)
+		if plan.target, err = repo.Compose(ctx, current, []checkpoint.Overlay{{Tree: before, Paths: paths}}); err != nil {
+			return RestorePlan{}, err
+		}
+		notYours := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { _, ok := yours[p]; return ok })
+		if plan.keep, err = repo.Compose(ctx, current, []checkpoint.Overlay{{Tree: before, Paths: notYours}}); err != nil {
+			return RestorePlan{}, err
+		}
+		changedSince, err := repo.Changes(ctx, after, current)
 		if err != nil {
 			return RestorePlan{}, err
 		}
-		plan.Files = onlyPaths(now, paths)
-		if changedSince, err = repo.Changes(ctx, after, current); err != nil {
-			return RestorePlan{}, err
-		}
-		plan.Conflicts = checkpoint.Paths(onlyPaths(changedSince, checkpoint.Paths(plan.Files)))
-	case RestoreRewind:
-		if plan.Files, err = repo.Changes(ctx, current, cp.Before); err != nil {
-			return RestorePlan{}, err
-		}
-		// Files the agent did not change since its last completed call were changed by the
-		// person (or another program): say so before overwriting them.
-		lastAfter, lastID := "", domain.ExecID(0)
-		for _, c := range all {
-			if c.Complete() {
-				lastAfter, lastID = c.After, c.ID
+		for _, c := range changedSince {
+			if _, mine := yours[c.Path]; !mine && slices.Contains(paths, c.Path) {
+				plan.Conflicts = append(plan.Conflicts, c.Path)
 			}
 		}
-		// A restore since that call changed files on the person's behalf: they are not
-		// changes of someone else.
-		if known, ok := r.knownTree(id); ok && known.Since >= lastID {
-			lastAfter = known.Tree
+	}
+	if plan.AllFiles, err = repo.Changes(ctx, current, plan.target); err != nil {
+		return RestorePlan{}, err
+	}
+	if len(plan.AllFiles) > 0 {
+		if plan.AllDiff, err = repo.Diff(ctx, current, plan.target, checkpoint.Paths(plan.AllFiles)); err != nil {
+			return RestorePlan{}, err
 		}
-		if lastAfter != "" {
-			if changedSince, err = repo.Changes(ctx, lastAfter, current); err != nil {
+	}
+	plan.Files, plan.Diff = plan.AllFiles, plan.AllDiff
+	if plan.keep != plan.target {
+		differ, err := repo.Changes(ctx, plan.target, plan.keep)
+		if err != nil {
+			return RestorePlan{}, err
+		}
+		plan.Yours = checkpoint.Paths(differ)
+		if plan.Files, err = repo.Changes(ctx, current, plan.keep); err != nil {
+			return RestorePlan{}, err
+		}
+		plan.Diff = ""
+		if len(plan.Files) > 0 {
+			if plan.Diff, err = repo.Diff(ctx, current, plan.keep, checkpoint.Paths(plan.Files)); err != nil {
 				return RestorePlan{}, err
 			}
-			plan.Conflicts = checkpoint.Paths(onlyPaths(changedSince, checkpoint.Paths(plan.Files)))
-		}
-	default:
-		return RestorePlan{}, fmt.Errorf("unknown restore kind %q", kind)
-	}
-	if len(plan.Files) > 0 {
-		if plan.Diff, err = repo.Diff(ctx, current, cp.Before, checkpoint.Paths(plan.Files)); err != nil {
-			return RestorePlan{}, err
 		}
 	}
 	return plan, nil
 }
 
-// onlyPaths keeps the changes whose path is in paths.
-func onlyPaths(changes []checkpoint.Change, paths []string) []checkpoint.Change {
-	var out []checkpoint.Change
-	for _, c := range changes {
-		if slices.Contains(paths, c.Path) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// ApplyRestore carries out a plan. The working tree is checked again first: if it changed
-// since the plan was made, or the plan has conflicts and overwrite is false, nothing is
-// restored and the error says which files (ErrRestoreConflict). The conversation must be at
-// rest; the agent is told what was restored.
-func (r *Runtime) ApplyRestore(ctx context.Context, id string, plan RestorePlan, overwrite bool) ([]FileChange, error) {
+// ApplyRestore carries out a plan, keeping the person's own changes unless the plan's
+// OverwriteYours is set. The working tree is checked again first: if it changed since the
+// plan was made, or the plan has conflicts (files a later call changed) and overwrite is
+// false, nothing is restored and the error says which files (ErrRestoreConflict). Before any
+// file changes, the tree as it is is recorded (the returned RestoreRecord, which
+// PlanUndoRestore undoes). The conversation must be at rest; the agent is told what was
+// restored. A plan that changes nothing returns a zero record.
+func (r *Runtime) ApplyRestore(ctx context.Context, id string, plan RestorePlan, overwrite bool) (RestoreRecord, error) {
 	// The actor grants the restore only at rest and refuses every message until it ends
 	// (restore.go): nothing can start a turn while the tree is written.
 	if err := r.restoreGate(ctx, id, true); err != nil {
-		return nil, err
+		return RestoreRecord{}, err
 	}
 	defer func() {
 		// A fresh context: the restore must end even when the caller's was cancelled.
@@ -225,44 +304,69 @@ func (r *Runtime) ApplyRestore(ctx context.Context, id string, plan RestorePlan,
 	}()
 	conv, err := r.cfg.Store.Get(id)
 	if err != nil {
-		return nil, fmt.Errorf("restore files of %s: %w", id, err)
+		return RestoreRecord{}, fmt.Errorf("restore files of %s: %w", id, err)
 	}
-	fresh, err := r.PlanRestore(ctx, id, plan.Kind, plan.Checkpoint.ID)
+	fresh, err := r.planRestore(ctx, id, plan.Kind, plan.Checkpoint.ID, plan.Restore.N)
 	if err != nil {
-		return nil, err
+		return RestoreRecord{}, err
 	}
 	if fresh.current != plan.current {
-		return nil, fmt.Errorf("%w: the files changed since the restore was shown; look at it again", ErrRestoreConflict)
+		return RestoreRecord{}, fmt.Errorf("%w: the files changed since the restore was shown; look at it again", ErrRestoreConflict)
 	}
 	if len(fresh.Conflicts) > 0 && !overwrite {
-		return nil, fmt.Errorf("%w: %s; confirm to overwrite them", ErrRestoreConflict, strings.Join(fresh.Conflicts, ", "))
+		return RestoreRecord{}, fmt.Errorf("%w: %s; confirm to overwrite them", ErrRestoreConflict, strings.Join(fresh.Conflicts, ", "))
 	}
-	if fresh.Empty() {
-		return nil, nil
+	fresh.OverwriteYours = plan.OverwriteYours
+	files, _ := fresh.Chosen()
+	if len(files) == 0 {
+		return RestoreRecord{}, nil
+	}
+	tree := fresh.keep
+	if fresh.OverwriteYours {
+		tree = fresh.target
 	}
 	repo, err := r.checkpointRepo(ctx, conv)
 	if err != nil {
-		return nil, err
+		return RestoreRecord{}, err
+	}
+	rec := RestoreRecord{N: fresh.lastRestore + 1, Kind: fresh.Kind, Checkpoint: fresh.Checkpoint.ID, Undoes: fresh.Restore.N,
+		Before: fresh.current, Since: fresh.lastID, Files: files, At: time.Now()}
+	if !fresh.OverwriteYours {
+		rec.Kept = fresh.Yours
+	}
+	// The way back is on disk before the first file changes.
+	if err := r.saveRestore(id, rec); err != nil {
+		return RestoreRecord{}, err
 	}
 	if r.restoreHook != nil {
 		r.restoreHook()
 	}
-	tree, err := repo.Restore(ctx, fresh.target, checkpoint.Paths(fresh.Files))
-	if err != nil {
-		return nil, fmt.Errorf("restore files: %w", err)
+	after, err := repo.Restore(ctx, fresh.current, tree, checkpoint.Paths(files))
+	if errors.Is(err, checkpoint.ErrMoved) {
+		if derr := r.cfg.Store.DeleteAux(id, restoreName(rec.N)); derr != nil {
+			r.log.Warn("could not remove the record of a restore that did not happen", "conversation", id, "error", derr)
+		}
+		return RestoreRecord{}, fmt.Errorf("%w: the files changed since the restore was shown; look at it again", ErrRestoreConflict)
 	}
-	r.saveKnownTree(id, knownTree{Tree: tree, Since: fresh.lastID})
+	if err != nil {
+		// Some files may have changed: the record (its Before) stays, so it can be undone.
+		return RestoreRecord{}, fmt.Errorf("restore files: %w", err)
+	}
+	rec.After = after
+	if err := r.saveRestore(id, rec); err != nil {
+		r.log.Warn("could not complete the record of a restore; undoing it compares with the current files instead", "conversation", id, "error", err)
+	}
 	var before domain.Message
-	if fresh.Kind != RestoreUndo {
+	if fresh.Kind == RestoreRewind {
 		// Only for the words of the notice: without the message it names no message.
 		before, _ = r.cfg.Store.Message(id, fresh.Checkpoint.MsgSeq)
 	}
-	summary := restoreSummary(fresh, before)
+	summary := restoreSummary(fresh, files, before)
 	if err := r.event(ctx, id, domain.UserRestoredFiles{Summary: summary}); err != nil {
 		// The files are restored; only the notice to the agent is missing.
 		r.publish(Notice{ConvID: id, Level: NoticeWarning, Text: "The files were restored, but the agent could not be told: " + err.Error()})
 	}
-	return fresh.Files, nil
+	return rec, nil
 }
 
 // restoreGate begins or ends a restore in the conversation's actor.
@@ -276,12 +380,19 @@ func (r *Runtime) restoreGate(ctx context.Context, id string, begin bool) error 
 
 // restoreSummary is the system notice that tells the agent what the person restored. The
 // person reads it too, so it names the call and the message by their time and words, never
-// by internal ids; before is the user message a Rewind goes back before (zero if unknown).
-func restoreSummary(p RestorePlan, before domain.Message) string {
+// by internal ids; files are what was restored; before is the user message a Rewind goes
+// back before (zero if unknown).
+func restoreSummary(p RestorePlan, files []FileChange, before domain.Message) string {
 	var b strings.Builder
 	switch p.Kind {
 	case RestoreUndo:
 		fmt.Fprintf(&b, "The person undid the changes of your %s call%s. These files are back as they were before it:", p.Checkpoint.Tool, atClock(p.Checkpoint.At))
+	case RestoreBack:
+		what := "rewind"
+		if p.Restore.Kind != RestoreRewind {
+			what = "undo"
+		}
+		fmt.Fprintf(&b, "The person took back their %s%s. These files are back as they were before it:", what, atClock(p.Restore.At))
 	default:
 		what := "the person's message"
 		if q := quoteStart(before.Text); q != "" {
@@ -289,8 +400,11 @@ func restoreSummary(p RestorePlan, before domain.Message) string {
 		}
 		fmt.Fprintf(&b, "The person rewound the working directory to how it was before %s%s. These files changed:", what, atClock(before.At))
 	}
-	for _, f := range p.Files {
+	for _, f := range files {
 		fmt.Fprintf(&b, "\n- %s (%s)", f.Path, RestoreVerb(f.Status))
+	}
+	if !p.OverwriteYours && len(p.Yours) > 0 {
+		b.WriteString("\nThe person's own changes to these files were kept as they left them: " + strings.Join(p.Yours, ", ") + ".")
 	}
 	b.WriteString("\nRead them again before relying on what you saw earlier.")
 	return b.String()
@@ -334,8 +448,9 @@ func RestoreVerb(s checkpoint.Status) string {
 	return "reverted"
 }
 
-// knownTree is the working tree as the last restore left it, so that a later Rewind does not
-// take the restore's own changes for changes by someone else.
+// knownTree is the working tree as the last restore left it, as builds before restore
+// records (RestoreRecord) kept it: read only for a conversation that has no restore record,
+// so that its last restore's own changes are not taken for the person's.
 type knownTree struct {
 	Tree string `json:"tree"`
 	// Since is the last checkpoint that existed at the restore.
@@ -351,11 +466,4 @@ func (r *Runtime) knownTree(id string) (knownTree, bool) {
 	}
 	var k knownTree
 	return k, json.Unmarshal(b, &k) == nil
-}
-
-func (r *Runtime) saveKnownTree(id string, k knownTree) {
-	b, _ := json.Marshal(k)
-	if err := r.cfg.Store.PutAux(id, auxKnownTree, b); err != nil {
-		r.log.Warn("could not record the restored tree; a later Rewind may ask about files the restore changed", "conversation", id, "error", err)
-	}
 }

@@ -88,24 +88,25 @@ func TestCheckpointsUndoAndRewind(t *testing.T) {
 		t.Errorf("the Undo notice shows the call id %s:\n%s", cps[2].CallID, undone)
 	}
 
-	// A file the person changed after the checkpoint is a conflict: nothing is overwritten
-	// until they confirm.
+	// A file the person changed after the call is theirs: kept unless they choose to
+	// overwrite it.
 	writeFile(t, filepath.Join(h.cwd, "b.txt"), "mine\n")
 	plan, err = h.rt.PlanRestore(ctx, c.ID, RestoreUndo, cps[1].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Conflicts) != 1 || plan.Conflicts[0] != "b.txt" {
-		t.Fatalf("conflicts = %q", plan.Conflicts)
+	if len(plan.Yours) != 1 || plan.Yours[0] != "b.txt" || len(plan.Conflicts) != 0 || len(plan.Files) != 0 || len(plan.AllFiles) != 1 {
+		t.Fatalf("undo plan with the person's change: yours %q conflicts %q files %+v all %+v", plan.Yours, plan.Conflicts, plan.Files, plan.AllFiles)
 	}
-	if _, err := h.rt.ApplyRestore(ctx, c.ID, plan, false); !errors.Is(err, ErrRestoreConflict) {
-		t.Fatalf("unconfirmed overwrite: %v", err)
+	if rec, err := h.rt.ApplyRestore(ctx, c.ID, plan, false); err != nil || rec.N != 0 {
+		t.Fatalf("an Undo that keeps the person's change: %+v, %v; want nothing done", rec, err)
 	}
 	if readFile(t, filepath.Join(h.cwd, "b.txt")) != "mine\n" {
-		t.Fatal("a conflicting file was overwritten without confirmation")
+		t.Fatal("the person's change was overwritten without their choice")
 	}
 	// A plan made before the tree changed again is refused.
 	writeFile(t, filepath.Join(h.cwd, "b.txt"), "mine again\n")
+	plan.OverwriteYours = true
 	if _, err := h.rt.ApplyRestore(ctx, c.ID, plan, true); !errors.Is(err, ErrRestoreConflict) {
 		t.Fatalf("stale plan: %v", err)
 	}
@@ -119,12 +120,13 @@ func TestCheckpointsUndoAndRewind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Files) != 2 || len(plan.Conflicts) != 1 {
-		t.Fatalf("rewind plan files %+v conflicts %q", plan.Files, plan.Conflicts)
+	if len(plan.AllFiles) != 2 || len(plan.Files) != 1 || len(plan.Yours) != 1 {
+		t.Fatalf("rewind plan files %+v all %+v yours %q", plan.Files, plan.AllFiles, plan.Yours)
 	}
-	changed, err := h.rt.ApplyRestore(ctx, c.ID, plan, true)
-	if err != nil || len(changed) != 2 {
-		t.Fatalf("rewind: %v %+v", err, changed)
+	plan.OverwriteYours = true
+	rec, err := h.rt.ApplyRestore(ctx, c.ID, plan, false)
+	if err != nil || len(rec.Files) != 2 {
+		t.Fatalf("rewind: %v %+v", err, rec)
 	}
 	if readFile(t, filepath.Join(h.cwd, "a.txt")) != "a1\n" || readFile(t, filepath.Join(h.cwd, "b.txt")) != "<missing>" {
 		t.Fatal("rewind did not bring the tree back")

@@ -308,6 +308,12 @@ func (r *Repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 // gitStatus is git for a command whose exit status up to okStatus is an answer, not a
 // failure (check-ignore exits with 1 when no path is ignored).
 func (r *Repo) gitStatus(ctx context.Context, stdin []byte, okStatus int, args ...string) ([]byte, error) {
+	return r.gitIndex(ctx, filepath.Join(r.gitDir, "index"), stdin, okStatus, args...)
+}
+
+// gitIndex is gitStatus with index as git's index file (Compose builds a tree in an index of
+// its own, leaving the shadow index to the snapshots).
+func (r *Repo) gitIndex(ctx context.Context, index string, stdin []byte, okStatus int, args ...string) ([]byte, error) {
 	r.gitRuns.Add(1)
 	// git runs as the person with the tree as its working directory: never a git the agent
 	// put on PATH inside the tree, and never a hook (a person's core.hooksPath may be
@@ -321,7 +327,7 @@ func (r *Repo) gitStatus(ctx context.Context, stdin []byte, okStatus int, args .
 	cmd.Env = append(os.Environ(),
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0="+os.DevNull,
 		"GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.workTree,
-		"GIT_INDEX_FILE="+filepath.Join(r.gitDir, "index"),
+		"GIT_INDEX_FILE="+index,
 		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C",
 		// The person's own repository must never be touched, even if git looked for one.
 		"GIT_CEILING_DIRECTORIES="+filepath.Dir(r.workTree))

@@ -107,7 +107,7 @@ func TestSnapshotRestoreHonoursGitignoreAndNeverTouchesTheProjectRepo(t *testing
 		t.Fatalf("diff:\n%s", diff)
 	}
 
-	if _, err := r.Restore(ctx, before, Paths(changes)); err != nil {
+	if _, err := r.Restore(ctx, "", before, Paths(changes)); err != nil {
 		t.Fatal(err)
 	}
 	if read(t, filepath.Join(work, "lib", "a.go")) != "package lib // v1\n" || read(t, filepath.Join(work, "main.go")) != "package main\n" {
@@ -144,7 +144,7 @@ func TestWorksOutsideAGitRepositoryAndWithAwkwardNames(t *testing.T) {
 	if err != nil || len(ch) != 2 || ch[0].Path != "*.go" || ch[1].Path != "a dir/naïve file.txt" {
 		t.Fatalf("changes = %+v, %v", ch, err)
 	}
-	if _, err := r.Restore(context.Background(), s1, []string{"*.go"}); err != nil {
+	if _, err := r.Restore(context.Background(), "", s1, []string{"*.go"}); err != nil {
 		t.Fatal(err)
 	}
 	if read(t, filepath.Join(work, "*.go")) != "star" || read(t, filepath.Join(work, "a dir", "naïve file.txt")) != "unicode 2" {
@@ -175,7 +175,7 @@ func TestReopenKeepsSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r2.Close()
-	if _, err := r2.Restore(context.Background(), s1, []string{"f"}); err != nil {
+	if _, err := r2.Restore(context.Background(), "", s1, []string{"f"}); err != nil {
 		t.Fatal(err)
 	}
 	if read(t, filepath.Join(work, "f")) != "one" {

@@ -67,7 +67,7 @@ func TestSnapshotsWaitForRoomOnAFullDisk(t *testing.T) {
 	if second == first {
 		t.Fatal("the snapshot after room returned missed the change")
 	}
-	if _, err := r.Restore(ctx, first, []string{"a.txt"}); err != nil {
+	if _, err := r.Restore(ctx, "", first, []string{"a.txt"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, filepath.Join(work, "a.txt")); got != "one" {

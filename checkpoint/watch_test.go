@@ -371,7 +371,7 @@ func TestRestoreAndWatchingOff(t *testing.T) {
 	settle(t, r)
 	write(t, filepath.Join(work, "a.txt"), "v2\n")
 	s2 := snap(t, r)
-	after, err := r.Restore(context.Background(), s1, []string{"a.txt"})
+	after, err := r.Restore(context.Background(), "", s1, []string{"a.txt"})
 	if err != nil || after != s1 || read(t, filepath.Join(work, "a.txt")) != "v1\n" {
 		t.Fatalf("restore: %s (want %s), %v, %q", after, s1, err, read(t, filepath.Join(work, "a.txt")))
 	}

@@ -59,6 +59,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
 		fyne.NewMenuItem("Wrap up now", m.wrapUp),
 		item("Undo last file change…", sc[4]),
+		fyne.NewMenuItem("Undo last rewind or undo…", m.proj.undoLastRestore),
 		m.menuRestricted,
 		m.menuProject,
 		fyne.NewMenuItem("Archive or restore", func() {

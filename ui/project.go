@@ -25,7 +25,9 @@ type ProjectBackend interface {
 	ReloadInstructions(ctx context.Context, id string) (actors.Instructions, error)
 	Checkpoints(ctx context.Context, id string) ([]actors.Checkpoint, error)
 	PlanRestore(ctx context.Context, id string, kind actors.RestoreKind, ckpt domain.ExecID) (actors.RestorePlan, error)
-	ApplyRestore(ctx context.Context, id string, plan actors.RestorePlan, overwrite bool) ([]actors.FileChange, error)
+	PlanUndoRestore(ctx context.Context, id string, n int) (actors.RestorePlan, error)
+	Restores(ctx context.Context, id string) ([]actors.RestoreRecord, error)
+	ApplyRestore(ctx context.Context, id string, plan actors.RestorePlan, overwrite bool) (actors.RestoreRecord, error)
 	Queue(ctx context.Context, id string) (actors.Queue, error)
 	Enqueue(ctx context.Context, id, text string, images []Attachment) (actors.Queue, error)
 	EditQueued(ctx context.Context, id, itemID, text string) (actors.Queue, error)
@@ -66,10 +68,13 @@ type projectUI struct {
 	// The open dialogs, for tests.
 	restoreDlg  *dialog.ConfirmDialog
 	restorePlan actors.RestorePlan
-	modelDlg    *dialog.FormDialog
-	modelEntry  *escSelectEntry
-	editDlg     *dialog.FormDialog
-	editEntry   *escEntry
+	// restoreYours is the open dialog's choice for the files the person changed, nil when
+	// there are none.
+	restoreYours *widget.RadioGroup
+	modelDlg     *dialog.FormDialog
+	modelEntry   *escSelectEntry
+	editDlg      *dialog.FormDialog
+	editEntry    *escEntry
 }
 
 func newProjectUI(m *MainWindow) *projectUI {

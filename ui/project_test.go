@@ -142,10 +142,13 @@ func TestRealUndoShowsTheDiffAndRestores(t *testing.T) {
 	}
 	test.Tap(rewind)
 	h.waitFor("the Rewind dialog", func() bool { return h.m.proj.restoreDlg != nil })
+	// a.txt was changed by the person after the Undo: the rewind keeps it unless they
+	// choose to overwrite it.
 	plan := h.m.proj.restorePlan
-	if len(plan.Files) != 1 || plan.Files[0].Path != "a.txt" || len(plan.Conflicts) != 1 {
+	if len(plan.AllFiles) != 1 || plan.AllFiles[0].Path != "a.txt" || len(plan.Yours) != 1 || len(plan.Files) != 0 {
 		t.Fatalf("rewind plan: %+v", plan)
 	}
+	h.m.proj.restoreYours.SetSelected(overwriteYours)
 	h.m.proj.restoreDlg.Confirm()
 	h.waitFor("a.txt rewound", func() bool {
 		b, _ := os.ReadFile(path)

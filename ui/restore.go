@@ -68,6 +68,30 @@ func (p *projectUI) undoLast() {
 	p.m.showInline("Nothing to undo: no call of this conversation changed a file.")
 }
 
+// undoLastRestore is the menu's "Undo last rewind or undo…": it takes back the open
+// conversation's newest restore (which may itself be the taking back of another), as the
+// notice after a restore offers, after the notice is gone.
+func (p *projectUI) undoLastRestore() {
+	cs := p.m.current
+	if cs == nil || !p.enabled() {
+		return
+	}
+	var list []actors.RestoreRecord
+	p.run("read the conversation's restores", func(ctx context.Context) (err error) {
+		list, err = p.b.Restores(ctx, cs.id)
+		return err
+	}, func(err error) {
+		if err != nil {
+			return
+		}
+		if len(list) == 0 {
+			p.m.showInline("Nothing to take back: no rewind or undo was applied in this conversation.")
+			return
+		}
+		p.showUndoRestore(cs, list[len(list)-1].N)
+	})
+}
+
 // rewind is a user message's "Rewind to here".
 func (p *projectUI) rewind(cs *convState, seq uint64) {
 	if cp, ok := p.checkpointBefore(cs.id, seq); ok {
@@ -78,50 +102,109 @@ func (p *projectUI) rewind(cs *convState, seq uint64) {
 // showRestore shows the diff a restore applies; callID is the tool call an Undo undoes ("" for
 // a Rewind).
 func (p *projectUI) showRestore(cs *convState, kind actors.RestoreKind, cp actors.Checkpoint, callID string) {
+	title, confirm := "Undo "+cp.Tool+" call", "Undo"
+	if kind == actors.RestoreRewind {
+		title, confirm = "Rewind to before this message", "Rewind"
+	}
+	p.showPlan(cs, title, confirm, callID, func(ctx context.Context) (actors.RestorePlan, error) {
+		return p.b.PlanRestore(ctx, cs.id, kind, cp.ID)
+	})
+}
+
+// showUndoRestore is "Undo the rewind": the files restore n changed go back to how they were
+// just before it.
+func (p *projectUI) showUndoRestore(cs *convState, n int) {
+	p.showPlan(cs, "Undo the restore", "Undo it", "", func(ctx context.Context) (actors.RestorePlan, error) {
+		return p.b.PlanUndoRestore(ctx, cs.id, n)
+	})
+}
+
+// restoreNoun names a restore for the person: "rewind", "undo".
+func restoreNoun(k actors.RestoreKind) string {
+	switch k {
+	case actors.RestoreRewind:
+		return "rewind"
+	case actors.RestoreUndo:
+		return "undo"
+	}
+	return "restore"
+}
+
+// Choices for the files changed by the person.
+const (
+	keepYours      = "Keep my changes"
+	overwriteYours = "Overwrite my changes too"
+)
+
+func (p *projectUI) showPlan(cs *convState, title, confirm, callID string, plan func(ctx context.Context) (actors.RestorePlan, error)) {
 	if cs.busy() {
 		p.m.showInline("The agent is working: stop it (Esc) before restoring files.")
 		return
 	}
-	var plan actors.RestorePlan
+	var pl actors.RestorePlan
 	p.run("prepare the restore", func(ctx context.Context) (err error) {
-		plan, err = p.b.PlanRestore(ctx, cs.id, kind, cp.ID)
+		pl, err = plan(ctx)
 		return err
 	}, func(err error) {
 		if err != nil {
 			return
 		}
-		if plan.Empty() {
+		if pl.Empty() {
 			p.m.showInline("Nothing to restore: the files are already as they were.")
 			return
 		}
-		p.restorePlan = plan
-		title, confirm := "Undo "+cp.Tool+" call", "Undo"
-		if kind == actors.RestoreRewind {
-			title, confirm = "Rewind to before this message", "Rewind"
+		if pl.Kind == actors.RestoreBack {
+			title = "Undo the " + restoreNoun(pl.Restore.Kind)
 		}
-		var files []string
-		for _, f := range plan.Files {
-			files = append(files, restoreLine(f))
-		}
-		intro := widget.NewLabel("These files change:\n" + strings.Join(files, "\n"))
+		p.restorePlan = pl
+		intro := widget.NewLabel("")
 		intro.Wrapping = fyne.TextWrapWord
+		diff := newWrapText()
+		diff.Wrapping = fyne.TextWrapOff
+		show := func() {
+			files, d := p.restorePlan.Chosen()
+			var lines []string
+			for _, f := range files {
+				lines = append(lines, restoreLine(f))
+			}
+			if len(lines) == 0 {
+				intro.SetText("Nothing changes while your own changes are kept.")
+			} else {
+				intro.SetText("These files change:\n" + strings.Join(lines, "\n"))
+			}
+			setPlain(diff, d, monoStyle())
+		}
 		parts := []fyne.CanvasObject{intro}
-		if len(plan.Conflicts) > 0 {
-			warn := widget.NewLabel("Changed since the checkpoint (by you or a later call); restoring overwrites those changes: " + strings.Join(plan.Conflicts, ", "))
+		p.restoreYours = nil
+		if len(pl.Yours) > 0 {
+			yours := widget.NewLabel("Changed by you (between the agent's calls or since its last one), not by the agent: " +
+				strings.Join(pl.Yours, ", ") + ". They are kept as you left them unless you choose to overwrite them.")
+			yours.Wrapping = fyne.TextWrapWord
+			yours.Importance = widget.WarningImportance
+			choice := widget.NewRadioGroup([]string{keepYours, overwriteYours}, func(s string) {
+				p.restorePlan.OverwriteYours = s == overwriteYours
+				show()
+			})
+			choice.Required = true
+			choice.Horizontal = true
+			choice.SetSelected(keepYours)
+			p.restoreYours = choice
+			parts = append(parts, yours, choice)
+		}
+		if len(pl.Conflicts) > 0 {
+			warn := widget.NewLabel("Changed by a later call of the agent; restoring overwrites those changes: " + strings.Join(pl.Conflicts, ", "))
 			warn.Wrapping = fyne.TextWrapWord
 			warn.Importance = widget.WarningImportance
 			parts = append(parts, warn)
 			confirm = "Overwrite and " + strings.ToLower(confirm)
 		}
-		diff := newWrapText()
-		diff.Wrapping = fyne.TextWrapOff
-		setPlain(diff, plan.Diff, monoStyle())
+		show()
 		scroll := container.NewScroll(diff)
 		scroll.SetMinSize(fyne.NewSize(640, 300))
 		content := container.NewBorder(container.NewVBox(parts...), nil, nil, nil, scroll)
 		p.restoreDlg = dialog.NewCustomConfirm(title, confirm, "Cancel", content, func(ok bool) {
 			if ok {
-				p.applyRestore(cs, plan, callID)
+				p.applyRestore(cs, p.restorePlan, callID)
 			}
 		}, p.m.win)
 		p.restoreDlg.SetConfirmImportance(widget.DangerImportance)
@@ -134,9 +217,9 @@ func restoreLine(f actors.FileChange) string {
 }
 
 func (p *projectUI) applyRestore(cs *convState, plan actors.RestorePlan, callID string) {
-	var changed []actors.FileChange
+	var rec actors.RestoreRecord
 	p.run("restore the files", func(ctx context.Context) (err error) {
-		changed, err = p.b.ApplyRestore(ctx, cs.id, plan, len(plan.Conflicts) > 0)
+		rec, err = p.b.ApplyRestore(ctx, cs.id, plan, len(plan.Conflicts) > 0)
 		return err
 	}, func(err error) {
 		if errors.Is(err, actors.ErrRestoreConflict) {
@@ -146,16 +229,35 @@ func (p *projectUI) applyRestore(cs *convState, plan actors.RestorePlan, callID 
 		if err != nil {
 			return
 		}
-		if callID != "" {
-			st := p.of(cs.id)
+		if rec.N == 0 {
+			p.m.showDone("Nothing was restored: your own changes were kept.")
+			return
+		}
+		st := p.of(cs.id)
+		undone := func(callID string, on bool) {
 			if st.undone == nil {
 				st.undone = map[string]bool{}
 			}
-			st.undone[callID] = true
-			p.m.gen++ // the row's Undo turns disabled
+			st.undone[callID] = on
+			p.m.gen++ // the row's Undo turns disabled, or enabled again
 			p.m.refreshConv(cs)
 		}
-		p.m.showDone(fmt.Sprintf("Restored %d file(s). The agent was told.", len(changed)))
+		if callID != "" {
+			undone(callID, true)
+		}
+		if plan.Kind == actors.RestoreBack && plan.Restore.Kind == actors.RestoreUndo {
+			for _, c := range st.ckpts {
+				if c.ID == plan.Restore.Checkpoint && c.CallID != "" {
+					undone(c.CallID, false)
+				}
+			}
+		}
+		text := fmt.Sprintf("Restored %d file(s). The agent was told.", len(rec.Files))
+		if len(rec.Kept) > 0 {
+			text = fmt.Sprintf("Restored %d file(s) and kept your changes to %s. The agent was told.", len(rec.Files), strings.Join(rec.Kept, ", "))
+		}
+		n := rec.N
+		p.m.showDoneWithAction(text, "Undo the "+restoreNoun(rec.Kind), func() { p.showUndoRestore(cs, n) })
 	})
 }
 

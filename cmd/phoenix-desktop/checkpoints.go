@@ -63,16 +63,37 @@ func openForConversation(env *cmdEnv, common commonFlags, stderr io.Writer, comm
 
 // parseIDArgs accepts positional arguments before or after the flags.
 func parseIDArgs(fs *flag.FlagSet, args []string, want int) ([]string, error) {
+	return parseArgsBetween(fs, args, want, want)
+}
+
+// parseArgsBetween is parseIDArgs for a command that takes from min to max positional
+// arguments.
+func parseArgsBetween(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
+	// Flags and positional arguments may come in any order (rewind --undo ID --data-dir D):
+	// the flag package stops at the first positional one, so parsing goes on after it.
 	var pos []string
-	for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		pos, args = append(pos, args[0]), args[1:]
+	for {
+		for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			pos, args = append(pos, args[0]), args[1:]
+		}
+		if len(args) == 0 {
+			break
+		}
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if args = fs.Args(); len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			// Only after "--": everything left is positional.
+			pos = append(pos, args...)
+			break
+		}
 	}
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	pos = append(pos, fs.Args()...)
-	if len(pos) != want {
-		return nil, fmt.Errorf("%s: expected %d argument(s), got %d (see phoenix-desktop %s -h)", fs.Name(), want, len(pos), fs.Name())
+	if len(pos) < min || len(pos) > max {
+		want := strconv.Itoa(min)
+		if max > min {
+			want += " or " + strconv.Itoa(max)
+		}
+		return nil, fmt.Errorf("%s: expected %s argument(s), got %d (see phoenix-desktop %s -h)", fs.Name(), want, len(pos), fs.Name())
 	}
 	return pos, nil
 }
@@ -116,6 +137,40 @@ func runCheckpoints(env *cmdEnv, args []string, stdout, stderr io.Writer) error 
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\n", cp.ID, cp.MsgSeq, cp.Tool, cp.CallID, files)
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printRestores(a.runtime, pos[0], stdout)
+}
+
+// printRestores lists the rewinds and undos applied in a conversation, each of which
+// rewind --undo takes back.
+func printRestores(rt *actors.Runtime, id string, stdout io.Writer) error {
+	list, err := rt.Restores(context.Background(), id)
+	if err != nil || len(list) == 0 {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nRestores (phoenix-desktop rewind --undo %s RESTORE puts their files back as they were just before):\n", id)
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RESTORE\tWHAT\tAT\tFILES CHANGED\tKEPT (CHANGED BY YOU)")
+	for _, r := range list {
+		what := fmt.Sprintf("%s to before checkpoint %d", r.Kind, r.Checkpoint)
+		switch r.Kind {
+		case actors.RestoreUndo:
+			what = fmt.Sprintf("undo of checkpoint %d", r.Checkpoint)
+		case actors.RestoreBack:
+			what = fmt.Sprintf("took back restore %d", r.Undoes)
+		}
+		files := describeChanges(r.Files)
+		if !r.Complete() {
+			files += " (the restore did not finish)"
+		}
+		kept := strings.Join(r.Kept, ", ")
+		if kept == "" {
+			kept = "none"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.N, what, r.At.Local().Format("2006-01-02 15:04"), files, kept)
+	}
 	return tw.Flush()
 }
 
@@ -134,51 +189,101 @@ func runRewind(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("rewind", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var common commonFlags
-	var force, dryRun bool
+	var force, dryRun, undo bool
 	common.register(fs, false)
-	fs.BoolVar(&force, "force", false, "overwrite files that changed after the checkpoint")
+	fs.BoolVar(&force, "force", false, "overwrite files changed by you (between the agent's calls or since its last one) and by later calls; without it they are kept")
 	fs.BoolVar(&dryRun, "dry-run", false, "print the diff that would be applied and change nothing")
-	pos, err := parseIDArgs(fs, args, 2)
+	fs.BoolVar(&undo, "undo", false, "take back a rewind or undo: rewind --undo ID [RESTORE] puts the files it changed back as they were just before it (the last one, or RESTORE as numbered by checkpoints)")
+	pos, err := parseArgsBetween(fs, args, 1, 2)
 	if err != nil {
 		return err
 	}
-	id := pos[0]
-	n, err := strconv.ParseUint(pos[1], 10, 64)
-	if err != nil {
-		return fmt.Errorf("rewind: checkpoint %q is not a number (see phoenix-desktop checkpoints %s)", pos[1], id)
+	if !undo && len(pos) != 2 {
+		return fmt.Errorf("rewind: expected ID CHECKPOINT (see phoenix-desktop checkpoints ID for the checkpoints, or rewind --undo ID to take back the last rewind)")
 	}
+	id := pos[0]
 	a, err := openForConversation(env, common, stderr, "rewind", id)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	ctx := context.Background()
-	plan, err := a.runtime.PlanRestore(ctx, id, actors.RestoreRewind, domain.ExecID(n))
-	if err != nil {
-		return fmt.Errorf("rewind: %w", err)
+	var plan actors.RestorePlan
+	if undo {
+		n, err := restoreToUndo(ctx, a.runtime, id, pos[1:])
+		if err != nil {
+			return err
+		}
+		if plan, err = a.runtime.PlanUndoRestore(ctx, id, n); err != nil {
+			return fmt.Errorf("rewind --undo: %w", err)
+		}
+	} else {
+		n, err := strconv.ParseUint(pos[1], 10, 64)
+		if err != nil {
+			return fmt.Errorf("rewind: checkpoint %q is not a number (see phoenix-desktop checkpoints %s)", pos[1], id)
+		}
+		if plan, err = a.runtime.PlanRestore(ctx, id, actors.RestoreRewind, domain.ExecID(n)); err != nil {
+			return fmt.Errorf("rewind: %w", err)
+		}
 	}
-	if plan.Empty() {
-		fmt.Fprintln(stdout, "Nothing to restore: the working tree is already as it was at that checkpoint.")
+	plan.OverwriteYours = force
+	files, diff := plan.Chosen()
+	if len(files) == 0 {
+		if len(plan.Yours) > 0 {
+			fmt.Fprintf(stdout, "Nothing to restore except files changed by you, which are kept: %s. Pass --force to overwrite them.\n", strings.Join(plan.Yours, ", "))
+			return nil
+		}
+		fmt.Fprintln(stdout, "Nothing to restore: the working tree is already as it was then.")
 		return nil
 	}
 	if dryRun {
-		fmt.Fprint(stdout, plan.Diff)
+		fmt.Fprint(stdout, diff)
 		return nil
 	}
 	if len(plan.Conflicts) > 0 && !force {
-		return &exitError{code: 1, err: fmt.Errorf("rewind: these files changed after the agent last changed them and would be overwritten: %s; pass --force to overwrite them (or --dry-run to see the diff)",
+		return &exitError{code: 1, err: fmt.Errorf("rewind: these files were changed by a later call of the agent and would be overwritten: %s; pass --force to overwrite them (or --dry-run to see the diff)",
 			strings.Join(plan.Conflicts, ", "))}
 	}
-	changed, err := a.runtime.ApplyRestore(ctx, id, plan, force)
+	rec, err := a.runtime.ApplyRestore(ctx, id, plan, force)
 	if errors.Is(err, actors.ErrRestoreConflict) {
 		return &exitError{code: 1, err: fmt.Errorf("rewind: %w", err)}
 	}
 	if err != nil {
 		return fmt.Errorf("rewind: %w", err)
 	}
-	fmt.Fprintf(stdout, "Rewound the working directory to before checkpoint %d (%s call %s):\n", plan.Checkpoint.ID, plan.Checkpoint.Tool, plan.Checkpoint.CallID)
-	for _, c := range changed {
+	if undo {
+		fmt.Fprintf(stdout, "Took back restore %d: these files are as they were just before it:\n", plan.Restore.N)
+	} else {
+		fmt.Fprintf(stdout, "Rewound the working directory to before checkpoint %d (%s call %s):\n", plan.Checkpoint.ID, plan.Checkpoint.Tool, plan.Checkpoint.CallID)
+	}
+	for _, c := range rec.Files {
 		fmt.Fprintf(stdout, "  %-9s %s\n", actors.RestoreVerb(c.Status), c.Path)
 	}
+	if len(rec.Kept) > 0 {
+		fmt.Fprintln(stdout, "Kept as you left them (changed by you; pass --force to overwrite them too):")
+		for _, p := range rec.Kept {
+			fmt.Fprintf(stdout, "  %-9s %s\n", "kept", p)
+		}
+	}
+	fmt.Fprintf(stdout, "This was restore %d. To take it back: phoenix-desktop rewind --undo %s\n", rec.N, id)
 	return nil
+}
+
+// restoreToUndo is the restore rewind --undo takes back: the number given, or the last one.
+func restoreToUndo(ctx context.Context, rt *actors.Runtime, id string, arg []string) (int, error) {
+	if len(arg) == 1 {
+		n, err := strconv.Atoi(strings.TrimPrefix(strings.ToUpper(arg[0]), "R"))
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("rewind --undo: restore %q is not a number (see phoenix-desktop checkpoints %s)", arg[0], id)
+		}
+		return n, nil
+	}
+	list, err := rt.Restores(ctx, id)
+	if err != nil {
+		return 0, fmt.Errorf("rewind --undo: %w", err)
+	}
+	if len(list) == 0 {
+		return 0, fmt.Errorf("rewind --undo: nothing to take back: conversation %s has no rewind or undo", id)
+	}
+	return list[len(list)-1].N, nil
 }

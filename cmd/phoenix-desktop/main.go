@@ -25,6 +25,7 @@ var usage = `Usage:
   phoenix-desktop export ID [--data-dir DIR]   print the conversation as Markdown
   phoenix-desktop checkpoints ID [--json]   list the working-tree checkpoints taken before file changes
   phoenix-desktop rewind ID CHECKPOINT [--force] [--dry-run]   restore the files as they were before it
+  phoenix-desktop rewind --undo ID [RESTORE]   take back the last rewind (or RESTORE, from checkpoints)
   phoenix-desktop queue ID [--json] [--clear] [--release]   messages queued while the agent worked
   phoenix-desktop fork ID MSG [--json]      continue from message MSG in a new conversation, keeping ID
   phoenix-desktop spent [--today] [--json]   what the replies took and cost, each counted once (today: Settings' figure)
