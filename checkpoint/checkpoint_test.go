@@ -265,7 +265,7 @@ func TestCheckpointsRunNoFilterOrHookOfTheTree(t *testing.T) {
 	first := snap(t, r)
 	write(t, filepath.Join(work, "a.txt"), "changed\n")
 	snap(t, r)
-	if _, err := r.Restore(context.Background(), first, []string{"a.txt"}); err != nil {
+	if _, err := r.Restore(context.Background(), "", first, []string{"a.txt"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, filepath.Join(work, "a.txt")); got != "one\nline\n" {
