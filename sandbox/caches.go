@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/phoenix-desktop/phoenix/hostexec"
 )
 
 // The person's toolchain caches, copy-on-write. In the mount view each cache directory that
@@ -95,7 +97,10 @@ func Caches() []CacheDir {
 // for again next time: it may be installed later.
 func goEnvCaches() map[string]string {
 	gobin, err := exec.LookPath("go")
-	if err != nil {
+	if err != nil || agentTrees.holds(gobin) {
+		// A go inside a tree a Project-mode command could write (a project's folder on
+		// PATH) may be the agent's: it is not run outside the sandbox, and Go's caches are
+		// not shared until the go found is another.
 		return nil
 	}
 	key := gobin
@@ -124,6 +129,35 @@ func goEnvCaches() map[string]string {
 		goCacheDirs.env = map[string]string{"GOCACHE": lines[0], "GOMODCACHE": lines[1]}
 	}
 	return goCacheDirs.env
+}
+
+// agentTrees are the working trees this process has let Project-mode commands write.
+var agentTrees writableTrees
+
+// writableTrees is a set of trees, safe for concurrent use.
+type writableTrees struct {
+	mu    sync.Mutex
+	trees []string
+}
+
+func (w *writableTrees) note(tree string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.Contains(w.trees, tree) {
+		w.trees = append(w.trees, tree)
+	}
+}
+
+// holds says whether path lies in one of the trees.
+func (w *writableTrees) holds(path string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, t := range w.trees {
+		if hostexec.InsideTree(t, path) {
+			return true
+		}
+	}
+	return false
 }
 
 // findCaches finds the caches that exist now, Go's where goEnv says.

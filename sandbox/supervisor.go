@@ -144,7 +144,6 @@ func prepare(p Policy, script string) (helperConfig, error) {
 		cfg.TempDir = dir
 		cfg.Setpriv = pdeathsigSetpriv()
 		cfg.Hidden = hiddenPaths()
-		cfg.Caches = sharedCaches(cfg.Hidden)
 		if p.Project != nil {
 			if ok, reason := ProjectAvailable(); !ok {
 				return helperConfig{}, fmt.Errorf("%w: %s", ErrProjectUnavailable, reason)
@@ -153,8 +152,12 @@ func prepare(p Policy, script string) (helperConfig, error) {
 			if err != nil {
 				return helperConfig{}, err
 			}
+			// Noted before the caches are looked for: from now on a go in this tree is the
+			// agent's, and is never the one asked where the caches are.
+			agentTrees.note(tree)
 			cfg.Project = &projectConfig{Tree: tree, Proxy: p.Project.ProxySocket != ""}
 		}
+		cfg.Caches = sharedCaches(cfg.Hidden)
 	}
 	return cfg, nil
 }
