@@ -3,8 +3,8 @@
 // read-only mount view with namespaces of its own), under the Project policy (the same,
 // with the working tree writable but for its protected files, and the network only through
 // the app's proxy), or unrestricted, always below a supervisor process that leaves nothing
-// behind (REQ-BED-005, REQ-BED-014). Of ours it imports only hostexec (a program it runs outside the walls is never one
-// inside a project it let a command write).
+// behind (REQ-BED-005, REQ-BED-014). Of ours it imports only hostexec (a program it runs
+// outside the walls is never one inside a project it let a command write).
 //
 // Two ways in, one supervisor code:
 //
