@@ -54,6 +54,9 @@ type Store interface {
 	AuxList(id, prefix string) ([]persistence.AuxItem, error)
 	DeleteAux(id, name string) error
 	FilesDir(id string) string
+	// Dir is the data directory ("" in memory): a conversation's checkpoints never take it
+	// in when the conversation works in a folder that holds it.
+	Dir() string
 	// Space is nil while the store can write, else the persistence.DiskFullError a write
 	// would get (the disk is full; everything stays readable).
 	Space() error

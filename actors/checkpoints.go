@@ -264,7 +264,8 @@ func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (*c
 		repo.SetWatching(false)
 		delete(r.ckpts.watching, c.ID)
 	}
-	repo, err := checkpoint.Open(ctx, filepath.Join(dir, "shadow.git"), c.Cwd, checkpoint.WithLogger(r.log), checkpoint.WithSpaceCheck(r.cfg.spaceCheck))
+	repo, err := checkpoint.Open(ctx, filepath.Join(dir, "shadow.git"), c.Cwd, checkpoint.WithLogger(r.log),
+		checkpoint.WithSpaceCheck(r.cfg.spaceCheck), checkpoint.WithExcluded(r.cfg.Store.Dir()))
 	if err != nil {
 		return nil, err
 	}

@@ -276,3 +276,43 @@ func TestCheckpointsRunNoFilterOrHookOfTheTree(t *testing.T) {
 		t.Errorf("the tree's %s ran", e.Name())
 	}
 }
+
+// The app's data directory inside the work tree (a conversation in the home folder) is never
+// taken into a snapshot, nor touched by a restore.
+func TestExcludedDirectoryStaysOutOfSnapshots(t *testing.T) {
+	work := t.TempDir()
+	data := filepath.Join(work, ".local", "share", "phoenix-desktop")
+	write(t, filepath.Join(data, "000001.vlog"), "store")
+	write(t, filepath.Join(work, ".local", "other.txt"), "kept")
+	write(t, filepath.Join(work, "a.txt"), "one")
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	r, err := Open(context.Background(), filepath.Join(t.TempDir(), "shadow.git"), work, WithExcluded(data, "/elsewhere"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	first := snap(t, r)
+	write(t, filepath.Join(data, "000002.vlog"), "more store")
+	write(t, filepath.Join(work, "a.txt"), "two")
+	second := snap(t, r)
+	changes, err := r.Changes(context.Background(), first, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		if strings.Contains(c.Path, "phoenix-desktop") {
+			t.Errorf("the data directory is in the snapshots: %+v", c)
+		}
+	}
+	if len(changes) != 1 {
+		t.Errorf("changes %+v, want a.txt only", changes)
+	}
+	if _, err := r.Restore(context.Background(), "", first, []string{"a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, filepath.Join(data, "000002.vlog")) != "more store" {
+		t.Error("a restore touched the data directory")
+	}
+}
