@@ -40,12 +40,8 @@ type ProjectHooks = custom.ProjectHooks
 // HookEvent names when a hook runs.
 type HookEvent = custom.Event
 
-// HookConfig is one hooks file's hooks, by event; HookEvents lists the events in the order
-// Settings shows them.
+// HookConfig is one hooks file's hooks, by event; its List is what Settings shows, in order.
 type HookConfig = custom.Config
-
-// HookEvents are the events hooks run for.
-var HookEvents = custom.Events
 
 // ParseHooks reads the text of a hooks file, as Settings → Hooks lists its hooks.
 func ParseHooks(text string) (HookConfig, error) {

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -24,25 +23,12 @@ var cliRoundModes = []string{"restricted", "project", "unrestricted"}
 // over cliRounds is one round as the CLI pays it. A plain `bash -c true` is timed beside each
 // pair, and each row is the round less that floor, so the machine's load hits both alike.
 func cliRoundRows(ctx context.Context, o Options) ([]Row, error) {
-	if o.App == "" {
-		return nil, errNoApp
-	}
-	dir, err := os.MkdirTemp("", "phoenix-bench-cli-")
+	place, err := newAppPlace(o, "phoenix-bench-cli-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
-	for _, d := range []string{home, work} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, err
-		}
-	}
-	app, err := installedCopy(o.App, dir)
-	if err != nil {
-		return nil, err
-	}
-	env := appEnv(home)
+	defer place.remove()
+	dir, app, work, env := place.dir, place.app, place.work, place.env
 	long := strings.TrimSuffix(strings.Repeat("bash: true\n", cliRounds), "\n")
 	n := samplesOf(o, 7, 2)
 	diffs := make([][]float64, len(cliRoundModes))

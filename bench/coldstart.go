@@ -88,6 +88,37 @@ func installedCopy(app, dir string) (string, error) {
 	return dst, nil
 }
 
+// appPlace is where a row runs the app binary: a temporary directory with a private home
+// (appEnv), a working directory, and an installed copy of the binary.
+type appPlace struct {
+	dir, app, work string
+	env            []string
+}
+
+func newAppPlace(o Options, prefix string) (*appPlace, error) {
+	if o.App == "" {
+		return nil, errNoApp
+	}
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, err
+	}
+	p := &appPlace{dir: dir, work: filepath.Join(dir, "work"), env: appEnv(filepath.Join(dir, "home"))}
+	for _, d := range []string{filepath.Join(dir, "home"), p.work} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			p.remove()
+			return nil, err
+		}
+	}
+	if p.app, err = installedCopy(o.App, dir); err != nil {
+		p.remove()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *appPlace) remove() { _ = os.RemoveAll(p.dir) }
+
 func lastLines(s string) string {
 	if len(s) > 400 {
 		s = "…" + s[len(s)-400:]
@@ -100,25 +131,12 @@ func lastLines(s string) string {
 // both alike; the difference is what the chat waits for beyond the binary's own start
 // (loading it, its package initialisation, the runtime's).
 func coldStartRows(ctx context.Context, o Options) ([]Row, error) {
-	if o.App == "" {
-		return nil, errNoApp
-	}
-	dir, err := os.MkdirTemp("", "phoenix-bench-cold-")
+	p, err := newAppPlace(o, "phoenix-bench-cold-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
-	for _, d := range []string{home, work} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, err
-		}
-	}
-	app, err := installedCopy(o.App, dir)
-	if err != nil {
-		return nil, err
-	}
-	env := appEnv(home)
+	defer p.remove()
+	dir, app, work, env := p.dir, p.app, p.work, p.env
 	var version, chat, diff, versionRSS, chatRSS []float64
 	n := samplesOf(o, 20, 3)
 	for i := -1; i < n; i++ { // the first pair only warms the page cache

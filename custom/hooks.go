@@ -131,6 +131,32 @@ func (c Config) Count() int {
 	return n
 }
 
+// Listed is one hook as a list shows it: its event, its matcher ("*" for every tool) and
+// the hook.
+type Listed struct {
+	Event   Event
+	Matcher string
+	Hook    Hook
+}
+
+// List is every hook of the configuration in Events' order, then each event's groups' order:
+// what Settings → Hooks and `phoenix-desktop hooks` show.
+func (c Config) List() []Listed {
+	var out []Listed
+	for _, ev := range Events {
+		for _, g := range c.Hooks[ev] {
+			m := g.Matcher
+			if m == "" {
+				m = "*"
+			}
+			for _, h := range g.Hooks {
+				out = append(out, Listed{Event: ev, Matcher: m, Hook: h})
+			}
+		}
+	}
+	return out
+}
+
 // Timeout is the hook's timeout.
 func (h Hook) timeout() time.Duration {
 	d := time.Duration(DefaultHookTimeout) * time.Second

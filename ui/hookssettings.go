@@ -191,30 +191,22 @@ func (p *hooksPanel) drawMine() {
 		p.mine.Refresh()
 		return
 	}
-	for _, ev := range actors.HookEvents {
-		for _, g := range cfg.Hooks[ev] {
-			m := g.Matcher
-			if m == "" {
-				m = "*"
+	for _, l := range cfg.List() {
+		line := widget.NewLabel(fmt.Sprintf("%s  %s  %s — runs %s", l.Event, l.Matcher, l.Hook.Command, l.Hook.Walls(false)))
+		line.Wrapping = fyne.TextWrapWord
+		ev, command := l.Event, l.Hook.Command
+		sw := widget.NewCheck(runAsMeLabel, nil)
+		sw.SetChecked(l.Hook.RunAsMe)
+		sw.OnChanged = func(on bool) {
+			text, err := actors.SetHookRunAsMe(p.text.Text, ev, command, on)
+			if err != nil {
+				p.message.SetText(err.Error())
+				return
 			}
-			for _, h := range g.Hooks {
-				line := widget.NewLabel(fmt.Sprintf("%s  %s  %s — runs %s", ev, m, h.Command, h.Walls(false)))
-				line.Wrapping = fyne.TextWrapWord
-				ev, command := ev, h.Command
-				sw := widget.NewCheck(runAsMeLabel, nil)
-				sw.SetChecked(h.RunAsMe)
-				sw.OnChanged = func(on bool) {
-					text, err := actors.SetHookRunAsMe(p.text.Text, ev, command, on)
-					if err != nil {
-						p.message.SetText(err.Error())
-						return
-					}
-					p.text.SetText(text) // redraws this list through OnChanged
-					p.message.SetText("Not saved yet: Save my hooks to use it.")
-				}
-				p.mine.Objects = append(p.mine.Objects, line, sw)
-			}
+			p.text.SetText(text) // redraws this list through OnChanged
+			p.message.SetText("Not saved yet: Save my hooks to use it.")
 		}
+		p.mine.Objects = append(p.mine.Objects, line, sw)
 	}
 	p.mine.Refresh()
 }

@@ -132,16 +132,8 @@ func printHooks(w io.Writer, cfg custom.Config, project bool) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, ev := range custom.Events {
-		for _, g := range cfg.Hooks[ev] {
-			m := g.Matcher
-			if m == "" {
-				m = "*"
-			}
-			for _, hk := range g.Hooks {
-				fmt.Fprintf(tw, "  %s\t%s\t%s\truns %s\n", ev, m, hk.Command, hk.Walls(project))
-			}
-		}
+	for _, l := range cfg.List() {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\truns %s\n", l.Event, l.Matcher, l.Hook.Command, l.Hook.Walls(project))
 	}
 	tw.Flush()
 }
