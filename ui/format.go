@@ -18,6 +18,16 @@ func meterText(u domain.Usage, window int) string {
 	return fmt.Sprintf("%s / %s tokens (%d%%)", transcript.Tokens(u.Total()), transcript.Tokens(window), domain.UsagePercent(u, window))
 }
 
+// readOnlyText is the placeholder of a wrapped-up conversation's composer (REQ-BED-021): why
+// it is read-only — a full window, or a wrap-up asked for before that — and what to do.
+func readOnlyText(c domain.Conversation) string {
+	why := "its context window is full"
+	if !domain.AtContinuation(c.Usage, c.Window()) {
+		why = "it was wrapped up"
+	}
+	return "This conversation is read-only: " + why + ". Use “Continue in new conversation” above."
+}
+
 // listTime writes a sidebar time: the clock today, the weekday this week, else the date.
 func listTime(t, now time.Time) string {
 	if t.IsZero() {

@@ -76,6 +76,7 @@ type MainWindow struct {
 	newForm    *newConvForm
 	settings   *settingsForm
 	deleteDlg  *dialog.ConfirmDialog
+	wrapDlg    *dialog.ConfirmDialog
 	mcpPanel   *mcpPanel
 	hooksPanel *hooksPanel
 
@@ -100,6 +101,7 @@ type MainWindow struct {
 	// The main menu's conversation menu and its mode switches (menu.go).
 	convMenu       *fyne.Menu
 	menuRestricted *fyne.MenuItem
+	menuWrapUp     *fyne.MenuItem
 	menuProject    *fyne.MenuItem
 
 	// The right pane: the chat (or the empty state) between top and bottom.

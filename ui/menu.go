@@ -50,6 +50,8 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		fyne.NewMenuItemSeparator(),
 		quit,
 	)
+	m.menuWrapUp = fyne.NewMenuItem("Wrap up now…", m.wrapUp)
+	m.menuWrapUp.Disabled = !wrapUpOffered(m.current)
 	m.menuRestricted = fyne.NewMenuItem("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
 	m.menuProject = fyne.NewMenuItem("Switch to Project", func() { m.downgrade(domain.ModeProject) })
 	conv := fyne.NewMenu("Conversation",
@@ -57,7 +59,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		item("Search all conversations…", sc[3]),
 		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
-		fyne.NewMenuItem("Wrap up now", m.wrapUp),
+		m.menuWrapUp,
 		item("Undo last file change…", sc[4]),
 		m.menuRestricted,
 		m.menuProject,
@@ -92,6 +94,18 @@ func (m *MainWindow) refreshModeMenu() {
 		}
 	}
 	if changed {
+		m.convMenu.Refresh()
+	}
+	m.refreshWrapUpMenu()
+}
+
+// refreshWrapUpMenu offers the menu's "Wrap up now…" where the header offers its button.
+func (m *MainWindow) refreshWrapUpMenu() {
+	if m.convMenu == nil || m.menuWrapUp == nil {
+		return
+	}
+	if off := !wrapUpOffered(m.current); m.menuWrapUp.Disabled != off {
+		m.menuWrapUp.Disabled = off
 		m.convMenu.Refresh()
 	}
 }
