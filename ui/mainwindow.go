@@ -102,6 +102,7 @@ type MainWindow struct {
 	convMenu       *fyne.Menu
 	menuRestricted *fyne.MenuItem
 	menuWrapUp     *fyne.MenuItem
+	drafts         *draftKeeper
 	menuProject    *fyne.MenuItem
 
 	// The right pane: the chat (or the empty state) between top and bottom.
@@ -154,6 +155,7 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 		if !m.saved {
 			m.saveWindow()
 		}
+		m.drafts.flush()
 		m.shutdown()
 	})
 
@@ -222,7 +224,11 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	// The "/" menu of commands (slashmenu.go).
 	m.slash = newSlashMenu(m)
 	m.composer.entry.onKey = m.slash.onKey
-	m.composer.entry.OnChanged = m.slash.update
+	m.drafts = newDraftKeeper(m)
+	m.composer.entry.OnChanged = func(s string) {
+		m.slash.update(s)
+		m.drafts.changed(s)
+	}
 	m.disk = newDiskBanner()
 	m.top = container.NewVBox(m.disk.box, m.header.box, m.proj.row, m.header.landlockNote, m.header.meterRow, m.find.box)
 	m.hosts = newHostCards(m)
@@ -307,6 +313,7 @@ func (m *MainWindow) open(id string) {
 	m.clearInline()
 	m.find.hide()
 	m.loadDraft()
+	m.drafts.restore(cs)
 	if !cs.loaded && !cs.loading {
 		m.load(cs)
 	}

@@ -37,6 +37,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 	// when the app stops, and values set after that (in a window's OnClosed) could be lost.
 	quit := fyne.NewMenuItem("Quit", func() {
 		m.saveWindow()
+		m.drafts.flush()
 		m.saved = true
 		m.app.Quit()
 	})
