@@ -39,6 +39,9 @@ type hooksPanel struct {
 	project *fyne.Container
 	allow   *widget.Button
 	shown   actors.ProjectHooks
+	// saved is the text as read or last saved: Close asks before discarding edits to it.
+	saved      string
+	discardDlg *dialog.ConfirmDialog
 }
 
 // hooksSettingsItem is the Settings dialog's line that opens the Hooks dialog.
@@ -64,7 +67,7 @@ func (m *MainWindow) showHooksSettings() {
 	p.text = newEscMultiLineEntry()
 	p.text.SetMinRowsVisible(10)
 	p.text.SetPlaceHolder(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/check.sh", "timeout": 30}]}]}}`)
-	p.text.onEscape = func() { m.closeTopModal() }
+	p.text.onEscape = p.close
 	p.message = widget.NewLabel("")
 	p.message.Wrapping = fyne.TextWrapWord
 	p.project = container.NewVBox()
@@ -74,7 +77,8 @@ func (m *MainWindow) showHooksSettings() {
 	head := widget.NewLabel(fmt.Sprintf("Your hooks (%s) run as you, without the sandbox. A hook gets the event as JSON on stdin; exit status 2 refuses (its stderr is the reason the model sees); the default timeout is 60 s.", b.HooksFile()))
 	head.Wrapping = fyne.TextWrapWord
 	content := container.NewVBox(head, p.text, container.NewBorder(nil, nil, nil, save, p.message), widget.NewSeparator(), p.project)
-	p.dlg = dialog.NewCustom("Hooks", "Close", container.NewVScroll(content), m.win)
+	p.dlg = dialog.NewCustomWithoutButtons("Hooks", container.NewVScroll(content), m.win)
+	p.dlg.SetButtons([]fyne.CanvasObject{widget.NewButton("Close", p.close)})
 	p.dlg.Resize(fyne.NewSize(760, 600))
 	m.hooksPanel = p
 	go func() {
@@ -88,6 +92,7 @@ func (m *MainWindow) showHooksSettings() {
 				p.message.SetText("Could not read your hooks: " + err.Error())
 			}
 			p.text.SetText(text)
+			p.saved = text
 			p.drawProject(proj)
 		})
 	}()
@@ -106,6 +111,9 @@ func (p *hooksPanel) save() {
 				p.message.SetText("Saved. Some of it is not used: " + strings.Join(notes, "; "))
 			default:
 				p.message.SetText("Saved. The next event uses them.")
+			}
+			if err == nil {
+				p.saved = text
 			}
 		})
 	}()
