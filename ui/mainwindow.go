@@ -132,6 +132,9 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 	m.win.SetMainMenu(m.menu())
 	m.win.SetOnDropped(m.onDropped)
 	m.win.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if m.chatKey(k.Name, false) {
+			return
+		}
 		if k.Name == fyne.KeyEscape {
 			// Escape closes the topmost open dialog first; otherwise it stops the agent.
 			if m.closeTopModal() {
@@ -224,6 +227,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	// The "/" menu of commands (slashmenu.go).
 	m.slash = newSlashMenu(m)
 	m.composer.entry.onKey = m.slash.onKey
+	m.composer.entry.onChatKey = m.composerChatKey
 	m.drafts = newDraftKeeper(m)
 	m.composer.entry.OnChanged = func(s string) {
 		m.slash.update(s)

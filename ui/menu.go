@@ -23,6 +23,9 @@ func (m *MainWindow) shortcuts() []shortcut {
 		{&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, m.showGlobalSearch},
 		// Ctrl+Z alone is the composer's own undo of typing.
 		{&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierAlt}, m.proj.undoLast},
+		// The chat's ends when nothing else has the focus (scrolling.go); not in the menus.
+		{ctrl(fyne.KeyHome), func() { m.chatKey(fyne.KeyHome, true) }},
+		{ctrl(fyne.KeyEnd), func() { m.chatKey(fyne.KeyEnd, true) }},
 	}
 }
 

@@ -1,0 +1,91 @@
+package ui
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+)
+
+// Scrolling as a desktop expects (issue 41): a wheel notch moves the chat about three lines of
+// text and the sidebar one row, and PageUp, PageDown, Ctrl+Home and Ctrl+End move the chat —
+// also from the composer, where PageUp and PageDown are the composer's own only while it holds
+// more than one line.
+
+// wheelNotch is what Fyne's desktop driver reports for one notch of a mouse wheel (its
+// scrollSpeed on Linux and Windows); a touchpad reports fractions of it, which scale the same
+// way, so its scrolling stays smooth.
+const wheelNotch = 25
+
+// wheelLines is how many lines of text a notch moves the chat.
+const wheelLines = 3
+
+// lineHeight is the height of one line of the chat's text.
+func lineHeight() float32 {
+	return fyne.MeasureText("Mg", theme.TextSize(), fyne.TextStyle{}).Height
+}
+
+// wheelStep turns a wheel's delta into a distance: step for each notch.
+func wheelStep(dy, step float32) float32 { return dy / wheelNotch * step }
+
+// scrollBy moves the chat by dy (down when positive), within its content.
+func (cv *chatView) scrollBy(dy float32) {
+	if dy == 0 {
+		return
+	}
+	off := max(cv.list.GetScrollOffset()+dy, 0)
+	off = min(off, max(cv.contentHeight()-cv.list.Size().Height, 0))
+	cv.list.ScrollToOffset(off)
+}
+
+// wheel scrolls the chat for a wheel or touchpad event over its rows.
+func (cv *chatView) wheel(ev *fyne.ScrollEvent) {
+	cv.scrollBy(-wheelStep(ev.Scrolled.DY, wheelLines*lineHeight()))
+}
+
+// page moves the chat a page up (dir -1) or down (dir 1), keeping a line of the old view.
+func (cv *chatView) page(dir float32) {
+	cv.scrollBy(dir * max(cv.list.Size().Height-lineHeight(), lineHeight()))
+}
+
+// Scrolled makes the wheel over a row move the chat by lines, not by Fyne's default pixels.
+func (v *rowView) Scrolled(ev *fyne.ScrollEvent) { v.cv.wheel(ev) }
+
+// Scrolled makes a wheel notch over the sidebar move it one row.
+func (r *sideRow) Scrolled(ev *fyne.ScrollEvent) {
+	l := r.m.sidebar.list
+	step := r.Size().Height + theme.Padding()
+	l.ScrollToOffset(max(l.GetScrollOffset()-wheelStep(ev.Scrolled.DY, step), 0))
+}
+
+// chatKey moves the open chat for a paging key, and reports whether it did. ctrl is whether
+// Ctrl is held (Ctrl+Home and Ctrl+End go to the ends).
+func (m *MainWindow) chatKey(k fyne.KeyName, ctrl bool) bool {
+	if m.current == nil || m.cv == nil {
+		return false
+	}
+	switch {
+	case k == fyne.KeyPageUp && !ctrl:
+		m.cv.page(-1)
+	case k == fyne.KeyPageDown && !ctrl:
+		m.cv.page(1)
+	case k == fyne.KeyHome && ctrl:
+		m.cv.follow = false
+		m.cv.list.ScrollToTop()
+	case k == fyne.KeyEnd && ctrl:
+		m.cv.list.ScrollToBottom()
+	default:
+		return false
+	}
+	return true
+}
+
+// composerChatKey is the composer's share of the paging keys: PageUp and PageDown move the
+// chat unless the composer holds more than one line (then they move its cursor, as in any
+// text field); Ctrl+Home and Ctrl+End always move the chat.
+func (m *MainWindow) composerChatKey(k fyne.KeyName, ctrl bool) bool {
+	if !ctrl && strings.Contains(m.composer.entry.Text, "\n") {
+		return false
+	}
+	return m.chatKey(k, ctrl)
+}
