@@ -10,7 +10,7 @@ import (
 // Scrolling as a desktop expects (issue 41): a wheel notch moves the chat about three lines of
 // text and the sidebar one row, and PageUp, PageDown, Ctrl+Home and Ctrl+End move the chat —
 // also from the composer, where PageUp and PageDown are the composer's own only while it holds
-// more than one line.
+// more than one line. After a click in the chat (nothing focused) Up and Down move it a line.
 
 // wheelNotch is what Fyne's desktop driver reports for one notch of a mouse wheel (its
 // scrollSpeed on Linux and Windows); a touchpad reports fractions of it, which scale the same
@@ -65,6 +65,10 @@ func (m *MainWindow) chatKey(k fyne.KeyName, ctrl bool) bool {
 		return false
 	}
 	switch {
+	case k == fyne.KeyUp && !ctrl:
+		m.cv.scrollBy(-lineHeight())
+	case k == fyne.KeyDown && !ctrl:
+		m.cv.scrollBy(lineHeight())
 	case k == fyne.KeyPageUp && !ctrl:
 		m.cv.page(-1)
 	case k == fyne.KeyPageDown && !ctrl:
@@ -80,7 +84,8 @@ func (m *MainWindow) chatKey(k fyne.KeyName, ctrl bool) bool {
 	return true
 }
 
-// composerChatKey is the composer's share of the paging keys: PageUp and PageDown move the
+// composerChatKey is the composer's share of the paging keys (it passes PageUp, PageDown,
+// Ctrl+Home and Ctrl+End, never Up and Down): PageUp and PageDown move the
 // chat unless the composer holds more than one line (then they move its cursor, as in any
 // text field); Ctrl+Home and Ctrl+End always move the chat.
 func (m *MainWindow) composerChatKey(k fyne.KeyName, ctrl bool) bool {

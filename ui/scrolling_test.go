@@ -73,12 +73,20 @@ func TestChatScrollsByKeyboardAndWheel(t *testing.T) {
 		t.Fatalf("PageUp in a two-line composer: chat moved %v, cursor row %d", !cv.atBottom(1), e.CursorRow)
 	}
 
-	// With nothing focused the window takes the keys.
-	h.m.win.Canvas().Unfocus()
+	// A click in the chat leaves nothing focused, and the window takes the keys.
+	h.m.win.Canvas().Focus(cv.list)
+	cv.list.Select(len(h.rows()) - 1)
+	if f := h.m.win.Canvas().Focused(); f != nil {
+		t.Fatalf("a click on a row focused %T", f)
+	}
 	typed := h.m.win.Canvas().(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()
 	typed(&fyne.KeyEvent{Name: fyne.KeyPageUp})
 	if got := cv.list.GetScrollOffset(); !near(got, end-(view-lineHeight())) {
 		t.Fatalf("PageUp with nothing focused: offset %v", got)
+	}
+	typed(&fyne.KeyEvent{Name: fyne.KeyDown})
+	if got := cv.list.GetScrollOffset(); !near(got, end-(view-lineHeight())+lineHeight()) {
+		t.Fatalf("Down with nothing focused: offset %v", got)
 	}
 	for _, s := range h.m.shortcuts() {
 		if c, ok := s.shortcut.(*desktop.CustomShortcut); ok && c.KeyName == fyne.KeyHome {
