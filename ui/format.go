@@ -28,6 +28,29 @@ func readOnlyText(c domain.Conversation) string {
 	return "This conversation is read-only: " + why + ". Use “Continue in new conversation” above."
 }
 
+// agentsTitle is the title of a spawn_agents card: how many sub-agents finished, and how
+// many were stopped (by Stop) rather than finished — stopping three used to read "3 of 3
+// finished".
+func agentsTitle(outs []domain.SubAgentOutcome) string {
+	finished, stopped := 0, 0
+	for _, o := range outs {
+		switch {
+		case o.Status == domain.SubAgentPending:
+		case o.Kind == domain.ErrorCancelled:
+			stopped++
+		default:
+			finished++
+		}
+	}
+	switch {
+	case stopped == 0:
+		return fmt.Sprintf("Sub-agents: %d of %d finished", finished, len(outs))
+	case finished == 0 && stopped == len(outs):
+		return fmt.Sprintf("Sub-agents: all %d stopped", stopped)
+	}
+	return fmt.Sprintf("Sub-agents: %d of %d finished, %d stopped", finished, len(outs), stopped)
+}
+
 // listTime writes a sidebar time: the clock today, the weekday this week, else the date.
 func listTime(t, now time.Time) string {
 	if t.IsZero() {
