@@ -27,3 +27,18 @@ func TestAgentsTitleSaysStopped(t *testing.T) {
 		}
 	}
 }
+
+// An error card adds its kind's sentence only when the error's text does not already say it
+// (issue 41: the same sentence twice).
+func TestErrorHintIsNotRepeated(t *testing.T) {
+	said := domain.ErrorServer.Describe()
+	if got := errorHint("HTTP 502 from the provider. "+said+".", domain.ErrorServer); got != "" {
+		t.Errorf("hint repeated after a text that says it: %q", got)
+	}
+	if got := errorHint("HTTP 502 from the provider", domain.ErrorServer); got != said+"." {
+		t.Errorf("hint = %q, want %q", got, said+".")
+	}
+	if got := errorHint("something", ""); got != "" {
+		t.Errorf("hint without a kind = %q", got)
+	}
+}

@@ -28,6 +28,19 @@ func readOnlyText(c domain.Conversation) string {
 	return "This conversation is read-only: " + why + ". Use “Continue in new conversation” above."
 }
 
+// errorHint is what an error card adds after the error's own text: what its kind means and
+// what to do, unless the text already says it (the card read the same sentence twice).
+func errorHint(text string, kind domain.ErrorKind) string {
+	if kind == "" {
+		return ""
+	}
+	hint := kind.Describe()
+	if strings.Contains(strings.ToLower(text), strings.ToLower(strings.TrimSuffix(hint, "."))) {
+		return ""
+	}
+	return hint + "."
+}
+
 // agentsTitle is the title of a spawn_agents card: how many sub-agents finished, and how
 // many were stopped (by Stop) rather than finished — stopping three used to read "3 of 3
 // finished".
