@@ -77,7 +77,7 @@ const wrapUpQuestion = "The agent writes a continuation summary of this conversa
 // ends the conversation for good. It is offered only past the warning (wrapUpOffered).
 func (m *MainWindow) wrapUp() {
 	cs := m.current
-	if !wrapUpOffered(cs) {
+	if !wrapUpOffered(cs) || cs.busy() {
 		return
 	}
 	d := dialog.NewConfirm("Wrap up this conversation?", wrapUpQuestion, func(ok bool) {

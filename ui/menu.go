@@ -108,7 +108,7 @@ func (m *MainWindow) refreshWrapUpMenu() {
 	if m.convMenu == nil || m.menuWrapUp == nil {
 		return
 	}
-	if off := !wrapUpOffered(m.current); m.menuWrapUp.Disabled != off {
+	if off := !wrapUpOffered(m.current) || m.current.busy(); m.menuWrapUp.Disabled != off {
 		m.menuWrapUp.Disabled = off
 		m.convMenu.Refresh()
 	}
