@@ -310,7 +310,7 @@ func (m *MainWindow) open(id string) {
 		cs.views = append(cs.views, cs.mainView)
 	}
 	m.cv = cs.mainView
-	m.chatHolder.Objects = []fyne.CanvasObject{m.cv.list}
+	m.chatHolder.Objects = []fyne.CanvasObject{m.cv.list, m.cv.wheelCatcher}
 	m.chatHolder.Refresh()
 	m.cv.follow = true
 	m.cv.list.ScrollToBottom()

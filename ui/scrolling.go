@@ -4,7 +4,9 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 )
 
 // Scrolling as a desktop expects (issue 41): a wheel notch moves the chat about three lines of
@@ -48,14 +50,35 @@ func (cv *chatView) page(dir float32) {
 	cv.scrollBy(dir * max(cv.list.Size().Height-lineHeight(), lineHeight()))
 }
 
-// Scrolled makes the wheel over a row move the chat by lines, not by Fyne's default pixels.
-func (v *rowView) Scrolled(ev *fyne.ScrollEvent) { v.cv.wheel(ev) }
+// wheelCatcher lies over a list and takes the wheel's vertical scrolling from it, so a notch
+// moves the list by lines or rows rather than Fyne's pixels. Fyne hands a wheel event to the
+// last scrollable under the pointer, and this is drawn after the list; it takes nothing
+// else (taps, drags and hovering reach the list's rows). It is not the rows themselves that
+// take the wheel: a scrollable is a clip region of its own, and a row half above the list
+// would be drawn over the header.
+type wheelCatcher struct {
+	widget.BaseWidget
+	scroll func(ev *fyne.ScrollEvent)
+}
 
-// Scrolled makes a wheel notch over the sidebar move it one row.
-func (r *sideRow) Scrolled(ev *fyne.ScrollEvent) {
-	l := r.m.sidebar.list
-	step := r.Size().Height + theme.Padding()
-	l.ScrollToOffset(max(l.GetScrollOffset()-wheelStep(ev.Scrolled.DY, step), 0))
+func newWheelCatcher(scroll func(ev *fyne.ScrollEvent)) *wheelCatcher {
+	w := &wheelCatcher{scroll: scroll}
+	w.ExtendBaseWidget(w)
+	return w
+}
+
+func (w *wheelCatcher) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewWithoutLayout())
+}
+
+// Scrolled moves the list.
+func (w *wheelCatcher) Scrolled(ev *fyne.ScrollEvent) { w.scroll(ev) }
+
+// wheel makes a wheel notch over the sidebar move it one row (a row's height follows the
+// theme, so it is measured on a template row each time; a wheel event is rare enough).
+func (s *sidebar) wheel(ev *fyne.ScrollEvent) {
+	step := newSideRow(s.m).MinSize().Height + theme.Padding()
+	s.list.ScrollToOffset(max(s.list.GetScrollOffset()-wheelStep(ev.Scrolled.DY, step), 0))
 }
 
 // chatKey moves the open chat for a paging key, and reports whether it did. ctrl is whether

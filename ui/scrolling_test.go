@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -50,12 +51,9 @@ func TestChatScrollsByKeyboardAndWheel(t *testing.T) {
 		t.Fatalf("Ctrl+Home in the composer: offset %v", got)
 	}
 
-	// A wheel notch over a row moves three lines.
-	rows := h.visibleRowViews()
-	if len(rows) == 0 {
-		t.Fatal("no rows on screen")
-	}
-	rows[0].Scrolled(&fyne.ScrollEvent{Scrolled: fyne.NewDelta(0, -wheelNotch)})
+	// A wheel notch over the rows (found as the driver finds what takes it) moves three lines.
+	mid := absPos(cv.list).Add(fyne.NewPos(cv.list.Size().Width/2, cv.list.Size().Height/2))
+	test.Scroll(h.m.win.Canvas(), mid, 0, -wheelNotch)
 	if got, want := cv.list.GetScrollOffset(), 3*lineHeight(); !near(got, want) || want < 30 {
 		t.Fatalf("a wheel notch moved the chat %v, want three lines (%v)", got, want)
 	}
@@ -108,7 +106,8 @@ func TestChatScrollsByKeyboardAndWheel(t *testing.T) {
 		t.Fatal("no sidebar row")
 	}
 	h.m.sidebar.list.ScrollToTop()
-	side.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.NewDelta(0, -wheelNotch)})
+	sl := h.m.sidebar.list
+	test.Scroll(h.m.win.Canvas(), absPos(sl).Add(fyne.NewPos(sl.Size().Width/2, sl.Size().Height/2)), 0, -wheelNotch)
 	if got, want := h.m.sidebar.list.GetScrollOffset(), side.Size().Height+theme.Padding(); !near(got, want) {
 		t.Fatalf("a wheel notch moved the sidebar %v, want one row (%v)", got, want)
 	}
