@@ -47,7 +47,14 @@ func (t *tx) llmResponse(e LLMResponse) {
 		usage := st.TriggerUsage
 		if e.Usage.Total() > 0 {
 			usage = e.Usage
-			t.c.Usage = e.Usage
+		}
+		// The meter keeps the fill the conversation was wrapped up at, unless the summary
+		// request measured more: that request leaves out the rejected reply, so its count
+		// can fall back under the threshold that ended the conversation (it read 89% at
+		// the 90% limit), and a provider may count a summary request as almost nothing
+		// (0% after a wrap-up at 3%).
+		if usage.Total() > t.c.Usage.Total() {
+			t.c.Usage = usage
 		}
 		reply := e.Usage
 		t.exhaustWith(summary, usage, &reply)

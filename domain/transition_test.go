@@ -680,6 +680,34 @@ func TestTransition_REQ_BED_020_ContinuationResponse(t *testing.T) {
 	}
 }
 
+// The meter of a wrapped-up conversation shows the fill it was wrapped up at: a summary
+// request that counts less (it leaves out the rejected reply, or a provider counts it as
+// almost nothing) does not lower it under the threshold that ended the conversation
+// (issue 41: the meter read 89% at the 90% limit, 0% after a wrap-up at 3%).
+func TestTransition_REQ_BED_020_ContinuationKeepsTheFill(t *testing.T) {
+	c := requesting(t)
+	trigger := Usage{InputTokens: c.Window() * 903 / 1000}
+	c, _ = step(t, c, LLMResponse{Exec: mustExec(t, c), ToolCalls: []ToolCall{bashCall("a")}, Usage: trigger})
+	wantState[AwaitingContinuation](t, c)
+	less := Usage{InputTokens: c.Window() * 89 / 100, OutputTokens: 10}
+	next, _ := step(t, c, LLMResponse{Exec: mustExec(t, c), Text: "summary", Usage: less})
+	if st := wantState[ContextExhausted](t, next); st.FinalUsage != less {
+		t.Fatalf("final usage = %+v; want the summary request's %+v", st.FinalUsage, less)
+	}
+	if next.Usage != trigger || UsagePercent(next.Usage, next.Window()) != 90 || !AtContinuation(next.Usage, next.Window()) {
+		t.Fatalf("usage = %+v (%d%%); want the trigger's %+v, at 90%%", next.Usage, UsagePercent(next.Usage, next.Window()), trigger)
+	}
+
+	// A manual wrap-up at 3% keeps 3%, though the summary request reports 0.
+	low := newConv(t)
+	low.Usage = Usage{InputTokens: low.Window() * 3 / 100}
+	low, _ = step(t, low, UserTriggerContinuation{})
+	next, _ = step(t, low, LLMResponse{Exec: mustExec(t, low), Text: "summary", Usage: Usage{InputTokens: 5}})
+	if UsagePercent(next.Usage, next.Window()) != 3 {
+		t.Fatalf("usage after a wrap-up at 3%% = %+v (%d%%)", next.Usage, UsagePercent(next.Usage, next.Window()))
+	}
+}
+
 // Row "AwaitingContinuation + ContinuationFailed → ContextExhausted (fallback)": failure is an
 // LLMError that is not retryable, or one that is out of attempts (REQ-BED-020).
 func TestTransition_REQ_BED_020_ContinuationFallback(t *testing.T) {

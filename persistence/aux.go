@@ -12,7 +12,7 @@ import (
 
 // Auxiliary records are what the runtime keeps about a conversation besides its record and
 // its messages: the project instructions it read, the messages queued while it works, the
-// checkpoints of its working directory. They are plain bytes to the store (the runtime owns
+// checkpoints of its working directory, the person's unsent draft. They are plain bytes to the store (the runtime owns
 // their encoding), live under aux/<id>/<name>, and go with their conversation: Delete
 // removes them, and the files directory (FilesDir), in the same single delete path.
 //

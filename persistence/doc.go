@@ -20,8 +20,9 @@
 //	bcnt/<sha256>           how many conversations reference the blob, decimal
 //	cblob/<id>/<sha256>     empty: the conversation references the blob
 //	del/<id>                a deletion that has begun and must be finished (see Delete)
-//	aux/<id>/<name>         runtime records of a conversation: instructions, queue, checkpoints, restores
-//	                        (aux.go); files/<id>/ in the directory holds its checkpoint files
+//	aux/<id>/<name>         runtime records of a conversation: instructions, queue, checkpoints,
+//	                        restores, the unsent draft (aux.go); files/<id>/ in the directory
+//	                        holds its checkpoint files
 //
 // Schema changes. People's data directories outlive every build, so the layout above and
 // the JSON of every domain type stored in it are a contract. testdata/schema-N.json freezes

@@ -167,7 +167,7 @@ func startCommand(cfg helperConfig, script string, l launch, stopped func() bool
 			Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 		})
 		if err != nil {
-			return 0, fmt.Errorf("start bash: %w", err)
+			return 0, startFailed(err, l.dir, canEnter)
 		}
 		return pid, nil
 	}
@@ -366,7 +366,7 @@ func startRestricted(cfg helperConfig, bash, script string, l launch) (pid int, 
 		// credentials, no_new_privs and seccomp filter.
 		pid, err := syscall.ForkExec(bash, argv, attr)
 		if err != nil {
-			err = fmt.Errorf("start the command: %w", err)
+			err = startFailed(err, attr.Dir, canEnter)
 		}
 		done <- started{pid: pid, tid: tid, err: err}
 	})

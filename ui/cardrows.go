@@ -60,8 +60,8 @@ func (p *notePart) bind(r *row) {
 			&widget.TextSegment{Text: "Error: ", Style: bold},
 			&widget.TextSegment{Text: r.msg.Text, Style: widget.RichTextStyleInline},
 		}
-		if r.msg.ErrorKind != "" {
-			segs = append(segs, &widget.TextSegment{Text: " " + r.msg.ErrorKind.Describe() + ".", Style: italic})
+		if hint := errorHint(r.msg.Text, r.msg.ErrorKind); hint != "" {
+			segs = append(segs, &widget.TextSegment{Text: " " + hint, Style: italic})
 		}
 	default:
 		accent, icon = theme.ColorNamePrimary, theme.InfoIcon()

@@ -285,9 +285,7 @@ func (cv *chatView) newQuietMarkdown() *markdown.View { return cv.markdownView(t
 
 func (cv *chatView) markdownView(quiet bool) *markdown.View {
 	return markdown.NewView(markdown.Options{
-		OnScroll: func(ev *fyne.ScrollEvent) {
-			cv.list.ScrollToOffset(cv.list.GetScrollOffset() - ev.Scrolled.DY)
-		},
+		OnScroll:       cv.wheel,
 		OnHeightChange: cv.remeasure,
 		Do:             cv.m.do,
 		Quiet:          quiet,

@@ -17,6 +17,8 @@ type chatView struct {
 	cs       *convState
 	readOnly bool
 	list     *widget.List
+	// wheelCatcher lies over list and scrolls it by lines (scrolling.go).
+	wheelCatcher *wheelCatcher
 
 	// heights mirrors what the list was told with SetItemHeight; known and nKnown sum it, so
 	// the content height is known without walking 10,000 rows.
@@ -62,9 +64,16 @@ func newChatView(m *MainWindow, cs *convState, readOnly bool) *chatView {
 		cv.updateItem,
 	)
 	cv.list.HideSeparators = true
-	// Rows are not selectable: a tap on a row does nothing but focus the list for keyboard
-	// scrolling; buttons inside rows take their own taps.
-	cv.list.OnSelected = func(id widget.ListItemID) { cv.list.Unselect(id) }
+	cv.wheelCatcher = newWheelCatcher(cv.wheel)
+	// Rows are not selectable: a tap on a row leaves the keys to the window, which scrolls
+	// the chat with them (scrolling.go; the list itself would take only Up and Down); buttons
+	// inside rows take their own taps.
+	cv.list.OnSelected = func(id widget.ListItemID) {
+		cv.list.Unselect(id)
+		if c := fyne.CurrentApp().Driver().CanvasForObject(cv.list); c != nil && c.Focused() == fyne.Focusable(cv.list) {
+			c.Unfocus()
+		}
+	}
 	return cv
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"fyne.io/fyne/v2/dialog"
+
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 )
@@ -67,11 +69,25 @@ func (m *MainWindow) downgrade(to domain.Mode) {
 	m.call("switch to "+to.Title()+" mode", func(ctx context.Context) error { return m.b.Downgrade(ctx, cs.id, to) }, nil)
 }
 
-// wrapUp triggers the continuation by hand (REQ-BED-023).
+// wrapUpQuestion is what the wrap-up asks before it ends a conversation for good.
+const wrapUpQuestion = "The agent writes a continuation summary of this conversation. Then the conversation becomes read-only: " +
+	"nothing more can be sent in it. “Continue in new conversation” opens a new one that starts from the summary."
+
+// wrapUp triggers the continuation by hand (REQ-BED-023), once the person has said yes: it
+// ends the conversation for good. It is offered only past the warning (wrapUpOffered).
 func (m *MainWindow) wrapUp() {
 	cs := m.current
-	if cs == nil {
+	if !wrapUpOffered(cs) || cs.busy() {
 		return
 	}
-	m.call("wrap up", func(ctx context.Context) error { return m.b.WrapUp(ctx, cs.id) }, nil)
+	d := dialog.NewConfirm("Wrap up this conversation?", wrapUpQuestion, func(ok bool) {
+		m.wrapDlg = nil
+		if ok {
+			m.call("wrap up", func(ctx context.Context) error { return m.b.WrapUp(ctx, cs.id) }, nil)
+		}
+	}, m.win)
+	d.SetConfirmText("Wrap up")
+	d.SetDismissText("Keep working")
+	m.wrapDlg = d
+	m.showModal(d)
 }

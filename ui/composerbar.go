@@ -88,7 +88,7 @@ func (c *composerBar) refresh() {
 		c.attachBtn.Disable()
 	case m.isExhausted():
 		// REQ-BED-021: the composer says why it is disabled.
-		c.entry.SetPlaceHolder("This conversation is read-only: its context window is full. Use “Continue in new conversation” above.")
+		c.entry.SetPlaceHolder(readOnlyText(cs.conv))
 		c.entry.Disable()
 		c.sendBtn.Disable()
 		c.attachBtn.Disable()

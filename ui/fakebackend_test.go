@@ -59,6 +59,8 @@ type fakeBackend struct {
 	effects map[string][]domain.Effect
 	// sendErr, when set, rejects the next Send.
 	sendErr error
+	// drafts are the stored unsent drafts, by conversation (DraftsBackend).
+	drafts map[string]string
 }
 
 type fakeConv struct {

@@ -18,6 +18,52 @@ func meterText(u domain.Usage, window int) string {
 	return fmt.Sprintf("%s / %s tokens (%d%%)", transcript.Tokens(u.Total()), transcript.Tokens(window), domain.UsagePercent(u, window))
 }
 
+// readOnlyText is the placeholder of a wrapped-up conversation's composer (REQ-BED-021): why
+// it is read-only — a full window, or a wrap-up asked for before that — and what to do.
+func readOnlyText(c domain.Conversation) string {
+	why := "its context window is full"
+	if !domain.AtContinuation(c.Usage, c.Window()) {
+		why = "it was wrapped up"
+	}
+	return "This conversation is read-only: " + why + ". Use “Continue in new conversation” above."
+}
+
+// errorHint is what an error card adds after the error's own text: what its kind means and
+// what to do, unless the text already says it (the card read the same sentence twice).
+func errorHint(text string, kind domain.ErrorKind) string {
+	if kind == "" {
+		return ""
+	}
+	hint := kind.Describe()
+	if strings.Contains(strings.ToLower(text), strings.ToLower(strings.TrimSuffix(hint, "."))) {
+		return ""
+	}
+	return hint + "."
+}
+
+// agentsTitle is the title of a spawn_agents card: how many sub-agents finished, and how
+// many were stopped (by Stop) rather than finished — stopping three used to read "3 of 3
+// finished".
+func agentsTitle(outs []domain.SubAgentOutcome) string {
+	finished, stopped := 0, 0
+	for _, o := range outs {
+		switch {
+		case o.Status == domain.SubAgentPending:
+		case o.Kind == domain.ErrorCancelled:
+			stopped++
+		default:
+			finished++
+		}
+	}
+	switch {
+	case stopped == 0:
+		return fmt.Sprintf("Sub-agents: %d of %d finished", finished, len(outs))
+	case finished == 0 && stopped == len(outs):
+		return fmt.Sprintf("Sub-agents: all %d stopped", stopped)
+	}
+	return fmt.Sprintf("Sub-agents: %d of %d finished, %d stopped", finished, len(outs), stopped)
+}
+
 // listTime writes a sidebar time: the clock today, the weekday this week, else the date.
 func listTime(t, now time.Time) string {
 	if t.IsZero() {

@@ -113,6 +113,7 @@ func (h *header) refreshMeter(cs *convState) {
 	label := meterText(c.Usage, window) + costText(c.Usage, c.Spent)
 	_, exhausted := cs.exhausted()
 	warn := domain.AtWarning(c.Usage, window) && !exhausted
+	h.m.refreshWrapUpMenu()
 	if warn {
 		label = "Context nearly full: " + label
 	}
@@ -122,8 +123,7 @@ func (h *header) refreshMeter(cs *convState) {
 		h.meterLabel.Importance = widget.WarningImportance
 	}
 	h.meterLabel.Refresh()
-	_, continuing := cs.conv.State.(domain.AwaitingContinuation)
-	h.wrapBtn.Hidden = !warn || continuing
+	h.wrapBtn.Hidden = !wrapUpOffered(cs)
 	if cs.busy() {
 		h.wrapBtn.Disable()
 	} else {
@@ -131,6 +131,20 @@ func (h *header) refreshMeter(cs *convState) {
 	}
 	h.meterRow.Show()
 	h.meterRow.Refresh()
+}
+
+// wrapUpOffered reports whether "Wrap up now" is offered (the header's button and the menu's
+// item): past the 80% warning, in a conversation that is not already wrapping up or wrapped
+// up. Under it, a wrap-up would end a conversation that still has room (REQ-BED-023).
+func wrapUpOffered(cs *convState) bool {
+	if cs == nil || !domain.AtWarning(cs.conv.Usage, cs.conv.Window()) {
+		return false
+	}
+	if _, exhausted := cs.exhausted(); exhausted {
+		return false
+	}
+	_, continuing := cs.conv.State.(domain.AwaitingContinuation)
+	return !continuing
 }
 
 // modeColor is the badge's colour: calm for Restricted, the primary colour for Project, a

@@ -26,7 +26,27 @@ func TestContextWarningAndWrapUp_REQ_BED_023(t *testing.T) {
 	if h.m.header.meter.color != "warning" {
 		t.Errorf("meter colour %q", h.m.header.meter.color)
 	}
+	if h.m.menuWrapUp.Disabled {
+		t.Error("the menu does not offer Wrap up at 85%")
+	}
+	// The wrap-up asks first, saying what it does; "Keep working" keeps working.
 	test.Tap(h.m.header.wrapBtn)
+	top := h.m.win.Canvas().Overlays().Top()
+	if h.m.wrapDlg == nil || top == nil {
+		t.Fatal("Wrap up now did not ask first")
+	}
+	for _, words := range []string{"continuation summary", "read-only", "Continue in new conversation"} {
+		if !hasLabel(top, words) {
+			t.Errorf("the question does not say %q", words)
+		}
+	}
+	h.m.wrapDlg.Dismiss()
+	h.settle()
+	if h.f.wrapUps != 0 || h.m.current.conv.State.Kind() != domain.StateIdle {
+		t.Fatalf("wrap-ups = %d, state %s after Keep working", h.f.wrapUps, h.m.current.conv.State.Kind())
+	}
+	test.Tap(h.m.header.wrapBtn)
+	h.m.wrapDlg.Confirm()
 	h.waitFor("the summary request", func() bool {
 		_, ok := h.m.current.conv.State.(domain.AwaitingContinuation)
 		return ok
@@ -41,6 +61,38 @@ func TestContextWarningAndWrapUp_REQ_BED_023(t *testing.T) {
 		t.Errorf("status %q", h.status())
 	}
 	exhaust(t, h, id, "We fixed the parser; next: add tests for negative numbers.")
+	// Read-only because it was wrapped up, not because the window is full; the meter keeps
+	// the fill it was wrapped up at.
+	if p := h.m.composer.entry.PlaceHolder; !strings.Contains(p, "it was wrapped up") {
+		t.Errorf("placeholder %q", p)
+	}
+	if !strings.Contains(h.m.header.meterLabel.Text, "(85%)") || !h.m.menuWrapUp.Disabled {
+		t.Errorf("after the wrap-up: meter label %q, menu item disabled %v", h.m.header.meterLabel.Text, h.m.menuWrapUp.Disabled)
+	}
+}
+
+// Under the 80% warning "Wrap up now" is not offered (neither the header's button nor the
+// menu's item), and asking for it does nothing: at 3% it made the conversation read-only at
+// once (issue 41).
+func TestWrapUpNotOfferedUnderTheWarning_REQ_BED_023(t *testing.T) {
+	h, id := newOpenConversation(t, nil)
+	window := h.m.current.conv.ContextWindow
+	h.typeAndSend("short work")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	h.f.respond(t, id, "Done.", nil, usageAt(window, 3))
+	h.waitFor("the reply", func() bool { return h.m.current.conv.State.Kind() == domain.StateIdle })
+	h.settle()
+	if !h.m.menuWrapUp.Disabled || h.m.header.wrapBtn.Visible() {
+		t.Errorf("at 3%%: menu item disabled %v, header button visible %v", h.m.menuWrapUp.Disabled, h.m.header.wrapBtn.Visible())
+	}
+	h.m.wrapUp()
+	h.settle()
+	if h.m.wrapDlg != nil || h.f.wrapUps != 0 || h.m.composer.entry.Disabled() {
+		t.Errorf("a wrap-up at 3%%: question %v, wrap-ups %d, composer disabled %v", h.m.wrapDlg != nil, h.f.wrapUps, h.m.composer.entry.Disabled())
+	}
+	if !strings.Contains(h.m.header.meterLabel.Text, "(3%)") {
+		t.Errorf("meter label %q", h.m.header.meterLabel.Text)
+	}
 }
 
 // exhaust answers the summary request and checks the exhausted view (REQ-BED-021).
@@ -80,6 +132,9 @@ func TestExhaustedContinueInNew_REQ_BED_021(t *testing.T) {
 	h.f.respond(t, id, "", []domain.ToolCall{bashCall("x", "ls")}, usageAt(window, 92))
 	h.waitFor("the summary request", func() bool { return h.status() == "Writing the continuation summary…" })
 	exhaust(t, h, id, "Summary: parser fixed.")
+	if p := h.m.composer.entry.PlaceHolder; !strings.Contains(p, "its context window is full") {
+		t.Errorf("placeholder %q", p)
+	}
 
 	test.Tap(h.m.composer.continueBtn)
 	h.waitFor("the new conversation", func() bool { return h.m.current != nil && h.m.current.id != id })

@@ -42,6 +42,9 @@ type hooksPanel struct {
 	project *fyne.Container
 	allow   *widget.Button
 	shown   actors.ProjectHooks
+	// saved is the text as read or last saved: Close asks before discarding edits to it.
+	saved      string
+	discardDlg *dialog.ConfirmDialog
 }
 
 // hooksSettingsItem is the Settings dialog's line that opens the Hooks dialog.
@@ -67,7 +70,7 @@ func (m *MainWindow) showHooksSettings() {
 	p.text = newEscMultiLineEntry()
 	p.text.SetMinRowsVisible(10)
 	p.text.SetPlaceHolder(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/check.sh", "timeout": 30}]}]}}`)
-	p.text.onEscape = func() { m.closeTopModal() }
+	p.text.onEscape = p.close
 	p.message = widget.NewLabel("")
 	p.message.Wrapping = fyne.TextWrapWord
 	p.project = container.NewVBox()
@@ -79,7 +82,8 @@ func (m *MainWindow) showHooksSettings() {
 	p.mine = container.NewVBox()
 	p.text.OnChanged = func(string) { p.drawMine() }
 	content := container.NewVBox(head, p.text, container.NewBorder(nil, nil, nil, save, p.message), p.mine, widget.NewSeparator(), p.project)
-	p.dlg = dialog.NewCustom("Hooks", "Close", container.NewVScroll(content), m.win)
+	p.dlg = dialog.NewCustomWithoutButtons("Hooks", container.NewVScroll(content), m.win)
+	p.dlg.SetButtons([]fyne.CanvasObject{widget.NewButton("Close", p.close)})
 	p.dlg.Resize(fyne.NewSize(760, 600))
 	m.hooksPanel = p
 	go func() {
@@ -94,6 +98,7 @@ func (m *MainWindow) showHooksSettings() {
 			}
 			p.text.SetText(text)
 			p.drawMine()
+			p.saved = text
 			p.drawProject(proj)
 		})
 	}()
@@ -112,6 +117,9 @@ func (p *hooksPanel) save() {
 				p.message.SetText("Saved. Some of it is not used: " + strings.Join(notes, "; "))
 			default:
 				p.message.SetText("Saved. The next event uses them.")
+			}
+			if err == nil {
+				p.saved = text
 			}
 		})
 	}()

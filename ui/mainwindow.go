@@ -76,6 +76,7 @@ type MainWindow struct {
 	newForm    *newConvForm
 	settings   *settingsForm
 	deleteDlg  *dialog.ConfirmDialog
+	wrapDlg    *dialog.ConfirmDialog
 	mcpPanel   *mcpPanel
 	hooksPanel *hooksPanel
 
@@ -100,6 +101,8 @@ type MainWindow struct {
 	// The main menu's conversation menu and its mode switches (menu.go).
 	convMenu       *fyne.Menu
 	menuRestricted *fyne.MenuItem
+	menuWrapUp     *fyne.MenuItem
+	drafts         *draftKeeper
 	menuProject    *fyne.MenuItem
 
 	// The right pane: the chat (or the empty state) between top and bottom.
@@ -129,6 +132,9 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 	m.win.SetMainMenu(m.menu())
 	m.win.SetOnDropped(m.onDropped)
 	m.win.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if m.chatKey(k.Name, false) {
+			return
+		}
 		if k.Name == fyne.KeyEscape {
 			// Escape closes the topmost open dialog first; otherwise it stops the agent.
 			if m.closeTopModal() {
@@ -152,6 +158,7 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 		if !m.saved {
 			m.saveWindow()
 		}
+		m.drafts.flush()
 		m.shutdown()
 	})
 
@@ -220,7 +227,12 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	// The "/" menu of commands (slashmenu.go).
 	m.slash = newSlashMenu(m)
 	m.composer.entry.onKey = m.slash.onKey
-	m.composer.entry.OnChanged = m.slash.update
+	m.composer.entry.onChatKey = m.composerChatKey
+	m.drafts = newDraftKeeper(m)
+	m.composer.entry.OnChanged = func(s string) {
+		m.slash.update(s)
+		m.drafts.changed(s)
+	}
 	m.disk = newDiskBanner()
 	m.top = container.NewVBox(m.disk.box, m.header.box, m.proj.row, m.header.landlockNote, m.header.meterRow, m.find.box)
 	m.hosts = newHostCards(m)
@@ -298,13 +310,14 @@ func (m *MainWindow) open(id string) {
 		cs.views = append(cs.views, cs.mainView)
 	}
 	m.cv = cs.mainView
-	m.chatHolder.Objects = []fyne.CanvasObject{m.cv.list}
+	m.chatHolder.Objects = []fyne.CanvasObject{m.cv.list, m.cv.wheelCatcher}
 	m.chatHolder.Refresh()
 	m.cv.follow = true
 	m.cv.list.ScrollToBottom()
 	m.clearInline()
 	m.find.hide()
 	m.loadDraft()
+	m.drafts.restore(cs)
 	if !cs.loaded && !cs.loading {
 		m.load(cs)
 	}

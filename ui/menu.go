@@ -23,6 +23,9 @@ func (m *MainWindow) shortcuts() []shortcut {
 		{&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, m.showGlobalSearch},
 		// Ctrl+Z alone is the composer's own undo of typing.
 		{&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierAlt}, m.proj.undoLast},
+		// The chat's ends when nothing else has the focus (scrolling.go); not in the menus.
+		{ctrl(fyne.KeyHome), func() { m.chatKey(fyne.KeyHome, true) }},
+		{ctrl(fyne.KeyEnd), func() { m.chatKey(fyne.KeyEnd, true) }},
 	}
 }
 
@@ -37,6 +40,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 	// when the app stops, and values set after that (in a window's OnClosed) could be lost.
 	quit := fyne.NewMenuItem("Quit", func() {
 		m.saveWindow()
+		m.drafts.flush()
 		m.saved = true
 		m.app.Quit()
 	})
@@ -50,6 +54,8 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		fyne.NewMenuItemSeparator(),
 		quit,
 	)
+	m.menuWrapUp = fyne.NewMenuItem("Wrap up now…", m.wrapUp)
+	m.menuWrapUp.Disabled = !wrapUpOffered(m.current)
 	m.menuRestricted = fyne.NewMenuItem("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
 	m.menuProject = fyne.NewMenuItem("Switch to Project", func() { m.downgrade(domain.ModeProject) })
 	conv := fyne.NewMenu("Conversation",
@@ -57,7 +63,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		item("Search all conversations…", sc[3]),
 		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
-		fyne.NewMenuItem("Wrap up now", m.wrapUp),
+		m.menuWrapUp,
 		item("Undo last file change…", sc[4]),
 		fyne.NewMenuItem("Undo last rewind or undo…", m.proj.undoLastRestore),
 		m.menuRestricted,
@@ -93,6 +99,18 @@ func (m *MainWindow) refreshModeMenu() {
 		}
 	}
 	if changed {
+		m.convMenu.Refresh()
+	}
+	m.refreshWrapUpMenu()
+}
+
+// refreshWrapUpMenu offers the menu's "Wrap up now…" where the header offers its button.
+func (m *MainWindow) refreshWrapUpMenu() {
+	if m.convMenu == nil || m.menuWrapUp == nil {
+		return
+	}
+	if off := !wrapUpOffered(m.current) || m.current.busy(); m.menuWrapUp.Disabled != off {
+		m.menuWrapUp.Disabled = off
 		m.convMenu.Refresh()
 	}
 }

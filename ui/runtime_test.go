@@ -222,6 +222,7 @@ func TestRealWrapUpAndContinue_REQ_BED_023(t *testing.T) {
 		t.Errorf("meter %q", h.m.header.meterLabel.Text)
 	}
 	test.Tap(h.m.header.wrapBtn)
+	h.m.wrapDlg.Confirm() // it asks first (issue 41)
 	h.waitFor("the exhausted view", func() bool { return h.m.composer.exhaustedBox.Visible() })
 	ex, _ := h.m.exhaustedState()
 	if strings.TrimSpace(ex.Summary) == "" || !h.m.composer.entry.Disabled() {

@@ -132,7 +132,7 @@ func newSidebar(m *MainWindow) *sidebar {
 	})
 	s.search = m.newGlobalSearch()
 	s.obj = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, settingsBtn, newBtn), s.search.entry),
-		archived, nil, nil, container.NewStack(s.list, s.search.panel))
+		archived, nil, nil, container.NewStack(s.list, newWheelCatcher(s.wheel), s.search.panel))
 	return s
 }
 

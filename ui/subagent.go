@@ -39,7 +39,7 @@ func (m *MainWindow) openSubAgent(id, task string) {
 	note.Wrapping = fyne.TextWrapWord
 	note.Importance = widget.LowImportance
 	top := container.NewVBox(widget.NewLabelWithStyle("Task", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), taskText, note)
-	w.win.SetContent(container.NewPadded(container.NewBorder(top, container.NewBorder(nil, nil, nil, w.mode, w.status), nil, nil, w.cv.list)))
+	w.win.SetContent(container.NewPadded(container.NewBorder(top, container.NewBorder(nil, nil, nil, w.mode, w.status), nil, nil, container.NewStack(w.cv.list, w.cv.wheelCatcher))))
 	w.win.Resize(fyne.NewSize(820, 640))
 	w.win.SetOnClosed(func() {
 		delete(m.subWins, id)

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"image/color"
 	"strings"
 
@@ -229,13 +228,7 @@ func (p *agentsPart) bind(r *row) {
 			outs = append(outs, domain.SubAgentOutcome{Task: t, Status: domain.SubAgentPending})
 		}
 	}
-	done := 0
-	for _, o := range outs {
-		if o.Status != domain.SubAgentPending {
-			done++
-		}
-	}
-	p.title.SetText(fmt.Sprintf("Sub-agents: %d of %d finished", done, len(outs)))
+	p.title.SetText(agentsTitle(outs))
 	p.usage.show(r.usage)
 	for len(p.lines) < len(outs) {
 		p.lines = append(p.lines, p.newLine())
@@ -254,6 +247,11 @@ func (p *agentsPart) bind(r *row) {
 			msg := o.Error
 			if msg == "" {
 				msg = o.Kind.Describe()
+			}
+			if o.Kind == domain.ErrorCancelled {
+				l.icon.SetResource(theme.MediaStopIcon())
+				setPlain(l.result, "stopped before it finished", captionStyle())
+				break
 			}
 			setPlain(l.result, "failed: "+transcript.OneLine(msg, 300), captionStyle())
 		default:

@@ -23,6 +23,9 @@ type composerEntry struct {
 	onStop func()
 	// onKey, when set, sees each key first and reports whether it took it (the "/" menu).
 	onKey func(k *fyne.KeyEvent) bool
+	// onChatKey, when set, may take the paging keys for the chat (scrolling.go): PageUp and
+	// PageDown (ctrl false), Ctrl+Home and Ctrl+End (ctrl true).
+	onChatKey func(k fyne.KeyName, ctrl bool) bool
 	// onPaste, when set, takes Ctrl+V and the context menu's Paste (paste.go), which pastes
 	// text through Entry.TypedShortcut itself.
 	onPaste func(s *fyne.ShortcutPaste)
@@ -60,6 +63,9 @@ func (e *composerEntry) TypedKey(k *fyne.KeyEvent) {
 	if e.onKey != nil && !e.shift && e.onKey(k) {
 		return
 	}
+	if (k.Name == fyne.KeyPageUp || k.Name == fyne.KeyPageDown) && !e.shift && e.onChatKey != nil && e.onChatKey(k.Name, false) {
+		return
+	}
 	switch k.Name {
 	case fyne.KeyReturn, fyne.KeyEnter:
 		if !e.shift {
@@ -88,6 +94,10 @@ func (e *composerEntry) TypedShortcut(s fyne.Shortcut) {
 		if e.onSend != nil {
 			e.onSend()
 		}
+		return
+	}
+	if cs, ok := s.(*desktop.CustomShortcut); ok && (cs.KeyName == fyne.KeyHome || cs.KeyName == fyne.KeyEnd) &&
+		cs.Modifier == fyne.KeyModifierShortcutDefault && e.onChatKey != nil && e.onChatKey(cs.KeyName, true) {
 		return
 	}
 	e.Entry.TypedShortcut(s)
