@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/ui/markdown"
 )
 
 // Scrolling as a desktop expects (issue 41): a wheel notch moves the chat about three lines of
@@ -40,10 +42,17 @@ func (cv *chatView) scrollBy(dy float32) {
 	cv.list.ScrollToOffset(off)
 }
 
-// wheel scrolls the chat for a wheel or touchpad event over its rows.
+// wheel scrolls the chat for a wheel or touchpad event over its rows; a sideways one goes to
+// the code block or table under the pointer, which the catcher lies over.
 func (cv *chatView) wheel(ev *fyne.ScrollEvent) {
+	if abs(ev.Scrolled.DX) >= abs(ev.Scrolled.DY) && cv.wheelCatcher != nil &&
+		markdown.ScrollSideways(fyne.CurrentApp().Driver().CanvasForObject(cv.wheelCatcher), ev) {
+		return
+	}
 	cv.scrollBy(-wheelStep(ev.Scrolled.DY, wheelLines*lineHeight()))
 }
+
+func abs(v float32) float32 { return max(v, -v) }
 
 // page moves the chat a page up (dir -1) or down (dir 1), keeping a line of the old view.
 func (cv *chatView) page(dir float32) {

@@ -5,6 +5,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"sync"
 
 	"github.com/phoenix-desktop/phoenix/ui/measure"
 )
@@ -103,7 +104,54 @@ func (s *hscroll) scrollTo(off float32) {
 	}
 }
 
-func (s *hscroll) CreateRenderer() fyne.WidgetRenderer { return &hscrollRenderer{s: s} }
+func (s *hscroll) CreateRenderer() fyne.WidgetRenderer {
+	liveScrolls.Lock()
+	liveScrolls.set[s] = struct{}{}
+	liveScrolls.Unlock()
+	return &hscrollRenderer{s: s}
+}
+
+// liveScrolls are the hscrolls that have a renderer: a layer drawn over them that takes the
+// wheel (the chat's, for its own step) hands them their sideways scrolling (ScrollSideways).
+var liveScrolls = struct {
+	sync.Mutex
+	set map[*hscroll]struct{}
+}{set: map[*hscroll]struct{}{}}
+
+// ScrollSideways gives a sideways wheel or touchpad scroll (ev.Scrolled.DX) to the code block
+// or table of canvas c under ev.AbsolutePosition whose content is wider than it, and reports
+// whether one took it. A block on another canvas, or no longer in c's tree (a row the chat's
+// list put aside, a conversation closed), is found at no position and is passed over.
+func ScrollSideways(c fyne.Canvas, ev *fyne.ScrollEvent) bool {
+	if ev.Scrolled.DX == 0 {
+		return false
+	}
+	liveScrolls.Lock()
+	scrolls := make([]*hscroll, 0, len(liveScrolls.set))
+	for s := range liveScrolls.set {
+		scrolls = append(scrolls, s)
+	}
+	liveScrolls.Unlock()
+	d := fyne.CurrentApp().Driver()
+	at := ev.AbsolutePosition
+	for _, s := range scrolls {
+		size := s.Size()
+		if !s.Visible() || !s.overflows(size.Width) || d.CanvasForObject(s) != c {
+			continue
+		}
+		// Not in c's tree: the drivers answer the origin, less the canvas's inset (the test
+		// driver's); no block of a chat row lies there.
+		p := d.AbsolutePositionForObject(s)
+		if inset, _ := c.InteractiveArea(); p.IsZero() || p == fyne.NewPos(0, 0).Subtract(inset) {
+			continue
+		}
+		if at.X >= p.X && at.X < p.X+size.Width && at.Y >= p.Y && at.Y < p.Y+size.Height {
+			s.scrollTo(s.offset - ev.Scrolled.DX)
+			return true
+		}
+	}
+	return false
+}
 
 type hscrollRenderer struct{ s *hscroll }
 
@@ -147,7 +195,11 @@ func (r *hscrollRenderer) Refresh() {
 func (r *hscrollRenderer) Objects() []fyne.CanvasObject {
 	return []fyne.CanvasObject{r.s.content, r.s.track, r.s.thumb}
 }
-func (r *hscrollRenderer) Destroy() {}
+func (r *hscrollRenderer) Destroy() {
+	liveScrolls.Lock()
+	delete(liveScrolls.set, r.s)
+	liveScrolls.Unlock()
+}
 
 // thumb is the draggable part of an hscroll's bar.
 type thumb struct {

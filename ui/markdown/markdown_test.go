@@ -495,3 +495,30 @@ func TestSingleLineBreaksStay(t *testing.T) {
 		t.Errorf("rendered %q, want %q", got, want)
 	}
 }
+
+// TestScrollSidewaysFindsTheBlockUnderThePointer: a layer over the chat that takes the wheel
+// hands a sideways scroll to the code block under the pointer, and only to it.
+func TestScrollSidewaysFindsTheBlockUnderThePointer(t *testing.T) {
+	long := strings.Repeat("word_", 80)
+	test.NewTempApp(t)
+	q := newQueue()
+	v := NewView(Options{Do: q.do})
+	v.SetMarkdown("Some words first.\n\n```\n" + long + "\n```\n\nSome words after.")
+	w := test.NewWindow(v)
+	defer w.Close()
+	w.Resize(fyne.NewSize(400, 300))
+	q.settle(t, v)
+	c := v.codes[0]
+	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(c.scroll).Add(fyne.NewPos(20, 5))
+	cv := w.Canvas()
+	if !ScrollSideways(cv, &fyne.ScrollEvent{PointEvent: fyne.PointEvent{AbsolutePosition: at}, Scrolled: fyne.Delta{DX: -40}}) || c.scroll.offset != 40 {
+		t.Fatalf("over the block: offset %v", c.scroll.offset)
+	}
+	above := fyne.NewPos(at.X, 1)
+	if ScrollSideways(cv, &fyne.ScrollEvent{PointEvent: fyne.PointEvent{AbsolutePosition: above}, Scrolled: fyne.Delta{DX: -40}}) || c.scroll.offset != 40 {
+		t.Errorf("above the block: offset %v", c.scroll.offset)
+	}
+	if ScrollSideways(cv, &fyne.ScrollEvent{PointEvent: fyne.PointEvent{AbsolutePosition: at}, Scrolled: fyne.Delta{DY: -40}}) {
+		t.Error("a vertical scroll was taken sideways")
+	}
+}
