@@ -27,7 +27,9 @@ func TestKeptListingsSeeEveryNewRepository(t *testing.T) {
 	// Ways of making one, each in a directory whose listing is kept.
 	steps := []func() error{
 		func() error { return os.Mkdir(filepath.Join(tree, "node_modules", "a", "b", ".git"), 0o755) },
-		func() error { return os.WriteFile(filepath.Join(tree, "src", "x", ".git"), []byte("gitdir: /elsewhere\n"), 0o644) },
+		func() error {
+			return os.WriteFile(filepath.Join(tree, "src", "x", ".git"), []byte("gitdir: /elsewhere\n"), 0o644)
+		},
 		func() error {
 			if err := os.Mkdir(filepath.Join(tree, "node_modules", "c", "y"), 0o755); err != nil {
 				return err
