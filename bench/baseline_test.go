@@ -49,6 +49,20 @@ func TestCompareNamesRowsWorseThanTheBaseline(t *testing.T) {
 	}
 }
 
+// A faster calibration does not make the baseline stricter.
+func TestCompareDoesNotTightenOnAFasterMachine(t *testing.T) {
+	row := func(name string, median float64) Row { return Row{Name: name, Unit: "ms", Samples: 5, Median: median} }
+	base := []Row{row(calibrationRowName, 60), row("start", 20)}
+	now := []Row{row(calibrationRowName, 51), row("start", 21.5)}
+	if got := Compare(now, base); len(got) != 0 {
+		t.Errorf("Compare named %v on a machine whose hash ran faster", got)
+	}
+	now[1].Median = 22.5
+	if got := Compare(now, base); len(got) != 1 {
+		t.Errorf("Compare named %v, want start (more than 10%% worse unscaled)", got)
+	}
+}
+
 func TestBaselineReadsWhatPrintJSONWrote(t *testing.T) {
 	rows := []Row{{Name: "a", Unit: "ms", Samples: 3, Median: 1.5}}
 	var b bytes.Buffer
