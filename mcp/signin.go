@@ -43,26 +43,9 @@ const callbackPath = "/callback"
 // and those together. It stops before the authorization server is asked anything when the
 // server's protected resource metadata names another resource.
 func (h *Hub) SignIn(ctx context.Context, name, cwd string, open func(authURL string) error) error {
-	c, ok := h.configFor(name, cwd)
-	switch {
-	case !ok:
-		return fmt.Errorf("sign in to %s: there is no MCP server of that name", name)
-	case !c.IsURL() || c.IsSSE():
-		return fmt.Errorf("sign in to %s: only a URL (streamable HTTP) server signs in; this one is %s", name, c.Kind())
-	}
-	if cwd == "" {
-		cwd, _ = os.UserHomeDir()
-	}
-	rc, err := c.resolved(name, cwd, h.opts.LookupEnv)
+	rc, store, err := h.signInServer("sign in to", "the tokens", name, cwd, nil)
 	if err != nil {
 		return err
-	}
-	store, err := h.tokenStore()
-	if err == nil && store == nil {
-		err = errors.New("there is no keyring or private file to keep the tokens in")
-	}
-	if err != nil {
-		return fmt.Errorf("sign in to %s: %w", name, err)
 	}
 	f := &signInFlow{hub: h, name: name, serverURL: rc.URL, store: store, open: open}
 	if err := bounded(func() (err error) {
@@ -171,35 +154,56 @@ func clientSecretEntry(serverURL string) string { return "mcp-oauth-client-secre
 // SaveClientSecret keeps the client secret of the URL server name's "oauth" client in the
 // secrets store, where its sign-ins read it when the section names no environment variable.
 func (h *Hub) SaveClientSecret(name, cwd, secret string) error {
+	rc, store, err := h.signInServer("save the client secret of", "it", name, cwd, func(c ServerConfig) error {
+		switch {
+		case c.OAuth == nil || c.OAuth.ClientID == "":
+			return errors.New(`its configuration has no "oauth": {"clientId": …} for the secret to belong to; add it first`)
+		case strings.TrimSpace(secret) == "":
+			return errors.New("the secret is empty")
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := bounded(func() error { return store.Set(clientSecretEntry(rc.URL), strings.TrimSpace(secret)) }); err != nil {
+		return fmt.Errorf("save the client secret of %s: %w", name, err)
+	}
+	return nil
+}
+
+// signInServer finds the URL server name for a sign-in or its client secret (what, the
+// words of the errors; kept, what the secrets store would keep): its configuration as the
+// working directory cwd sees it (the home folder for none), checked by check when given, and
+// the secrets store.
+func (h *Hub) signInServer(what, kept, name, cwd string, check func(ServerConfig) error) (ServerConfig, TokenStore, error) {
 	c, ok := h.configFor(name, cwd)
 	switch {
 	case !ok:
-		return fmt.Errorf("save the client secret of %s: there is no MCP server of that name", name)
+		return ServerConfig{}, nil, fmt.Errorf("%s %s: there is no MCP server of that name", what, name)
 	case !c.IsURL() || c.IsSSE():
-		return fmt.Errorf("save the client secret of %s: only a URL (streamable HTTP) server signs in; this one is %s", name, c.Kind())
-	case c.OAuth == nil || c.OAuth.ClientID == "":
-		return fmt.Errorf(`save the client secret of %s: its configuration has no "oauth": {"clientId": …} for the secret to belong to; add it first`, name)
-	case strings.TrimSpace(secret) == "":
-		return fmt.Errorf("save the client secret of %s: the secret is empty", name)
+		return ServerConfig{}, nil, fmt.Errorf("%s %s: only a URL (streamable HTTP) server signs in; this one is %s", what, name, c.Kind())
+	}
+	if check != nil {
+		if err := check(c); err != nil {
+			return ServerConfig{}, nil, fmt.Errorf("%s %s: %w", what, name, err)
+		}
 	}
 	if cwd == "" {
 		cwd, _ = os.UserHomeDir()
 	}
 	rc, err := c.resolved(name, cwd, h.opts.LookupEnv)
 	if err != nil {
-		return err
+		return ServerConfig{}, nil, err
 	}
 	store, err := h.tokenStore()
 	if err == nil && store == nil {
-		err = errors.New("there is no keyring or private file to keep it in")
-	}
-	if err == nil {
-		err = bounded(func() error { return store.Set(clientSecretEntry(rc.URL), strings.TrimSpace(secret)) })
+		err = errors.New("there is no keyring or private file to keep " + kept + " in")
 	}
 	if err != nil {
-		return fmt.Errorf("save the client secret of %s: %w", name, err)
+		return ServerConfig{}, nil, fmt.Errorf("%s %s: %w", what, name, err)
 	}
-	return nil
+	return rc, store, nil
 }
 
 // signInFlow is the OAuth handler of one sign-in. At the server's first challenge it checks
