@@ -231,6 +231,9 @@ type Runtime struct {
 	// hookGuards holds a *sync.Mutex per root conversation, serialising its hook baseline's
 	// read-modify-write (hookguard.go).
 	hookGuards sync.Map
+	// hookBaselined holds the conversations (by id) whose hook baseline is known to be
+	// recorded: after the first write it never changes, so later calls skip the store.
+	hookBaselined sync.Map
 	// sessions holds the conversations whose hook session started in this process (id →
 	// working directory): SessionStart ran before their first message, SessionEnd runs
 	// when they are deleted or the app closes.

@@ -63,6 +63,11 @@ func (r *Runtime) hookBaselineBeforeWrite(convID, cwd string) error {
 	if r.cfg.Hooks == nil {
 		return nil
 	}
+	// Once recorded, a baseline is final (BeforeWrite adds nothing after the first write):
+	// the calls after it pay no store read, conversation lookup or hooks file read.
+	if _, done := r.hookBaselined.Load(convID); done {
+		return nil
+	}
 	root := r.hookRoot(convID)
 	mu := r.hookGuardLock(root)
 	mu.Lock()
@@ -73,11 +78,15 @@ func (r *Runtime) hookBaselineBeforeWrite(convID, cwd string) error {
 	}
 	person, _ := r.cfg.Hooks.Person()
 	if !b.BeforeWrite(person, cwd) {
+		r.hookBaselined.Store(convID, true)
 		return nil
 	}
 	raw, err := json.Marshal(b)
 	if err == nil {
 		err = r.cfg.Store.PutAuxUnflushed(root, auxHookGuard, raw)
+	}
+	if err == nil {
+		r.hookBaselined.Store(convID, true)
 	}
 	if err != nil && !hasRunAsMe(person) {
 		// Nothing runs outside the walls that the record would guard.

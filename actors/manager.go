@@ -150,6 +150,7 @@ func (m *managerActor) delete(ctx actor.Context, id string) {
 			}
 		}
 		rt.releaseCheckpoints(id)
+		rt.hookBaselined.Delete(id)
 		err := rt.cfg.Store.Delete(id)
 		rt.checkpointsReleased(id)
 		if err == nil && rt.cfg.Search != nil {
