@@ -40,7 +40,6 @@ type toolEnv struct {
 	run func(ctx context.Context, name string, args ...string) ([]byte, error)
 	// lookPath finds a command (exec.LookPath).
 	lookPath func(name string) (string, error)
-	home     string // the person's home directory
 	project  string // the working tree, whose programs are never run; "" for none
 	root     string // the root of the file system the system files are read under ("/")
 	cargoDir string // CARGO_HOME, or ~/.cargo
@@ -94,7 +93,6 @@ func RegistryHosts(ctx context.Context, project string) ([]string, error) {
 	return registryHostsIn(ctx, toolEnv{
 		run:      runTool,
 		lookPath: exec.LookPath,
-		home:     home,
 		project:  project,
 		root:     "/",
 		cargoDir: cargoDir,
@@ -129,17 +127,13 @@ func (env toolEnv) query(ctx context.Context, name string, args ...string) ([]by
 	return env.run(ctx, path, args...)
 }
 
-// queryEnv is the environment of a toolchain query: the person's, with Go kept on the
-// toolchain installed (a go.mod's toolchain line is never acted on).
-func queryEnv() []string {
-	return append(os.Environ(), "GOTOOLCHAIN=local")
-}
-
 // runTool runs a toolchain command in neutralDir with the person's environment.
 func runTool(ctx context.Context, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = neutralDir
-	cmd.Env = queryEnv()
+	// The person's environment, with Go kept on the toolchain installed (a go.mod's
+	// toolchain line is never acted on).
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = time.Second

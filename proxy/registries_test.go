@@ -46,7 +46,6 @@ func testEnv(t *testing.T, tools fakeTools) toolEnv {
 	return toolEnv{
 		run:      tools.run,
 		lookPath: tools.lookPath,
-		home:     filepath.Join(root, "home"),
 		project:  filepath.Join(root, "project"),
 		root:     root,
 		cargoDir: filepath.Join(root, "home", ".cargo"),
