@@ -50,6 +50,8 @@ type Repo struct {
 	gitDir, workTree string
 	// excluded are directories kept out of every snapshot (WithExcluded).
 	excluded []string
+	// gitPath is the git found when the repository was opened (never one in the tree).
+	gitPath string
 	// mu serialises the commands that use the shadow index (Snapshot, Restore), and guards
 	// refusal and refusedAt: the last ErrTooLarge of a first snapshot, and when.
 	mu        sync.Mutex
@@ -226,7 +228,14 @@ func Open(ctx context.Context, gitDir, workTree string, opts ...Option) (*Repo, 
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	r := &Repo{gitDir: gitDir, workTree: workTree, watchLimit: DefaultWatchLimit, log: slog.New(slog.DiscardHandler)}
+	// git runs as the person with the tree as its working directory: it is found once, on
+	// PATH but never inside the tree, and kept, so a git the agent puts on PATH later is
+	// never run either.
+	git, err := hostexec.LookPath("git", workTree)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	r := &Repo{gitDir: gitDir, workTree: workTree, gitPath: git, watchLimit: DefaultWatchLimit, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -244,7 +253,7 @@ func Open(ctx context.Context, gitDir, workTree string, opts ...Option) (*Repo, 
 	if err := os.RemoveAll(gitDir); err != nil {
 		return nil, fmt.Errorf("remove the unfinished checkpoint repository %s: %w", gitDir, err)
 	}
-	staging := &Repo{gitDir: gitDir + ".init", workTree: workTree}
+	staging := &Repo{gitDir: gitDir + ".init", workTree: workTree, gitPath: git}
 	if err := os.RemoveAll(staging.gitDir); err != nil {
 		return nil, fmt.Errorf("remove the unfinished checkpoint repository %s: %w", staging.gitDir, err)
 	}
@@ -336,14 +345,8 @@ func (r *Repo) gitStatus(ctx context.Context, stdin []byte, okStatus int, args .
 // its own, leaving the shadow index to the snapshots).
 func (r *Repo) gitIndex(ctx context.Context, index string, stdin []byte, okStatus int, args ...string) ([]byte, error) {
 	r.gitRuns.Add(1)
-	// git runs as the person with the tree as its working directory: never a git the agent
-	// put on PATH inside the tree, and never a hook (a person's core.hooksPath may be
-	// relative, that is, inside the tree).
-	git, err := hostexec.LookPath("git", r.workTree)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoints: %w", err)
-	}
-	cmd := exec.CommandContext(ctx, git, args...)
+	// Never a hook: a person's core.hooksPath may be relative, that is, inside the tree.
+	cmd := exec.CommandContext(ctx, r.gitPath, args...)
 	cmd.Dir = r.workTree
 	cmd.Env = append(os.Environ(),
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0="+os.DevNull,
@@ -357,6 +360,7 @@ func (r *Repo) gitIndex(ctx context.Context, index string, stdin []byte, okStatu
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	var err error
 	if r.measure.Load() {
 		err = r.runMeasured(cmd)
 	} else {
