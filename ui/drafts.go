@@ -73,8 +73,10 @@ func (k *draftKeeper) write(ctx context.Context) {
 	k.pending = map[string]string{}
 	k.mu.Unlock()
 	for id, text := range pending {
-		ctx, cancel := context.WithTimeout(ctx, callTimeout)
-		err := k.b.SaveDraft(ctx, id, text)
+		// The call's own context is cancelled right after it: the failure is judged by the
+		// window's (a closing window's cancelled write is no failure to show).
+		call, cancel := context.WithTimeout(ctx, callTimeout)
+		err := k.b.SaveDraft(call, id, text)
 		cancel()
 		if err != nil && !k.failed && ctx.Err() == nil {
 			k.failed = true
