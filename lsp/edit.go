@@ -1,0 +1,178 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// MaxReported is how many new errors an edit's result lists; the rest are counted.
+const MaxReported = 10
+
+// Report is what the language server says about one edit.
+type Report struct {
+	// Server names the server ("gopls"); empty when none serves the file.
+	Server string
+	// New are the errors the edit introduced, in the order the server gave them.
+	New []Located
+	// Text is appended to the tool's result for the model; Summary is its short form for
+	// the tool row ("2 new errors (gopls)"). Both are empty when there is nothing to say.
+	Text, Summary string
+}
+
+// Located is a diagnostic or a symbol at a place, ready to show: a path relative to the
+// working directory where it lies inside it, one-based line and column.
+type Located struct {
+	Path         string
+	Line, Column int
+	Text         string
+}
+
+func (l Located) String() string {
+	if l.Text == "" {
+		return fmt.Sprintf("%s:%d:%d", l.Path, l.Line, l.Column)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", l.Path, l.Line, l.Column, l.Text)
+}
+
+// AfterEdit tells the server that path changed from before (existed says the file was
+// there) to what it now holds on disk, and reports the errors the change introduced: those
+// the server reports now and did not before, compared by their words (their lines may have
+// moved). A file no server serves costs nothing; a server that cannot start, does not answer
+// within the request timeout or dies is marked down and said so in this one report.
+func (s *Set) AfterEdit(ctx context.Context, env tools.Env, path, before string, existed bool) Report {
+	if _, _, err := s.specFor(path, env.Cwd); err != nil {
+		return Report{}
+	}
+	c, spec, err := s.server(ctx, env, path)
+	if err != nil {
+		return downReport(spec.Name, err)
+	}
+	rep := Report{Server: spec.Name}
+	after, ok, err := readText(path)
+	if err != nil || !ok {
+		return rep // gone again, or unreadable: nothing to compare
+	}
+	timeout := s.timeout(c)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	baseline, known := c.current(path)
+	if _, open := c.text(fileURI(path)); !open || !known {
+		baseline = nil
+		if existed {
+			v, seq, err := c.sync(ctx, path, before)
+			if err == nil {
+				baseline, _, err = c.diagnostics(ctx, path, v, seq)
+			}
+			if err != nil {
+				return s.failed(c, spec, err, ctx)
+			}
+		}
+	}
+	v, seq, err := c.sync(ctx, path, after)
+	var now []Diagnostic
+	var got bool
+	if err == nil {
+		now, got, err = c.diagnostics(ctx, path, v, seq)
+	}
+	if err != nil {
+		return s.failed(c, spec, err, ctx)
+	}
+	if !got {
+		c.mu.Lock()
+		silent := !c.anyPublished
+		c.mu.Unlock()
+		if silent && ctx.Err() != nil {
+			return s.failed(c, spec, fmt.Errorf("it published no diagnostics within %s of an edit", timeout), ctx)
+		}
+		return rep
+	}
+	c.warmed()
+	rep.New = c.locateDiagnostics(env.Cwd, path, newErrors(baseline, now))
+	if n := len(rep.New); n > 0 {
+		rep.Summary = fmt.Sprintf("%s (%s)", plural(n, "new error"), spec.Name)
+		var b strings.Builder
+		fmt.Fprintf(&b, "\n%s reports %s in %s after this change:\n", spec.Name, plural(n, "new error"), displayPath(env.Cwd, path))
+		for i, l := range rep.New {
+			if i == MaxReported {
+				fmt.Fprintf(&b, "… and %d more.\n", n-MaxReported)
+				break
+			}
+			b.WriteString(l.String() + "\n")
+		}
+		rep.Text = b.String()
+	}
+	return rep
+}
+
+// failed marks the server down when err says it is broken (dead, or silent past the
+// timeout) and reports it once; an error answer or a cancelled call changes nothing.
+func (s *Set) failed(c *client, spec Spec, err error, ctx context.Context) Report {
+	var ans *answerError
+	if errors.As(err, &ans) {
+		return Report{Server: spec.Name}
+	}
+	if !c.alive() || errors.Is(ctx.Err(), context.DeadlineExceeded) || ctx.Err() == nil {
+		s.mu.Lock()
+		e := s.servers[spec.Name]
+		s.mu.Unlock()
+		if e != nil {
+			s.markDown(e, c, err)
+		}
+		return downReport(spec.Name, &DownError{Name: spec.Name, Reason: err, Fresh: true})
+	}
+	return Report{Server: spec.Name}
+}
+
+func downReport(name string, err error) Report {
+	var down *DownError
+	if !errors.As(err, &down) || !down.Fresh {
+		return Report{}
+	}
+	return Report{Server: name,
+		Text:    fmt.Sprintf("\n[The language server %s is not available in this conversation, so this change was not checked: %v.]\n", name, down.Reason),
+		Summary: name + " down"}
+}
+
+// newErrors are the errors of now that baseline does not have as many times, compared by
+// severity, source, code and words.
+func newErrors(baseline, now []Diagnostic) []Diagnostic {
+	key := func(d Diagnostic) string {
+		return fmt.Sprintf("%d\x00%s\x00%s\x00%s", d.Severity, d.Source, d.Code, d.Message)
+	}
+	seen := map[string]int{}
+	for _, d := range baseline {
+		seen[key(d)]++
+	}
+	var out []Diagnostic
+	for _, d := range now {
+		if d.Severity != SeverityError && d.Severity != 0 {
+			continue
+		}
+		if k := key(d); seen[k] > 0 {
+			seen[k]--
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// displayPath is path relative to cwd when it lies inside it.
+func displayPath(cwd, path string) string {
+	if rel, err := filepath.Rel(cwd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
+}
