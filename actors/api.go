@@ -19,6 +19,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/sandbox"
@@ -167,6 +168,9 @@ type Config struct {
 	checkpointWaited     func(id string)
 	// MCP holds the MCP servers conversations use; nil means none (--no-mcp).
 	MCP *mcp.Hub
+	// LSP configures the language servers each conversation starts as it edits; nil means
+	// none (lsp.go).
+	LSP *lsp.Options
 	// HostProxy is the network proxy of Project mode; nil means Project-mode commands have
 	// no network at all. When it also implements HostRules, Settings shows and edits the
 	// allowed hosts through the runtime.

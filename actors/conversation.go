@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/persistence"
 )
@@ -75,6 +76,8 @@ type conversationActor struct {
 	// (nil when MCP is off). Its servers die with the actor (cleanup): closing or passivating
 	// the conversation, or quitting, kills their process trees.
 	mcp *mcp.Set
+	// lsp is the conversation's language servers, made on the first edit (lsp.go).
+	lsp *lsp.Set
 }
 
 func conversationProps(rt *Runtime, id string) *actor.Props {
@@ -367,6 +370,7 @@ func (a *conversationActor) cleanup() {
 		a.rt.forgetMCPSet(a.id, a.mcp)
 		a.mcp = nil
 	}
+	a.closeLanguageServers()
 	if a.rt.cfg.HostProxy != nil {
 		// After the servers, which may use the socket: the next run listens again.
 		a.rt.cfg.HostProxy.Forget(a.id)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
+	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -115,13 +116,15 @@ type toolRunActor struct {
 	ckpt *checkpointTask
 	// hookAliases are the call's names for hooks, fixed before it runs (hookTool).
 	hookAliases []string
+	// lsps checks a patch's file with its language server; nil for other calls (lsp.go).
+	lsps *lsp.Set
 }
 
 func toolRunProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc,
-	env tools.Env, call domain.ToolCall, envErr error, servers *mcp.Set, ckpt *checkpointTask) *actor.Props {
+	env tools.Env, call domain.ToolCall, envErr error, servers *mcp.Set, ckpt *checkpointTask, lsps *lsp.Set) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &toolRunActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, env: env, call: call,
-			envErr: envErr, servers: servers, ckpt: ckpt}
+			envErr: envErr, servers: servers, ckpt: ckpt, lsps: lsps}
 	})
 }
 
@@ -203,7 +206,9 @@ func (w *toolRunActor) run() (res domain.ToolResult, complete func()) {
 		return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
 			Content: "MCP servers are switched off in this session (--no-mcp), so " + w.call.Name + " cannot run."}, complete
 	default:
+		edit := w.beforeEdit()
 		out = w.rt.cfg.Tools.Run(w.ctx, w.env, w.call)
+		out = w.afterEdit(edit, out)
 	}
 	for _, img := range out.Images {
 		if _, err := w.rt.cfg.Store.PutBlob(img.Data); err != nil {

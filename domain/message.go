@@ -81,6 +81,9 @@ type ToolDisplay struct {
 	Diff string `json:"diff,omitempty"`
 	// SubAgents lists each sub-agent's task and outcome for spawn_agents results.
 	SubAgents []SubAgentOutcome `json:"sub_agents,omitempty"`
+	// Diagnostics are the errors a file's language server reported after the call changed
+	// it, one path:line:column and the server's words a line, shown folded in the tool row.
+	Diagnostics string `json:"diagnostics,omitempty"`
 }
 
 // ToolResult answers one tool call.

@@ -412,6 +412,8 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		// Inside the locked data directory, so that a start can sweep what a crash left.
 		TempRoot: filepath.Join(store.Dir(), "sandbox-tmp"),
 		MCP:      hub,
+		// Language servers, from PATH and the person's lsp.json (lspconfig.go).
+		LSP: openLanguageServers(log),
 		// Commands, skills and hooks (package custom), from the same configuration directory.
 		PersonalDirs:    personalCustomDirs(),
 		Hooks:           openHooks(),

@@ -1,0 +1,92 @@
+package actors
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/lsp"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// Language servers in the loop (package lsp): a conversation makes its set on the first
+// patch of a file some server serves (nothing before: a conversation that never edits such a
+// file starts nothing and pays nothing), checks each patch with it in the tool's worker, and
+// kills the servers with their trees when it stops (cleanup: close, passivation, quit).
+
+// languageServersFor is the conversation's set for a call that edits a file a server could
+// serve, made on first use; nil for every other call, or when language servers are off.
+func (a *conversationActor) languageServersFor(call domain.ToolCall) *lsp.Set {
+	if a.rt.cfg.LSP == nil || call.Name != domain.ToolPatch {
+		return nil
+	}
+	if a.lsp == nil {
+		a.lsp = lsp.NewSet(*a.rt.cfg.LSP)
+	}
+	return a.lsp
+}
+
+// closeLanguageServers kills the conversation's servers and waits until they are reaped.
+func (a *conversationActor) closeLanguageServers() {
+	if a.lsp != nil {
+		a.lsp.Close()
+		a.lsp = nil
+	}
+}
+
+// pendingEdit is a patch's file as it was before the call.
+type pendingEdit struct {
+	path, before string
+	existed      bool
+}
+
+// beforeEdit reads the file a patch call is about to change, for the comparison after it;
+// nil when the call is not a patch checked by a server.
+func (w *toolRunActor) beforeEdit() *pendingEdit {
+	if w.lsps == nil || w.call.Name != domain.ToolPatch {
+		return nil
+	}
+	var args struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal([]byte(w.call.Arguments), &args) != nil || strings.TrimSpace(args.Path) == "" {
+		return nil
+	}
+	path := args.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(w.env.Cwd, path)
+	}
+	path = filepath.Clean(path)
+	if !w.lsps.Serves(path, w.env.Cwd) {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return nil
+	}
+	return &pendingEdit{path: path, before: string(data), existed: err == nil}
+}
+
+// afterEdit appends the errors the patch introduced, as the file's language server reports
+// them, to the result: the model reads them with the patch's outcome, the tool row shows
+// their count and, folded, the list.
+func (w *toolRunActor) afterEdit(edit *pendingEdit, out tools.Output) tools.Output {
+	if edit == nil || out.Outcome != domain.OutcomeSuccess || w.ctx.Err() != nil {
+		return out
+	}
+	rep := w.lsps.AfterEdit(w.ctx, w.env, edit.path, edit.before, edit.existed)
+	if rep.Text == "" {
+		return out
+	}
+	out.Content += "\n" + strings.TrimLeft(rep.Text, "\n")
+	display := domain.ToolDisplay{}
+	if out.Display != nil {
+		display = *out.Display
+	}
+	display.Summary = strings.TrimSpace(display.Summary + " · " + rep.Summary)
+	display.Diagnostics = strings.TrimSpace(rep.Text)
+	out.Display = &display
+	return out
+}
