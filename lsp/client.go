@@ -368,6 +368,27 @@ func (c *client) warmed() {
 // are of must stay quiet before its last publication counts as the answer.
 const unversionedQuiet = 500 * time.Millisecond
 
+// version is the document version the server's last publication about path was of, 0 when
+// it did not say.
+func (c *client) version(path string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p := c.diags[fileURI(path)]; p != nil && p.version != nil {
+		return *p.version
+	}
+	return 0
+}
+
+// docVersion is the version of path the server has open, 0 when it is not open.
+func (c *client) docVersion(path string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d := c.docs[fileURI(path)]; d != nil {
+		return d.version
+	}
+	return 0
+}
+
 // current is what the server last published for path, if anything.
 func (c *client) current(path string) ([]Diagnostic, bool) {
 	c.mu.Lock()

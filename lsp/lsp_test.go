@@ -78,6 +78,12 @@ func TestReferencesFindCallersAcrossPackages_REQ_LSP_002(t *testing.T) {
 	if err != nil || !strings.Contains(hover, "func Hello() string") {
 		t.Fatalf("hover = %q, %v", hover, err)
 	}
+	bad := filepath.Join(dir, "b", "b.go")
+	edit(t, bad, "a.Hello()", "a.Hello(1)")
+	diags, err := s.Diagnostics(ctx, env, bad)
+	if err != nil || len(diags) != 1 || !strings.Contains(diags[0].String(), "b/b.go:5:38: too many arguments in call to a.Hello") {
+		t.Fatalf("diagnostics of b.go = %v, %v", diags, err)
+	}
 	syms, err := s.Symbols(ctx, env, a)
 	if err != nil || len(syms) != 1 || !strings.Contains(syms[0].Text, "function Hello") {
 		t.Fatalf("symbols = %v, %v", syms, err)

@@ -240,20 +240,17 @@ func (s *Set) WorkspaceSymbols(ctx context.Context, env tools.Env, path, query s
 // Diagnostics are the server's current errors and warnings in path.
 func (s *Set) Diagnostics(ctx context.Context, env tools.Env, path string) ([]Located, error) {
 	var out []Located
-	err := s.query(ctx, env, path, func(ctx context.Context, c *client, text string) error {
-		v, seq, err := c.sync(ctx, path, text)
-		if err != nil {
-			return err
-		}
+	err := s.query(ctx, env, path, func(ctx context.Context, c *client, _ string) error {
+		// The text opened for the question may be newer than what the server last
+		// published about: then the publication of its version is the answer.
 		ds, ok := c.current(path)
-		if !ok {
-			if ds, ok, err = c.diagnostics(ctx, path, v, seq); err != nil {
+		if v := c.docVersion(path); !ok || c.version(path) < v {
+			var err error
+			if ds, _, err = c.diagnostics(ctx, path, v, 0); err != nil {
 				return err
 			}
 		}
-		for _, l := range c.locateDiagnostics(env.Cwd, path, ds) {
-			out = append(out, l)
-		}
+		out = c.locateDiagnostics(env.Cwd, path, ds)
 		return nil
 	})
 	return out, err

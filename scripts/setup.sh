@@ -61,6 +61,17 @@ if [ ${#mcp_missing[@]} -gt 0 ]; then
   echo "setup: installing ${mcp_missing[*]}"
   npm install -g --no-fund --no-audit "${mcp_missing[@]}" >/dev/null
 fi
+# Language servers for the lsp package's tests (issue 35): gopls from the Go module proxy,
+# typescript-language-server and typescript from npm, pinned, installed outside the repository
+# (~/go/bin and npm's global prefix, both on PATH in scripts/env.sh and CI).
+if ! command -v gopls >/dev/null 2>&1 || ! gopls version 2>/dev/null | grep -q 'v0\.23\.0'; then
+  echo "setup: installing gopls v0.23.0"
+  GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0
+fi
+if ! command -v typescript-language-server >/dev/null 2>&1 || ! command -v tsserver >/dev/null 2>&1; then
+  echo "setup: installing typescript-language-server 5.1.3 and typescript 5.9.3"
+  npm install -g --no-fund --no-audit typescript-language-server@5.1.3 typescript@5.9.3 >/dev/null
+fi
 # Small MCP servers of our own on the 2026-07-28 TypeScript SDK (mcp/mcptest/node), with the
 # exact versions of its lock file.
 test_servers="$(cd "$(dirname "$0")/.." && pwd)/mcp/mcptest/node"
