@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -16,16 +17,34 @@ import (
 // file starts nothing and pays nothing), checks each patch with it in the tool's worker, and
 // kills the servers with their trees when it stops (cleanup: close, passivation, quit).
 
-// languageServersFor is the conversation's set for a call that edits a file a server could
-// serve, made on first use; nil for every other call, or when language servers are off.
+// languageServersFor is the conversation's set for a patch or a language tool's call, made
+// on first use; nil for every other call, or when language servers are off.
 func (a *conversationActor) languageServersFor(call domain.ToolCall) *lsp.Set {
-	if a.rt.cfg.LSP == nil || call.Name != domain.ToolPatch {
+	if call.Name != domain.ToolPatch && !domain.IsLanguageTool(call.Name) {
+		return nil
+	}
+	return a.languageServers()
+}
+
+// languageServers is the conversation's set, made (starting nothing) on first use; nil when
+// language servers are off.
+func (a *conversationActor) languageServers() *lsp.Set {
+	if a.rt.cfg.LSP == nil {
 		return nil
 	}
 	if a.lsp == nil {
 		a.lsp = lsp.NewSet(*a.rt.cfg.LSP)
 	}
 	return a.lsp
+}
+
+// addLanguageTools offers the language tools in a request that offers tools, where a server
+// for the project's files runs or can start (it looks at the project once, in the worker).
+func (w *llmRequestActor) addLanguageTools() {
+	if w.lsps == nil || w.req.Tools == nil || !w.lsps.Offered(w.env.Cwd) {
+		return
+	}
+	w.req.Tools = append(slices.Clip(w.req.Tools), domain.LanguageTools()...)
 }
 
 // closeLanguageServers kills the conversation's servers and waits until they are reaped.

@@ -43,6 +43,23 @@ func TestPatchGetsLanguageServerErrors_REQ_LSP_001(t *testing.T) {
 	if res[0].Display == nil || !strings.HasSuffix(res[0].Display.Summary, "· 1 new error (gopls)") || !strings.Contains(res[0].Display.Diagnostics, "main.go:6:14") {
 		t.Fatalf("display = %+v", res[0].Display)
 	}
+	// The model is offered the language tools, and the demo script calls one.
+	h.send(c.ID, "lsp: references main.go:6:6")
+	h.waitRest(c.ID)
+	res = results(h.history(c.ID))
+	if len(res) != 2 || res[1].Outcome != domain.OutcomeSuccess {
+		t.Fatalf("results = %+v", res)
+	}
+	mustContain(t, res[1].Content, "main.go:7:14: fmt.Println(n)")
+	for _, r := range h.srv.Requests() {
+		offered := false
+		for _, tool := range r.Chat.Tools {
+			offered = offered || tool.Function.Name == domain.ToolReferences
+		}
+		if !offered {
+			t.Fatalf("a request in a Go module did not offer %s", domain.ToolReferences)
+		}
+	}
 	servers := goplsBelow(os.Getpid())
 	if len(servers) == 0 {
 		t.Fatal("no gopls runs below the test process")
@@ -103,4 +120,25 @@ func zombie(pid int) bool {
 	s := string(stat)
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+}
+
+// A conversation in a project no language server serves is not offered the language tools,
+// and starts no server.
+func TestLanguageToolsNotOfferedWithoutServer_REQ_LSP_003(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.LSP = &lsp.Options{} })
+	if err := os.WriteFile(filepath.Join(h.cwd, "notes.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := h.create(NewConversation{Mode: domain.ModeUnrestricted})
+	h.turn(c.ID, "patch: notes.txt >>> y")
+	for _, r := range h.srv.Requests() {
+		for _, tool := range r.Chat.Tools {
+			if domain.IsLanguageTool(tool.Function.Name) {
+				t.Fatalf("%s offered in a project no server serves", tool.Function.Name)
+			}
+		}
+	}
+	if res := results(h.history(c.ID)); len(res) != 1 || strings.Contains(res[0].Content, "language server") {
+		t.Fatalf("results = %+v", res)
+	}
 }

@@ -36,13 +36,15 @@ type llmRequestActor struct {
 	env     tools.Env
 	// before runs first, off the mailbox: the PreCompact hooks before a continuation summary.
 	before func(context.Context)
+	// lsps adds the language tools where a server can answer them; nil when off (lsp.go).
+	lsps *lsp.Set
 }
 
 func llmRequestProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context,
-	cancel context.CancelFunc, req llm.Request, servers *mcp.Set, env tools.Env, before func(context.Context)) *actor.Props {
+	cancel context.CancelFunc, req llm.Request, servers *mcp.Set, env tools.Env, before func(context.Context), lsps *lsp.Set) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &llmRequestActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, req: req,
-			servers: servers, env: env, before: before}
+			servers: servers, env: env, before: before, lsps: lsps}
 	})
 }
 
@@ -55,6 +57,7 @@ func (w *llmRequestActor) Receive(ctx actor.Context) {
 				w.before(w.ctx)
 			}
 			w.addMCPTools()
+			w.addLanguageTools()
 			resp, err := w.stream(client)
 			root.Send(parent, llmDone{Exec: w.exec, Resp: resp, Err: err})
 		}()
@@ -202,6 +205,8 @@ func (w *toolRunActor) run() (res domain.ToolResult, complete func()) {
 		out = w.servers.Call(w.ctx, w.env, w.call, func(p mcp.Progress) {
 			w.rt.publish(ToolProgress{ConvID: w.convID, Exec: w.exec, Progress: p.Progress, Total: p.Total, Message: p.Message})
 		})
+	case domain.IsLanguageTool(w.call.Name):
+		out = lsp.RunTool(w.ctx, w.lsps, w.env, w.call)
 	case domain.IsMCPTool(w.call.Name):
 		return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
 			Content: "MCP servers are switched off in this session (--no-mcp), so " + w.call.Name + " cannot run."}, complete

@@ -81,8 +81,10 @@ var toolDocFacts = struct {
 	TodoStatuses                                     string
 	FetchTimeoutSeconds, FetchMaxRedirects           int
 	FetchMaxBodyBytes                                int64
+	LSPMaxNewErrors, LSPMaxPlaces                    int
 }{BashDefaultTimeoutSeconds, BashMaxTimeoutSeconds, ToolOutputLimit, PatchMaxFileBytes, MaxSubAgents,
-	TodoMaxItems, TodoMaxContentRunes, todoStatusWords(), FetchTimeoutSeconds, FetchMaxRedirects, FetchMaxBodyBytes}
+	TodoMaxItems, TodoMaxContentRunes, todoStatusWords(), FetchTimeoutSeconds, FetchMaxRedirects, FetchMaxBodyBytes,
+	LSPMaxNewErrors, LSPMaxPlaces}
 
 // ToolSpec is what the model is told about one tool: its name, a description written for a
 // model, and the JSON schema of its arguments.
@@ -101,24 +103,29 @@ var descriptions = renderToolDocs()
 func renderToolDocs() map[string]string {
 	out := map[string]string{}
 	for name := range schemas {
-		b, err := toolDocs.ReadFile("tooldocs/" + name + ".md")
-		if err != nil {
-			// The docs are embedded at build time; a missing one is a programming error
-			// that the catalogue test catches.
-			panic(fmt.Sprintf("tool description for %s is missing: %v", name, err))
-		}
-		t, err := template.New(name).Option("missingkey=error").
-			Funcs(template.FuncMap{"bytes": FormatBytes}).Parse(string(b))
-		if err != nil {
-			panic(fmt.Sprintf("tool description for %s is not a valid template: %v", name, err))
-		}
-		var buf bytes.Buffer
-		if err := t.Execute(&buf, toolDocFacts); err != nil {
-			panic(fmt.Sprintf("tool description for %s does not render: %v", name, err))
-		}
-		out[name] = strings.TrimSpace(buf.String())
+		out[name] = renderToolDoc(name)
 	}
 	return out
+}
+
+// renderToolDoc renders the description of one tool from tooldocs/NAME.md.
+func renderToolDoc(name string) string {
+	b, err := toolDocs.ReadFile("tooldocs/" + name + ".md")
+	if err != nil {
+		// The docs are embedded at build time; a missing one is a programming error
+		// that the catalogue test catches.
+		panic(fmt.Sprintf("tool description for %s is missing: %v", name, err))
+	}
+	t, err := template.New(name).Option("missingkey=error").
+		Funcs(template.FuncMap{"bytes": FormatBytes}).Parse(string(b))
+	if err != nil {
+		panic(fmt.Sprintf("tool description for %s is not a valid template: %v", name, err))
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, toolDocFacts); err != nil {
+		panic(fmt.Sprintf("tool description for %s does not render: %v", name, err))
+	}
+	return strings.TrimSpace(buf.String())
 }
 
 func describe(name string) string { return descriptions[name] }
@@ -220,7 +227,7 @@ func ToolsFor(subAgent bool) []ToolSpec {
 // Offers reports whether a tool is in the set offered to this kind of conversation. MCP tools
 // are offered to every conversation; which exist is the runtime's to say.
 func Offers(subAgent bool, name string) bool {
-	return IsMCPTool(name) || slices.Contains(toolNames(subAgent), name)
+	return IsMCPTool(name) || IsLanguageTool(name) || slices.Contains(toolNames(subAgent), name)
 }
 
 // toolNames lists the names ToolsFor offers, without building the specs (which parses every

@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
 // MaxReported is how many new errors an edit's result lists; the rest are counted.
-const MaxReported = 10
+const MaxReported = domain.LSPMaxNewErrors
 
 // Report is what the language server says about one edit.
 type Report struct {

@@ -221,3 +221,44 @@ func TestGoplsWorksRestricted_REQ_LSP_007(t *testing.T) {
 		t.Fatalf("gopls in the Restricted sandbox did not check the edit: %+v", rep)
 	}
 }
+
+// The model's tools answer with places, one a line, and say in words what no server serves.
+func TestLanguageToolsForTheModel_REQ_LSP_003(t *testing.T) {
+	needProgram(t, "gopls")
+	dir := writeTree(t, goModule)
+	env := testEnv(t, dir, domain.ModeUnrestricted)
+	s := newSet(t, Options{})
+	if !s.Offered(dir) {
+		t.Fatal("the language tools are not offered in a Go module with gopls on PATH")
+	}
+	ctx := context.Background()
+	run := func(name, args string) string {
+		out := RunTool(ctx, s, env, domain.ToolCall{ID: "c", Name: name, Arguments: args})
+		if out.Outcome != domain.OutcomeSuccess {
+			t.Fatalf("%s %s: %s", name, args, out.Content)
+		}
+		return out.Content
+	}
+	if got := run(domain.ToolReferences, `{"path":"a/a.go","line":4,"column":7}`); !strings.Contains(got, "b/b.go:5:32: func Greet() string { return a.Hello() + \"!\" }") {
+		t.Errorf("references:\n%s", got)
+	}
+	if got := run(domain.ToolDefinition, `{"path":"b/b.go","line":5,"column":33}`); !strings.HasPrefix(got, "a/a.go:4:6: func Hello()") {
+		t.Errorf("definition:\n%s", got)
+	}
+	if got := run(domain.ToolSymbols, `{"query":"Greet"}`); !strings.Contains(got, "b/b.go:5:6: function Greet") {
+		t.Errorf("workspace symbols:\n%s", got)
+	}
+	if got := run(domain.ToolHover, `{"path":"a/a.go","line":4,"column":7}`); !strings.Contains(got, "Hello greets.") {
+		t.Errorf("hover:\n%s", got)
+	}
+	if got := run(domain.ToolDiagnostics, `{"path":"main.go"}`); got != "No errors or warnings in main.go." {
+		t.Errorf("diagnostics:\n%s", got)
+	}
+	out := RunTool(ctx, s, env, domain.ToolCall{ID: "c", Name: domain.ToolDefinition, Arguments: `{"path":"notes.txt","line":1,"column":1}`})
+	if out.Outcome != domain.OutcomeError || !strings.Contains(out.Content, "no language server serves files like") {
+		t.Errorf("a file no server serves: %+v", out)
+	}
+	if NewSet(Options{}).Offered(writeTree(t, map[string]string{"notes.txt": "x"})) {
+		t.Error("the language tools are offered in a project of no language")
+	}
+}

@@ -29,6 +29,12 @@ func (c *client) locateDiagnostics(cwd, path string, ds []Diagnostic) []Located 
 // the one-based line and column in characters (the line's text from the server's copy of
 // the document, else from the disk).
 func (c *client) locate(cwd string, loc Location) Located {
+	l, _ := c.locateLine(cwd, loc)
+	return l
+}
+
+// locateLine is locate, with the text of the place's line.
+func (c *client) locateLine(cwd string, loc Location) (Located, string) {
 	path := uriPath(loc.URI)
 	if path == "" {
 		path = loc.URI
@@ -38,8 +44,9 @@ func (c *client) locate(cwd string, loc Location) Located {
 		text, _, _ = readText(path)
 	}
 	line := loc.Range.Start.Line
+	lt := lineText(text, line)
 	return Located{Path: displayPath(cwd, path), Line: line + 1,
-		Column: column(lineText(text, line), loc.Range.Start.Character, c.utf8)}
+		Column: column(lt, loc.Range.Start.Character, c.utf8)}, lt
 }
 
 // opened makes sure the server has path open with its content on disk, for a question
@@ -117,8 +124,10 @@ func (s *Set) locations(ctx context.Context, env tools.Env, path string, line, c
 		if err := c.call(ctx, method, params, &raw); err != nil {
 			return err
 		}
-		for _, l := range decodeLocations(raw) {
-			out = append(out, c.locate(env.Cwd, l))
+		for _, loc := range decodeLocations(raw) {
+			l, line := c.locateLine(env.Cwd, loc)
+			l.Text = strings.TrimSpace(line)
+			out = append(out, l)
 		}
 		return nil
 	})

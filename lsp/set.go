@@ -58,6 +58,10 @@ type Set struct {
 	mu      sync.Mutex
 	servers map[string]*entry // by Spec.Name
 	closed  bool
+
+	// offer is an ending of the project's files a server serves (Offered), found once.
+	offerOnce sync.Once
+	offer     string
 }
 
 type entry struct {

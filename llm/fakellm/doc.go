@@ -45,6 +45,10 @@
 //	                             mark: pending; nothing: an empty list; {JSON}: those
 //	                             arguments as written)
 //	mcp: SERVER TOOL {JSON}      call the MCP tool mcp__SERVER__TOOL with the JSON arguments
+//	lsp: TOOL PATH:LINE:COL      call the language tool TOOL (definition, references, hover)
+//	                             at that place; "lsp: symbols PATH", "lsp: symbols #QUERY",
+//	                             "lsp: diagnostics [PATH]"; "lsp: TOOL {JSON}" sends the
+//	                             arguments as written
 //
 // Several steps on one line separated by " ;; " make one answer with several tool calls
 // (and the text of any echo: among them), e.g. "bash: ls ;; think: then what".

@@ -118,6 +118,8 @@ func parseAction(key, arg string) (action, bool) {
 		return parsePatch(arg), true
 	case "mcp":
 		return parseMCP(arg), true
+	case "lsp":
+		return parseLanguageTool(arg), true
 	}
 	return action{}, false
 }
@@ -132,6 +134,39 @@ func parseMCP(arg string) action {
 		_ = json.Unmarshal([]byte(fields[2]), &args)
 	}
 	return action{tool: name, args: args}
+}
+
+// parseLanguageTool reads TOOL ARGUMENT into a call of a language tool: a place
+// PATH:LINE:COLUMN for definition, references and hover; a PATH, or #QUERY, for symbols; a
+// PATH or nothing for diagnostics; or a JSON object sent as written.
+func parseLanguageTool(arg string) action {
+	tool, rest, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	rest = strings.TrimSpace(rest)
+	if strings.HasPrefix(rest, "{") {
+		return action{tool: tool, args: json.RawMessage(rest)}
+	}
+	args := map[string]any{}
+	switch {
+	case tool == domain.ToolSymbols && strings.HasPrefix(rest, "#"):
+		args["query"] = strings.TrimPrefix(rest, "#")
+	case tool == domain.ToolSymbols || tool == domain.ToolDiagnostics:
+		if rest != "" {
+			args["path"] = rest
+		}
+	default:
+		// The last two colons part the line and column from a path that may hold colons.
+		path, line, col := rest, 0, 0
+		if i := strings.LastIndexByte(path, ':'); i > 0 {
+			col, _ = strconv.Atoi(path[i+1:])
+			path = path[:i]
+			if j := strings.LastIndexByte(path, ':'); j > 0 {
+				line, _ = strconv.Atoi(path[j+1:])
+				path = path[:j]
+			}
+		}
+		args["path"], args["line"], args["column"] = path, line, col
+	}
+	return action{tool: tool, args: args}
 }
 
 // parseTodo reads a task list, "[x] DONE | [>] IN PROGRESS | [ ] PENDING" (a task without

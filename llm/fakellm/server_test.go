@@ -157,6 +157,17 @@ func TestParseProgram(t *testing.T) {
 				t.Fatalf("%+v", first)
 			}
 		}},
+		{"language tool forms", "lsp: references a/a.go:4:6\nlsp: symbols #Greet\nlsp: symbols a.go\nlsp: diagnostics\nlsp: hover {\"path\":\"x\"}", 5, func(t *testing.T, p program) {
+			want := []string{`references {"column":6,"line":4,"path":"a/a.go"}`, `symbols {"query":"Greet"}`, `symbols {"path":"a.go"}`,
+				`diagnostics {}`, `hover {"path":"x"}`}
+			for i, st := range p.steps {
+				a := st.actions[0]
+				b, _ := json.Marshal(a.args)
+				if got := a.tool + " " + string(b); got != want[i] {
+					t.Errorf("step %d: %s; want %s", i, got, want[i])
+				}
+			}
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
