@@ -20,7 +20,11 @@ import (
 // languageServersFor is the conversation's set for a patch or a language tool's call, made
 // on first use; nil for every other call, or when language servers are off.
 func (a *conversationActor) languageServersFor(call domain.ToolCall) *lsp.Set {
-	if call.Name != domain.ToolPatch && !domain.IsLanguageTool(call.Name) {
+	switch {
+	case call.Name == domain.ToolBash:
+		// A command can change the files the servers have open; it never starts one.
+		return a.lsp
+	case call.Name != domain.ToolPatch && !domain.IsLanguageTool(call.Name):
 		return nil
 	}
 	return a.languageServers()
@@ -88,6 +92,15 @@ func (w *toolRunActor) beforeEdit() *pendingEdit {
 	return &pendingEdit{path: path, before: string(data), existed: err == nil}
 }
 
+// afterCommand appends the errors a command introduced in the files the running servers
+// have open, for a command that could change them (a mode that writes).
+func (w *toolRunActor) afterCommand(out tools.Output) tools.Output {
+	if w.lsps == nil || w.call.Name != domain.ToolBash || w.env.Mode.Rank() <= domain.ModeRestricted.Rank() || w.ctx.Err() != nil {
+		return out
+	}
+	return withReport(out, w.lsps.AfterCommand(w.ctx, w.env))
+}
+
 // afterEdit appends the errors the patch introduced, as the file's language server reports
 // them, to the result: the model reads them with the patch's outcome, the tool row shows
 // their count and, folded, the list.
@@ -95,7 +108,11 @@ func (w *toolRunActor) afterEdit(edit *pendingEdit, out tools.Output) tools.Outp
 	if edit == nil || out.Outcome != domain.OutcomeSuccess || w.ctx.Err() != nil {
 		return out
 	}
-	rep := w.lsps.AfterEdit(w.ctx, w.env, edit.path, edit.before, edit.existed)
+	return withReport(out, w.lsps.AfterEdit(w.ctx, w.env, edit.path, edit.before, edit.existed))
+}
+
+// withReport appends a language server's report to a call's output and its tool row.
+func withReport(out tools.Output, rep lsp.Report) tools.Output {
 	if rep.Text == "" {
 		return out
 	}

@@ -60,6 +60,11 @@ func TestPatchGetsLanguageServerErrors_REQ_LSP_001(t *testing.T) {
 			t.Fatalf("a request in a Go module did not offer %s", domain.ToolReferences)
 		}
 	}
+	// A command that breaks the file gopls has open gets the error too.
+	h.send(c.ID, `bash: sed -i 's/fmt.Println(n)/fmt.Println(n, missing)/' main.go`)
+	h.waitRest(c.ID)
+	res = results(h.history(c.ID))
+	mustContain(t, res[len(res)-1].Content, "gopls reports 1 new error in main.go after this command:\nmain.go:7:17: undefined: missing")
 	servers := goplsBelow(os.Getpid())
 	if len(servers) == 0 {
 		t.Fatal("no gopls runs below the test process")

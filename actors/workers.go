@@ -214,6 +214,7 @@ func (w *toolRunActor) run() (res domain.ToolResult, complete func()) {
 		edit := w.beforeEdit()
 		out = w.rt.cfg.Tools.Run(w.ctx, w.env, w.call)
 		out = w.afterEdit(edit, out)
+		out = w.afterCommand(out)
 	}
 	for _, img := range out.Images {
 		if _, err := w.rt.cfg.Store.PutBlob(img.Data); err != nil {

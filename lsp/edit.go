@@ -96,16 +96,7 @@ func (s *Set) AfterEdit(ctx context.Context, env tools.Env, path, before string,
 	rep.New = c.locateDiagnostics(env.Cwd, path, newErrors(baseline, now))
 	if n := len(rep.New); n > 0 {
 		rep.Summary = fmt.Sprintf("%s (%s)", plural(n, "new error"), spec.Name)
-		var b strings.Builder
-		fmt.Fprintf(&b, "\n%s reports %s in %s after this change:\n", spec.Name, plural(n, "new error"), displayPath(env.Cwd, path))
-		for i, l := range rep.New {
-			if i == MaxReported {
-				fmt.Fprintf(&b, "… and %d more.\n", n-MaxReported)
-				break
-			}
-			b.WriteString(l.String() + "\n")
-		}
-		rep.Text = b.String()
+		rep.Text = formatNew(spec.Name, displayPath(env.Cwd, path), rep.New, "this change")
 	}
 	return rep
 }
@@ -176,4 +167,94 @@ func displayPath(cwd, path string) string {
 		return rel
 	}
 	return path
+}
+
+// AfterCommand checks the files the running servers have open after a command that may
+// have changed them (bash in a mode that writes): each whose text on disk differs from the
+// server's copy is synced, and the errors the change introduced are reported as AfterEdit
+// does. Nothing runs and nothing is read when no server runs.
+func (s *Set) AfterCommand(ctx context.Context, env tools.Env) Report {
+	s.mu.Lock()
+	var running []*entry
+	for _, spec := range s.opts.Specs {
+		if e := s.servers[spec.Name]; e != nil && e.c != nil && e.status == StateRunning {
+			running = append(running, e)
+		}
+	}
+	s.mu.Unlock()
+	var all Report
+	var texts []string
+	for _, e := range running {
+		c := e.c
+		if c == nil {
+			continue
+		}
+		c.mu.Lock()
+		open := make(map[string]string, len(c.docs))
+		for u, d := range c.docs {
+			open[uriPath(u)] = d.text
+		}
+		c.mu.Unlock()
+		for path, had := range open {
+			now, ok, err := readText(path)
+			if err != nil || !ok || now == had {
+				continue
+			}
+			rep := s.recheck(ctx, c, e.spec, env, path, now)
+			all.New = append(all.New, rep.New...)
+			if rep.Text != "" {
+				texts = append(texts, rep.Text)
+			}
+			if all.Server == "" {
+				all.Server = rep.Server
+			}
+		}
+	}
+	if len(texts) > 0 {
+		all.Text = strings.Join(texts, "")
+		all.Summary = fmt.Sprintf("%s (%s)", plural(len(all.New), "new error"), all.Server)
+		if len(all.New) == 0 {
+			all.Summary = all.Server + " down"
+		}
+	}
+	return all
+}
+
+// recheck reports the new errors of an open file whose text changed on disk to now.
+func (s *Set) recheck(ctx context.Context, c *client, spec Spec, env tools.Env, path, now string) Report {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout(c))
+	defer cancel()
+	baseline, _ := c.current(path)
+	v, seq, err := c.sync(ctx, path, now)
+	var after []Diagnostic
+	var got bool
+	if err == nil {
+		after, got, err = c.diagnostics(ctx, path, v, seq)
+	}
+	if err != nil {
+		return s.failed(c, spec, err, ctx)
+	}
+	rep := Report{Server: spec.Name}
+	if !got {
+		return rep
+	}
+	rep.New = c.locateDiagnostics(env.Cwd, path, newErrors(baseline, after))
+	if n := len(rep.New); n > 0 {
+		rep.Text = formatNew(spec.Name, displayPath(env.Cwd, path), rep.New, "this command")
+	}
+	return rep
+}
+
+// formatNew writes the new errors of one file for the model, at most MaxReported.
+func formatNew(server, shown string, list []Located, what string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s reports %s in %s after %s:\n", server, plural(len(list), "new error"), shown, what)
+	for i, l := range list {
+		if i == MaxReported {
+			fmt.Fprintf(&b, "… and %d more.\n", len(list)-MaxReported)
+			break
+		}
+		b.WriteString(l.String() + "\n")
+	}
+	return b.String()
 }

@@ -53,6 +53,16 @@ func TestPatchTypeErrorGetsCompilerWords_REQ_LSP_001(t *testing.T) {
 	if rep := s.AfterEdit(ctx, env, path, before, true); rep.Text != "" {
 		t.Fatalf("the fix reported %+v", rep)
 	}
+	// A command (bash) that breaks the open file: its new error is reported; a command that
+	// changes nothing costs no question to the server.
+	if rep := s.AfterCommand(ctx, env); rep.Text != "" {
+		t.Fatalf("a command that changed nothing reported %+v", rep)
+	}
+	edit(t, path, "fmt.Println(b.Greet(), n)", "fmt.Println(b.Greet(), n, undefinedName)")
+	rep = s.AfterCommand(ctx, env)
+	if len(rep.New) != 1 || !strings.Contains(rep.Text, "main.go:11:28: undefined: undefinedName (compiler)") || rep.Summary != "1 new error (gopls)" {
+		t.Fatalf("the command's error is not reported: %+v", rep)
+	}
 }
 
 func TestReferencesFindCallersAcrossPackages_REQ_LSP_002(t *testing.T) {
