@@ -232,6 +232,9 @@ type Runtime struct {
 	sandboxOnce sync.Once
 	sandboxFull SandboxStatus
 	sandboxLazy bool
+	// lspSets holds each conversation's language servers (id → *lsp.Set) while it lives,
+	// for the header's details (LanguageServers).
+	lspSets sync.Map
 	// hookGuards holds a *sync.Mutex per root conversation, serialising its hook baseline's
 	// read-modify-write (hookguard.go).
 	hookGuards sync.Map

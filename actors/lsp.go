@@ -38,6 +38,7 @@ func (a *conversationActor) languageServers() *lsp.Set {
 	}
 	if a.lsp == nil {
 		a.lsp = lsp.NewSet(*a.rt.cfg.LSP)
+		a.rt.lspSets.Store(a.id, a.lsp)
 	}
 	return a.lsp
 }
@@ -54,6 +55,7 @@ func (w *llmRequestActor) addLanguageTools() {
 // closeLanguageServers kills the conversation's servers and waits until they are reaped.
 func (a *conversationActor) closeLanguageServers() {
 	if a.lsp != nil {
+		a.rt.lspSets.CompareAndDelete(a.id, a.lsp)
 		a.lsp.Close()
 		a.lsp = nil
 	}
@@ -125,4 +127,41 @@ func withReport(out tools.Output, rep lsp.Report) tools.Output {
 	display.Diagnostics = strings.TrimSpace(rep.Text)
 	out.Display = &display
 	return out
+}
+
+// LanguageServer is one of a conversation's language servers as the header's details show
+// it: its name, its state (starting, running, down) and, when down, why.
+type LanguageServer struct {
+	Name, State, Reason string
+}
+
+// LanguageServers lists the language servers the conversation started, none before its
+// first edit or question about a file a server serves.
+func (r *Runtime) LanguageServers(convID string) []LanguageServer {
+	v, ok := r.lspSets.Load(convID)
+	if !ok {
+		return nil
+	}
+	var out []LanguageServer
+	for _, st := range v.(*lsp.Set).Status() {
+		out = append(out, LanguageServer{Name: st.Name, State: string(st.State), Reason: st.Reason})
+	}
+	return out
+}
+
+// LanguageServersText is the paragraph the header's details show about them; empty when
+// the conversation has started none.
+func LanguageServersText(list []LanguageServer) string {
+	if len(list) == 0 {
+		return ""
+	}
+	lines := []string{"Language servers in this conversation:"}
+	for _, s := range list {
+		line := "• " + s.Name + ": " + s.State
+		if s.Reason != "" {
+			line += " — " + s.Reason
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -65,6 +65,9 @@ func TestPatchGetsLanguageServerErrors_REQ_LSP_001(t *testing.T) {
 	h.waitRest(c.ID)
 	res = results(h.history(c.ID))
 	mustContain(t, res[len(res)-1].Content, "gopls reports 1 new error in main.go after this command:\nmain.go:7:17: undefined: missing")
+	if got := LanguageServersText(h.rt.LanguageServers(c.ID)); got != "Language servers in this conversation:\n• gopls: running" {
+		t.Errorf("the header's details say %q", got)
+	}
 	servers := goplsBelow(os.Getpid())
 	if len(servers) == 0 {
 		t.Fatal("no gopls runs below the test process")

@@ -120,6 +120,9 @@ type Deps struct {
 	// RegistrySources says, a line a toolchain, what the "package registries" switch reads
 	// (proxy.RegistrySources), shown under the switch.
 	RegistrySources []string
+	// LanguageServers lists a conversation's language servers and their states for the
+	// mode badge's details (*actors.Runtime.LanguageServers); nil shows none.
+	LanguageServers func(convID string) []actors.LanguageServer
 	// Clipboard reads images and copied file lists for the composer's paste (paste.go); nil
 	// reads the desktop's clipboard through xclip or wl-paste.
 	Clipboard clipboard.Reader

@@ -178,6 +178,11 @@ func (h *header) sandboxDetails() string {
 			head += "\nAllowed hosts: " + strings.Join(hosts, ", ")
 		}
 	}
+	if m.current != nil && m.deps.LanguageServers != nil {
+		if servers := actors.LanguageServersText(m.deps.LanguageServers(m.current.conv.ID)); servers != "" {
+			head += "\n\n" + servers
+		}
+	}
 	return head + "\n\n" + m.sandbox.String()
 }
 

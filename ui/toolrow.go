@@ -39,6 +39,8 @@ type toolPart struct {
 	details *markdown.View
 	// detailBox insets the details to where RichText put its text.
 	detailBox *fyne.Container
+	// places holds the links to the places the result names (places.go).
+	places *fyne.Container
 	usage     *usageLine
 	obj       fyne.CanvasObject
 }
@@ -64,7 +66,8 @@ func newToolPart(cv *chatView) *toolPart {
 	p.detailBox = container.New(insetBy(markdownInset(), 0), p.details)
 	// The usage line is under the card, its words where the card's start.
 	p.usage = newUsageLine(pad() * 2)
-	p.obj = container.New(&column{}, card(p.bg, container.New(&column{}, header, p.summary, p.detailBox)), p.usage.obj)
+	p.places = container.NewVBox()
+	p.obj = container.New(&column{}, card(p.bg, container.New(&column{}, header, p.summary, p.detailBox, p.places)), p.usage.obj)
 	return p
 }
 
@@ -105,6 +108,12 @@ func (p *toolPart) bind(r *row) {
 	if !p.details.Hidden {
 		p.details.SetPreformatted(detailTexts(res)...)
 	}
+	p.places.Objects = nil
+	if !p.details.Hidden {
+		p.places.Objects = p.cv.placeLinks(resultPlaces(res))
+	}
+	p.places.Hidden = len(p.places.Objects) == 0
+	p.places.Refresh()
 }
 
 // toolStatus is the icon and the one-line summary of a tool row.
@@ -161,6 +170,10 @@ func detailTexts(res *domain.ToolResult) []markdown.Preformatted {
 	if res.Display != nil && res.Display.Diff != "" {
 		out = append(out, markdown.Preformatted{Text: clip(res.Display.Diff), Diff: true})
 		if res.Outcome == domain.OutcomeSuccess {
+			if res.Display.Diagnostics != "" {
+				// The errors the language server found after the edit, under its diff.
+				out = append(out, markdown.Preformatted{Text: clip(res.Display.Diagnostics)})
+			}
 			return out
 		}
 	}

@@ -150,6 +150,7 @@ func runGUI(args []string, stderr io.Writer) error {
 	if servers := opened.runtime.MCPServers(); servers != nil {
 		deps.MCP = servers
 	}
+	deps.LanguageServers = opened.runtime.LanguageServers
 	if opened.runtime.HostRulesAvailable() {
 		deps.Hosts = opened.runtime
 		deps.RegistrySources = proxy.RegistrySources()

@@ -1,0 +1,52 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// The mode badge's details list the conversation's language servers and their states
+// (issue 35).
+func TestModeBadgeDetailsListLanguageServers_REQ_LSP_009(t *testing.T) {
+	h := newHarness(t, func(f *fakeBackend, d *Deps) {
+		f.add(domain.NewConversationParams{Title: "x", Cwd: "/x", Model: "gpt-4o"})
+		d.LanguageServers = func(string) []actors.LanguageServer {
+			return []actors.LanguageServer{{Name: "gopls", State: "running"}, {Name: "clangd", State: "down", Reason: "it stopped"}}
+		}
+	})
+	h.open(h.m.sidebar.convs[0].id)
+	details := h.m.header.sandboxDetails()
+	if !strings.Contains(details, "Language servers in this conversation:\n• gopls: running\n• clangd: down — it stopped") {
+		t.Errorf("the details do not list the language servers:\n%s", details)
+	}
+}
+
+// A result's places become links: the errors after an edit, a language tool's answer; other
+// tools' output is not read for places.
+func TestResultPlacesBecomeLinks_REQ_LSP_009(t *testing.T) {
+	edit := &domain.ToolResult{Name: domain.ToolPatch, Outcome: domain.OutcomeSuccess, Content: "Patched main.go",
+		Display: &domain.ToolDisplay{Diagnostics: "gopls reports 1 new error in main.go after this change:\nmain.go:6:14: cannot use true"}}
+	refs := &domain.ToolResult{Name: domain.ToolReferences, Outcome: domain.OutcomeSuccess, Content: "b/b.go:5:32: a.Hello()\nsrc/x y.go:10:1: call\n"}
+	bash := &domain.ToolResult{Name: domain.ToolBash, Outcome: domain.OutcomeSuccess, Content: "main.go:6:14: cannot use true\n"}
+	for _, tc := range []struct {
+		res  *domain.ToolResult
+		want []place
+	}{
+		{edit, []place{{label: "main.go:6:14", path: "main.go", line: 6}}},
+		{refs, []place{{label: "b/b.go:5:32", path: "b/b.go", line: 5}, {label: "src/x y.go:10:1", path: "src/x y.go", line: 10}}},
+		{bash, nil},
+	} {
+		got := resultPlaces(tc.res)
+		if len(got) != len(tc.want) {
+			t.Fatalf("%s: places %+v; want %+v", tc.res.Name, got, tc.want)
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%s: place %d = %+v; want %+v", tc.res.Name, i, got[i], tc.want[i])
+			}
+		}
+	}
+}
