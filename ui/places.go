@@ -28,7 +28,7 @@ var placeLine = regexp.MustCompile(`^([^\s:][^:\n]*):(\d+):(\d+)`)
 // place is one path:line:column of a result.
 type place struct {
 	label, path string
-	line         int
+	line        int
 }
 
 // resultPlaces are the places a result names: a language tool's answer, or the errors a

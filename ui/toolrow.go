@@ -41,8 +41,8 @@ type toolPart struct {
 	detailBox *fyne.Container
 	// places holds the links to the places the result names (places.go).
 	places *fyne.Container
-	usage     *usageLine
-	obj       fyne.CanvasObject
+	usage  *usageLine
+	obj    fyne.CanvasObject
 }
 
 func newToolPart(cv *chatView) *toolPart {
