@@ -39,10 +39,11 @@ type toolPart struct {
 	details *markdown.View
 	// detailBox insets the details to where RichText put its text.
 	detailBox *fyne.Container
+	usage     *usageLine
+	obj       fyne.CanvasObject
+
 	// places holds the links to the places the result names (places.go).
 	places *fyne.Container
-	usage  *usageLine
-	obj    fyne.CanvasObject
 }
 
 func newToolPart(cv *chatView) *toolPart {
