@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/sandbox"
 )
 
 // goModule is a tiny module of two packages: b calls a.Hello.
@@ -270,5 +271,20 @@ func TestLanguageToolsForTheModel_REQ_LSP_003(t *testing.T) {
 	}
 	if NewSet(Options{}).Offered(writeTree(t, map[string]string{"notes.txt": "x"})) {
 		t.Error("the language tools are offered in a project of no language")
+	}
+}
+
+// In Project mode a server may write in the tree, and still nowhere else.
+func TestProjectServerWritesOnlyTheTree_REQ_LSP_007(t *testing.T) {
+	needSandbox(t)
+	if ok, why := sandbox.ProjectAvailable(); !ok {
+		missing(t, "Project mode is unavailable: "+why)
+	}
+	dir := writeTree(t, map[string]string{"go.mod": "module m\n", "x.fake": "one\n"})
+	env := testEnv(t, dir, domain.ModeProject)
+	s := newSet(t, Options{Specs: []Spec{fakeSpec(t, "probe")}})
+	rep := s.AfterEdit(context.Background(), env, filepath.Join(dir, "x.fake"), "zero\n", true)
+	if !strings.Contains(rep.Text, "probe read=true tree-write=true home-write=false") {
+		t.Fatalf("the Project server's walls are not the tree's: %+v", rep)
 	}
 }

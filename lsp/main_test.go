@@ -46,6 +46,7 @@ func fakeServer(mode string) int {
 		home, _ := os.UserHomeDir()
 		herr := os.WriteFile(filepath.Join(home, ".phoenix-lsp-probe"), []byte("x"), 0o644)
 		fmt.Fprintf(os.Stderr, "probe read=%v tree-write=%v home-write=%v\n", rerr == nil, werr == nil, herr == nil)
+		fmt.Fprintln(os.Stderr, "errors:", rerr, werr, herr)
 		return 4
 	}
 	return 2
