@@ -62,6 +62,16 @@ type Set struct {
 	// offer is an ending of the project's files a server serves (Offered), found once.
 	offerOnce sync.Once
 	offer     string
+	// found caches where each server's program is (or why it is not), looked up once per
+	// conversation: Offered asks before every model request.
+	found map[string]lookup
+	// closing counts the servers being killed after they went down; Close waits for them.
+	closing sync.WaitGroup
+}
+
+type lookup struct {
+	path string
+	err  error
 }
 
 type entry struct {
@@ -99,7 +109,7 @@ func (s *Set) specFor(path, cwd string) (Spec, string, error) {
 		if spec.languageOf(path) == "" {
 			continue
 		}
-		program, err := hostexec.LookPath(spec.Command, cwd)
+		program, err := s.lookPath(spec.Command, cwd)
 		if err == nil {
 			return spec, program, nil
 		}
@@ -114,6 +124,25 @@ func (s *Set) specFor(path, cwd string) (Spec, string, error) {
 		why = fmt.Errorf("%w serves files like %s", ErrNoServer, path)
 	}
 	return Spec{}, "", why
+}
+
+// lookPath is hostexec.LookPath, once per program and tree.
+func (s *Set) lookPath(command, cwd string) (string, error) {
+	key := command + "\x00" + cwd
+	s.mu.Lock()
+	l, ok := s.found[key]
+	s.mu.Unlock()
+	if ok {
+		return l.path, l.err
+	}
+	path, err := hostexec.LookPath(command, cwd)
+	s.mu.Lock()
+	if s.found == nil {
+		s.found = map[string]lookup{}
+	}
+	s.found[key] = lookup{path, err}
+	s.mu.Unlock()
+	return path, err
 }
 
 // Serves says whether a server for path runs or can start: one is configured for its
@@ -239,8 +268,12 @@ func (s *Set) markDown(e *entry, c *client, reason error) {
 		return
 	}
 	e.status, e.err, e.c = StateDown, reason, nil
+	s.closing.Add(1)
 	s.mu.Unlock()
-	go c.close()
+	go func() {
+		defer s.closing.Done()
+		c.close()
+	}()
 	s.changed()
 }
 
@@ -302,6 +335,7 @@ func (s *Set) Close() {
 		wg.Go(c.close)
 	}
 	wg.Wait()
+	s.closing.Wait()
 }
 
 // readText reads path for the server, "" with ok false when it does not exist.
