@@ -126,7 +126,7 @@ func downReport(name string, err error) Report {
 		return Report{}
 	}
 	return Report{Server: name,
-		Text:    fmt.Sprintf("\n[The language server %s is not available in this conversation, so this change was not checked: %v.]\n", name, down.Reason),
+		Text:    fmt.Sprintf("\n[The language server %s is not available in this conversation, so this change was not checked: %v. Check it with the compiler or linter through bash instead.]\n", name, down.Reason),
 		Summary: name + " down"}
 }
 

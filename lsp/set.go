@@ -114,7 +114,7 @@ func (s *Set) specFor(path, cwd string) (Spec, string, error) {
 			return spec, program, nil
 		}
 		if why == nil {
-			why = fmt.Errorf("%w for this file: %s is not installed (%v)", ErrNoServer, spec.Command, err)
+			why = fmt.Errorf("%w for this file: %s, its server, is not installed (not found on PATH)", ErrNoServer, spec.Command)
 			if errors.Is(err, hostexec.ErrInTree) {
 				why = fmt.Errorf("%w for this file: %v", ErrNoServer, err)
 			}
