@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 )
@@ -48,5 +51,52 @@ func TestResultPlacesBecomeLinks_REQ_LSP_009(t *testing.T) {
 				t.Errorf("%s: place %d = %+v; want %+v", tc.res.Name, i, got[i], tc.want[i])
 			}
 		}
+	}
+}
+
+// A patch row's errors from the language server show under its diff, each place a link
+// that opens the file at that line.
+func TestPatchRowLinksToTheErrorsPlaces_REQ_LSP_009(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "main.go", "package main\n\nfunc main() {\n\tvar n int = true\n}\n")
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		c := f.add(domain.NewConversationParams{Title: "x", Cwd: dir, Model: "gpt-4o"},
+			domain.Message{Kind: domain.KindUser, Text: "break it"},
+			domain.Message{Kind: domain.KindAssistant, ToolCalls: []domain.ToolCall{patchCall("p1", "main.go")}},
+			domain.Message{Kind: domain.KindToolResult, ToolResult: &domain.ToolResult{CallID: "p1", Name: domain.ToolPatch, Outcome: domain.OutcomeSuccess,
+				Content: "Patched main.go.\ngopls reports 1 new error in main.go after this change:\nmain.go:4:14: cannot use true (untyped bool constant) as int value in variable declaration (compiler)\n",
+				Display: &domain.ToolDisplay{Summary: "main.go +1 −1 · 1 new error (gopls)", Diff: sampleDiff,
+					Diagnostics: "gopls reports 1 new error in main.go after this change:\nmain.go:4:14: cannot use true (untyped bool constant) as int value in variable declaration (compiler)"}}},
+		)
+		id = c.ID
+	})
+	h.open(id)
+	h.m.cv.list.ScrollToBottom()
+	h.settle()
+	var tp *toolPart
+	for _, v := range h.visibleRowViews() {
+		if v.bound.kind == rowTool && v.bound.call.Name == domain.ToolPatch {
+			tp = v.parts[rowTool].(*toolPart)
+		}
+	}
+	if tp == nil {
+		t.Fatal("the patch row is not on screen")
+	}
+	if tp.places.Visible() {
+		t.Error("the links show while the row is folded")
+	}
+	test.Tap(tp.toggle)
+	h.settle()
+	if !strings.Contains(tp.details.Text(), "main.go:4:14: cannot use true") {
+		t.Fatalf("the expanded row does not show the errors: %q", tp.details.Text())
+	}
+	if len(tp.places.Objects) != 1 || tp.places.Objects[0].(*widget.Button).Text != "main.go:4:14" {
+		t.Fatalf("links = %v", tp.places.Objects)
+	}
+	before := len(h.m.win.Canvas().Overlays().List())
+	test.Tap(tp.places.Objects[0].(*widget.Button))
+	if len(h.m.win.Canvas().Overlays().List()) != before+1 {
+		t.Fatal("the link opened nothing")
 	}
 }
