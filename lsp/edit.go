@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/tools"
@@ -84,13 +85,7 @@ func (s *Set) AfterEdit(ctx context.Context, env tools.Env, path, before string,
 		return s.failed(c, spec, err, ctx)
 	}
 	if !got {
-		c.mu.Lock()
-		silent := !c.anyPublished
-		c.mu.Unlock()
-		if silent && ctx.Err() != nil {
-			return s.failed(c, spec, fmt.Errorf("it published no diagnostics within %s of an edit", timeout), ctx)
-		}
-		return rep
+		return s.unanswered(c, spec, ctx, timeout)
 	}
 	c.warmed()
 	rep.New = c.locateDiagnostics(env.Cwd, path, newErrors(baseline, now))
@@ -99,6 +94,15 @@ func (s *Set) AfterEdit(ctx context.Context, env tools.Env, path, before string,
 		rep.Text = formatNew(spec.Name, displayPath(env.Cwd, path), rep.New, "this change")
 	}
 	return rep
+}
+
+// unanswered is an edit's check that got no diagnostics: past the timeout the server is
+// marked down (it delays no later turn); a call the person stopped changes nothing.
+func (s *Set) unanswered(c *client, spec Spec, ctx context.Context, timeout time.Duration) Report {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return Report{Server: spec.Name}
+	}
+	return s.failed(c, spec, fmt.Errorf("it published no diagnostics within %s of an edit", timeout), ctx)
 }
 
 // failed marks the server down when err says it is broken (dead, or silent past the
@@ -236,7 +240,7 @@ func (s *Set) recheck(ctx context.Context, c *client, spec Spec, env tools.Env, 
 	}
 	rep := Report{Server: spec.Name}
 	if !got {
-		return rep
+		return s.unanswered(c, spec, ctx, s.timeout(c))
 	}
 	rep.New = c.locateDiagnostics(env.Cwd, path, newErrors(baseline, after))
 	if n := len(rep.New); n > 0 {

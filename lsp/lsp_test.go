@@ -288,3 +288,24 @@ func TestProjectServerWritesOnlyTheTree_REQ_LSP_007(t *testing.T) {
 		t.Fatalf("the Project server's walls are not the tree's: %+v", rep)
 	}
 }
+
+// A server that starts but never publishes diagnostics delays one edit by its timeout, and
+// is then down: the next edit does not wait for it.
+func TestMuteServerDelaysOneEditOnly_REQ_LSP_005(t *testing.T) {
+	dir := writeTree(t, map[string]string{"x.fake": "one\n"})
+	env := testEnv(t, dir, domain.ModeUnrestricted)
+	s := newSet(t, Options{Specs: []Spec{fakeSpec(t, "mute")}, StartTimeout: 300 * time.Millisecond, RequestTimeout: 200 * time.Millisecond})
+	path := filepath.Join(dir, "x.fake")
+	rep := s.AfterEdit(context.Background(), env, path, "zero\n", true)
+	if rep.Summary != "fake-mute down" || !strings.Contains(rep.Text, "published no diagnostics within 300ms of an edit") {
+		t.Fatalf("the mute server is not reported down: %+v", rep)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if rep := s.AfterEdit(ctx, env, path, "one\n", true); rep.Text != "" || rep.Server != "" {
+		t.Fatalf("second edit: %+v", rep)
+	}
+	if st := s.Status(); len(st) != 1 || st[0].State != StateDown || st[0].PID != 0 {
+		t.Fatalf("status = %+v", st)
+	}
+}

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -40,6 +42,35 @@ func fakeServer(mode string) int {
 	case "silent":
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		return 0
+	case "mute":
+		// Answers initialize, then never publishes a diagnostic.
+		r := bufio.NewReader(os.Stdin)
+		for {
+			var n int
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil {
+					return 0
+				}
+				if line == "\r\n" {
+					break
+				}
+				fmt.Sscanf(line, "Content-Length: %d", &n)
+			}
+			body := make([]byte, n)
+			if _, err := io.ReadFull(r, body); err != nil {
+				return 0
+			}
+			var msg struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			_ = json.Unmarshal(body, &msg)
+			if msg.Method == "initialize" {
+				reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"capabilities":{}}}`, msg.ID)
+				fmt.Printf("Content-Length: %d\r\n\r\n%s", len(reply), reply)
+			}
+		}
 	case "probe":
 		_, rerr := os.ReadFile("go.mod")
 		werr := os.WriteFile("written-by-server", []byte("x"), 0o644)
