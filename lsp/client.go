@@ -85,10 +85,7 @@ func (p pipes) Close() error {
 func start(ctx context.Context, spec Spec, program string, env tools.Env) (*client, error) {
 	procCtx, kill := context.WithCancel(context.Background())
 	argv := append([]string{program}, spec.Args...)
-	// The cd is bash's, inside the walls: a working directory inherited from before the
-	// supervisor set up its mount view would still be the read-only tree beneath it, and a
-	// Project-mode server could not write there.
-	cmd, err := sandbox.Command(procCtx, tools.SandboxPolicy(env), "cd "+shellQuote([]string{env.Cwd})+" && exec "+shellQuote(argv))
+	cmd, err := sandbox.Command(procCtx, tools.SandboxPolicy(env), "exec "+shellQuote(argv))
 	if err != nil {
 		kill()
 		var setup *sandbox.SetupError

@@ -74,7 +74,13 @@ func becomeSupervisor() (<-chan os.Signal, error) {
 // supervise runs one command as its child and, whatever happens, leaves no process behind.
 func supervise(cfg helperConfig, script string) int {
 	var proxy *relay
+	// The working directory this helper inherited names a directory of the mount view it is
+	// about to leave behind: once the view is set up (the tree bound writable in Project
+	// mode), the same path must be entered again, or the program would keep working in the
+	// read-only tree beneath the binding.
+	var enterAgain string
 	if cfg.MountView {
+		enterAgain, _ = os.Getwd()
 		// Opened before anything is covered: the temp dir and the proxy's socket may lie
 		// below a secret.
 		dirFd, err := unix.Open(cfg.TempDir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -105,7 +111,7 @@ func supervise(cfg helperConfig, script string) int {
 	if err != nil {
 		return setupFailed(err)
 	}
-	l := launch{files: [3]int{0, 1, 2}, env: bashEnv()}
+	l := launch{files: [3]int{0, 1, 2}, dir: enterAgain, env: bashEnv()}
 	if proxy != nil {
 		l.env = withGitShim(proxy.proxyEnv(l.env), cfg.TempDir, cfg.Project.Tree)
 	}

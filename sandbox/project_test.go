@@ -384,3 +384,28 @@ func TestProjectModeRefusesMakingARepository_REQ_BED_014(t *testing.T) {
 		t.Errorf("git outside the tree: exit %d, notes %q\nstdout: %s\nstderr: %s", r.code, notes, r.stdout, r.stderr)
 	}
 }
+
+// TestProjectCommandWritesByRelativePath: a long-lived program started with Command (an MCP
+// stdio server, a language server) in Project mode runs in the tree and can write there by a
+// relative path. Its working directory used to be inherited from before the helper bound the
+// tree writable, so it still named the read-only tree beneath the binding.
+func TestProjectCommandWritesByRelativePath(t *testing.T) {
+	f := newProjectFixture(t)
+	ctx, cancel := contextWithTimeout(60 * time.Second)
+	defer cancel()
+	cmd, err := Command(ctx, Policy{TempDir: t.TempDir(), Project: &Project{Tree: f.tree}}, `echo made > relative.txt && pwd`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Dir, cmd.Env = f.tree, f.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("a Project program could not write in its tree by a relative path: %v\n%s", err, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(f.tree, "relative.txt")); string(got) != "made\n" {
+		t.Fatalf("relative.txt holds %q, want the program's line (output %s)", got, out)
+	}
+	if strings.TrimSpace(string(out)) != f.tree {
+		t.Errorf("the program ran in %q, want the tree %s", out, f.tree)
+	}
+}
