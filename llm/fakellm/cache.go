@@ -2,7 +2,6 @@ package fakellm
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 )
@@ -21,13 +20,9 @@ import (
 // interleave, and the demo server serves a whole session, so memory stays flat.
 const recentBodies = 16
 
-// cachedTokens returns the cached part of a request body and remembers its prompt.
-func (s *Server) cachedTokens(body []byte) int {
-	var parts struct{ Tools, Messages json.RawMessage }
-	if json.Unmarshal(body, &parts) != nil {
-		return 0
-	}
-	raw := append(append([]byte(nil), parts.Tools...), parts.Messages...)
+// cachedTokens returns the cached part of a request's prompt (its tools then its messages,
+// as sent: decodeChat) and remembers it; raw is kept, so the caller gives it up.
+func (s *Server) cachedTokens(raw []byte) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	best := 0
