@@ -49,7 +49,7 @@ func measurements() []measurement {
 			note: "each sample pairs a Restricted bash tool run on a warm supervisor with a plain `bash -c true` run just before it, so that load changes hit both alike",
 			run:  sandboxRatio},
 		{name: projectRowName, unit: "ms", rows: projectRows, count: 3},
-		{name: cliRoundRowName, unit: "ms", rows: cliRoundRows, count: len(cliRoundModes) + 1},
+		{name: cliRoundRowName, unit: "ms", rows: cliRoundRows, count: 2*len(cliRoundModes) + 1},
 		{name: "first go build in a new Restricted conversation ÷ the same build outside", unit: "×", target: 2,
 			note: "a new conversation's temp dir (a new copy-on-write layer over your Go caches) builds a changed hello-world module; the same change is then built outside; the standard library comes from your cache both times",
 			run:  firstGoBuild},
