@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-
-	gojson "github.com/goccy/go-json"
 )
 
 // A chat request is decoded once (issue 39: the demo server answers in the app's own process,
@@ -13,9 +11,6 @@ import (
 // they were sent, the messages are decoded, and the tools — the same some 15 KB in every
 // request of a conversation — are decoded again only when their bytes change. The prefix-cache
 // accounting (cache.go) reads the same split instead of decoding the body a second time.
-// Decoding is goccy/go-json's, as the store's reading of messages is (it honours the same
-// tags and the Content decoder; TestDecodeChatMatchesPlainDecode holds it to encoding/json):
-// BenchmarkDemoRequest 0.63–1.31 → 0.42–0.92 ms in pairs in one run at load 13.
 
 // chatWire is a chat request as it arrives, its tools and messages kept as sent.
 type chatWire struct {
@@ -38,13 +33,13 @@ type toolsMemo struct {
 // bytes the prefix cache compares.
 func (s *Server) decodeChat(body []byte) (chat *ChatRequest, prompt []byte, err error) {
 	var w chatWire
-	if err := gojson.Unmarshal(body, &w); err != nil {
+	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, nil, err
 	}
 	c := &ChatRequest{Model: w.Model, Stream: w.Stream, StreamOptions: w.StreamOptions,
 		MaxTokens: w.MaxTokens, MaxCompletionTokens: w.MaxCompletionTokens}
 	if isJSONValue(w.Messages) {
-		if err := gojson.Unmarshal(w.Messages, &c.Messages); err != nil {
+		if err := json.Unmarshal(w.Messages, &c.Messages); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -67,7 +62,7 @@ func (s *Server) decodeTools(raw json.RawMessage) ([]Tool, error) {
 		return slices.Clone(memo.tools), nil
 	}
 	var tools []Tool
-	if err := gojson.Unmarshal(raw, &tools); err != nil {
+	if err := json.Unmarshal(raw, &tools); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
