@@ -42,6 +42,10 @@ type Options struct {
 	// App is the path of the app binary, which the cold-start and idle rows start; without
 	// it those rows report an error.
 	App string
+	// Only, when not empty, keeps the measurements whose name holds it (any case): a quick
+	// look at the rows a change is about, with bench --baseline comparing just those (and
+	// the calibration row, which always runs).
+	Only string
 }
 
 type measurement struct {
@@ -68,6 +72,10 @@ func (m measurement) rowCount() int {
 func Run(ctx context.Context, o Options) []Row {
 	var rows []Row
 	for _, m := range measurements() {
+		// The calibration row always runs: bench --baseline scales by it.
+		if o.Only != "" && m.name != calibrationRowName && !strings.Contains(strings.ToLower(m.name), strings.ToLower(o.Only)) {
+			continue
+		}
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "measuring %s…\n", m.name)
 		}

@@ -97,3 +97,16 @@ func TestSummarisePercentiles(t *testing.T) {
 		t.Fatal("a median above the target was reported as met")
 	}
 }
+
+// bench --only takes the measurements it names and the calibration row, which bench
+// --baseline scales by, and nothing else.
+func TestOnlyTakesTheNamedMeasurementsAndTheCalibration(t *testing.T) {
+	rows := Run(context.Background(), Options{Quick: true, Only: "CALIBRATION"})
+	if len(rows) != 1 || rows[0].Name != calibrationRowName {
+		t.Fatalf("--only calibration: %d rows %v; want the calibration row alone", len(rows), rows)
+	}
+	rows = Run(context.Background(), Options{Quick: true, Only: "no measurement is called this"})
+	if len(rows) != 1 || rows[0].Name != calibrationRowName {
+		t.Fatalf("--only with no match: %d rows; want the calibration row alone", len(rows))
+	}
+}

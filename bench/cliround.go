@@ -9,19 +9,29 @@ import (
 
 // cliRoundRowName heads the rows of a tool round as a script meets it: the app binary's
 // headless chat, its own fake server (the offline demo model), the store on disk, the
-// transcript printed — everything the in-process tool round rows leave out (issue 39).
-const cliRoundRowName = "headless chat tool round − plain bash -c true, Restricted"
+// transcript printed — everything the in-process tool round rows leave out (issue 39). A
+// round is one after the chat's first tool call: what the first call pays once (its
+// supervisor's start, the sandbox's first set-up) is a row of its own, cliFirstRowName, so
+// that neither hides in the other. (Until this split the row was the 10-round chat less the
+// chat of none, over 10, under the name without "after the first": a new name, so that
+// bench --baseline does not compare the two.)
+const cliRoundRowName = "headless chat tool round after the first − plain bash -c true, Restricted"
 
-// cliRounds is how many bash rounds the long chat of a pair runs.
+// cliFirstRowName heads the rows of a chat's first tool call.
+const cliFirstRowName = "headless chat first tool call − plain bash -c true, Restricted"
+
+// cliRounds is how many bash rounds the long chat of a pair runs beyond the short one's.
 const cliRounds = 10
 
 // cliRoundModes are the modes measured, in the rows' order.
 var cliRoundModes = []string{"restricted", "project", "unrestricted"}
 
-// cliRoundRows pairs, for each mode, a chat that runs cliRounds bash `true` rounds with one
-// that runs none (each on a new data directory, so both pay the same start); the difference
-// over cliRounds is one round as the CLI pays it. A plain `bash -c true` is timed beside each
-// pair, and each row is the round less that floor, so the machine's load hits both alike.
+// cliRoundRows runs, for each mode, three chats one after the other (each on a new data
+// directory, so all pay the same start): one with no tool, one with a bash `true` round, one
+// with 1+cliRounds rounds. (long − one) ÷ cliRounds is a round as the CLI pays it after the
+// first; (one − none) is the first tool call with all it sets up. A plain `bash -c true` is
+// timed beside each set, and each row is less that floor, so the machine's load hits both
+// alike.
 func cliRoundRows(ctx context.Context, o Options) ([]Row, error) {
 	place, err := newAppPlace(o, "phoenix-bench-cli-")
 	if err != nil {
@@ -29,9 +39,10 @@ func cliRoundRows(ctx context.Context, o Options) ([]Row, error) {
 	}
 	defer place.remove()
 	dir, app, work, env := place.dir, place.app, place.work, place.env
-	long := strings.TrimSuffix(strings.Repeat("bash: true\n", cliRounds), "\n")
+	long := strings.TrimSuffix(strings.Repeat("bash: true\n", 1+cliRounds), "\n")
 	n := samplesOf(o, 7, 2)
-	diffs := make([][]float64, len(cliRoundModes))
+	rounds := make([][]float64, len(cliRoundModes))
+	firsts := make([][]float64, len(cliRoundModes))
 	errs := make([]error, len(cliRoundModes))
 	var floor []float64
 	run := 0
@@ -46,14 +57,14 @@ func cliRoundRows(ctx context.Context, o Options) ([]Row, error) {
 					"--data-dir", filepath.Join(dir, fmt.Sprintf("data-%d", run)), prompt)
 				return wall, err
 			}
-			short, err := chat("echo: no tools")
-			if err != nil {
-				errs[m] = err
-				continue
+			var walls [3]float64
+			for k, prompt := range []string{"echo: no tools", "bash: true", long} {
+				if walls[k], err = chat(prompt); err != nil {
+					errs[m] = err
+					break
+				}
 			}
-			full, err := chat(long)
-			if err != nil {
-				errs[m] = err
+			if errs[m] != nil {
 				continue
 			}
 			var plain float64
@@ -67,15 +78,25 @@ func cliRoundRows(ctx context.Context, o Options) ([]Row, error) {
 			if i < 0 {
 				continue
 			}
-			diffs[m] = append(diffs[m], (full-short)/cliRounds-plain)
+			firsts[m] = append(firsts[m], walls[1]-walls[0]-plain)
+			rounds[m] = append(rounds[m], (walls[2]-walls[1])/cliRounds-plain)
 			floor = append(floor, plain)
 		}
 	}
 	var rows []Row
 	for m, mode := range cliRoundModes {
 		name := strings.Replace(cliRoundRowName, "Restricted", modeTitle(mode), 1)
-		r := differenceRow(name, 2, diffs[m],
-			fmt.Sprintf("(chat of %d bash rounds − chat of none) ÷ %d, less a plain bash -c true timed beside it: what a round costs beyond the command itself when a script runs the CLI", cliRounds, cliRounds))
+		r := differenceRow(name, 2, rounds[m],
+			fmt.Sprintf("(chat of %d bash rounds − chat of 1) ÷ %d, less a plain bash -c true timed beside it: what a round after the first costs beyond the command itself when a script runs the CLI", 1+cliRounds, cliRounds))
+		if errs[m] != nil {
+			r.Err, r.Met = errs[m].Error(), false
+		}
+		rows = append(rows, r)
+	}
+	for m, mode := range cliRoundModes {
+		name := strings.Replace(cliFirstRowName, "Restricted", modeTitle(mode), 1)
+		r := differenceRow(name, 0, firsts[m],
+			"chat of 1 bash round − chat of none, less a plain bash -c true: the round with what the first tool call sets up once (a supervisor started, the sandbox's first set-up, in Unrestricted the checkpoint repository)")
 		if errs[m] != nil {
 			r.Err, r.Met = errs[m].Error(), false
 		}

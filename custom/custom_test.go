@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fixture copies the tree written for other agents (testdata/claude-project) into a fresh
@@ -311,5 +312,59 @@ func TestBadHooksFileIsRefusedOnSave(t *testing.T) {
 	}
 	if text, _ := h.PersonText(); !strings.Contains(text, "prompt") {
 		t.Errorf("the file was not saved as written: %q", text)
+	}
+}
+
+// The hooks files are kept parsed while they stay the same (issue 39), and an edit still
+// applies from the next event on: files whose times lie well in the past (so the kept
+// reading is used) are edited in place and replaced, and each change is seen.
+func TestHooksFileEditsApplyWhileKeptParsed(t *testing.T) {
+	dir, cfgDir := fixture(t), t.TempDir()
+	h := OpenHooks(cfgDir)
+	past := time.Now().Add(-time.Hour)
+	settle := func(path string) {
+		t.Helper()
+		past = past.Add(time.Second)
+		if err := os.Chtimes(path, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	person := filepath.Join(cfgDir, PersonHooksFile)
+	writePersonHooks(t, cfgDir, `{"hooks":{"PreToolUse":[{"hooks":[{"command":"true"}]}]}}`)
+	settle(person)
+	for range 2 {
+		if !h.Has(PreToolUse, "") {
+			t.Fatal("the person's PreToolUse hook is not seen")
+		}
+	}
+	writePersonHooks(t, cfgDir, `{"hooks":{"Stop":[{"hooks":[{"command":"true"}]}]}}`)
+	settle(person)
+	if h.Has(PreToolUse, "") || !h.Has(Stop, "") {
+		t.Fatal("an edit of the person's hooks file did not apply at the next event")
+	}
+	writePersonHooks(t, cfgDir, `{"hooks": nonsense`)
+	settle(person)
+	for range 2 {
+		if cfg, notes := h.Person(); cfg.Count() != 0 || len(notes) != 1 || strings.Count(notes[0], person) != 1 {
+			t.Fatalf("a broken hooks file: %v, notes %q; want no hooks and one notice naming the file once", cfg, notes)
+		}
+	}
+
+	settings := filepath.Join(dir, ".claude/settings.json")
+	settle(settings)
+	before := h.Project(dir)
+	if len(before.Files) != 1 {
+		t.Fatalf("project hooks = %+v", before)
+	}
+	tmp := settings + ".new"
+	if err := os.WriteFile(tmp, []byte(`{"hooks":{"Stop":[{"hooks":[{"command":"true"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settle(tmp)
+	if err := os.Rename(tmp, settings); err != nil {
+		t.Fatal(err)
+	}
+	if after := h.Project(dir); after.Fingerprint == before.Fingerprint || len(after.Config.Hooks[Stop]) != 1 {
+		t.Fatalf("a project hooks file replaced by rename was not read again: %+v", after)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/phoenix-desktop/phoenix/statcache"
 )
 
 // ProjectHookFiles are the files a project's hooks are read from, relative to the working
@@ -65,21 +67,46 @@ func (h *Hooks) Person() (Config, []string) {
 	if path == "" {
 		return Config{}, nil
 	}
-	b, err := os.ReadFile(path)
+	f, err := personFiles.Load(path, func(p string) (parsedHooks, error) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return parsedHooks{}, err
+		}
+		return parse(b), nil
+	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return Config{}, nil
 	}
 	if err != nil {
 		return Config{}, []string{fmt.Sprintf("your hooks in %s were not used: %v", path, err)}
 	}
-	cfg, notes, err := ParseConfig(b)
-	if err != nil {
-		return Config{}, []string{fmt.Sprintf("your hooks in %s were not used: %v; fix the file or edit it in Settings → Hooks", path, err)}
+	if f.err != nil {
+		return Config{}, []string{fmt.Sprintf("your hooks in %s were not used: %v; fix the file or edit it in Settings → Hooks", path, f.err)}
 	}
-	for i, n := range notes {
+	notes := make([]string, len(f.notes))
+	for i, n := range f.notes {
 		notes[i] = path + ": " + n
 	}
-	return cfg, notes
+	return f.cfg, notes
+}
+
+// The hooks files are read before and after every tool call and at every other event: what
+// each parsed to is kept while the file stays the same one (statcache), so an unchanged file
+// costs a stat, and an edit still applies from the next event on. The person's file and the
+// projects' are read with different limits, hence two caches. Callers do not change what
+// they get.
+var personFiles, projectFiles statcache.Cache[parsedHooks]
+
+// parsedHooks is what a hooks file's bytes parse to.
+type parsedHooks struct {
+	cfg   Config
+	notes []string
+	err   error
+}
+
+func parse(b []byte) parsedHooks {
+	cfg, notes, err := ParseConfig(b)
+	return parsedHooks{cfg: cfg, notes: notes, err: err}
 }
 
 // PersonText is the person's hooks file as written ("" when there is none).
@@ -148,7 +175,13 @@ func (h *Hooks) Project(cwd string) ProjectHooks {
 	}
 	for _, rel := range ProjectHookFiles {
 		path := filepath.Join(cwd, rel)
-		b, err := readText(path, 1<<20, true)
+		f, err := projectFiles.Load(path, func(p string) (parsedHooks, error) {
+			b, err := readText(p, 1<<20, true)
+			if err != nil {
+				return parsedHooks{}, err
+			}
+			return parse([]byte(b)), nil
+		})
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			continue
 		}
@@ -156,7 +189,7 @@ func (h *Hooks) Project(cwd string) ProjectHooks {
 			p.Notices = append(p.Notices, fmt.Sprintf("%s was skipped: %v", rel, err))
 			continue
 		}
-		cfg, notes, err := ParseConfig([]byte(b))
+		cfg, notes, err := f.cfg, f.notes, f.err
 		if err != nil {
 			p.Notices = append(p.Notices, fmt.Sprintf("%s was skipped: %v", rel, err))
 			continue

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/url"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/phoenix-desktop/phoenix/statcache"
 )
 
 // ConfigFileName is the file in the app's config directory that lists the person's servers.
@@ -543,12 +546,20 @@ func projectConfig(cwd string) (Config, error) {
 	if cwd == "" {
 		return Config{Servers: map[string]ServerConfig{}}, nil
 	}
-	c, err := LoadConfig(filepath.Join(cwd, ProjectFileName))
+	c, err := projectFiles.Load(filepath.Join(cwd, ProjectFileName), LoadConfig)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Config{Servers: map[string]ServerConfig{}}, nil
+	}
 	if err != nil {
 		return Config{}, err
 	}
 	return c, nil
 }
+
+// projectFiles keeps what each project's .mcp.json held while the file stays the same one
+// (statcache): it is read before and after every tool call, and an unchanged file now costs
+// a stat. Callers do not change the Config they get.
+var projectFiles statcache.Cache[Config]
 
 // shellQuote quotes argv for bash so that `exec ARGV` runs exactly these words.
 func shellQuote(argv []string) string {

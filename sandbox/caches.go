@@ -112,6 +112,17 @@ func goEnvCaches() map[string]string {
 	if goCacheDirs.asked == key {
 		return goCacheDirs.env
 	}
+	// Asked in an earlier run under the same go, env file and variables (probes.go).
+	now := probeNow()
+	lasting, settled := goEnvIdentity(gobin, now)
+	lasting = key + "\x00" + lasting
+	if a, ok := rememberedProbe("go env", lasting, now); ok && settled {
+		if lines := strings.Split(a, "\n"); len(lines) == 2 {
+			goCacheDirs.asked = key
+			goCacheDirs.env = map[string]string{"GOCACHE": lines[0], "GOMODCACHE": lines[1]}
+			return goCacheDirs.env
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, gobin, "env", "GOCACHE", "GOMODCACHE")
@@ -127,8 +138,36 @@ func goEnvCaches() map[string]string {
 	goCacheDirs.asked, goCacheDirs.env = key, nil
 	if err == nil && len(lines) == 2 {
 		goCacheDirs.env = map[string]string{"GOCACHE": lines[0], "GOMODCACHE": lines[1]}
+		if settled {
+			rememberProbe("go env", lasting, lines[0]+"\n"+lines[1], now)
+		}
 	}
 	return goCacheDirs.env
+}
+
+// goEnvIdentity names the files go's answer comes from: the go binary (and the go.env of
+// its installation) and the person's go env file; settled is false if one changed just now.
+func goEnvIdentity(gobin string, now time.Time) (id string, settled bool) {
+	files := []string{gobin}
+	if real, err := filepath.EvalSymlinks(gobin); err == nil {
+		files = append(files, real, filepath.Join(filepath.Dir(filepath.Dir(real)), "go.env"))
+	}
+	envFile := os.Getenv("GOENV")
+	if envFile == "" {
+		if d, err := os.UserConfigDir(); err == nil {
+			envFile = filepath.Join(d, "go", "env")
+		}
+	}
+	if envFile != "" && envFile != "off" {
+		files = append(files, envFile)
+	}
+	settled = true
+	for _, f := range files {
+		fid, ok := fileIdentity(f, now)
+		id += fid + "\x00"
+		settled = settled && ok
+	}
+	return id, settled
 }
 
 // agentTrees are the working trees this process has let Project-mode commands write.

@@ -133,8 +133,22 @@ func pdeathsigSetpriv() string {
 		if err != nil || !filepath.IsAbs(path) {
 			return
 		}
+		// Kept between runs with setpriv's identity (probes.go): a start of it is a
+		// headless chat's first command's to pay otherwise.
+		now := probeNow()
+		id, settled := fileIdentity(path, now)
+		if a, ok := rememberedProbe("setpriv --pdeathsig", id, now); ok && settled {
+			if a == "yes" {
+				setprivPath = path
+			}
+			return
+		}
+		answer := "no"
 		if exec.Command(path, "--pdeathsig", "KILL", "--version").Run() == nil {
-			setprivPath = path
+			setprivPath, answer = path, "yes"
+		}
+		if settled {
+			rememberProbe("setpriv --pdeathsig", id, answer, now)
 		}
 	})
 	return setprivPath

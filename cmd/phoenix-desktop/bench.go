@@ -15,10 +15,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var jsonOut, quick bool
-	var baselinePath string
+	var baselinePath, only string
 	fs.BoolVar(&jsonOut, "json", false, "print JSON instead of a table")
 	fs.BoolVar(&quick, "quick", false, "take fewer samples (seconds instead of a minute)")
 	fs.StringVar(&baselinePath, "baseline", "", "compare with an earlier `bench --json` output (bench/baseline.json is the last release's) and name every row more than 10% worse")
+	fs.StringVar(&only, "only", "", "take only the measurements whose name holds this text (\"headless chat\", \"MCP\")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -34,7 +35,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("bench: find the app binary: %w", err)
 	}
-	rows := bench.Run(context.Background(), bench.Options{Quick: quick, Progress: stderr, App: exe})
+	rows := bench.Run(context.Background(), bench.Options{Quick: quick, Progress: stderr, App: exe, Only: only})
 	write := bench.PrintTable
 	if jsonOut {
 		write = bench.PrintJSON

@@ -242,6 +242,8 @@ func hideAppFiles(dataDir string, log *slog.Logger) {
 	}
 	if d, err := os.UserCacheDir(); err == nil {
 		dirs = append(dirs, filepath.Join(d, "phoenix-desktop"))
+		// Hidden with the rest of the cache directory: what go env and setpriv answered.
+		sandbox.SetProbeFile(filepath.Join(d, "phoenix-desktop", "tool-probes.json"))
 	}
 	// The command sockets of running apps (the one of dataDir is inside it otherwise).
 	dirs = append(dirs, clisock.RuntimeDir())

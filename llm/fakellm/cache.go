@@ -2,7 +2,6 @@ package fakellm
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 )
@@ -21,25 +20,33 @@ import (
 // interleave, and the demo server serves a whole session, so memory stays flat.
 const recentBodies = 16
 
-// cachedTokens returns the cached part of a request body and remembers its prompt.
-func (s *Server) cachedTokens(body []byte) int {
-	var parts struct{ Tools, Messages json.RawMessage }
-	if json.Unmarshal(body, &parts) != nil {
-		return 0
-	}
-	raw := append(append([]byte(nil), parts.Tools...), parts.Messages...)
+// recentBytes bounds them by size too (issue 43): the demo model serves a whole session in
+// the app's own process, and sixteen bodies of a conversation 2,000 turns long held several
+// megabytes for as long as the app stayed open. The newest body is always kept, so a
+// conversation that grows at its end is still seen as cached.
+const recentBytes = 4 << 20
+
+// cachedTokens returns the cached part of a request's prompt (its tools then its messages,
+// as sent: decodeChat) and remembers it; raw is kept, so the caller gives it up.
+func (s *Server) cachedTokens(raw []byte) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	best := 0
 	for _, old := range s.recent {
 		best = max(best, sharedPrefix(old, raw))
 	}
-	if len(s.recent) == recentBodies {
-		copy(s.recent, s.recent[1:])
-		s.recent[len(s.recent)-1] = raw
-	} else {
-		s.recent = append(s.recent, raw)
+	s.recent = append(s.recent, raw)
+	total := 0
+	keep := len(s.recent)
+	for i := len(s.recent) - 1; i >= 0; i-- {
+		total += len(s.recent[i])
+		if len(s.recent)-i > recentBodies || (total > recentBytes && i < len(s.recent)-1) {
+			break
+		}
+		keep = len(s.recent) - i
 	}
+	drop := len(s.recent) - keep
+	s.recent = append(s.recent[:0:0], s.recent[drop:]...)
 	return domain.EstimateTokens(string(raw[:best]), 0)
 }
 

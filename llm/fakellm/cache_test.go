@@ -1,6 +1,7 @@
 package fakellm
 
 import (
+	"bytes"
 	"net/http"
 	"testing"
 )
@@ -52,5 +53,36 @@ func TestSharedPrefix(t *testing.T) {
 	}
 	if got := sharedPrefix(a, a[:100]); got != 100 {
 		t.Errorf("a prefix of itself: %d", got)
+	}
+}
+
+// The remembered prompts stay within recentBodies and recentBytes, the newest always kept
+// (issue 43: the demo server lives as long as the app).
+func TestRecentPromptsAreBounded(t *testing.T) {
+	s := start(t)
+	big := func(n int, c byte) []byte { return bytes.Repeat([]byte{c}, n) }
+	for i := range 3 * recentBodies {
+		s.cachedTokens(big(100, byte('a'+i%26)))
+	}
+	if len(s.recent) != recentBodies {
+		t.Fatalf("%d small prompts kept; want %d", len(s.recent), recentBodies)
+	}
+	for i := range 6 {
+		s.cachedTokens(big(recentBytes/3, byte('a'+i)))
+	}
+	total := 0
+	for _, r := range s.recent {
+		total += len(r)
+	}
+	if total > recentBytes {
+		t.Fatalf("%d bytes of prompts kept; want at most %d", total, recentBytes)
+	}
+	huge := big(recentBytes+1, 'z')
+	s.cachedTokens(huge)
+	if len(s.recent) != 1 || len(s.recent[0]) != len(huge) {
+		t.Fatalf("after a prompt larger than the bound: %d kept; want the newest alone", len(s.recent))
+	}
+	if got := s.cachedTokens(append(huge, 'y')); got < len(huge)/4 {
+		t.Fatalf("a prompt grown from the newest: %d tokens cached; want all of the newest's", got)
 	}
 }

@@ -57,6 +57,8 @@ type Server struct {
 	// recent holds the bodies of the last requests, for the prefix-cache accounting
 	// (cache.go).
 	recent [][]byte
+	// tools is the last tools array decoded (decode.go).
+	tools toolsMemo
 	// models is what GET /models lists (SetModels); nil lists domain.DemoModel alone.
 	models []string
 }
@@ -237,13 +239,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Raw: raw}
 	path := strings.TrimPrefix(r.URL.Path, "/v1")
 	isChat := path == "/chat/completions" && r.Method == http.MethodPost
+	var prompt []byte
 	if isChat {
-		var chat ChatRequest
-		if err := json.Unmarshal(raw, &chat); err != nil {
-			rec.DecodeErr = err
-		} else {
-			rec.Chat = &chat
-		}
+		rec.Chat, prompt, rec.DecodeErr = s.decodeChat(raw)
 	}
 	s.mu.Lock()
 	if !s.unrecorded {
@@ -269,13 +267,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case isChat && rec.Chat == nil:
 		writeError(w, http.StatusBadRequest, "the body is not a chat completions request: "+rec.DecodeErr.Error(), "invalid_request_error", "")
 	case isChat:
-		s.serveChat(w, r, rec.Chat, raw, seq)
+		s.serveChat(w, r, rec.Chat, raw, prompt, seq)
 	default:
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path), "invalid_request_error", "unknown_url")
 	}
 }
 
-func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, chat *ChatRequest, raw []byte, seq int) {
+func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, chat *ChatRequest, raw, prompt []byte, seq int) {
 	s.mu.Lock()
 	var reply Reply
 	scripted := len(s.queue) > 0
@@ -305,7 +303,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, chat *ChatReq
 	}
 	if reply.Usage == nil {
 		u := estimateUsage(chat, raw, reply)
-		u.CachedTokens = min(u.PromptTokens, s.cachedTokens(raw))
+		u.CachedTokens = min(u.PromptTokens, s.cachedTokens(prompt))
 		reply.Usage = &u
 	}
 	id := fmt.Sprintf("chatcmpl-fake-%d", seq)
