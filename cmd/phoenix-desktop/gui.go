@@ -47,6 +47,7 @@ func runGUI(args []string, stderr io.Writer) error {
 
 	a := app.NewWithID(assets.AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
+	a.Settings().SetTheme(ui.Theme())
 	keys := openKeys(a.Preferences(), log, slog.LevelWarn)
 	saved := loadSettings(a.Preferences(), keys, log)
 	settings := settingsConfig(saved)
