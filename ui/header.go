@@ -178,7 +178,11 @@ func (h *header) sandboxDetails() string {
 			head += "\nAllowed hosts: " + strings.Join(hosts, ", ")
 		}
 	}
-	return head + "\n\n" + m.sandbox.String()
+	// The report's own summary describes Restricted mode; the head above already says what
+	// this conversation's mode allows, and the dialog describes only that one (issue 36).
+	report := m.sandbox
+	report.Summary = ""
+	return head + "\n\n" + report.String()
 }
 
 func (h *header) showSandboxDetails() {

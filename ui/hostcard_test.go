@@ -63,7 +63,7 @@ func TestApprovalCardOffersProjectFirst_REQ_BED_015(t *testing.T) {
 	if p.project.Importance != widget.HighImportance || p.full.Importance == widget.HighImportance {
 		t.Error("the recommended answer is not the highlighted one")
 	}
-	if got := p.explain.String(); !containsAll(got, domain.ModeProject.Allows(), domain.ModeUnrestricted.Allows(), "keeps Restricted mode") {
+	if got := p.explain.String(); !containsAll(got, domain.ModeProject.AllowsForPerson(), domain.ModeUnrestricted.AllowsForPerson(), "keeps Restricted mode") {
 		t.Errorf("the card does not say what each answer allows: %q", got)
 	}
 
