@@ -151,10 +151,11 @@ func runGUI(args []string, stderr io.Writer) error {
 	if servers := opened.runtime.MCPServers(); servers != nil {
 		deps.MCP = servers
 	}
-	if opened.runtime.HostRulesAvailable() {
-		deps.Hosts = opened.runtime
-		deps.RegistrySources = proxy.RegistrySources()
-	}
+	// Whether the proxy runs is asked when Settings shows the allowed hosts (ui's
+	// hostsRunning), which starts it then: asking here started it before the window mapped,
+	// 60 ms and more of the time to open (issue 36).
+	deps.Hosts = opened.runtime
+	deps.RegistrySources = proxy.RegistrySources()
 	// The window searches: open the index (and catch up) while it comes up.
 	opened.index.Warm()
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
