@@ -13,7 +13,7 @@ import (
 // sidebarCollapseWidth the sidebar collapses to a toggle (Ctrl+B); shown, it is never so
 // narrow that titles cut below sidebarTitlePrefix characters; below shortWindowHeight the
 // task list folds to its one-line summary, so the chat keeps at least half the window; the
-// divider's place is kept across restarts.
+// header's two rows fold into one; the divider's place is kept across restarts.
 
 const (
 	// sidebarCollapseWidth is the window width below which the sidebar starts collapsed: at
@@ -95,6 +95,8 @@ func (s *smallScreen) apply() {
 	if s.m.todo != nil && s.m.todo.short != s.short() {
 		s.m.todo.short = s.short()
 		s.m.todo.show()
+		s.m.header.folded = s.short()
+		s.m.header.refresh()
 		s.m.relayout()
 	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -67,12 +68,18 @@ func TestShortWindowFoldsTheTaskList(t *testing.T) {
 		if head == "" || len(lines) != 0 {
 			t.Errorf("at %v the task list shows %q and %d lines; want only its summary", size, head, len(lines))
 		}
+		if h.m.header.subtitle.Visible() || !strings.Contains(h.m.header.title.Text, "/home/ada/src/parser") {
+			t.Errorf("at %v the header has two rows (title %q)", size, h.m.header.title.Text)
+		}
 		if chat := h.m.chatHolder.Size().Height; chat < size.Height/2 {
 			t.Errorf("at %v the chat gets %v px, less than half the window", size, chat)
 		}
 	}
 	h.m.win.Resize(fyne.NewSize(1100, 800))
 	h.settle()
+	if !h.m.header.subtitle.Visible() || strings.Contains(h.m.header.title.Text, "/home/ada") {
+		t.Errorf("at 1100×800 the header is still folded (title %q)", h.m.header.title.Text)
+	}
 	if _, lines := h.todoShown(); !slices.Equal(lines, []string{"read the parser", "fix the bug", "run the tests", "write the notes", "tidy up", "ask for review"}[:len(lines)]) || len(lines) == 0 {
 		t.Errorf("at 1100×800 the task list shows %q", lines)
 	}
