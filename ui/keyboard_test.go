@@ -252,3 +252,37 @@ func TestRealSlashWithNoCommandsSaysWhereTheyComeFrom(t *testing.T) {
 		t.Fatal("the hint stays after typing on")
 	}
 }
+
+// TestTabReachesTheCardAndTheWindow (issue 36): from the composer, Tab reaches the sidebar's
+// search, the header's mode switch, the approval card's three answers and comes back to the
+// composer.
+func TestTabReachesTheCardAndTheWindow(t *testing.T) {
+	h, _ := upgradeScene(t)
+	p := h.approvalPart()
+	c := h.m.win.Canvas()
+	c.Focus(h.m.composer.entry)
+	seen := map[fyne.Focusable]bool{}
+	back := false
+	for range 200 {
+		c.FocusNext()
+		f := c.Focused()
+		if f == h.m.composer.entry {
+			back = true
+			break
+		}
+		seen[f] = true
+	}
+	for name, want := range map[string]fyne.Focusable{
+		"the sidebar's search": h.m.sidebar.search.entry,
+		"Allow edits":          p.project,
+		"Allow everything":     p.full,
+		"Deny":                 p.deny,
+	} {
+		if !seen[want] {
+			t.Errorf("Tab never reaches %s", name)
+		}
+	}
+	if !back {
+		t.Error("Tab does not come back to the composer")
+	}
+}
