@@ -170,13 +170,13 @@ func newApprovalPart(cv *chatView) *approvalPart {
 
 // approvalText says what each answer does, in the words of the mode table.
 func approvalText(current domain.Mode) string {
-	text := ""
+	text, keys := "", "Keys: Alt+D denies; Tab reaches every button."
 	if current.Rank() < domain.ModeProject.Rank() {
 		text += approveProjectLabel + " (recommended): " + domain.ModeProject.AllowsForPerson() + ".\n"
+		keys = "Keys: Alt+A allows edits in this project, Alt+D denies; Tab reaches every button."
 	}
 	return text + approveFullLabel + ": " + domain.ModeUnrestricted.AllowsForPerson() + ", with no sandbox.\n" +
-		denyLabel + " keeps " + current.Title() + " mode and tells the agent.\n" +
-		"Keys: Alt+A allows edits in this project, Alt+D denies; Tab reaches every button."
+		denyLabel + " keeps " + current.Title() + " mode and tells the agent.\n" + keys
 }
 
 func (p *approvalPart) object() fyne.CanvasObject { return p.obj }

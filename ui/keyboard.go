@@ -120,6 +120,11 @@ func (m *MainWindow) answerApproval(grant domain.Mode) {
 		m.showInline("Nothing is waiting for your approval in this conversation.")
 		return
 	}
+	if cs.conv.Mode.Rank() >= grant.Rank() && grant != actors.DenyUpgrade {
+		// The card offers no such answer (its button is hidden): edits are allowed already.
+		m.showInline("Edits in this project are allowed already: press Tab to reach “" + approveFullLabel + "”, or Alt+D to deny.")
+		return
+	}
 	m.decide(cs, st.Exec, grant, func() {})
 	m.focusComposer()
 }

@@ -286,3 +286,26 @@ func TestTabReachesTheCardAndTheWindow(t *testing.T) {
 		t.Error("Tab does not come back to the composer")
 	}
 }
+
+// TestAltAInProjectModeOffersWhatTheCardOffers: in a Project conversation the card has no
+// "Allow edits in this project"; Alt+A says so and answers nothing.
+func TestAltAInProjectModeOffersWhatTheCardOffers(t *testing.T) {
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		id = f.add(domain.NewConversationParams{Title: "Work", Cwd: "/home/ada/src/parser", Model: "gpt-4o", Mode: domain.ModeProject}).ID
+	})
+	h.open(id)
+	h.typeAndSend("please fix it")
+	h.waitFor("thinking", func() bool { return h.status() == "Thinking…" })
+	h.f.respond(t, id, "", []domain.ToolCall{upgradeCall("u1", "I need the network.")}, domain.Usage{InputTokens: 500})
+	h.waitFor("the approval card", func() bool { r := h.lastRow(); return r != nil && r.kind == rowApproval })
+	h.settle()
+	if strings.Contains(h.approvalPart().explain.String(), "Alt+A") {
+		t.Errorf("the card offers Alt+A in Project mode: %q", h.approvalPart().explain.String())
+	}
+	h.press("Alt+A")
+	h.settle()
+	if h.status() != "Waiting for your approval" || !strings.Contains(h.m.notice.label.Text, "allowed already") {
+		t.Fatalf("Alt+A in Project mode: status %q, notice %q", h.status(), h.m.notice.label.Text)
+	}
+}
