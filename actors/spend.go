@@ -18,7 +18,10 @@ type IncompleteSpendError struct {
 }
 
 func (e *IncompleteSpendError) Error() string {
-	return fmt.Sprintf("%d conversation(s) could not be read and are not counted (%v)", e.Unreadable, e.First)
+	if e.Unreadable == 1 {
+		return fmt.Sprintf("1 conversation could not be read and is not counted (%v)", e.First)
+	}
+	return fmt.Sprintf("%d conversations could not be read and are not counted (%v)", e.Unreadable, e.First)
 }
 
 func (e *IncompleteSpendError) Unwrap() error { return e.First }

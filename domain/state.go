@@ -223,13 +223,19 @@ const (
 // upgrade moves right, a downgrade left.
 var Modes = []Mode{ModeRestricted, ModeProject, ModeUnrestricted}
 
-// modeWords is the one table of what each mode is called and what it allows a command, in
-// the words the agent and the person read (tool results, notices, the approval card).
-var modeWords = map[Mode]struct{ title, allows string }{
-	ModeRestricted: {"Restricted", "the file system is read-only, the network is closed, and patch is unavailable"},
+// modeWords is the one table of what each mode is called and what it allows a command: in
+// the words the agent reads (tool results, the mode notice as the model sees it), which name
+// its tools, and in the words the person reads (the window's notice, the approval card, the
+// terminal's question), which name none.
+var modeWords = map[Mode]struct{ title, allows, forPerson string }{
+	ModeRestricted: {"Restricted", "the file system is read-only, the network is closed, and patch is unavailable",
+		"commands can read files but not change them or reach the network, and the agent cannot edit files"},
 	ModeProject: {"Project", "bash can change files in the working tree (except protected files such as .git/hooks and .git/config) " +
-		"and reach only hosts the person allows through a proxy; patch is available for files in the working tree"},
-	ModeUnrestricted: {"Unrestricted", "bash can write files and reach the network, and patch is available"},
+		"and reach only hosts the person allows through a proxy; patch is available for files in the working tree",
+		"commands can change files in the project folder (except protected files such as .git/hooks and .git/config) " +
+			"and reach only the websites you allow in Settings, and the agent can edit files in the project folder"},
+	ModeUnrestricted: {"Unrestricted", "bash can write files and reach the network, and patch is available",
+		"commands can change any file and reach any website, and the agent can edit any file"},
 }
 
 // Known reports whether m is one of Modes. Stored data from a newer build may hold a mode
@@ -265,6 +271,14 @@ func (m Mode) Allows() string {
 		return w.allows
 	}
 	return modeWords[ModeRestricted].allows
+}
+
+// AllowsForPerson is Allows in the person's words: no tool names, and "you" for the person.
+func (m Mode) AllowsForPerson() string {
+	if w, ok := modeWords[m]; ok {
+		return w.forPerson
+	}
+	return modeWords[ModeRestricted].forPerson
 }
 
 // Conversation is the aggregate Transition works on. It holds no history: messages are

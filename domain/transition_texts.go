@@ -50,6 +50,25 @@ func ModeChangeNotice(to Mode, how string) string {
 	return text
 }
 
+// ModeChangeNoticeForPerson is the window's (and the export's) reading of a stored message:
+// a mode notice (ModeChangeNotice, the model's words, kept as stored) in the person's words,
+// any other text unchanged. ok reports whether it was a mode notice.
+func ModeChangeNoticeForPerson(text string) (person string, ok bool) {
+	for _, to := range Modes {
+		for how, said := range map[string]string{ChangedByApproval: "you approved it", ChangedBySwitch: "you switched it"} {
+			if text != ModeChangeNotice(to, how) {
+				continue
+			}
+			person = fmt.Sprintf("Now in %s mode (%s): %s.", to.Title(), said, to.AllowsForPerson())
+			if how == ChangedBySwitch {
+				person += " The agent can ask you for more access again."
+			}
+			return person, true
+		}
+	}
+	return text, false
+}
+
 // ApprovedResultText answers an approved request_mode_upgrade; the mode notice after the
 // round's results says what the new mode allows.
 const ApprovedResultText = "Approved by the user."

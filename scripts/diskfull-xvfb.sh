@@ -40,13 +40,14 @@ fill_disk() {
   say "filled the disk: $(($(free_bytes) / 1048576)) MiB free"
 }
 
-# banner_box prints the size and place of the window's red (the theme's error colour) area
+# banner_box prints the size and place of the window's red (the app theme's error colour in the dark
+# variant, #F7776D: ui.Theme lightens Fyne's #F44336 to read on the dark background) area
 # at the top of the window, where the full-disk banner is drawn; "0 0 0 0" when there is none.
 banner_box() {
   import -window "$WID" "$TMP/win.png" 2>/dev/null || { echo "0 0 0 0"; return; }
   local width
   width=$(identify -format %w "$TMP/win.png" 2>/dev/null) || width=1280
-  convert "$TMP/win.png" -crop "${width}x160+0+0" +repage -fuzz 10% -fill black +opaque 'srgb(244,67,54)' \
+  convert "$TMP/win.png" -crop "${width}x160+0+0" +repage -fuzz 10% -fill black +opaque 'srgb(247,119,109)' \
     -fuzz 0 -trim -format '%w %h %X %Y' info: 2>/dev/null || echo "0 0 0 0"
 }
 banner_shown() { local w; read -r w _ < <(banner_box); [ "${w:-0}" -gt 100 ]; }

@@ -37,7 +37,7 @@ read -r WW WH < <(xdotool getwindowgeometry "$WID" | sed -n 's/.*Geometry: \([0-
 submit_box() {
   import -window "$WID" "$TMP/win.png" 2>/dev/null || { echo "0 0 0 0"; return; }
   convert "$TMP/win.png" -crop "$((WW - 420))x$((WH - 260))+330+160" +repage \
-    -fuzz 8% -fill black +opaque 'srgb(41,111,246)' -fuzz 0 -trim -format '%w %h %X %Y' info: 2>/dev/null || echo "0 0 0 0"
+    -fuzz 8% -fill black +opaque 'srgb(111,158,249)' -fuzz 0 -trim -format '%w %h %X %Y' info: 2>/dev/null || echo "0 0 0 0"
 }
 submit_shown() { local w h; read -r w h _ < <(submit_box; echo); [ "${w:-0}" -gt 60 ] && [ "${h:-0}" -gt 15 ]; }
 wait_until 30 "the MCP server's form card" submit_shown

@@ -139,7 +139,7 @@ sleep 2.5
 shot approval
 import -window "$WID" "$TMP/approval.png" || fail "could not take a picture of the window"
 BOX=$(convert "$TMP/approval.png" -crop "$((WW - 420))x$((WH - 310))+330+160" +repage \
-  -fuzz 8% -fill black +opaque 'srgb(41,111,246)' -fuzz 0 -trim -format '%w %h %X %Y' info: 2>/dev/null) ||
+  -fuzz 8% -fill black +opaque 'srgb(111,158,249)' -fuzz 0 -trim -format '%w %h %X %Y' info: 2>/dev/null) ||
   fail "could not look for the approval card's button in the screenshot"
 read -r BW BH BX BY <<<"$BOX"
 [ "${BW:-0}" -gt 60 ] && [ "${BH:-0}" -gt 15 ] || fail "no \"Allow edits in this project\" button on the approval card (found \"$BOX\")"

@@ -12,5 +12,6 @@ go test -race -count=1 -timeout 45m ./...
 bash scripts/smoke-xvfb.sh
 bash scripts/diskfull-xvfb.sh
 bash scripts/mcp-xvfb.sh
+bash scripts/keyboard-xvfb.sh
 bash scripts/mcp-conformance.sh
 bash scripts/test-deb.sh

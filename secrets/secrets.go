@@ -61,7 +61,8 @@ func probe() error {
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
 		rt := os.Getenv("XDG_RUNTIME_DIR")
 		if _, err := os.Stat(filepath.Join(rt, "bus")); rt == "" || err != nil {
-			return errors.New("there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
+			return errors.New("this session has no desktop keyring to reach (no D-Bus session bus, as under a bare window manager or over SSH); " +
+				"to keep keys in the keyring, start the app from a desktop session such as GNOME or KDE")
 		}
 	}
 	err := Within(func() error {

@@ -79,6 +79,10 @@ func TestOpenFallsBackWithoutSecretService(t *testing.T) {
 			if s.Secure() || !strings.Contains(s.Where(), dir) || !strings.Contains(s.Where(), "D-Bus") && !strings.Contains(s.Where(), "Secret Service") {
 				t.Fatalf("Where = %q, Secure = %v", s.Where(), s.Secure())
 			}
+			// Settings shows it: words for the person, no environment variables (issue 36).
+			if strings.Contains(s.Where(), "DBUS_SESSION_BUS_ADDRESS") {
+				t.Errorf("Where names an environment variable: %q", s.Where())
+			}
 		})
 	}
 }

@@ -115,7 +115,8 @@ type Deps struct {
 	// (persistence.CheckSpace's error), so that nothing is half-written; nil does not check.
 	SettingsSpace func() error
 	// Hosts shows and edits the hosts each project allows in Project mode (Settings →
-	// Allowed hosts…); nil when no network proxy runs in this session.
+	// Allowed hosts…); nil when there is none. Hosts that also have HostRulesAvailable() (the
+	// runtime, whose proxy starts on first use) are asked it when Settings shows them.
 	Hosts HostRules
 	// RegistrySources says, a line a toolchain, what the "package registries" switch reads
 	// (proxy.RegistrySources), shown under the switch.

@@ -52,7 +52,9 @@ func (p *notePart) bind(r *row) {
 	switch r.kind {
 	case rowSystem:
 		accent, icon = theme.ColorNamePlaceHolder, theme.InfoIcon()
-		segs = []widget.RichTextSegment{&widget.TextSegment{Text: r.msg.Text, Style: italic}}
+		// A mode notice is stored in the model's words; the person reads their own.
+		text, _ := domain.ModeChangeNoticeForPerson(r.msg.Text)
+		segs = []widget.RichTextSegment{&widget.TextSegment{Text: text, Style: italic}}
 	case rowError:
 		accent, icon = theme.ColorNameError, theme.ErrorIcon()
 		bold := widget.RichTextStyle{ColorName: theme.ColorNameError, TextStyle: fyne.TextStyle{Bold: true}, Inline: true}
@@ -168,19 +170,20 @@ func newApprovalPart(cv *chatView) *approvalPart {
 
 // approvalText says what each answer does, in the words of the mode table.
 func approvalText(current domain.Mode) string {
-	text := ""
+	text, keys := "", "Keys: Alt+D denies; Tab reaches every button."
 	if current.Rank() < domain.ModeProject.Rank() {
-		text += approveProjectLabel + " (recommended): " + domain.ModeProject.Allows() + ".\n"
+		text += approveProjectLabel + " (recommended): " + domain.ModeProject.AllowsForPerson() + ".\n"
+		keys = "Keys: Alt+A allows edits in this project, Alt+D denies; Tab reaches every button."
 	}
-	return text + approveFullLabel + ": " + domain.ModeUnrestricted.Allows() + ", with no sandbox.\n" +
-		denyLabel + " keeps " + current.Title() + " mode and tells the agent."
+	return text + approveFullLabel + ": " + domain.ModeUnrestricted.AllowsForPerson() + ", with no sandbox.\n" +
+		denyLabel + " keeps " + current.Title() + " mode and tells the agent.\n" + keys
 }
 
 func (p *approvalPart) object() fyne.CanvasObject { return p.obj }
 
 func (p *approvalPart) bind(r *row) {
 	p.bound = r
-	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNameWarning), 0x30)
+	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNameWarning), approvalWashAlpha)
 	p.bg.StrokeColor = theme.Color(theme.ColorNameWarning)
 	p.bg.StrokeWidth = 1.5
 	p.bg.Refresh()
@@ -211,4 +214,5 @@ func (p *approvalPart) decide(grant domain.Mode) {
 	}
 	p.setEnabled(false)
 	p.cv.m.decide(p.cv.cs, p.bound.exec, grant, func() { p.setEnabled(true) })
+	p.cv.m.focusComposer() // the card goes; the keys go back to the composer
 }

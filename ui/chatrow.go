@@ -142,7 +142,7 @@ func none() fyne.CanvasObject {
 // tint colours a striped row: the stripe in the accent, the background in a wash of it.
 func tint(stripe, bg *canvas.Rectangle, accent fyne.ThemeColorName) {
 	stripe.FillColor = theme.Color(accent)
-	bg.FillColor = withAlpha(theme.Color(accent), 0x18)
+	bg.FillColor = withAlpha(theme.Color(accent), washAlpha)
 	stripe.Refresh()
 	bg.Refresh()
 }
@@ -218,7 +218,7 @@ func speakerAt(k domain.MessageKind, at time.Time) string {
 }
 
 func (p *userPart) bind(r *row) {
-	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNamePrimary), 0x24)
+	p.bg.FillColor = withAlpha(theme.Color(theme.ColorNamePrimary), userWashAlpha)
 	p.bg.Refresh()
 	setPlain(p.header, speakerAt(domain.KindUser, r.at), captionStyle())
 	p.seq = r.msg.Seq

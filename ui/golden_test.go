@@ -19,7 +19,7 @@ func TestGoldenScreens(t *testing.T) {
 				name    string
 				variant uint
 			}{{"light", uint(theme.VariantLight)}, {"dark", uint(theme.VariantDark)}} {
-				h.app.Settings().SetTheme(fixedVariant{theme.DefaultTheme(), themeVariant(v.variant)})
+				h.app.Settings().SetTheme(fixedVariant{Theme(), themeVariant(v.variant)})
 				h.settle()
 				test.AssertImageMatches(t, s.name+"-"+v.name+".png", h.m.win.Canvas().Capture())
 			}

@@ -91,7 +91,7 @@ func newHarness(t testing.TB, setup func(f *fakeBackend, d *Deps)) *harness {
 func (h *harness) start(b Backend, events EventSource) {
 	h.t.Helper()
 	h.app = test.NewTempApp(h.t)
-	h.app.Settings().SetTheme(fixedVariant{theme.DefaultTheme(), theme.VariantLight})
+	h.app.Settings().SetTheme(fixedVariant{Theme(), theme.VariantLight})
 	h.m = NewMainWindow(h.app, b, events, h.deps)
 	h.m.win.Resize(fyne.NewSize(1100, 720))
 	h.t.Cleanup(func() {

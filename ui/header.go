@@ -19,10 +19,13 @@ import (
 // meter with "Wrap up now". The window places its three rows (box, landlockNote, meterRow)
 // around the project controls.
 type header struct {
-	m            *MainWindow
-	box          *fyne.Container
-	title        *widget.Label
-	subtitle     *widget.Label
+	m        *MainWindow
+	box      *fyne.Container
+	title    *widget.Label
+	subtitle *widget.Label
+	// folded puts the subtitle on the title's row, in a window too low for two
+	// (smallscreen.go).
+	folded       bool
 	mode         *badge
 	switchBtn    *widget.Button
 	projectBtn   *widget.Button
@@ -94,6 +97,10 @@ func (h *header) refresh() {
 		}
 	}
 	h.subtitle.SetText(sub)
+	h.subtitle.Hidden = h.folded
+	if h.folded {
+		h.title.SetText(transcript.Title(c.Title, c.Cwd) + " · " + sub)
+	}
 	h.mode.set(c.Mode.Title(), modeColor(c.Mode))
 	// Switching down is offered from any mode above Restricted, to every mode below it.
 	h.switchBox.Hidden = !m.sandbox.Available || c.Mode.Rank() == domain.ModeRestricted.Rank()
@@ -183,7 +190,11 @@ func (h *header) sandboxDetails() string {
 			head += "\n\n" + servers
 		}
 	}
-	return head + "\n\n" + m.sandbox.String()
+	// The report's own summary describes Restricted mode; the head above already says what
+	// this conversation's mode allows, and the dialog describes only that one (issue 36).
+	report := m.sandbox
+	report.Summary = ""
+	return head + "\n\n" + report.String()
 }
 
 func (h *header) showSandboxDetails() {

@@ -186,11 +186,24 @@ func (h *hostCards) answer(r actors.HostApprovalRequested, d actors.HostDecision
 func (m *MainWindow) hostSettingsItem() *widget.FormItem {
 	open := widget.NewButton("Allowed hosts…", func() { m.showHostSettings() })
 	hint := "Hosts Project-mode commands may reach, per project"
-	if m.deps.Hosts == nil {
+	if !m.hostsRunning() {
 		open.Disable()
 		hint = "No network proxy runs in this session"
 	}
 	return &widget.FormItem{Text: "Network", Widget: open, HintText: hint}
+}
+
+// hostsRunning is whether Settings can show the allowed hosts: there are Deps.Hosts and,
+// where they can say so (the runtime, whose proxy starts on first use, so not before the
+// window is on screen), a proxy runs.
+func (m *MainWindow) hostsRunning() bool {
+	if m.deps.Hosts == nil {
+		return false
+	}
+	if a, ok := m.deps.Hosts.(interface{ HostRulesAvailable() bool }); ok {
+		return a.HostRulesAvailable()
+	}
+	return true
 }
 
 // hostProjects are the projects Settings lists: the working directories of the person's
@@ -220,7 +233,7 @@ type hostPanel struct {
 
 // showHostSettings opens the Allowed hosts dialog and returns its panel (nil without rules).
 func (m *MainWindow) showHostSettings() *hostPanel {
-	if m.deps.Hosts == nil {
+	if !m.hostsRunning() {
 		return nil
 	}
 	p := &hostPanel{m: m, rules: m.deps.Hosts, projects: m.hostProjects(), body: container.NewVBox(), message: widget.NewLabel("")}

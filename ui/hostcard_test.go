@@ -63,7 +63,7 @@ func TestApprovalCardOffersProjectFirst_REQ_BED_015(t *testing.T) {
 	if p.project.Importance != widget.HighImportance || p.full.Importance == widget.HighImportance {
 		t.Error("the recommended answer is not the highlighted one")
 	}
-	if got := p.explain.String(); !containsAll(got, domain.ModeProject.Allows(), domain.ModeUnrestricted.Allows(), "keeps Restricted mode") {
+	if got := p.explain.String(); !containsAll(got, domain.ModeProject.AllowsForPerson(), domain.ModeUnrestricted.AllowsForPerson(), "keeps Restricted mode") {
 		t.Errorf("the card does not say what each answer allows: %q", got)
 	}
 
@@ -291,4 +291,36 @@ func TestAllowedHostsSettingsNameWhatTheSwitchReads(t *testing.T) {
 	h.waitFor("the switch's sources", func() bool {
 		return containsAll(textsIn(p.body), "The switch reads:", sources[0], sources[1])
 	})
+}
+
+// lazyHostRules are host rules whose proxy starts on first use, as the runtime's: asked
+// whether it runs only when Settings shows the allowed hosts.
+type lazyHostRules struct {
+	fakeHostRules
+	asked   int
+	running bool
+}
+
+func (r *lazyHostRules) HostRulesAvailable() bool { r.asked++; return r.running }
+
+// TestAllowedHostsAskedWhenShown (issue 36): the window does not ask whether the proxy runs
+// (which starts it) before Settings shows the allowed hosts; a proxy that does not run
+// leaves the row disabled and says so.
+func TestAllowedHostsAskedWhenShown(t *testing.T) {
+	rules := &lazyHostRules{fakeHostRules: fakeHostRules{hosts: map[string][]string{}, reg: map[string]bool{}}}
+	h, _ := newOpenConversation(t, func(_ *fakeBackend, d *Deps) { d.Hosts = rules })
+	if rules.asked != 0 {
+		t.Fatalf("the window asked %d times whether the proxy runs before Settings opened", rules.asked)
+	}
+	item := h.m.hostSettingsItem()
+	if rules.asked == 0 || !item.Widget.(*widget.Button).Disabled() || item.HintText != "No network proxy runs in this session" {
+		t.Fatalf("with no proxy running: asked %d, row %+v", rules.asked, item)
+	}
+	if h.m.showHostSettings() != nil {
+		t.Fatal("the allowed hosts open with no proxy running")
+	}
+	rules.running = true
+	if item := h.m.hostSettingsItem(); item.Widget.(*widget.Button).Disabled() {
+		t.Fatal("with the proxy running the row is disabled")
+	}
 }

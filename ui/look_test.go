@@ -57,7 +57,7 @@ func TestLook(t *testing.T) {
 				name string
 				v    uint
 			}{{"light", uint(theme.VariantLight)}, {"dark", uint(theme.VariantDark)}} {
-				h.app.Settings().SetTheme(fixedVariant{theme.DefaultTheme(), themeVariant(v.v)})
+				h.app.Settings().SetTheme(fixedVariant{Theme(), themeVariant(v.v)})
 				h.settle()
 				fh, err := os.Create(filepath.Join(dir, s.name+"-"+v.name+".png"))
 				if err != nil {

@@ -51,6 +51,11 @@ type MainWindow struct {
 	events EventSource
 	deps   Deps
 	do     func(func())
+	// small decides what the window's size leaves room for (smallscreen.go); sidebarMinW
+	// is the sidebar's narrowest width, measured once.
+	small         *smallScreen
+	sidebarToggle *fyne.Container
+	sidebarMinW   float32
 	// modals are the dialogs shown with showModal that are open, the topmost last.
 	modals []dialog.Dialog
 	now    func() time.Time
@@ -234,16 +239,16 @@ func (m *MainWindow) build() fyne.CanvasObject {
 		m.drafts.changed(s)
 	}
 	m.disk = newDiskBanner()
-	m.top = container.NewVBox(m.disk.box, m.header.box, m.proj.row, m.header.landlockNote, m.header.meterRow, m.find.box)
+	m.top = container.NewVBox(m.disk.box, m.withSidebarToggle(m.header.box), m.proj.row, m.header.landlockNote, m.header.meterRow, m.find.box)
 	m.hosts = newHostCards(m)
 	m.mcpCards = newMCPCards(m)
 	m.todo = newTodoPanel(m)
 	m.bottom = container.NewVBox(m.mcpCards.box, m.composer.exhaustedBox, m.notice.box, m.hosts.box, m.todo.box, m.proj.queueBox,
 		m.composer.strip, m.slash.box, m.composer.box, m.status.box)
 	m.right = container.NewBorder(m.top, m.bottom, nil, nil, m.chatHolder)
-	split := container.NewHSplit(m.sidebar.obj, container.NewPadded(m.right))
-	split.Offset = 0.27
-	return split
+	var root fyne.CanvasObject
+	m.small, root = m.newSmallScreen(m.sidebar.obj, container.NewPadded(m.right)) // smallscreen.go
+	return root
 }
 
 func (m *MainWindow) emptyState() fyne.CanvasObject {
@@ -304,6 +309,9 @@ func (m *MainWindow) open(id string) {
 	}
 	m.saveDraft()
 	m.current = cs
+	// The sidebar marks where the person went, also when they got there another way than
+	// by the sidebar (a fork, "Continue in new conversation", a search hit).
+	m.sidebar.selectCurrent(true)
 	m.app.Preferences().SetString(prefLastConv, id)
 	if cs.mainView == nil {
 		cs.mainView = newChatView(m, cs, false)
@@ -412,6 +420,7 @@ func (m *MainWindow) showModal(d dialog.Dialog) {
 	m.modals = append(m.modals, d)
 	d.SetOnClosed(func() {
 		m.modals = slices.DeleteFunc(m.modals, func(x dialog.Dialog) bool { return x == d })
+		m.focusComposer() // the next words typed go where the person left off (issue 36)
 	})
 	d.Show()
 }

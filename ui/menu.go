@@ -4,28 +4,47 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 
+	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 )
 
+// shortcut is one row of the one table of the window's shortcuts: the menus show them, the
+// Keyboard shortcuts sheet (Ctrl+/) lists every row with a name, and the canvas binds them.
 type shortcut struct {
 	shortcut fyne.Shortcut
 	run      func()
+	// name says what it does, for the sheet; "" leaves it out (a key the sheet lists with the
+	// widgets' keys).
+	name string
 }
 
 func (m *MainWindow) shortcuts() []shortcut {
 	ctrl := func(k fyne.KeyName) fyne.Shortcut {
 		return &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
 	}
+	ctrlShift := func(k fyne.KeyName) fyne.Shortcut {
+		return &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	}
+	alt := func(k fyne.KeyName) fyne.Shortcut {
+		return &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierAlt}
+	}
 	return []shortcut{
-		{ctrl(fyne.KeyN), m.showNewConversation},
-		{ctrl(fyne.KeyF), m.find.show},
-		{ctrl(fyne.KeyE), m.exportCurrent},
-		{&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, m.showGlobalSearch},
+		{ctrl(fyne.KeyN), m.showNewConversation, "New conversation"},
+		{ctrl(fyne.KeyF), m.find.show, "Find in this conversation"},
+		{ctrl(fyne.KeyE), m.exportCurrent, "Export this conversation as Markdown"},
+		{ctrlShift(fyne.KeyF), m.showGlobalSearch, "Search all conversations"},
 		// Ctrl+Z alone is the composer's own undo of typing.
-		{&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierAlt}, m.proj.undoLast},
+		{&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierAlt}, m.proj.undoLast, "Undo the last file change"},
 		// The chat's ends when nothing else has the focus (scrolling.go); not in the menus.
-		{ctrl(fyne.KeyHome), func() { m.chatKey(fyne.KeyHome, true) }},
-		{ctrl(fyne.KeyEnd), func() { m.chatKey(fyne.KeyEnd, true) }},
+		{ctrl(fyne.KeyHome), func() { m.chatKey(fyne.KeyHome, true) }, "Go to the start of the conversation"},
+		{ctrl(fyne.KeyEnd), func() { m.chatKey(fyne.KeyEnd, true) }, "Go to the end of the conversation"},
+		// The approval card's answers (keyboard.go). "Allow everything" has no shortcut on
+		// purpose: it lifts the sandbox, so it takes a deliberate Tab to its button.
+		{alt(fyne.KeyA), func() { m.answerApproval(domain.ModeProject) }, "Allow edits in this project (when the agent asks)"},
+		{alt(fyne.KeyD), func() { m.answerApproval(actors.DenyUpgrade) }, "Deny the agent's request"},
+		{ctrlShift(fyne.KeyN), m.forkLast, "Fork: continue from the last message in a new conversation"},
+		{ctrl(fyne.KeySlash), m.showShortcutSheet, "Keyboard shortcuts"},
+		{ctrl(fyne.KeyB), func() { m.small.toggleSidebar() }, "Show or hide the list of conversations"},
 	}
 }
 
@@ -65,6 +84,9 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
 		m.menuWrapUp,
 		item("Undo last file change…", sc[4]),
+		item("Allow edits in this project", sc[7]),
+		item("Deny the request", sc[8]),
+		item("Fork from the last message", sc[9]),
 		fyne.NewMenuItem("Undo last rewind or undo…", m.proj.undoLastRestore),
 		m.menuRestricted,
 		m.menuProject,
@@ -77,7 +99,9 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 	)
 	m.convMenu = conv
 	m.refreshModeMenu()
-	return fyne.NewMainMenu(file, conv)
+	view := fyne.NewMenu("View", item("Conversations list", sc[11]))
+	help := fyne.NewMenu("Help", item("Keyboard shortcuts", sc[10]))
+	return fyne.NewMainMenu(file, conv, view, help)
 }
 
 // refreshModeMenu offers the menu's mode switches only where they switch down, as the header's

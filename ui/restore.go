@@ -102,7 +102,7 @@ func (p *projectUI) rewind(cs *convState, seq uint64) {
 // showRestore shows the diff a restore applies; callID is the tool call an Undo undoes ("" for
 // a Rewind).
 func (p *projectUI) showRestore(cs *convState, kind actors.RestoreKind, cp actors.Checkpoint, callID string) {
-	title, confirm := "Undo "+cp.Tool+" call", "Undo"
+	title, confirm := undoTitle(cp.Tool), "Undo"
 	if kind == actors.RestoreRewind {
 		title, confirm = "Rewind to before this message", "Rewind"
 	}
@@ -172,7 +172,7 @@ func (p *projectUI) showPlan(cs *convState, title, confirm, callID string, plan 
 			} else {
 				intro.SetText("These files change:\n" + strings.Join(lines, "\n"))
 			}
-			setPlain(diff, d, monoStyle())
+			setPlain(diff, diffForPerson(d), monoStyle())
 		}
 		parts := []fyne.CanvasObject{intro}
 		p.restoreYours = nil
@@ -252,9 +252,9 @@ func (p *projectUI) applyRestore(cs *convState, plan actors.RestorePlan, callID 
 				}
 			}
 		}
-		text := fmt.Sprintf("Restored %d file(s). The agent was told.", len(rec.Files))
+		text := "Restored " + count(len(rec.Files), "file", "files") + ". The agent was told."
 		if len(rec.Kept) > 0 {
-			text = fmt.Sprintf("Restored %d file(s) and kept your changes to %s. The agent was told.", len(rec.Files), strings.Join(rec.Kept, ", "))
+			text = fmt.Sprintf("Restored %s and kept your changes to %s. The agent was told.", count(len(rec.Files), "file", "files"), strings.Join(rec.Kept, ", "))
 		}
 		n := rec.N
 		p.m.showDoneWithAction(text, "Undo the "+restoreNoun(rec.Kind), func() { p.showUndoRestore(cs, n) })

@@ -63,7 +63,11 @@ func (m *MainWindow) showHiddenPaths() {
 					message.SetText(err.Error() + ". Nothing was changed; your text is still here.")
 					return
 				}
-				message.SetText(fmt.Sprintf("Saved: the next command cannot read these %d place(s).", len(paths)))
+				places := fmt.Sprintf("these %d places", len(paths))
+				if len(paths) == 1 {
+					places = "this place"
+				}
+				message.SetText("Saved: the next command cannot read " + places + ".")
 			})
 		}()
 	})

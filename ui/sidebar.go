@@ -58,7 +58,7 @@ func (r *sideRow) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimple
 func (r *sideRow) bind(cs *convState) {
 	r.cs = cs
 	c := cs.conv
-	r.title.SetText(transcript.Title(c.Title, c.Cwd))
+	r.title.SetText(r.m.sidebar.titleOf(cs))
 	kind := cs.stateKind(cs.listKind)
 	sub := transcript.StateWord(kind)
 	if c.Cwd != "" {
@@ -100,6 +100,8 @@ type sidebar struct {
 	list         *widget.List
 	search       *globalSearch
 	showArchived bool
+	// titles are the rows' titles as shown, told apart where they repeat (sidebartitles.go).
+	titles map[*convState]string
 	// selecting is set while the list marks the open conversation, so that marking it does
 	// not open it again.
 	selecting bool
@@ -155,20 +157,42 @@ func (s *sidebar) refresh() {
 		}
 		return strings.Compare(b.id, a.id)
 	})
+	titles := make([]string, len(s.convs))
+	for i, cs := range s.convs {
+		titles[i] = transcript.Title(cs.conv.Title, cs.conv.Cwd)
+	}
+	s.titles = map[*convState]string{}
+	for i, t := range distinctTitles(titles) {
+		s.titles[s.convs[i]] = t
+	}
 	s.list.Refresh()
-	s.selectCurrent()
+	s.selectCurrent(false)
 }
 
-// selectCurrent highlights the open conversation without re-opening it.
-func (s *sidebar) selectCurrent() {
+// titleOf is a row's title as the sidebar shows it (distinctTitles).
+func (s *sidebar) titleOf(cs *convState) string {
+	if t, ok := s.titles[cs]; ok {
+		return t
+	}
+	return transcript.Title(cs.conv.Title, cs.conv.Cwd)
+}
+
+// selectCurrent highlights the open conversation without re-opening it. reveal scrolls the
+// list to it, for a conversation the person just went to; otherwise (a row archived, deleted
+// or shown above it) the list stays where the person left it (issue 41).
+func (s *sidebar) selectCurrent(reveal bool) {
 	i := slices.Index(s.convs, s.m.current)
 	if s.m.current == nil || i < 0 {
 		s.list.UnselectAll()
 		return
 	}
+	offset := s.list.GetScrollOffset()
 	s.selecting = true
 	s.list.Select(i)
 	s.selecting = false
+	if !reveal {
+		s.list.ScrollToOffset(offset)
+	}
 }
 
 // setArchived archives or restores a conversation.

@@ -157,6 +157,10 @@ func (s *slashMenu) update(text string) {
 	if prefix, ok := slashPrefix(text); ok {
 		s.atMode = false
 		s.load(cs.id)
+		if _, read := s.sets[cs.id]; read && prefix == "" && len(s.items(cs.id)) == 0 {
+			s.showHint(noCommandsHint())
+			return
+		}
 		for _, it := range s.items(cs.id) {
 			if strings.HasPrefix(it.name, prefix) {
 				s.shown = append(s.shown, it)
@@ -176,6 +180,18 @@ func (s *slashMenu) update(text string) {
 	}
 	s.sel = min(s.sel, len(s.shown)-1)
 	s.draw()
+}
+
+// showHint shows a line in the menu's place, with nothing to choose (keys go to the
+// composer as usual).
+func (s *slashMenu) showHint(text string) {
+	s.shown, s.sel = s.shown[:0], 0
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.LowImportance
+	s.box.Objects = []fyne.CanvasObject{l}
+	s.box.Show()
+	s.box.Refresh()
 }
 
 func (s *slashMenu) visible() bool { return s.box.Visible() && len(s.shown) > 0 }

@@ -43,7 +43,7 @@ func TestSettingsSaysWhatTodaysTotalLeavesOut(t *testing.T) {
 	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
 		f.spendErr = &actors.IncompleteSpendError{Unreadable: 2, First: errors.New("record of c1: corrupt")}
 	})
-	waitForSpendLine(t, h, transcript.SpendLine(todaySpend)+" — not counted: 2 conversation(s) could not be read and are not counted (record of c1: corrupt)")
+	waitForSpendLine(t, h, transcript.SpendLine(todaySpend)+" — not counted: 2 conversations could not be read and are not counted (record of c1: corrupt)")
 }
 
 // waitForSpendLine opens Settings and waits until its "Spent today" line reads want.

@@ -29,8 +29,10 @@ type todoPanel struct {
 	list    *fyne.Container
 	scroll  *container.Scroll
 	lines   []*todoLine
-	// collapsed is the person's choice to see only the header.
+	// collapsed is the person's choice to see only the header; short is a window too low
+	// for the lines (smallscreen.go), which folds it too.
 	collapsed bool
+	short     bool
 	// items is the list shown, read from conversation convID when it had seen messages: a
 	// history only grows, so the list is read again only when the count changes.
 	items  []domain.TodoItem
@@ -83,7 +85,7 @@ func (p *todoPanel) show() {
 		return
 	}
 	p.summary.SetText("Tasks: " + transcript.TodoSummary(p.items))
-	if p.collapsed {
+	if p.collapsed || p.short {
 		p.toggle.SetIcon(theme.MenuDropDownIcon())
 		p.scroll.Hide()
 		p.box.Show()

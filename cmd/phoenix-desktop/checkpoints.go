@@ -93,7 +93,11 @@ func parseArgsBetween(fs *flag.FlagSet, args []string, min, max int) ([]string, 
 		if max > min {
 			want += " or " + strconv.Itoa(max)
 		}
-		return nil, fmt.Errorf("%s: expected %s argument(s), got %d (see phoenix-desktop %s -h)", fs.Name(), want, len(pos), fs.Name())
+		noun := " arguments"
+		if max == 1 {
+			noun = " argument"
+		}
+		return nil, fmt.Errorf("%s: expected %s"+noun+", got %d (see phoenix-desktop %s -h)", fs.Name(), want, len(pos), fs.Name())
 	}
 	return pos, nil
 }

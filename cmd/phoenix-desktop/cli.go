@@ -432,7 +432,7 @@ func askApproval(w io.Writer, in io.Reader, terminal bool, reason string) domain
 		fmt.Fprintln(w, "phoenix-desktop: the agent asks for write access; there is no terminal to ask on, so it is denied (pass --approve-upgrades=project or =full to allow).")
 		return actors.DenyUpgrade
 	}
-	fmt.Fprintf(w, "The agent asks for write access: %s\nAllow [p]roject edits (%s), [f]ull access, or [N]o? ", reason, domain.ModeProject.Allows())
+	fmt.Fprintf(w, "The agent asks for write access: %s\nAllow [p]roject edits (%s), [f]ull access, or [N]o? ", reason, domain.ModeProject.AllowsForPerson())
 	line, _ := bufio.NewReader(in).ReadString('\n')
 	return approvalAnswer(line)
 }
@@ -499,7 +499,7 @@ func (p *chatPrinter) print(ev actors.Event) {
 			writeRetryHint(p.w, p.conv)
 		}
 	case actors.StateChanged:
-		if line := transcript.Status(e.Conv, time.Time{}, time.Time{}); line != p.last && domain.Busy(e.Conv.State) {
+		if line := cliStatus(e.Conv); line != p.last && domain.Busy(e.Conv.State) {
 			p.last, p.tenths = line, 0
 			fmt.Fprintf(p.w, "· %s\n", line)
 		}

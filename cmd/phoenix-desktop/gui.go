@@ -47,6 +47,7 @@ func runGUI(args []string, stderr io.Writer) error {
 
 	a := app.NewWithID(assets.AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
+	a.Settings().SetTheme(ui.Theme())
 	keys := openKeys(a.Preferences(), log, slog.LevelWarn)
 	saved := loadSettings(a.Preferences(), keys, log)
 	settings := settingsConfig(saved)
@@ -151,10 +152,11 @@ func runGUI(args []string, stderr io.Writer) error {
 		deps.MCP = servers
 	}
 	deps.LanguageServers = opened.runtime.LanguageServers
-	if opened.runtime.HostRulesAvailable() {
-		deps.Hosts = opened.runtime
-		deps.RegistrySources = proxy.RegistrySources()
-	}
+	// Whether the proxy runs is asked when Settings shows the allowed hosts (ui's
+	// hostsRunning), which starts it then: asking here started it before the window mapped,
+	// 60 ms and more of the time to open (issue 36).
+	deps.Hosts = opened.runtime
+	deps.RegistrySources = proxy.RegistrySources()
 	// The window searches: open the index (and catch up) while it comes up.
 	opened.index.Warm()
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
@@ -188,16 +190,27 @@ func showStartupError(a fyne.App, err error) {
 	w.ShowAndRun()
 }
 
-// terminalDir is the current directory when the app was started from a terminal (standard
-// input or output is one), so that `cd project && phoenix-desktop` offers the project; a
-// desktop launcher starts it with no terminal, in a directory the person never chose.
+// terminalDir is the folder the app was started in, to offer for a new conversation, so that
+// `cd project && phoenix-desktop` offers the project (also with its output sent to a log,
+// when neither standard stream is a terminal); "" where that folder says nothing, as when a
+// desktop launcher starts the app in the home folder or at /.
 func terminalDir() string {
-	if !term.IsTerminal(int(os.Stdin.Fd())) && !term.IsTerminal(int(os.Stdout.Fd())) {
-		return ""
-	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
-	return dir
+	home, _ := os.UserHomeDir()
+	return startDir(term.IsTerminal(int(os.Stdin.Fd())) || term.IsTerminal(int(os.Stdout.Fd())), dir, home)
+}
+
+// startDir decides terminalDir: from a terminal the folder is offered as it is; without one,
+// only when it is neither the home folder nor the root a launcher starts in.
+func startDir(terminal bool, cwd, home string) string {
+	if terminal {
+		return cwd
+	}
+	if cwd == "/" || cwd == home {
+		return ""
+	}
+	return cwd
 }

@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+const windowMapRowName = "exec → window mapped"
+
+// windowMapRows (issue 36) times exec → the window mapped on the X server, for the app (the
+// offline demo model, on a data directory it opened before) and for a bare Fyne window (the
+// bench/barewindow program, built now with the go tool: nothing of the app linked in), one
+// after the other on the same Xvfb, and their difference. A MapNotify heard on the root window
+// marks the moment (x11map.go). The first pair only warms the page cache and the data
+// directory.
+func windowMapRows(ctx context.Context, o Options) ([]Row, error) {
+	if o.App == "" {
+		return nil, errNoApp
+	}
+	xvfb, err := exec.LookPath("Xvfb")
+	if err != nil {
+		return nil, errors.New("needs Xvfb (apt-get install xvfb) to map the windows off screen")
+	}
+	dir, err := os.MkdirTemp("", "phoenix-bench-map-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	bare := filepath.Join(dir, "barewindow")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bare, "github.com/phoenix-desktop/phoenix/bench/barewindow")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build the bare window (needs the go tool and this source tree; run the bench from it): %v: %s", err, lastLines(string(out)))
+	}
+	display, stopX, err := startXvfb(ctx, xvfb)
+	if err != nil {
+		return nil, err
+	}
+	defer stopX()
+	w, err := watchMaps(display)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	env := append(appEnv(filepath.Join(dir, "home")), "DISPLAY="+display)
+	data := filepath.Join(dir, "data")
+	var appMs, bareMs, diff []float64
+	n := samplesOf(o, 10, 2)
+	for i := -1; i < n; i++ {
+		a, err := mapTime(ctx, w, o.App, env, "--demo", "--data-dir", data)
+		if err != nil {
+			return nil, fmt.Errorf("the app: %w", err)
+		}
+		b, err := mapTime(ctx, w, bare, env)
+		if err != nil {
+			return nil, fmt.Errorf("the bare window: %w", err)
+		}
+		if i < 0 {
+			continue
+		}
+		appMs, bareMs, diff = append(appMs, a), append(bareMs, b), append(diff, a-b)
+	}
+	r1 := summarise(windowMapRowName+", the app", "ms", 0, appMs)
+	r1.Note = "exec → MapNotify of its window on Xvfb 1280×800: the offline demo model on a data directory opened before"
+	r2 := summarise(windowMapRowName+", a bare Fyne window", "ms", 0, bareMs)
+	r2.Note = "the same for bench/barewindow (Fyne only: one focused multi-line entry at the app's size), built in this run"
+	r3 := summarise(windowMapRowName+", the app − the bare window", "ms", 30, diff)
+	r3.Signed = true
+	r3.Note = "each sample: the app's time less the bare window's, measured one after the other"
+	return []Row{r1, r2, r3}, nil
+}
+
+// mapTime starts bin and returns the milliseconds until a window is mapped, then ends it
+// (SIGTERM, so the app closes its store; SIGKILL after 10 s).
+func mapTime(ctx context.Context, w *mapWatcher, bin string, env []string, args ...string) (float64, error) {
+	w.drain()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	at, err := w.next(30 * time.Second)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s", err, lastLines(out.String()))
+	}
+	return float64(at.Sub(start).Microseconds()) / 1000, nil
+}
