@@ -83,24 +83,6 @@ type row struct {
 
 func (r *row) touch() { r.ver++ }
 
-// searchText is the text find-in-conversation looks at.
-func (r *row) searchText() string {
-	switch r.kind {
-	case rowTool, rowAgents:
-		s := r.call.Name + " " + transcript.ToolCallSummary(r.call)
-		if r.result != nil {
-			s += " " + r.result.Content
-		}
-		return s
-	case rowStreaming, rowApproval, rowNotice, rowThinking:
-		return r.text
-	}
-	if r.msg != nil {
-		return r.msg.Text
-	}
-	return ""
-}
-
 // chatModel turns a conversation's messages and live state into rows: committed rows in
 // message order, then live rows (streamed text, the approval card) at the end. A tool result
 // does not get a row of its own: it completes the row of its call.
@@ -319,15 +301,16 @@ func (m *chatModel) rowOf(seq uint64) int {
 	return best
 }
 
-// find returns the indices of the rows whose text contains q, case-insensitively.
+// find returns the indices of the rows that show q, in any case (findmarks.go says which
+// texts count).
 func (m *chatModel) find(q string) []int {
-	q = strings.ToLower(strings.TrimSpace(q))
+	q = strings.TrimSpace(q)
 	if q == "" {
 		return nil
 	}
 	var hits []int
 	for i := 0; i < m.len(); i++ {
-		if strings.Contains(strings.ToLower(m.at(i).searchText()), q) {
+		if matchesIn(m.at(i).findTexts(), q) {
 			hits = append(hits, i)
 		}
 	}

@@ -45,6 +45,12 @@ type chatView struct {
 	// findQ is what the find bar highlights in the rows, and findKey the key of the row of
 	// its current match (findbar.go).
 	findQ, findKey string
+	// hitWords are the words of the search hit that opened this conversation, highlighted in
+	// the row with key hitKey until the next click in the chat (globalsearch.go).
+	hitWords []string
+	hitKey   string
+	// centring is a row kept in the middle of the view (chatcenter.go).
+	centring *centring
 	// sel is a selection across messages (chatselect.go).
 	sel *chatSelection
 }
@@ -70,6 +76,7 @@ func newChatView(m *MainWindow, cs *convState, readOnly bool) *chatView {
 	// inside rows take their own taps.
 	cv.list.OnSelected = func(id widget.ListItemID) {
 		cv.list.Unselect(id)
+		cv.clearHit()
 		if c := fyne.CurrentApp().Driver().CanvasForObject(cv.list); c != nil && c.Focused() == fyne.Focusable(cv.list) {
 			c.Unfocus()
 		}
@@ -120,7 +127,10 @@ func (cv *chatView) applyHeights() {
 		cv.setKnown(id, h)
 		cv.list.SetItemHeight(id, h)
 	}
-	if cv.follow {
+	switch {
+	case cv.centring != nil:
+		cv.recenter()
+	case cv.follow:
 		cv.list.ScrollToBottom()
 	}
 }
@@ -204,12 +214,6 @@ func (cv *chatView) changed() {
 func (cv *chatView) rowChanged() {
 	cv.follow = false
 	cv.list.Refresh()
-}
-
-// scrollTo brings row id into view (find in conversation).
-func (cv *chatView) scrollTo(id int) {
-	cv.follow = false
-	cv.list.ScrollTo(id)
 }
 
 // remeasure measures the rows again after one changed its height without changing its

@@ -41,6 +41,8 @@ type convState struct {
 	draft draft
 	// jumpTo is the message a search hit opened the conversation at, until it is in view.
 	jumpTo *uint64
+	// jumpWords are the words of the search that found it, highlighted there.
+	jumpWords string
 	// views are the chat views showing this conversation (the main window, a sub-agent window).
 	views []*chatView
 }

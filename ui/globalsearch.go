@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -162,7 +161,7 @@ func (m *MainWindow) openHit(h SearchHit) {
 		cs.conv.ID, cs.conv.Title = h.ConvID, h.Title
 	}
 	seq := h.Seq
-	cs.jumpTo = &seq
+	cs.jumpTo, cs.jumpWords = &seq, m.sidebar.search.query
 	if cs == m.current {
 		m.jumpIfPending(cs)
 		return
@@ -177,7 +176,10 @@ func (m *MainWindow) jumpIfPending(cs *convState) {
 		return
 	}
 	if i := cs.model.rowOf(*cs.jumpTo); i >= 0 {
-		m.cv.scrollTo(i)
+		// The hit's words stay highlighted until the next click in the chat.
+		m.cv.hitWords, m.cv.hitKey = strings.Fields(cs.jumpWords), cs.model.at(i).key
+		m.cv.list.Refresh()
+		m.cv.center(i)
 	}
 	cs.jumpTo = nil
 }
@@ -186,21 +188,7 @@ func (m *MainWindow) jumpIfPending(cs *convState) {
 // the message without their Markdown, every word of the query highlighted.
 func hitSegments(h SearchHit, query string) []widget.RichTextSegment {
 	text := transcript.OneLine(markdown.PlainText(h.Line), 200)
-	var ranges [][2]int
-	for _, term := range strings.Fields(query) {
-		ranges = append(ranges, markdown.Matches(text, term)...)
-	}
-	// One term may lie inside another's match ("parse" in "parser"): overlapping ranges
-	// become one.
-	slices.SortFunc(ranges, func(a, b [2]int) int { return a[0] - b[0] })
-	merged := ranges[:0]
-	for _, r := range ranges {
-		if k := len(merged) - 1; k >= 0 && r[0] <= merged[k][1] {
-			merged[k][1] = max(merged[k][1], r[1])
-			continue
-		}
-		merged = append(merged, r)
-	}
+	merged := markdown.MatchesAny(text, strings.Fields(query))
 	plain := widget.RichTextStyle{Inline: true, SizeName: theme.SizeNameCaptionText}
 	match := plain
 	match.ColorName, match.TextStyle = theme.ColorNamePrimary, fyne.TextStyle{Bold: true}
