@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -158,5 +159,86 @@ func TestFindMarksPlainTextAcrossSegments(t *testing.T) {
 	}
 	if _, n := markSegments(segs, []string{"zebra"}, false); n != 0 {
 		t.Errorf("%d matches of a word not there", n)
+	}
+}
+
+// TestSearchHitOpensInTheMiddleHighlightedUntilAClick (issue 41 item 3): Ctrl+Shift+F,
+// "number 123", a click on the hit: the 400-turn conversation opens with the hit's message in
+// the middle of the chat and its words highlighted; a second click on the hit keeps it there;
+// a click in the chat takes the highlight away.
+func TestSearchHitOpensInTheMiddleHighlightedUntilAClick(t *testing.T) {
+	var short, long string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		short = f.add(domain.NewConversationParams{Title: "Short", Cwd: "/s", Model: "gpt-4o"},
+			domain.Message{Kind: domain.KindUser, Text: "nothing here"}).ID
+		var msgs []domain.Message
+		for i := range 400 {
+			msgs = append(msgs, domain.Message{Kind: domain.KindUser, Text: fmt.Sprintf("Tell me about number %d.", i)},
+				domain.Message{Kind: domain.KindAssistant, Text: fmt.Sprintf("Number %d is a number.\n\n- odd or even\n- prime or not", i)})
+		}
+		long = f.add(domain.NewConversationParams{Title: "Numbers", Cwd: "/n", Model: "gpt-4o"}, msgs...).ID
+	})
+	h.open(short)
+	h.m.showGlobalSearch()
+	test.Type(h.m.sidebar.search.entry, "about number 123.")
+	h.waitFor("the hit", func() bool { return len(h.m.sidebar.search.hits) == 1 })
+	for click := 1; click <= 2; click++ {
+		h.m.sidebar.search.list.Select(0)
+		h.waitFor("the hit's conversation", func() bool { return h.m.current != nil && h.m.current.id == long && h.m.current.loaded })
+		h.settle()
+		id := h.m.current.model.rowOf(h.m.sidebar.search.hits[0].Seq)
+		if ok, where := inMiddle(h, id); !ok {
+			t.Fatalf("click %d: the hit is not in the middle: %s", click, where)
+		}
+		v := h.m.cv.sel.shown(id)
+		if n, _ := viewMarks(v); n < 3 {
+			t.Fatalf("click %d: the hit's row shows %d highlights, want its words (about, number, 123) highlighted", click, n)
+		}
+		if k := len(h.visibleRowViews()); k < 3 {
+			t.Fatalf("only %d rows on screen", k)
+		}
+		for _, o := range h.visibleRowViews() {
+			if n, _ := viewMarks(o); n > 0 && o != v {
+				t.Errorf("click %d: a row other than the hit is highlighted: %q", click, o.bound.key)
+			}
+		}
+	}
+	id := h.m.current.model.rowOf(h.m.sidebar.search.hits[0].Seq)
+	h.m.cv.sel.Press(nil)
+	h.settle()
+	if n, _ := viewMarks(h.m.cv.sel.shown(id)); n != 0 {
+		t.Errorf("after a click in the chat the hit still shows %d highlights", n)
+	}
+}
+
+// TestSidebarSearchShowsEveryHitPaged (issue 41 item 3): 616 matching messages in one
+// conversation show first as the best three, and "Show more" pages through all of them.
+func TestSidebarSearchShowsEveryHitPaged(t *testing.T) {
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		var msgs []domain.Message
+		for i := range 616 {
+			msgs = append(msgs, domain.Message{Kind: domain.KindUser, Text: fmt.Sprintf("number %d", i)})
+		}
+		f.add(domain.NewConversationParams{Title: "Numbers", Cwd: "/n", Model: "gpt-4o"}, msgs...)
+	})
+	g := h.m.sidebar.search
+	g.entry.SetText("number")
+	h.waitFor("the hits", func() bool { return len(g.hits) > 0 })
+	if len(g.hits) != 3 || !g.more.Visible() {
+		t.Fatalf("%d hits, Show more shown %v: want the best 3 and a way to see more", len(g.hits), g.more.Visible())
+	}
+	for pages := 0; g.more.Visible(); pages++ {
+		if pages > 20 {
+			t.Fatal("Show more never ends")
+		}
+		n := len(g.hits)
+		test.Tap(g.more)
+		h.waitFor("the next page", func() bool { return len(g.hits) > n })
+		if !strings.HasPrefix(g.info.Text, fmt.Sprintf("%d of 616", len(g.hits))) && len(g.hits) != 616 {
+			t.Errorf("info %q with %d hits", g.info.Text, len(g.hits))
+		}
+	}
+	if len(g.hits) != 616 {
+		t.Fatalf("%d hits after paging to the end, want 616", len(g.hits))
 	}
 }
