@@ -49,6 +49,10 @@ type chatView struct {
 	// the row with key hitKey until the next click in the chat (globalsearch.go).
 	hitWords []string
 	hitKey   string
+	// drawnAtGuess counts the rows the list laid out at a height that was not yet theirs and
+	// kept so until the next turn of the UI loop: for a frame they overlapped their neighbour
+	// or left a gap (chatopen.go keeps it at zero on opening).
+	drawnAtGuess int
 	// centring is a row kept in the middle of the view (chatcenter.go).
 	centring *centring
 	// sel is a selection across messages (chatselect.go).
@@ -120,9 +124,15 @@ func (cv *chatView) applyHeights() {
 	cv.follow = cv.follow && cv.atBottom(estimatedRowHeight)
 	pending := cv.pending
 	cv.pending = map[int]float32{}
+	// The rows on screen in the frame drawn since the list laid them out.
+	first, _ := cv.sel.rowAtContentY(cv.list.GetScrollOffset())
+	last, _ := cv.sel.rowAtContentY(cv.list.GetScrollOffset() + cv.list.Size().Height)
 	for id, h := range pending {
 		if id >= cv.cs.model.len() {
 			continue
+		}
+		if old, ok := cv.heights[id]; (!ok || old != h) && id >= first && id <= last {
+			cv.drawnAtGuess++
 		}
 		cv.setKnown(id, h)
 		cv.list.SetItemHeight(id, h)

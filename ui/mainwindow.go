@@ -331,6 +331,7 @@ func (m *MainWindow) open(id string) {
 // history on connect).
 func (m *MainWindow) load(cs *convState) {
 	cs.loading = true
+	m.noteSlowLoad(cs)
 	go func() {
 		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
 		defer cancel()
@@ -345,6 +346,7 @@ func (m *MainWindow) load(cs *convState) {
 			cs.applySnapshot(snap, time.Time{})
 			for _, v := range cs.views {
 				v.follow = true
+				v.measureTail()
 				v.changed()
 			}
 			m.refreshConv(cs)
