@@ -38,6 +38,10 @@ const callTimeout = 30 * time.Second
 // and the status bar (statusbar.go) — and keeps what they share: the conversations, the
 // open one and the runtime.
 type MainWindow struct {
+	// placer reads and sets the native window's place, and placing is a restore of it under
+	// way (winplace.go).
+	placer  placer
+	placing *placeCheck
 	// welcome is the first-run card while it is shown, demo the "Demo (offline)" chips
 	// (welcome.go).
 	welcome *welcomeCard
@@ -117,7 +121,7 @@ type MainWindow struct {
 // loads the conversation list in the background. Call it on the UI goroutine (before
 // App.Run, or inside fyne.Do); show the window with Window().ShowAndRun() or use Run.
 func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWindow {
-	m := &MainWindow{app: a, b: b, events: events, deps: deps, do: deps.Do, now: deps.Now,
+	m := &MainWindow{placer: native, app: a, b: b, events: events, deps: deps, do: deps.Do, now: deps.Now,
 		focused: true, thumbs: newThumbCache(), convs: map[string]*convState{}, subWins: map[string]*subAgentWindow{}}
 	if m.do == nil {
 		m.do = fyne.Do
