@@ -60,7 +60,7 @@ type fakeBackend struct {
 	// sendErr, when set, rejects the next Send.
 	sendErr error
 	// drafts are the stored unsent drafts, by conversation (DraftsBackend).
-	drafts map[string]string
+	drafts map[string]Draft
 }
 
 type fakeConv struct {
