@@ -42,6 +42,8 @@ type MainWindow struct {
 	// way (winplace.go).
 	placer  placer
 	placing *placeCheck
+	// guards say which dialogs ask before discarding their edits (discard.go).
+	guards map[dialog.Dialog]modalGuard
 	// welcome is the first-run card while it is shown, demo the "Demo (offline)" chips
 	// (welcome.go).
 	welcome *welcomeCard
@@ -418,6 +420,7 @@ func (m *MainWindow) showModal(d dialog.Dialog) {
 	m.modals = append(m.modals, d)
 	d.SetOnClosed(func() {
 		m.modals = slices.DeleteFunc(m.modals, func(x dialog.Dialog) bool { return x == d })
+		delete(m.guards, d)
 	})
 	d.Show()
 }
@@ -428,6 +431,6 @@ func (m *MainWindow) closeTopModal() bool {
 	if len(m.modals) == 0 {
 		return false
 	}
-	m.modals[len(m.modals)-1].Hide()
+	m.dismiss(m.modals[len(m.modals)-1])
 	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -187,9 +188,17 @@ func (m *MainWindow) showSettings() {
 	f.dlg.check = f.choices.check
 	f.dlg.Resize(m.fitDialog(settingsSize))
 	// Escape cancels, from any field or from the window.
-	f.baseURL.onEscape, f.apiKey.onEscape, f.model.onEscape = f.dlg.Hide, f.dlg.Hide, f.dlg.Hide
+	escape := func() { m.dismiss(f.dlg) }
+	f.baseURL.onEscape, f.apiKey.onEscape, f.model.onEscape = escape, escape, escape
 	m.settings = f
+	initial, _ := f.currentKey()
+	initial.APIKey = ""
 	m.showModal(f.dlg)
+	m.guardModal(f.dlg, "the settings", func() bool {
+		now, key := f.currentKey()
+		now.APIKey = ""
+		return key != keyKeep || !reflect.DeepEqual(now, initial)
+	})
 	f.readKey()
 }
 
