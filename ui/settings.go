@@ -293,6 +293,7 @@ func (f *settingsForm) testConnection() {
 			if err != nil {
 				f.result.Importance = widget.DangerImportance
 				f.result.SetText(fmt.Sprintf("Connection failed: %v", err))
+				f.revealResult()
 				return
 			}
 			slices.Sort(models)
@@ -300,8 +301,19 @@ func (f *settingsForm) testConnection() {
 			f.model.SetOptions(m.modelOptions())
 			f.result.Importance = widget.SuccessImportance
 			f.result.SetText(fmt.Sprintf("Connected: the provider offers %d models.", len(models)))
+			f.revealResult()
 		})
 	}()
+}
+
+// revealResult brings Test connection's message into view whole once the form has laid out
+// its new height (it was cut at the dialog's bottom, issue 41).
+func (f *settingsForm) revealResult() {
+	f.m.do(func() {
+		if f.dlg != nil {
+			f.dlg.reveal(f.result)
+		}
+	})
 }
 
 // save writes the settings off the UI goroutine (the key store may be slow to answer) and
