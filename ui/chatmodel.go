@@ -50,6 +50,10 @@ type row struct {
 	kind rowKind
 	key  string
 	ver  int
+	// found caches findTexts for the row's version foundVer-1 (rendering a reply's Markdown
+	// for every row on every keystroke of Find would be slow in a long conversation).
+	found    []string
+	foundVer int
 	// seq is the sequence of the message the row shows (for a tool row, of the call's
 	// message), and resultSeq that of its result: a search hit opens the conversation there.
 	seq, resultSeq uint64

@@ -20,6 +20,13 @@ import (
 
 // findTexts are the texts of r that Find looks in, each as the row draws it.
 func (r *row) findTexts() []string {
+	if r.foundVer != r.ver+1 {
+		r.found, r.foundVer = r.shownTexts(), r.ver+1
+	}
+	return r.found
+}
+
+func (r *row) shownTexts() []string {
 	switch r.kind {
 	case rowUser:
 		if r.msg != nil {
