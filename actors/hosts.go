@@ -34,6 +34,8 @@ type HostProxy interface {
 // object behind Config.HostProxy may implement it too; without it Settings shows none.
 type HostRules interface {
 	AllowedHosts(project string) []string
+	// AddHost allows a host (or pattern) for the project; an entry that is no host says so.
+	AddHost(project, pattern string) error
 	RemoveHost(project, pattern string) error
 	// Registries reports whether the project allows the package registries this machine's
 	// toolchains are configured with; SetRegistries turns that on or off.
@@ -223,6 +225,16 @@ func (r *Runtime) AllowedHosts(project string) []string {
 		return hr.AllowedHosts(project)
 	}
 	return nil
+}
+
+// AddHost allows a host (or pattern) for a project's commands in Project mode (Settings →
+// Allowed hosts).
+func (r *Runtime) AddHost(project, pattern string) error {
+	hr, ok := r.hostRules()
+	if !ok {
+		return ErrNoHostRules
+	}
+	return hr.AddHost(project, pattern)
 }
 
 // RemoveHost takes a host (or pattern) off a project's allowed list.

@@ -63,6 +63,13 @@ func (p *fakeProxy) AllowedHosts(project string) []string {
 	return slices.Clone(p.hosts[project])
 }
 
+func (p *fakeProxy) AddHost(project, pattern string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hosts[project] = append(p.hosts[project], pattern)
+	return nil
+}
+
 func (p *fakeProxy) RemoveHost(project, pattern string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

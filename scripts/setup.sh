@@ -5,7 +5,7 @@ set -euo pipefail
 
 need_pkgs=(gcc pkg-config git ca-certificates
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
-  xvfb xdotool xclip imagemagick ripgrep locales python3 curl
+  xvfb xdotool xclip imagemagick ripgrep locales python3 curl openbox x11-utils wmctrl
   gnome-keyring dbus-daemon libsecret-tools strace iproute2 util-linux)
 missing=()
 for p in "${need_pkgs[@]}"; do

@@ -385,3 +385,30 @@ func TestPostingListsAcrossBlocksAndReplay(t *testing.T) {
 		t.Fatalf("after remove: %+v", res)
 	}
 }
+
+// TestSearchEveryHitPagesPastThreePerConversation (issue 41): a conversation with many
+// matching messages gives three hits by default, and every one of them with EveryHit, up to
+// the limit — the sidebar's "Show more" pages through them.
+func TestSearchEveryHitPagesPastThreePerConversation(t *testing.T) {
+	s := memStore(t)
+	var texts []string
+	for i := range 8 {
+		texts = append(texts, fmt.Sprintf("number %d is here", i))
+	}
+	addConv(t, s, "a", "Numbers", texts...)
+	x := openIndex(t, filepath.Join(t.TempDir(), "idx"), s)
+	if res := mustSearch(t, x, Query{Text: "number"}); res.Matches != 8 || len(res.Hits) != 3 {
+		t.Fatalf("default: %d hits of %d, want 3 of 8", len(res.Hits), res.Matches)
+	}
+	if res := mustSearch(t, x, Query{Text: "number", EveryHit: true, Limit: 5}); res.Matches != 8 || len(res.Hits) != 5 {
+		t.Fatalf("every hit, limit 5: %d hits of %d, want 5 of 8", len(res.Hits), res.Matches)
+	}
+	res := mustSearch(t, x, Query{Text: "number", EveryHit: true, Limit: 50})
+	seen := map[uint64]bool{}
+	for _, h := range res.Hits {
+		seen[h.Seq] = true
+	}
+	if len(res.Hits) != 8 || len(seen) != 8 {
+		t.Fatalf("every hit: %d hits (%d messages), want all 8", len(res.Hits), len(seen))
+	}
+}

@@ -24,6 +24,9 @@ type Query struct {
 	IncludeArchived bool
 	// Limit bounds the hits returned; zero means 50.
 	Limit int
+	// EveryHit lifts the cap of three hits per conversation: the sidebar's "Show more" pages
+	// through every matching message.
+	EveryHit bool
 }
 
 // Hit is one message that holds every word of the query.
@@ -193,7 +196,7 @@ func (x *Index) Search(q Query) (Result, error) {
 		if len(res.Hits) >= limit {
 			break
 		}
-		if perConv[s.conv] >= maxHitsPerConv {
+		if perConv[s.conv] >= maxHitsPerConv && !q.EveryHit {
 			continue
 		}
 		m, err := x.src.Message(s.conv, s.seq)

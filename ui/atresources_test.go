@@ -7,7 +7,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 )
@@ -40,9 +39,9 @@ func TestAtMenuAttachesAnMCPResource(t *testing.T) {
 	h.m.win.Canvas().Focus(h.m.composer.entry)
 	test.Type(h.m.composer.entry, "explain @")
 	h.waitFor("the @ menu", func() bool { return h.m.slash.visible() && len(h.m.slash.shown) == 2 })
-	first := h.m.slash.box.Objects[0].(*widget.Button)
-	if !strings.Contains(first.Text, "@docs:file:///guide.md — guide: The user guide  (MCP docs)") {
-		t.Fatalf("first line %q", first.Text)
+	first := h.m.slash.box.Objects[0].(*menuRow)
+	if !strings.Contains(first.label(), "@docs:file:///guide.md — guide: The user guide  (MCP docs)") {
+		t.Fatalf("first line %q", first.label())
 	}
 	test.Type(h.m.composer.entry, "AP")
 	h.waitFor("the menu narrowed", func() bool { return len(h.m.slash.shown) == 1 })

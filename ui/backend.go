@@ -135,6 +135,7 @@ type Deps struct {
 // the file, so the window calls them off the UI goroutine.
 type HostRules interface {
 	AllowedHosts(project string) []string
+	AddHost(project, pattern string) error
 	RemoveHost(project, pattern string) error
 	Registries(project string) bool
 	SetRegistries(project string, on bool) error

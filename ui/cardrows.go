@@ -23,7 +23,9 @@ type notePart struct {
 	stripe *canvas.Rectangle
 	icon   *widget.Icon
 	text   *widget.RichText
-	obj    fyne.CanvasObject
+	// segs is the text as bound, before Find's highlights (findmarks.go).
+	segs []widget.RichTextSegment
+	obj  fyne.CanvasObject
 }
 
 func newNotePart() *notePart {
@@ -43,11 +45,17 @@ func noticeFrame(icon *widget.Icon, text *widget.RichText, trailing fyne.CanvasO
 func (p *notePart) object() fyne.CanvasObject { return p.obj }
 
 func (p *notePart) bind(r *row) {
-	var (
-		accent fyne.ThemeColorName
-		icon   fyne.Resource
-		segs   []widget.RichTextSegment
-	)
+	accent, icon, segs := noteLook(r)
+	tint(p.stripe, p.bg, accent)
+	p.icon.SetResource(icon)
+	p.segs = segs
+	p.text.Segments = segs
+	p.text.Refresh()
+}
+
+// noteLook is how a notice row looks: its accent, its icon and its text (which Find searches,
+// findmarks.go).
+func noteLook(r *row) (accent fyne.ThemeColorName, icon fyne.Resource, segs []widget.RichTextSegment) {
 	italic := widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, TextStyle: fyne.TextStyle{Italic: true}, Inline: true}
 	switch r.kind {
 	case rowSystem:
@@ -75,10 +83,7 @@ func (p *notePart) bind(r *row) {
 		}
 		segs = []widget.RichTextSegment{&widget.TextSegment{Text: r.text, Style: widget.RichTextStyleInline}}
 	}
-	tint(p.stripe, p.bg, accent)
-	p.icon.SetResource(icon)
-	p.text.Segments = segs
-	p.text.Refresh()
+	return accent, icon, segs
 }
 
 // continuationPart: the continuation summary, shown prominently (REQ-BED-020, REQ-BED-021).

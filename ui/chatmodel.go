@@ -50,6 +50,10 @@ type row struct {
 	kind rowKind
 	key  string
 	ver  int
+	// found caches findTexts for the row's version foundVer-1 (rendering a reply's Markdown
+	// for every row on every keystroke of Find would be slow in a long conversation).
+	found    []string
+	foundVer int
 	// seq is the sequence of the message the row shows (for a tool row, of the call's
 	// message), and resultSeq that of its result: a search hit opens the conversation there.
 	seq, resultSeq uint64
@@ -82,24 +86,6 @@ type row struct {
 }
 
 func (r *row) touch() { r.ver++ }
-
-// searchText is the text find-in-conversation looks at.
-func (r *row) searchText() string {
-	switch r.kind {
-	case rowTool, rowAgents:
-		s := r.call.Name + " " + transcript.ToolCallSummary(r.call)
-		if r.result != nil {
-			s += " " + r.result.Content
-		}
-		return s
-	case rowStreaming, rowApproval, rowNotice, rowThinking:
-		return r.text
-	}
-	if r.msg != nil {
-		return r.msg.Text
-	}
-	return ""
-}
 
 // chatModel turns a conversation's messages and live state into rows: committed rows in
 // message order, then live rows (streamed text, the approval card) at the end. A tool result
@@ -319,15 +305,16 @@ func (m *chatModel) rowOf(seq uint64) int {
 	return best
 }
 
-// find returns the indices of the rows whose text contains q, case-insensitively.
+// find returns the indices of the rows that show q, in any case (findmarks.go says which
+// texts count).
 func (m *chatModel) find(q string) []int {
-	q = strings.ToLower(strings.TrimSpace(q))
+	q = strings.TrimSpace(q)
 	if q == "" {
 		return nil
 	}
 	var hits []int
 	for i := 0; i < m.len(); i++ {
-		if strings.Contains(strings.ToLower(m.at(i).searchText()), q) {
+		if matchesIn(m.at(i).findTexts(), q) {
 			hits = append(hits, i)
 		}
 	}

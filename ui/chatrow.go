@@ -36,7 +36,7 @@ type rowView struct {
 	boundVer int
 	boundGen int
 	// markQ and markStrong are the find bar's highlights the row shows (findbar.go).
-	markQ      string
+	markWords  []string
 	markStrong bool
 	marked     bool
 }
@@ -90,8 +90,8 @@ func (v *rowView) bind(r *row) {
 		v.root.Objects = []fyne.CanvasObject{p.object()}
 	}
 	v.bound, v.boundVer, v.boundGen = r, r.ver, gen
-	if v.marked || q != "" {
-		v.markQ = "\x00" // the part shows another text now: mark it afresh
+	if v.marked || len(q) > 0 {
+		v.markWords = []string{"\x00"} // the part shows another text now: mark it afresh
 	}
 	v.mark(q, strong)
 	v.root.Refresh()

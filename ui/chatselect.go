@@ -269,6 +269,7 @@ func (s *chatSelection) text() string {
 // The markdown.Spanner the chat's views are given (markdownView).
 
 func (s *chatSelection) Press(*markdown.View) {
+	s.cv.clearHit()
 	if s.active {
 		s.clear()
 	}

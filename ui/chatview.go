@@ -45,6 +45,16 @@ type chatView struct {
 	// findQ is what the find bar highlights in the rows, and findKey the key of the row of
 	// its current match (findbar.go).
 	findQ, findKey string
+	// hitWords are the words of the search hit that opened this conversation, highlighted in
+	// the row with key hitKey until the next click in the chat (globalsearch.go).
+	hitWords []string
+	hitKey   string
+	// drawnAtGuess counts the rows the list laid out at a height that was not yet theirs and
+	// kept so until the next turn of the UI loop: for a frame they overlapped their neighbour
+	// or left a gap (chatopen.go keeps it at zero on opening).
+	drawnAtGuess int
+	// centring is a row kept in the middle of the view (chatcenter.go).
+	centring *centring
 	// sel is a selection across messages (chatselect.go).
 	sel *chatSelection
 }
@@ -70,6 +80,7 @@ func newChatView(m *MainWindow, cs *convState, readOnly bool) *chatView {
 	// inside rows take their own taps.
 	cv.list.OnSelected = func(id widget.ListItemID) {
 		cv.list.Unselect(id)
+		cv.clearHit()
 		if c := fyne.CurrentApp().Driver().CanvasForObject(cv.list); c != nil && c.Focused() == fyne.Focusable(cv.list) {
 			c.Unfocus()
 		}
@@ -113,14 +124,23 @@ func (cv *chatView) applyHeights() {
 	cv.follow = cv.follow && cv.atBottom(estimatedRowHeight)
 	pending := cv.pending
 	cv.pending = map[int]float32{}
+	// The rows on screen in the frame drawn since the list laid them out.
+	first, _ := cv.sel.rowAtContentY(cv.list.GetScrollOffset())
+	last, _ := cv.sel.rowAtContentY(cv.list.GetScrollOffset() + cv.list.Size().Height)
 	for id, h := range pending {
 		if id >= cv.cs.model.len() {
 			continue
 		}
+		if old, ok := cv.heights[id]; (!ok || old != h) && id >= first && id <= last {
+			cv.drawnAtGuess++
+		}
 		cv.setKnown(id, h)
 		cv.list.SetItemHeight(id, h)
 	}
-	if cv.follow {
+	switch {
+	case cv.centring != nil:
+		cv.recenter()
+	case cv.follow:
 		cv.list.ScrollToBottom()
 	}
 }
@@ -204,12 +224,6 @@ func (cv *chatView) changed() {
 func (cv *chatView) rowChanged() {
 	cv.follow = false
 	cv.list.Refresh()
-}
-
-// scrollTo brings row id into view (find in conversation).
-func (cv *chatView) scrollTo(id int) {
-	cv.follow = false
-	cv.list.ScrollTo(id)
 }
 
 // remeasure measures the rows again after one changed its height without changing its

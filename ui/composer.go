@@ -47,6 +47,7 @@ func (m *MainWindow) refreshStrip() {
 	m.composer.strip.Hidden = len(m.composer.strip.Objects) == 0
 	m.composer.strip.Refresh()
 	m.relayout()
+	m.drafts.changed(m.composer.entry.Text) // the attachments are kept with the draft
 }
 
 func (m *MainWindow) attachmentChip(a *attachment) fyne.CanvasObject {

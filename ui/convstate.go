@@ -34,13 +34,17 @@ type convState struct {
 	// loaded is true once a snapshot has filled the model; events that arrive while it loads
 	// wait in early and are applied after it, oldest first.
 	loaded, loading bool
-	early           []actors.Event
-	msgs            []domain.Message
-	model           *chatModel
+	// slowLoad says the load has taken long enough to say so (chatopen.go).
+	slowLoad bool
+	early    []actors.Event
+	msgs     []domain.Message
+	model    *chatModel
 
 	draft draft
 	// jumpTo is the message a search hit opened the conversation at, until it is in view.
 	jumpTo *uint64
+	// jumpWords are the words of the search that found it, highlighted there.
+	jumpWords string
 	// views are the chat views showing this conversation (the main window, a sub-agent window).
 	views []*chatView
 }

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/phoenix-desktop/phoenix/actors"
@@ -254,5 +256,29 @@ func TestEscapeClosesTheModelAndDeleteDialogs(t *testing.T) {
 	}
 	if len(h.f.convs) != n {
 		t.Error("cancelling with Escape deleted the conversation")
+	}
+}
+
+// TestExportSaysWhereItSaved (issue 41 item 7): after the file dialog, the export says the
+// file it wrote (it saved with no word), and a cancelled dialog says nothing.
+func TestExportSaysWhereItSaved(t *testing.T) {
+	h, _ := newOpenConversation(t, nil)
+	path := filepath.Join(t.TempDir(), "talk.md")
+	w, err := storage.Writer(storage.NewFileURI(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := h.m.exportDocument()
+	h.m.writeExport(w, nil, md)
+	if got := h.m.notice.label.Text; !strings.Contains(got, path) {
+		t.Errorf("after the export the window says %q, not where it saved (%s)", got, path)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != md {
+		t.Errorf("the file holds %d bytes (%v), want the export", len(b), err)
+	}
+	h.m.clearInline()
+	h.m.writeExport(nil, nil, md)
+	if got := h.m.notice.label.Text; got != "" {
+		t.Errorf("a cancelled export says %q", got)
 	}
 }

@@ -60,7 +60,7 @@ type fakeBackend struct {
 	// sendErr, when set, rejects the next Send.
 	sendErr error
 	// drafts are the stored unsent drafts, by conversation (DraftsBackend).
-	drafts map[string]string
+	drafts map[string]Draft
 }
 
 type fakeConv struct {
@@ -353,20 +353,30 @@ func (f *fakeBackend) Search(_ context.Context, q SearchQuery) (SearchResult, er
 	defer f.mu.Unlock()
 	f.searches = append(f.searches, q)
 	want := strings.ToLower(strings.TrimSpace(q.Text))
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 50
+	}
 	var res SearchResult
 	for _, id := range f.order {
 		fc := f.convs[id]
 		if fc.conv.IsSubAgent() || (fc.conv.Archived && !q.IncludeArchived) {
 			continue
 		}
+		inConv := 0
 		for _, m := range fc.msgs {
-			if strings.Contains(strings.ToLower(m.Text), want) {
+			if !strings.Contains(strings.ToLower(m.Text), want) {
+				continue
+			}
+			res.Matches++
+			// As the index does: at most three a conversation unless every hit is asked for.
+			if len(res.Hits) < limit && (inConv < 3 || q.EveryHit) {
+				inConv++
 				res.Hits = append(res.Hits, SearchHit{ConvID: id, Title: fc.conv.Title, Archived: fc.conv.Archived,
 					Seq: m.Seq, Kind: m.Kind, Line: m.Text})
 			}
 		}
 	}
-	res.Matches = len(res.Hits)
 	return res, nil
 }
 

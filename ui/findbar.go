@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -119,8 +120,13 @@ func (f *findBar) showHit() {
 	default:
 		f.count.SetText(fmt.Sprintf("%d of %d", f.pos+1, len(f.hits)))
 		if cv != nil {
-			f.setMarks(cv, q, f.m.current.model.at(f.hits[f.pos]).key)
-			cv.scrollTo(f.hits[f.pos])
+			r := f.m.current.model.at(f.hits[f.pos])
+			cv.hitWords, cv.hitKey = nil, ""
+			if r.unfoldFor(q) {
+				cv.rowChanged()
+			}
+			f.setMarks(cv, q, r.key)
+			cv.center(f.hits[f.pos])
 		}
 	}
 }
@@ -164,26 +170,34 @@ func (e *findEntry) TypedKey(k *fyne.KeyEvent) {
 	e.Entry.TypedKey(k)
 }
 
-// marksFor is what the find bar highlights in row r: the query, strongly in the row of the
-// current match.
-func (cv *chatView) marksFor(r *row) (q string, strong bool) {
-	if cv.findQ == "" {
-		return "", false
+// marksFor is what row r highlights: the find bar's query, strongly in the row of the
+// current match; or else the words of the search hit that opened the conversation, in the
+// hit's row (until the next click in the chat).
+func (cv *chatView) marksFor(r *row) (words []string, strong bool) {
+	switch {
+	case cv.findQ != "":
+		return []string{cv.findQ}, r.key == cv.findKey
+	case cv.hitKey != "" && r.key == cv.hitKey:
+		return cv.hitWords, true
 	}
-	return cv.findQ, r.key == cv.findKey
+	return nil, false
 }
 
-// mark shows the find bar's highlights in the row's text (every Markdown or plain text view
-// of its parts); it does nothing when they are already shown.
-func (v *rowView) mark(q string, strong bool) {
-	if q == v.markQ && strong == v.markStrong {
+// mark shows the highlights in the row's text (every Markdown or plain text view of its
+// parts, and the plain text lines of notices and tool rows); it does nothing when they are
+// already shown.
+func (v *rowView) mark(words []string, strong bool) {
+	if slices.Equal(words, v.markWords) && strong == v.markStrong {
 		return
 	}
-	v.markQ, v.markStrong = q, strong
+	v.markWords, v.markStrong = slices.Clone(words), strong
 	for _, p := range v.parts {
-		eachTextView(p.object(), func(t *markdown.View) { t.Mark(q, strong) })
+		eachTextView(p.object(), func(t *markdown.View) { t.MarkWords(words, strong) })
+		if rm, ok := p.(richMarker); ok && p == v.parts[v.bound.kind] {
+			rm.markRich(words, strong)
+		}
 	}
-	v.marked = q != ""
+	v.marked = len(words) > 0
 }
 
 // eachTextView calls f for every Markdown view in o.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,7 +34,15 @@ type globalSearch struct {
 	// gen numbers the searches; an answer for an older one is dropped.
 	gen   int
 	timer *time.Timer
+	// more shows the next page of hits when the search found more than it shows; limit is
+	// how many the next search asks for, every hit of a conversation (not the best three)
+	// once the person asked for more.
+	more  *widget.Button
+	limit int
 }
+
+// searchPage is how many more hits "Show more" asks for.
+const searchPage = 50
 
 func (m *MainWindow) newGlobalSearch() *globalSearch {
 	g := &globalSearch{entry: widget.NewEntry(), info: widget.NewLabel("")}
@@ -84,7 +91,10 @@ func (m *MainWindow) newGlobalSearch() *globalSearch {
 	clear := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { g.entry.SetText("") })
 	clear.Importance = widget.LowImportance
 	g.entry.ActionItem = clear
-	g.panel = container.NewBorder(g.info, nil, nil, nil, g.list)
+	g.more = widget.NewButton("Show more", func() { m.moreHits() })
+	g.more.Importance = widget.LowImportance
+	g.more.Hide()
+	g.panel = container.NewBorder(g.info, g.more, nil, nil, g.list)
 	g.panel.Hide()
 	return g
 }
@@ -99,6 +109,7 @@ func (m *MainWindow) showGlobalSearch() {
 func (m *MainWindow) scheduleSearch() {
 	g := m.sidebar.search
 	g.gen++
+	g.limit = 0
 	if g.timer != nil {
 		g.timer.Stop()
 	}
@@ -118,7 +129,7 @@ func (m *MainWindow) runSearch(gen int) {
 	if m.closed || gen != g.gen {
 		return
 	}
-	q := SearchQuery{Text: g.entry.Text, IncludeArchived: m.sidebar.showArchived}
+	q := SearchQuery{Text: g.entry.Text, IncludeArchived: m.sidebar.showArchived, Limit: g.limit, EveryHit: g.limit > 0}
 	go func() {
 		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
 		defer cancel()
@@ -132,6 +143,7 @@ func (m *MainWindow) showSearchResult(gen int, res SearchResult, err error) {
 	if m.closed || gen != g.gen {
 		return
 	}
+	paging := g.limit > 0 && g.query == g.entry.Text
 	g.hits, g.query = res.Hits, g.entry.Text
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
@@ -141,6 +153,8 @@ func (m *MainWindow) showSearchResult(gen int, res SearchResult, err error) {
 		g.info.SetText(strings.TrimSuffix(err.Error(), ".") + ".")
 	case len(res.Hits) == 0:
 		g.info.SetText("No message holds every word.")
+	case res.Matches > len(res.Hits) && g.limit > 0:
+		g.info.SetText(fmt.Sprintf("%d of %d matching messages:", len(res.Hits), res.Matches))
 	case res.Matches > len(res.Hits):
 		g.info.SetText(fmt.Sprintf("The best %d of %d matching messages:", len(res.Hits), res.Matches))
 	default:
@@ -149,10 +163,24 @@ func (m *MainWindow) showSearchResult(gen int, res SearchResult, err error) {
 	if err == nil && res.Indexing {
 		g.info.SetText(g.info.Text + " (the index is still being built; some may be missing)")
 	}
+	left := res.Matches - len(g.hits)
+	g.more.Hidden = err != nil || left <= 0
+	g.more.SetText(fmt.Sprintf("Show %d more", min(left, searchPage)))
 	g.list.Refresh()
-	g.list.ScrollToTop()
+	if !paging {
+		g.list.ScrollToTop()
+	}
 	m.sidebar.list.Hide()
 	g.panel.Show()
+}
+
+// moreHits is "Show more": the same search again, for every matching message (not only the
+// best three of each conversation), a page more than shown.
+func (m *MainWindow) moreHits() {
+	g := m.sidebar.search
+	g.limit = len(g.hits) + searchPage
+	g.gen++
+	m.runSearch(g.gen)
 }
 
 // openHit opens a hit's conversation at its message.
@@ -162,7 +190,7 @@ func (m *MainWindow) openHit(h SearchHit) {
 		cs.conv.ID, cs.conv.Title = h.ConvID, h.Title
 	}
 	seq := h.Seq
-	cs.jumpTo = &seq
+	cs.jumpTo, cs.jumpWords = &seq, m.sidebar.search.query
 	if cs == m.current {
 		m.jumpIfPending(cs)
 		return
@@ -177,7 +205,10 @@ func (m *MainWindow) jumpIfPending(cs *convState) {
 		return
 	}
 	if i := cs.model.rowOf(*cs.jumpTo); i >= 0 {
-		m.cv.scrollTo(i)
+		// The hit's words stay highlighted until the next click in the chat.
+		m.cv.hitWords, m.cv.hitKey = strings.Fields(cs.jumpWords), cs.model.at(i).key
+		m.cv.list.Refresh()
+		m.cv.center(i)
 	}
 	cs.jumpTo = nil
 }
@@ -186,21 +217,7 @@ func (m *MainWindow) jumpIfPending(cs *convState) {
 // the message without their Markdown, every word of the query highlighted.
 func hitSegments(h SearchHit, query string) []widget.RichTextSegment {
 	text := transcript.OneLine(markdown.PlainText(h.Line), 200)
-	var ranges [][2]int
-	for _, term := range strings.Fields(query) {
-		ranges = append(ranges, markdown.Matches(text, term)...)
-	}
-	// One term may lie inside another's match ("parse" in "parser"): overlapping ranges
-	// become one.
-	slices.SortFunc(ranges, func(a, b [2]int) int { return a[0] - b[0] })
-	merged := ranges[:0]
-	for _, r := range ranges {
-		if k := len(merged) - 1; k >= 0 && r[0] <= merged[k][1] {
-			merged[k][1] = max(merged[k][1], r[1])
-			continue
-		}
-		merged = append(merged, r)
-	}
+	merged := markdown.MatchesAny(text, strings.Fields(query))
 	plain := widget.RichTextStyle{Inline: true, SizeName: theme.SizeNameCaptionText}
 	match := plain
 	match.ColorName, match.TextStyle = theme.ColorNamePrimary, fyne.TextStyle{Bold: true}

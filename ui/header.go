@@ -144,7 +144,8 @@ func (h *header) refreshMeter(cs *convState) {
 // item): past the 80% warning, in a conversation that is not already wrapping up or wrapped
 // up. Under it, a wrap-up would end a conversation that still has room (REQ-BED-023).
 func wrapUpOffered(cs *convState) bool {
-	if cs == nil || !domain.AtWarning(cs.conv.Usage, cs.conv.Window()) {
+	// Not while the history loads: the person cannot yet see what they would wrap up.
+	if cs == nil || !cs.loaded || !domain.AtWarning(cs.conv.Usage, cs.conv.Window()) {
 		return false
 	}
 	if _, exhausted := cs.exhausted(); exhausted {

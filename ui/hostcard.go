@@ -229,6 +229,8 @@ type hostPanel struct {
 	projects []string
 	body     *fyne.Container
 	message  *widget.Label
+	// adds are the fields that allow a new host, one per project.
+	adds []*widget.Entry
 }
 
 // showHostSettings opens the Allowed hosts dialog and returns its panel (nil without rules).
@@ -268,6 +270,7 @@ func (p *hostPanel) load() {
 
 func (p *hostPanel) show(rows []projectHosts) {
 	p.body.RemoveAll()
+	p.adds = nil
 	if len(rows) == 0 {
 		p.body.Add(widget.NewLabel("No projects yet: the list fills as you work in Project mode."))
 	}
@@ -296,6 +299,17 @@ func (p *hostPanel) show(rows []projectHosts) {
 			})
 			p.body.Add(container.NewBorder(nil, nil, nil, remove, widget.NewLabel(host)))
 		}
+		// A host can be added here too, not only by answering a command's card (issue 41).
+		add := widget.NewEntry()
+		add.SetPlaceHolder("a host, e.g. example.org or *.example.org")
+		allow := widget.NewButtonWithIcon("Allow", theme.ContentAddIcon(), func() {
+			if h := strings.TrimSpace(add.Text); h != "" {
+				p.change("allow "+h, func() error { return p.rules.AddHost(r.project, h) })
+			}
+		})
+		add.OnSubmitted = func(string) { allow.OnTapped() }
+		p.adds = append(p.adds, add)
+		p.body.Add(container.NewBorder(nil, nil, nil, allow, add))
 		p.body.Add(widget.NewSeparator())
 	}
 	p.body.Refresh()

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -228,6 +229,16 @@ func (r *fakeHostRules) AllowedHosts(p string) []string {
 	return slices.Clone(r.hosts[p])
 }
 
+func (r *fakeHostRules) AddHost(p, pattern string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if strings.ContainsAny(pattern, " /") || pattern == "" {
+		return fmt.Errorf("%q is not a host name or pattern: write a name like example.org or *.example.org", pattern)
+	}
+	r.hosts[p] = append(r.hosts[p], pattern)
+	return nil
+}
+
 func (r *fakeHostRules) RemoveHost(p, pattern string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -322,5 +333,32 @@ func TestAllowedHostsAskedWhenShown(t *testing.T) {
 	rules.running = true
 	if item := h.m.hostSettingsItem(); item.Widget.(*widget.Button).Disabled() {
 		t.Fatal("with the proxy running the row is disabled")
+	}
+}
+
+// TestAllowedHostsSettingsAddAHost (issue 41 item 7): Settings → Allowed hosts can add a host
+// to a project, not only remove one; an entry that is no host says why, and keeps the words.
+func TestAllowedHostsSettingsAddAHost(t *testing.T) {
+	rules := &fakeHostRules{hosts: map[string][]string{}, reg: map[string]bool{}}
+	h, _ := newOpenConversation(t, func(_ *fakeBackend, d *Deps) { d.Hosts = rules })
+	project := h.m.current.conv.Cwd
+	p := h.m.showHostSettings()
+	h.waitFor("the project", func() bool { return len(p.adds) == 1 })
+	test.Type(p.adds[0], "pkg.example.org")
+	p.adds[0].OnSubmitted(p.adds[0].Text)
+	h.waitFor("the host allowed and shown", func() bool {
+		return slices.Equal(rules.AllowedHosts(project), []string{"pkg.example.org"}) && containsAll(textsIn(p.body), "pkg.example.org")
+	})
+	test.Type(p.adds[0], "not a host")
+	var allow *widget.Button
+	for _, o := range p.body.Objects {
+		if c, ok := o.(*fyne.Container); ok && slices.Contains(c.Objects, fyne.CanvasObject(p.adds[0])) {
+			allow = buttonNamed(t, c, "Allow")
+		}
+	}
+	test.Tap(allow)
+	h.waitFor("why it was refused", func() bool { return strings.Contains(p.message.Text, "is not a host name") })
+	if p.adds[0].Text != "not a host" {
+		t.Errorf("a refused entry lost its words: %q", p.adds[0].Text)
 	}
 }

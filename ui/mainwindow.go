@@ -38,6 +38,12 @@ const callTimeout = 30 * time.Second
 // and the status bar (statusbar.go) — and keeps what they share: the conversations, the
 // open one and the runtime.
 type MainWindow struct {
+	// placer reads and sets the native window's place, and placing is a restore of it under
+	// way (winplace.go).
+	placer  placer
+	placing *placeCheck
+	// guards say which dialogs ask before discarding their edits (discard.go).
+	guards map[dialog.Dialog]modalGuard
 	// welcome is the first-run card while it is shown, demo the "Demo (offline)" chips
 	// (welcome.go).
 	welcome *welcomeCard
@@ -122,7 +128,7 @@ type MainWindow struct {
 // loads the conversation list in the background. Call it on the UI goroutine (before
 // App.Run, or inside fyne.Do); show the window with Window().ShowAndRun() or use Run.
 func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWindow {
-	m := &MainWindow{app: a, b: b, events: events, deps: deps, do: deps.Do, now: deps.Now,
+	m := &MainWindow{placer: native, app: a, b: b, events: events, deps: deps, do: deps.Do, now: deps.Now,
 		focused: true, thumbs: newThumbCache(), convs: map[string]*convState{}, subWins: map[string]*subAgentWindow{}}
 	if m.do == nil {
 		m.do = fyne.Do
@@ -339,6 +345,7 @@ func (m *MainWindow) open(id string) {
 // history on connect).
 func (m *MainWindow) load(cs *convState) {
 	cs.loading = true
+	m.noteSlowLoad(cs)
 	go func() {
 		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
 		defer cancel()
@@ -353,6 +360,7 @@ func (m *MainWindow) load(cs *convState) {
 			cs.applySnapshot(snap, time.Time{})
 			for _, v := range cs.views {
 				v.follow = true
+				v.measureTail()
 				v.changed()
 			}
 			m.refreshConv(cs)
@@ -420,6 +428,7 @@ func (m *MainWindow) showModal(d dialog.Dialog) {
 	m.modals = append(m.modals, d)
 	d.SetOnClosed(func() {
 		m.modals = slices.DeleteFunc(m.modals, func(x dialog.Dialog) bool { return x == d })
+		delete(m.guards, d)
 		m.focusComposer() // the next words typed go where the person left off (issue 36)
 	})
 	d.Show()
@@ -431,6 +440,6 @@ func (m *MainWindow) closeTopModal() bool {
 	if len(m.modals) == 0 {
 		return false
 	}
-	m.modals[len(m.modals)-1].Hide()
+	m.dismiss(m.modals[len(m.modals)-1])
 	return true
 }

@@ -125,12 +125,23 @@ func (m *MainWindow) showMCPSettings() {
 		container.NewBorder(nil, nil, nil, p.add, p.message))
 	p.content = container.NewVBox(p.header, p.servers, widget.NewSeparator(), p.project)
 	p.scroll = container.NewVScroll(p.content)
-	p.dlg = dialog.NewCustom("MCP servers", "Close", container.NewBorder(nil, form, nil, nil, p.scroll), m.win)
+	cd := dialog.NewCustomWithoutButtons("MCP servers", container.NewBorder(nil, form, nil, nil, p.scroll), m.win)
+	// Close asks before dropping a server typed into the form and not added (discard.go).
+	cd.SetButtons([]fyne.CanvasObject{widget.NewButton("Close", func() { m.dismiss(cd) })})
+	p.dlg = cd
 	p.dlg.Resize(fyne.NewSize(760, 600))
 	m.mcpPanel = p
 	p.dlg.SetOnClosed(p.mcp.OnChange(func() { m.do(p.reload) }))
 	p.reload()
 	m.showModal(p.dlg)
+	m.guardModal(p.dlg, "the server you were adding", func() bool {
+		for _, e := range p.entries() {
+			if strings.TrimSpace(e.Text) != "" {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // entries are the fields of the "Add a server" form.

@@ -102,22 +102,32 @@ func (m *MainWindow) exportCurrent() {
 		m.showInline("Open a conversation to export it.")
 		return
 	}
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err == nil && w == nil {
-			return
-		}
-		if err == nil {
-			_, err = w.Write([]byte(md))
-			if cerr := w.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
-			m.showInline(fmt.Sprintf("Could not export the conversation: %v.", err))
-		}
-	}, m.win)
+	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) { m.writeExport(w, err, md) }, m.win)
 	d.SetFileName(fileName(transcript.Title(cs.conv.Title, cs.conv.Cwd)) + ".md")
 	m.showModal(d)
+}
+
+// writeExport writes the export to the file chosen (none: the dialog was cancelled) and says
+// where it went, or why it did not (issue 41: it saved with no word).
+func (m *MainWindow) writeExport(w fyne.URIWriteCloser, err error, md string) {
+	if err == nil && w == nil {
+		return
+	}
+	if err == nil {
+		_, err = w.Write([]byte(md))
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		m.showInline(fmt.Sprintf("Could not export the conversation: %v.", err))
+		return
+	}
+	where := w.URI().Path()
+	if where == "" {
+		where = w.URI().String()
+	}
+	m.showDone("Exported the conversation to " + where + ".")
 }
 
 // fileName turns a title into a safe file name.

@@ -25,15 +25,15 @@ const maxPlaceLinks = 20
 
 var placeLine = regexp.MustCompile(`^([^\s:][^:\n]*):(\d+):(\d+)`)
 
-// place is one path:line:column of a result.
-type place struct {
+// sourcePlace is one path:line:column of a result.
+type sourcePlace struct {
 	label, path string
 	line        int
 }
 
 // resultPlaces are the places a result names: a language tool's answer, or the errors a
 // language server reported after an edit or a command.
-func resultPlaces(res *domain.ToolResult) []place {
+func resultPlaces(res *domain.ToolResult) []sourcePlace {
 	if res == nil {
 		return nil
 	}
@@ -44,14 +44,14 @@ func resultPlaces(res *domain.ToolResult) []place {
 	case domain.IsLanguageTool(res.Name) && res.Outcome == domain.OutcomeSuccess:
 		text = res.Content
 	}
-	var out []place
+	var out []sourcePlace
 	for _, l := range strings.Split(text, "\n") {
 		m := placeLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
 		n, _ := strconv.Atoi(m[2])
-		out = append(out, place{label: m[0], path: m[1], line: n})
+		out = append(out, sourcePlace{label: m[0], path: m[1], line: n})
 		if len(out) == maxPlaceLinks {
 			break
 		}
@@ -60,7 +60,7 @@ func resultPlaces(res *domain.ToolResult) []place {
 }
 
 // placeLinks makes the row's links to places, each opening the file at its line.
-func (cv *chatView) placeLinks(places []place) []fyne.CanvasObject {
+func (cv *chatView) placeLinks(places []sourcePlace) []fyne.CanvasObject {
 	out := make([]fyne.CanvasObject, 0, len(places))
 	for _, p := range places {
 		b := widget.NewButton(p.label, func() { cv.m.openAt(cv.cs.conv.Cwd, p.path, p.line) })

@@ -36,10 +36,10 @@ func TestResultPlacesBecomeLinks_REQ_LSP_009(t *testing.T) {
 	bash := &domain.ToolResult{Name: domain.ToolBash, Outcome: domain.OutcomeSuccess, Content: "main.go:6:14: cannot use true\n"}
 	for _, tc := range []struct {
 		res  *domain.ToolResult
-		want []place
+		want []sourcePlace
 	}{
-		{edit, []place{{label: "main.go:6:14", path: "main.go", line: 6}}},
-		{refs, []place{{label: "b/b.go:5:32", path: "b/b.go", line: 5}, {label: "src/x y.go:10:1", path: "src/x y.go", line: 10}}},
+		{edit, []sourcePlace{{label: "main.go:6:14", path: "main.go", line: 6}}},
+		{refs, []sourcePlace{{label: "b/b.go:5:32", path: "b/b.go", line: 5}, {label: "src/x y.go:10:1", path: "src/x y.go", line: 10}}},
 		{bash, nil},
 	} {
 		got := resultPlaces(tc.res)

@@ -61,6 +61,14 @@ func (m *MainWindow) showPromptForm(cs *convState, it slashItem) {
 	}, m.win)
 	d.Resize(m.fitDialog(settingsSize))
 	m.showModal(d)
+	m.guardModal(d, "the prompt's arguments", func() bool {
+		for _, e := range entries {
+			if strings.TrimSpace(e.Text) != "" {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // fetchPrompt fetches the prompt with its arguments off the UI goroutine and puts its text in

@@ -37,6 +37,7 @@ func (cv *chatView) scrollBy(dy float32) {
 	if dy == 0 {
 		return
 	}
+	cv.letGo()
 	off := max(cv.list.GetScrollOffset()+dy, 0)
 	off = min(off, max(cv.contentHeight()-cv.list.Size().Height, 0))
 	cv.list.ScrollToOffset(off)
@@ -96,6 +97,7 @@ func (m *MainWindow) chatKey(k fyne.KeyName, ctrl bool) bool {
 	if m.current == nil || m.cv == nil {
 		return false
 	}
+	m.cv.letGo()
 	switch {
 	case k == fyne.KeyUp && !ctrl:
 		m.cv.scrollBy(-lineHeight())

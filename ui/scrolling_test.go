@@ -112,3 +112,48 @@ func TestChatScrollsByKeyboardAndWheel(t *testing.T) {
 		t.Fatalf("a wheel notch moved the sidebar %v, want one row (%v)", got, want)
 	}
 }
+
+// TestTouchpadDeltasScrollSmoothly (issue 41 item 4): a touchpad reports a notch's distance in
+// small steps; they add up to what the notch moves (three lines in the chat, one row in the
+// sidebar), each step moving a little, not nothing and not a whole notch.
+func TestTouchpadDeltasScrollSmoothly(t *testing.T) {
+	var long string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		for i := range 40 {
+			f.add(domain.NewConversationParams{Title: fmt.Sprintf("Other %d", i), Cwd: "/o", Model: "gpt-4o"})
+		}
+		long = f.add(domain.NewConversationParams{Title: "Long", Cwd: "/l", Model: "gpt-4o"}, longHistory(400)...).ID
+	})
+	h.open(long)
+	cv := h.m.cv
+	cv.list.ScrollToTop()
+	mid := absPos(cv.list).Add(fyne.NewPos(cv.list.Size().Width/2, cv.list.Size().Height/2))
+	const steps = 5
+	prev := cv.list.GetScrollOffset()
+	for i := range steps {
+		test.Scroll(h.m.win.Canvas(), mid, 0, -wheelNotch/steps)
+		got := cv.list.GetScrollOffset()
+		if d := got - prev; !near(d, 3*lineHeight()/steps) {
+			t.Fatalf("touchpad step %d moved the chat %v, want %v", i+1, d, 3*lineHeight()/steps)
+		}
+		prev = got
+	}
+	sl := h.m.sidebar.list
+	sl.ScrollToTop()
+	var side *sideRow
+	walk(sl, func(o fyne.CanvasObject) {
+		if r, ok := o.(*sideRow); ok && side == nil && r.Visible() {
+			side = r
+		}
+	})
+	if side == nil {
+		t.Fatal("no sidebar row")
+	}
+	at := absPos(sl).Add(fyne.NewPos(sl.Size().Width/2, sl.Size().Height/2))
+	for range steps {
+		test.Scroll(h.m.win.Canvas(), at, 0, -wheelNotch/steps)
+	}
+	if got, want := sl.GetScrollOffset(), side.Size().Height+theme.Padding(); !near(got, want) {
+		t.Fatalf("%d touchpad steps of a fifth of a notch moved the sidebar %v, want one row (%v)", steps, got, want)
+	}
+}

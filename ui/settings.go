@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -187,9 +188,17 @@ func (m *MainWindow) showSettings() {
 	f.dlg.check = f.choices.check
 	f.dlg.Resize(m.fitDialog(settingsSize))
 	// Escape cancels, from any field or from the window.
-	f.baseURL.onEscape, f.apiKey.onEscape, f.model.onEscape = f.dlg.Hide, f.dlg.Hide, f.dlg.Hide
+	escape := func() { m.dismiss(f.dlg) }
+	f.baseURL.onEscape, f.apiKey.onEscape, f.model.onEscape = escape, escape, escape
 	m.settings = f
+	initial, _ := f.currentKey()
+	initial.APIKey = ""
 	m.showModal(f.dlg)
+	m.guardModal(f.dlg, "the settings", func() bool {
+		now, key := f.currentKey()
+		now.APIKey = ""
+		return key != keyKeep || !reflect.DeepEqual(now, initial)
+	})
 	f.readKey()
 }
 
@@ -284,6 +293,7 @@ func (f *settingsForm) testConnection() {
 			if err != nil {
 				f.result.Importance = widget.DangerImportance
 				f.result.SetText(fmt.Sprintf("Connection failed: %v", err))
+				f.revealResult()
 				return
 			}
 			slices.Sort(models)
@@ -291,8 +301,19 @@ func (f *settingsForm) testConnection() {
 			f.model.SetOptions(m.modelOptions())
 			f.result.Importance = widget.SuccessImportance
 			f.result.SetText(fmt.Sprintf("Connected: the provider offers %d models.", len(models)))
+			f.revealResult()
 		})
 	}()
+}
+
+// revealResult brings Test connection's message into view whole once the form has laid out
+// its new height (it was cut at the dialog's bottom, issue 41).
+func (f *settingsForm) revealResult() {
+	f.m.do(func() {
+		if f.dlg != nil {
+			f.dlg.reveal(f.result)
+		}
+	})
 }
 
 // save writes the settings off the UI goroutine (the key store may be slow to answer) and

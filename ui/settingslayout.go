@@ -76,11 +76,16 @@ type scrollingForm struct {
 	// check, when set, is asked before submitting too: a field that is not a form item of
 	// its own says what is wrong, and the dialog stays open with what was typed.
 	check func() error
+	// scroll holds the form; a wheel catcher lies over it, so that the wheel scrolls the
+	// dialog over a field too (a Fyne entry takes the wheel for itself).
+	scroll *container.Scroll
 }
 
 func newScrollingForm(title, confirm string, items []*widget.FormItem, onSubmit func(), parent fyne.Window) *scrollingForm {
 	d := &scrollingForm{form: widget.NewForm(items...), onSubmit: onSubmit}
-	d.CustomDialog = dialog.NewCustomWithoutButtons(title, container.NewVScroll(d.form), parent)
+	d.scroll = container.NewVScroll(d.form)
+	catcher := newWheelCatcher(func(ev *fyne.ScrollEvent) { d.scroll.Scrolled(ev) })
+	d.CustomDialog = dialog.NewCustomWithoutButtons(title, container.NewStack(d.scroll, catcher), parent)
 	d.confirm = widget.NewButtonWithIcon(confirm, theme.ConfirmIcon(), d.Submit)
 	d.confirm.Importance = widget.HighImportance
 	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), d.Hide)
@@ -96,6 +101,26 @@ func newScrollingForm(title, confirm string, items []*widget.FormItem, onSubmit 
 	}
 	d.SetButtons([]fyne.CanvasObject{cancel, d.confirm})
 	return d
+}
+
+// reveal scrolls the form so that o is in view whole (a message that grew under the fold).
+func (d *scrollingForm) reveal(o fyne.CanvasObject) {
+	// A label that grew does not resize the scrolled form by itself: lay it out again first.
+	d.form.Refresh()
+	d.scroll.Refresh()
+	drv := fyne.CurrentApp().Driver()
+	top := drv.AbsolutePositionForObject(o).Y - drv.AbsolutePositionForObject(d.form).Y
+	view := d.scroll.Size().Height
+	off := d.scroll.Offset.Y
+	switch {
+	case top+o.Size().Height > off+view:
+		off = top + o.Size().Height - view
+	case top < off:
+		off = top
+	}
+	if off != d.scroll.Offset.Y {
+		d.scroll.ScrollToOffset(fyne.NewPos(0, off))
+	}
 }
 
 // Submit does what the confirm button does: nothing while a field does not validate.

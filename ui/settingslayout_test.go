@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -53,5 +56,43 @@ func TestSettingsDialogHasAFixedWidth(t *testing.T) {
 		if hint.Size().Width > want {
 			t.Errorf("%v: the hint is %g wide", win, hint.Size().Width)
 		}
+	}
+}
+
+// TestSettingsTestConnectionMessageInViewAndWheelOverAField (issue 41 item 7): at 800×600
+// Test connection's long message is scrolled into view whole (it was cut at the dialog's
+// bottom), and the wheel over a text field scrolls the dialog (the field took it).
+func TestSettingsTestConnectionMessageInViewAndWheelOverAField(t *testing.T) {
+	long := "Connection failed: " + strings.Repeat("the provider answered 401 because the key is wrong; ", 6)
+	h := newHarness(t, func(_ *fakeBackend, d *Deps) {
+		d.ListModels = func(context.Context, Settings) ([]string, error) { return nil, errors.New(long) }
+	})
+	h.m.win.Resize(fyne.NewSize(800, 600))
+	f := h.openSettings()
+	h.settle()
+	sc := f.dlg.scroll
+	if sc.Content.MinSize().Height <= sc.Size().Height {
+		t.Fatalf("the form (%v) fits the dialog (%v): the test needs it to scroll", sc.Content.MinSize().Height, sc.Size().Height)
+	}
+	// The button at the dialog's bottom edge, where the message grows under the fold.
+	d := fyne.CurrentApp().Driver()
+	testTop := d.AbsolutePositionForObject(f.test).Y - d.AbsolutePositionForObject(f.dlg.form).Y
+	sc.ScrollToOffset(fyne.NewPos(0, testTop+f.test.Size().Height-sc.Size().Height))
+	test.Tap(f.test)
+	h.waitFor("the failure", func() bool { return strings.HasPrefix(f.result.Text, "Connection failed") })
+	h.settle()
+	top := d.AbsolutePositionForObject(f.result).Y - d.AbsolutePositionForObject(sc).Y
+	if top < 0 || top+f.result.Size().Height > sc.Size().Height+1 {
+		t.Errorf("the message spans %.0f–%.0f of a dialog %.0f high: not whole in view", top, top+f.result.Size().Height, sc.Size().Height)
+	}
+	if got, need := f.result.Size().Height, f.result.MinSize().Height; got < need-1 {
+		t.Errorf("the message is %.0f high, its lines need %.0f: cut", got, need)
+	}
+
+	sc.ScrollToTop()
+	at := d.AbsolutePositionForObject(f.baseURL).Add(fyne.NewPos(10, f.baseURL.Size().Height/2))
+	test.Scroll(h.m.win.Canvas(), at, 0, -wheelNotch)
+	if sc.Offset.Y <= 0 {
+		t.Error("the wheel over the base URL field did not scroll the dialog")
 	}
 }

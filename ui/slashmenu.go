@@ -220,13 +220,7 @@ func (s *slashMenu) draw() {
 		if it.origin != "" {
 			label += "  (" + it.origin + ")"
 		}
-		btn := widget.NewButton(label, func() { s.sel = i; s.complete() })
-		btn.Alignment = widget.ButtonAlignLeading
-		btn.Importance = widget.LowImportance
-		if i == s.sel {
-			btn.Importance = widget.HighImportance
-		}
-		s.box.Objects = append(s.box.Objects, btn)
+		s.box.Objects = append(s.box.Objects, newMenuRow(label, i == s.sel, func() { s.sel = i; s.complete() }))
 	}
 	if n := len(s.shown); n > maxSlashRows {
 		what := "commands"
@@ -322,3 +316,29 @@ func (s *slashMenu) skillsLabel(convID string) fyne.CanvasObject {
 	l.Truncation = fyne.TextTruncateEllipsis
 	return l
 }
+
+// menuRow is one line of the "/" and "@" menus: a button under its words, which are cut with
+// an ellipsis where the composer ends. A button's own label never shrinks, so a long
+// description widened the window and crushed the sidebar (issue 41).
+type menuRow struct {
+	*fyne.Container
+	btn  *widget.Button
+	text *widget.RichText
+}
+
+func newMenuRow(label string, selected bool, tap func()) *menuRow {
+	r := &menuRow{btn: widget.NewButton("", tap)}
+	r.btn.Importance = widget.LowImportance
+	style := widget.RichTextStyle{Inline: true, ColorName: theme.ColorNameForeground}
+	if selected {
+		r.btn.Importance = widget.HighImportance
+		style.ColorName = theme.ColorNameForegroundOnPrimary
+	}
+	r.text = widget.NewRichText(&widget.TextSegment{Text: label, Style: style})
+	r.text.Truncation = fyne.TextTruncateEllipsis
+	r.Container = container.NewStack(r.btn, r.text)
+	return r
+}
+
+// label is the row's words, whole.
+func (r *menuRow) label() string { return r.text.String() }

@@ -38,9 +38,9 @@ func TestRealSlashMenuCompletesAndRunsACommand(t *testing.T) {
 	h.m.win.Canvas().Focus(h.m.composer.entry)
 	test.Type(h.m.composer.entry, "/g")
 	h.waitFor("the / menu", func() bool { return h.m.slash.visible() && len(h.m.slash.shown) == 2 })
-	first := h.m.slash.box.Objects[0].(*widget.Button)
-	if !strings.Contains(first.Text, "/greet [name] — Greet someone by name") || first.Importance != widget.HighImportance {
-		t.Fatalf("first line %q (importance %v)", first.Text, first.Importance)
+	first := h.m.slash.box.Objects[0].(*menuRow)
+	if !strings.Contains(first.label(), "/greet [name] — Greet someone by name") || first.btn.Importance != widget.HighImportance {
+		t.Fatalf("first line %q (importance %v)", first.label(), first.btn.Importance)
 	}
 	// Down chooses the second, Up goes back; Tab completes.
 	h.m.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
@@ -81,4 +81,29 @@ func TestRealSlashMenuCompletesAndRunsACommand(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// TestSlashMenuDoesNotWidenTheWindow (issue 41 item 7): a command with a long description
+// is cut with an ellipsis in the "/" menu; the menu no longer widens the window (1280 →
+// 1314 px) or crushes the sidebar.
+func TestSlashMenuDoesNotWidenTheWindow(t *testing.T) {
+	h, _ := newOpenConversation(t, nil)
+	before := h.m.win.Content().MinSize().Width
+	side := h.m.sidebar.list.Size().Width
+	h.m.slash.shown = []slashItem{
+		{name: "release", desc: strings.Repeat("tag, build and publish every package of the monorepo ", 8)},
+		{name: "review", desc: "Review the diff"},
+	}
+	h.m.slash.sel = 0
+	h.m.slash.draw()
+	h.settle()
+	if got := h.m.win.Content().MinSize().Width; got > before {
+		t.Errorf("with the menu open the window needs %v wide, %v before", got, before)
+	}
+	if got := h.m.sidebar.list.Size().Width; got < side {
+		t.Errorf("the sidebar shrank from %v to %v", side, got)
+	}
+	if l := h.m.slash.box.Objects[0].(*menuRow).label(); !strings.HasPrefix(l, "/release — tag, build") {
+		t.Errorf("the row reads %q", l)
+	}
 }

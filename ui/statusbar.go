@@ -45,7 +45,7 @@ func (s *statusBar) refresh() {
 		s.dot.FillColor = theme.Color(theme.ColorNameDisabled)
 		s.dot.Refresh()
 		s.ticking.Store(false)
-		if cs != nil && cs.loading {
+		if cs != nil && cs.loading && cs.slowLoad {
 			s.label.SetText("Loading…")
 		}
 		return

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -10,43 +9,9 @@ import (
 	"fyne.io/fyne/v2/driver"
 )
 
-// This file keeps the main window's size and place across starts. Fyne has no API for a
-// window's position. Where the native window is an X11 window the position is read and set
-// through Xlib (winpos_x11.go); elsewhere only the size is kept.
-
-func windowPosition(w fyne.Window) (x, y int, ok bool) { return nativePosition(w) }
-
-func restorePosition(w fyne.Window, x, y int) { nativeMove(w, x, y) }
-
-// geometry is the window's remembered size, in device-independent units (restoreWindow), and,
-// where the platform tells it, position in pixels. It is
-// kept in one preference so that saving it is one write: Fyne writes the preferences file at
-// once for the first change and defers the writes of changes that follow it closely, which
-// can be lost when the app exits right after.
-type geometry struct {
-	W, H   float32
-	X, Y   int
-	HasPos bool
-}
-
-func (g geometry) String() string {
-	if g.HasPos {
-		return fmt.Sprintf("%g %g %d %d", g.W, g.H, g.X, g.Y)
-	}
-	return fmt.Sprintf("%g %g", g.W, g.H)
-}
-
-func parseGeometry(s string) (geometry, bool) {
-	var g geometry
-	if n, _ := fmt.Sscanf(s, "%g %g %d %d", &g.W, &g.H, &g.X, &g.Y); n == 4 {
-		g.HasPos = true
-		return g, g.W > 0 && g.H > 0
-	}
-	if n, _ := fmt.Sscanf(s, "%g %g", &g.W, &g.H); n == 2 {
-		return g, g.W > 0 && g.H > 0
-	}
-	return geometry{}, false
-}
+// This file keeps the main window's size across starts, and winplace.go its place. Fyne has
+// no API for a window's position. Where the native window is an X11 window the position is
+// read and set through Xlib (winpos_x11.go); elsewhere only the size is kept.
 
 // defaultWindow is the main window's size on a first start, in device-independent units,
 // where the screen has room for it; minWindow is the smallest size it is given.
@@ -128,23 +93,4 @@ func userScale(a fyne.App) float32 {
 		return v
 	}
 	return 1
-}
-
-// restorePlace moves the shown window to its remembered position.
-func (m *MainWindow) restorePlace() {
-	if g, ok := parseGeometry(m.app.Preferences().String(prefGeometry)); ok && g.HasPos && g.X >= 0 && g.Y >= 0 {
-		restorePosition(m.win, g.X, g.Y)
-	}
-}
-
-// saveWindow remembers the window's size and position for the next start.
-func (m *MainWindow) saveWindow() {
-	s := m.win.Canvas().Size()
-	if s.Width <= 0 || s.Height <= 0 {
-		return
-	}
-	scale := userScale(m.app)
-	g := geometry{W: s.Width * scale, H: s.Height * scale}
-	g.X, g.Y, g.HasPos = windowPosition(m.win)
-	m.app.Preferences().SetString(prefGeometry, g.String())
 }

@@ -5,6 +5,7 @@ package ui
 /*
 #cgo LDFLAGS: -lX11 -lXrandr
 #include <X11/Xlib.h>
+#include <X11/Xatom.h>
 #include <X11/extensions/Xrandr.h>
 
 // Errors (a window already destroyed) must not reach Xlib's default handler, which exits the
@@ -78,6 +79,85 @@ static int phoenix_screen(int x, int y, int *w, int *h, int *mm) {
 	XCloseDisplay(d);
 	return !phoenix_x_failed && *w > 0 && *h > 0;
 }
+
+// phoenix_place reads where a window is: its frame's corner (as phoenix_frame_pos), its own
+// corner in root coordinates, whether the window manager has put a frame around it, and
+// whether it is maximized (both _NET_WM_STATE_MAXIMIZED_* set).
+static int phoenix_place(unsigned long win, int *fx, int *fy, int *cx, int *cy, int *framed, int *maxed) {
+	if (!phoenix_frame_pos(win, fx, fy)) return 0;
+	Display *d = XOpenDisplay(NULL);
+	if (!d) return 0;
+	int (*old)(Display *, XErrorEvent *) = XSetErrorHandler(phoenix_ignore);
+	phoenix_x_failed = 0;
+	Window child, root = DefaultRootWindow(d), r2 = 0, parent = 0, *kids = NULL;
+	unsigned int n = 0;
+	XTranslateCoordinates(d, (Window)win, root, 0, 0, cx, cy, &child);
+	*framed = 0;
+	if (XQueryTree(d, (Window)win, &r2, &parent, &kids, &n)) {
+		if (kids) XFree(kids);
+		*framed = parent != 0 && parent != root;
+	}
+	*maxed = 0;
+	Atom state = XInternAtom(d, "_NET_WM_STATE", False), type;
+	Atom mv = XInternAtom(d, "_NET_WM_STATE_MAXIMIZED_VERT", False);
+	Atom mh = XInternAtom(d, "_NET_WM_STATE_MAXIMIZED_HORZ", False);
+	int format, v = 0, h = 0;
+	unsigned long count = 0, after = 0;
+	unsigned char *data = NULL;
+	if (XGetWindowProperty(d, (Window)win, state, 0, 64, False, XA_ATOM, &type, &format, &count, &after, &data) == Success && data) {
+		Atom *atoms = (Atom *)data;
+		for (unsigned long i = 0; i < count; i++) { v |= atoms[i] == mv; h |= atoms[i] == mh; }
+		XFree(data);
+	}
+	*maxed = v && h;
+	XSync(d, False);
+	XSetErrorHandler(old);
+	XCloseDisplay(d);
+	return !phoenix_x_failed;
+}
+
+// phoenix_maximize asks the window manager to maximize the window (EWMH _NET_WM_STATE).
+static void phoenix_maximize(unsigned long win) {
+	Display *d = XOpenDisplay(NULL);
+	if (!d) return;
+	int (*old)(Display *, XErrorEvent *) = XSetErrorHandler(phoenix_ignore);
+	XEvent e = {0};
+	e.xclient.type = ClientMessage;
+	e.xclient.window = (Window)win;
+	e.xclient.message_type = XInternAtom(d, "_NET_WM_STATE", False);
+	e.xclient.format = 32;
+	e.xclient.data.l[0] = 1; // add
+	e.xclient.data.l[1] = XInternAtom(d, "_NET_WM_STATE_MAXIMIZED_VERT", False);
+	e.xclient.data.l[2] = XInternAtom(d, "_NET_WM_STATE_MAXIMIZED_HORZ", False);
+	e.xclient.data.l[3] = 1; // from an application
+	XSendEvent(d, DefaultRootWindow(d), False, SubstructureRedirectMask | SubstructureNotifyMask, &e);
+	XSync(d, False);
+	XSetErrorHandler(old);
+	XCloseDisplay(d);
+}
+
+// phoenix_monitors fills up to max rectangles (x, y, w, h) of the monitors, or the whole
+// screen without XRandR, and returns how many.
+static int phoenix_monitors(int *out, int max) {
+	Display *d = XOpenDisplay(NULL);
+	if (!d) return 0;
+	int (*old)(Display *, XErrorEvent *) = XSetErrorHandler(phoenix_ignore);
+	int scr = DefaultScreen(d), ev, er, n = 0, k = 0;
+	if (XRRQueryExtension(d, &ev, &er)) {
+		XRRMonitorInfo *mons = XRRGetMonitors(d, RootWindow(d, scr), True, &n);
+		for (int i = 0; mons && i < n && k < max; i++, k++) {
+			out[4*k] = mons[i].x; out[4*k+1] = mons[i].y; out[4*k+2] = mons[i].width; out[4*k+3] = mons[i].height;
+		}
+		if (mons) XRRFreeMonitors(mons);
+	}
+	if (k == 0 && max > 0) {
+		out[0] = 0; out[1] = 0; out[2] = DisplayWidth(d, scr); out[3] = DisplayHeight(d, scr); k = 1;
+	}
+	XSync(d, False);
+	XSetErrorHandler(old);
+	XCloseDisplay(d);
+	return k;
+}
 */
 import "C"
 
@@ -102,24 +182,6 @@ func x11Window(w fyne.Window) uintptr {
 	return id
 }
 
-func nativePosition(w fyne.Window) (int, int, bool) {
-	id := x11Window(w)
-	if id == 0 {
-		return 0, 0, false
-	}
-	var x, y C.int
-	if C.phoenix_frame_pos(C.ulong(id), &x, &y) == 0 {
-		return 0, 0, false
-	}
-	return int(x), int(y), true
-}
-
-func nativeMove(w fyne.Window, x, y int) {
-	if id := x11Window(w); id != 0 {
-		C.phoenix_move(C.ulong(id), C.int(x), C.int(y))
-	}
-}
-
 // nativeScreen is the size in pixels and the width in millimetres of the monitor a window at
 // x, y opens on (x < 0: the primary one), read from the X server: Fyne tells a window's
 // screen only once it is shown, and its GLFW driver not at all.
@@ -130,3 +192,42 @@ func nativeScreen(x, y int) (w, h, mm int, ok bool) {
 	}
 	return int(cw), int(ch), int(cmm), true
 }
+
+// x11Placer places the window through Xlib.
+type x11Placer struct{}
+
+func (x11Placer) where(w fyne.Window) (p place, ok bool) {
+	id := x11Window(w)
+	if id == 0 {
+		return place{}, false
+	}
+	var fx, fy, cx, cy, framed, maxed C.int
+	if C.phoenix_place(C.ulong(id), &fx, &fy, &cx, &cy, &framed, &maxed) == 0 {
+		return place{}, false
+	}
+	return place{frame: point{int(fx), int(fy)}, client: point{int(cx), int(cy)}, framed: framed != 0, maximized: maxed != 0}, true
+}
+
+func (x11Placer) move(w fyne.Window, at point) {
+	if id := x11Window(w); id != 0 {
+		C.phoenix_move(C.ulong(id), C.int(at.x), C.int(at.y))
+	}
+}
+
+func (x11Placer) maximize(w fyne.Window) {
+	if id := x11Window(w); id != 0 {
+		C.phoenix_maximize(C.ulong(id))
+	}
+}
+
+func (x11Placer) monitors() []rect {
+	var buf [4 * 16]C.int
+	n := int(C.phoenix_monitors(&buf[0], 16))
+	out := make([]rect, n)
+	for i := range n {
+		out[i] = rect{int(buf[4*i]), int(buf[4*i+1]), int(buf[4*i+2]), int(buf[4*i+3])}
+	}
+	return out
+}
+
+var native placer = x11Placer{}

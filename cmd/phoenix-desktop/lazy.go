@@ -175,6 +175,13 @@ func (l *lazyProxy) AllowedHosts(project string) []string {
 	return nil
 }
 
+func (l *lazyProxy) AddHost(project, pattern string) error {
+	if p := l.get(); p != nil {
+		return p.AddHost(project, pattern)
+	}
+	return actors.ErrNoHostRules
+}
+
 func (l *lazyProxy) RemoveHost(project, pattern string) error {
 	if p := l.get(); p != nil {
 		return p.RemoveHost(project, pattern)

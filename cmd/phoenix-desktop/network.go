@@ -28,6 +28,7 @@ type appProxy struct {
 
 func (p *appProxy) AllowedHosts(project string) []string     { return p.rules.List(project) }
 func (p *appProxy) RemoveHost(project, pattern string) error { return p.rules.Remove(project, pattern) }
+func (p *appProxy) AddHost(project, pattern string) error    { return p.rules.Allow(project, pattern) }
 func (p *appProxy) Registries(project string) bool           { return p.rules.Registries(project) }
 func (p *appProxy) SetRegistries(project string, on bool) error {
 	return p.rules.SetRegistries(project, on)

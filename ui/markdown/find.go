@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -37,12 +38,35 @@ func (v *View) SetText(s string) {
 // the text until Mark is called again; an empty q removes them. It returns how many
 // occurrences are marked.
 func (v *View) Mark(q string, strong bool) int {
-	if q != v.markQ || strong != v.markStrong {
-		v.markQ, v.markStrong = q, strong
+	return v.MarkWords([]string{q}, strong)
+}
+
+// MarkWords is Mark for several words at once (the words of a search hit): every occurrence of
+// any of them is highlighted. An empty list, or blank words, remove the marks.
+func (v *View) MarkWords(words []string, strong bool) int {
+	if !slices.Equal(words, v.markQ) || strong != v.markStrong {
+		v.markQ, v.markStrong = slices.Clone(words), strong
 		v.applyMarks()
 	}
 	n, _ := v.Marked()
 	return n
+}
+
+// FirstMarkY is the top of the first highlighted line, in the view's own coordinates, once the
+// view has been laid out; the chat centres a match with it.
+func (v *View) FirstMarkY() (float32, bool) {
+	d := fyne.CurrentApp().Driver()
+	for _, u := range v.units {
+		if len(u.marks) == 0 || u.lay == nil {
+			continue
+		}
+		for _, ln := range u.lay.lines {
+			if ln.b > u.marks[0].a {
+				return d.AbsolutePositionForObject(u).Y - d.AbsolutePositionForObject(v).Y + ln.y, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // Marked is how many occurrences Mark highlighted in the text shown now, and whether they
@@ -56,7 +80,7 @@ func (v *View) Marked() (n int, strong bool) {
 
 func (v *View) applyMarks() {
 	for _, u := range v.units {
-		u.setMarks(Matches(u.text, v.markQ), v.markStrong)
+		u.setMarks(MatchesAny(u.text, v.markQ), v.markStrong)
 	}
 }
 
@@ -82,6 +106,29 @@ func Matches(text, q string) [][2]int {
 		i += j + len(needle)
 	}
 	return out
+}
+
+// MatchesAny are the byte ranges of text where any of words occurs (Matches of each), in
+// order; where one word lies inside another's match ("parse" in "parser") the ranges become
+// one.
+func MatchesAny(text string, words []string) [][2]int {
+	var ranges [][2]int
+	for _, w := range words {
+		ranges = append(ranges, Matches(text, w)...)
+	}
+	if len(words) < 2 {
+		return ranges
+	}
+	slices.SortFunc(ranges, func(a, b [2]int) int { return a[0] - b[0] })
+	merged := ranges[:0]
+	for _, r := range ranges {
+		if k := len(merged) - 1; k >= 0 && r[0] <= merged[k][1] {
+			merged[k][1] = max(merged[k][1], r[1])
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
 }
 
 // setMarks highlights the ranges given, redrawing only when they changed.

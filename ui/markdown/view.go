@@ -60,7 +60,7 @@ type View struct {
 	// dragFrom is where the drag began (the anchor while the view selects on its own).
 	dragFrom pos
 	// markQ and markStrong are what Mark highlights (find.go).
-	markQ      string
+	markQ      []string
 	markStrong bool
 }
 
