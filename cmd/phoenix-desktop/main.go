@@ -14,6 +14,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/bench"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
+	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 )
 
@@ -49,6 +50,9 @@ func main() {
 	// The sandbox helper must run before anything else: when this process is the restricted
 	// re-execution of bash, it must not start the app (it never returns in that case).
 	sandbox.MaybeRunHelper()
+	// On a remote machine this binary, copied there over SSH, is the agent of the app's
+	// conversations (remote.Dial starts it so); it never starts the app there.
+	remote.MaybeRunAgent()
 	// Likewise the MCP server that `bench` measures against is this binary started again.
 	bench.MaybeRunEchoServer()
 	// And the bare Fyne window the idle rows compare the app's window with.
