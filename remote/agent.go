@@ -44,17 +44,37 @@ func runAgent(in io.Reader, out io.Writer) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGPIPE, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
 	a := newAgent()
+	// net/rpc's server, at the end of its input, waits for the calls in flight before it
+	// returns — a command that never ends would keep it forever — so the end of the input is
+	// watched here, where it cancels them.
+	ended := make(chan struct{})
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		a.serve(stream{in, out})
+		a.serve(stream{&endReader{r: in, ended: ended}, out})
 	}()
 	select {
+	case <-ended:
 	case <-served:
 	case <-sigs:
 	}
 	a.shutdown()
 	return 0
+}
+
+// endReader closes ended when its reader fails: the app or the connection is gone.
+type endReader struct {
+	r     io.Reader
+	ended chan struct{}
+	once  sync.Once
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(func() { close(e.ended) })
+	}
+	return n, err
 }
 
 // stream joins the agent's standard input and output into the connection net/rpc serves.

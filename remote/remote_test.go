@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/tools"
 )
 
 // toolCall builds a call with JSON arguments.
@@ -90,4 +92,173 @@ func TestDialCopiesOnceThenReuses(t *testing.T) {
 // goroutine of the test is left.
 func noLeaks(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) })
+}
+
+func TestRemoteRestrictedRefusesWritesThere_REQ_BED_014(t *testing.T) {
+	noLeaks(t)
+	s := startSSHD(t)
+	c := dial(t, s)
+	defer c.Close()
+	proj := s.projectDir(t)
+	where := Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeRestricted}
+
+	out, err := c.Run(context.Background(), where, toolCall(t, domain.ToolBash, map[string]any{"command": "echo x > written.txt"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Outcome == domain.OutcomeSuccess {
+		t.Errorf("a Restricted command wrote on the remote side: %+v", out)
+	}
+	out, err = c.Run(context.Background(), where, toolCall(t, domain.ToolPatch, map[string]any{"path": "patched.txt",
+		"patches": []map[string]any{{"operation": "overwrite", "new_text": "hello\n"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Outcome == domain.OutcomeSuccess {
+		t.Errorf("a Restricted patch wrote on the remote side: %+v", out)
+	}
+	for _, f := range []string{"written.txt", "patched.txt"} {
+		if _, err := os.Stat(filepath.Join(proj, f)); err == nil {
+			t.Errorf("%s exists on the remote side after a Restricted call", f)
+		}
+	}
+	// A Restricted command still reads the project and runs: the walls are the remote
+	// kernel's sandbox, not a refusal of everything.
+	writeFile(t, filepath.Join(proj, "seen.txt"), "visible\n")
+	if err := os.Chown(filepath.Join(proj, "seen.txt"), s.UID, s.UID); err != nil {
+		t.Fatal(err)
+	}
+	out, err = c.Run(context.Background(), where, toolCall(t, domain.ToolBash, map[string]any{"command": "cat seen.txt"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Info().Hello.Layers.Available && (out.Outcome != domain.OutcomeSuccess || !strings.Contains(out.Content, "visible")) {
+		t.Errorf("a Restricted read failed on the remote side: %+v", out)
+	}
+
+	// Unrestricted, the same patch writes there, as the remote user.
+	where.Mode = domain.ModeUnrestricted
+	out, err = c.Run(context.Background(), where, toolCall(t, domain.ToolPatch, map[string]any{"path": "patched.txt",
+		"patches": []map[string]any{{"operation": "overwrite", "new_text": "hello\n"}}}))
+	if err != nil || out.Outcome != domain.OutcomeSuccess {
+		t.Fatalf("Unrestricted patch: %v %+v", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(proj, "patched.txt"))
+	if err != nil || string(b) != "hello\n" {
+		t.Errorf("patched.txt = %q, %v", b, err)
+	}
+	c.Close()
+	s.waitNoUserProcesses(t)
+}
+
+// waitForFile waits until a command on the remote side wrote path, and returns its text.
+func waitForFile(t *testing.T, path string) string {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(20 * time.Second)
+	for {
+		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n") {
+			return strings.TrimSpace(string(b))
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("%s was not written within 20 s", path)
+		}
+	}
+}
+
+// alive reports whether pid runs (a zombie waiting to be reaped has ended).
+func alive(pid string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z")
+}
+
+func TestRemoteStopKillsTheGroupThere_REQ_BED_005(t *testing.T) {
+	noLeaks(t)
+	s := startSSHD(t)
+	c := dial(t, s)
+	defer c.Close()
+	proj := s.projectDir(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	type result struct {
+		out tools.Output
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := c.Run(ctx, Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeUnrestricted},
+			toolCall(t, domain.ToolBash, map[string]any{"command": "sleep 300 & echo $! > pid; wait"}))
+		done <- result{out, err}
+	}()
+	pid := waitForFile(t, filepath.Join(proj, "pid"))
+	if !alive(pid) {
+		t.Fatalf("the remote sleep %s is not running", pid)
+	}
+	cancel()
+	r := <-done
+	if r.err != nil || r.out.Outcome != domain.OutcomeCancelled {
+		t.Fatalf("Run after Stop: %v %+v", r.err, r.out)
+	}
+	// The agent answers a cancel only once the command's group is dead.
+	if alive(pid) {
+		t.Errorf("the remote command's child %s survived Stop", pid)
+	}
+	// The connection is still good for the next call.
+	out, err := c.Run(context.Background(), Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeUnrestricted},
+		toolCall(t, domain.ToolBash, map[string]any{"command": "echo again"}))
+	if err != nil || !strings.Contains(out.Content, "again") {
+		t.Errorf("the call after Stop: %v %+v", err, out)
+	}
+	c.Close()
+	s.waitNoUserProcesses(t)
+}
+
+func TestRemoteConnectionKilledMidCommand(t *testing.T) {
+	noLeaks(t)
+	s := startSSHD(t)
+	c := dial(t, s)
+	defer c.Close()
+	proj := s.projectDir(t)
+	done := make(chan error, 1)
+	var out tools.Output
+	go func() {
+		var err error
+		out, err = c.Run(context.Background(), Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeUnrestricted},
+			toolCall(t, domain.ToolBash, map[string]any{"command": "sleep 300 & echo $! > pid; wait"}))
+		done <- err
+	}()
+	pid := waitForFile(t, filepath.Join(proj, "pid"))
+	// The master is the one TCP connection: killing it is the network dropping.
+	if err := c.master.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrConnectionLost) || out.Outcome != domain.OutcomeError || !strings.Contains(out.Content, "lost") {
+			t.Errorf("Run after the drop: %v %+v", err, out)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call did not report the lost connection within 5 s")
+	}
+	select {
+	case <-c.Lost():
+	default:
+		t.Error("the client does not say its connection is lost")
+	}
+	// The agent sees its input end and kills the command's group; then it and the user's
+	// sshd session exit.
+	t.Logf("reported after %v", time.Since(killed))
+	s.waitNoUserProcesses(t)
+	t.Logf("remote side clean after %v", time.Since(killed))
+	if alive(pid) {
+		t.Errorf("the remote command's child %s survived the drop", pid)
+	}
+	c.Close()
 }

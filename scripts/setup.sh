@@ -24,6 +24,7 @@ fi
 if ! dpkg-query -W -f='${Status}' openssh-server 2>/dev/null | grep -q "install ok installed"; then
   echo "setup: installing openssh-server (its system daemon stays off)"
   export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
   apt-get install -y -qq openssh-server >/dev/null
   if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
     systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
