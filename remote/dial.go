@@ -193,10 +193,11 @@ func Dial(ctx context.Context, opts Options) (c *Client, err error) {
 		return nil, fmt.Errorf("could not make a private folder for the SSH connection: %w", err)
 	}
 	c = &Client{opts: opts, sshPath: sshPath, ctlDir: ctlDir, ctlPath: ctlDir + "/m", lost: make(chan struct{})}
+	// `return nil, err` sets c to nil before deferred calls run: close the one made here.
+	made := c
 	defer func() {
 		if err != nil {
-			c.Close()
-			c = nil
+			made.Close()
 		}
 	}()
 	probe, err := c.startMaster(ctx, id)
