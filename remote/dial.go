@@ -136,7 +136,8 @@ func (b *boundedBuffer) String() string {
 	return strings.TrimSpace(string(b.buf))
 }
 
-// sshCmd builds one ssh run through the connection's master socket.
+// sshCmd builds one ssh run through the connection's master socket; ctx kills it (the
+// long-lived master and agent get context.Background: Close ends them).
 func (c *Client) sshCmd(ctx context.Context, extra ...string) *exec.Cmd {
 	args := append([]string(nil), sshOptions...)
 	if c.opts.ConfigFile != "" {
@@ -144,13 +145,7 @@ func (c *Client) sshCmd(ctx context.Context, extra ...string) *exec.Cmd {
 	}
 	args = append(args, "-S", c.ctlPath)
 	args = append(args, extra...)
-	var cmd *exec.Cmd
-	if ctx != nil {
-		cmd = exec.CommandContext(ctx, c.sshPath, args...)
-	} else {
-		cmd = exec.Command(c.sshPath, args...)
-	}
-	return cmd
+	return exec.CommandContext(ctx, c.sshPath, args...)
 }
 
 // runtimeBase is where the private directory of the master socket goes: the person's runtime
@@ -236,7 +231,7 @@ func Dial(ctx context.Context, opts Options) (c *Client, err error) {
 func (c *Client) startMaster(ctx context.Context, id binaryIdentity) (map[string]string, error) {
 	script := `printf 'os=%s\narch=%s\n' "$(uname -s)" "$(uname -m)"; d=` + agentDirShell +
 		`; printf 'dir=%s\n' "$d"; f="$d/` + id.agentName() + `"; if [ -f "$f" ] && [ -x "$f" ]; then printf 'size=%s\n' "$(wc -c <"$f")"; fi; echo end; exec cat >/dev/null`
-	cmd := c.sshCmd(nil, "-M", "-o", "ControlPersist=no", c.opts.Destination, remoteSh(script))
+	cmd := c.sshCmd(context.Background(), "-M", "-o", "ControlPersist=no", c.opts.Destination, remoteSh(script))
 	cmd.Stderr = &c.masterErr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -323,7 +318,7 @@ const helloTimeout = 15 * time.Second
 
 // startAgent starts the agent over a session of the master connection and greets it.
 func (c *Client) startAgent(ctx context.Context) error {
-	cmd := c.sshCmd(nil, c.opts.Destination, "exec "+shellQuote(c.info.BinaryPath)+" "+AgentArg)
+	cmd := c.sshCmd(context.Background(), c.opts.Destination, "exec "+shellQuote(c.info.BinaryPath)+" "+AgentArg)
 	cmd.Stderr = &c.agentErr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -350,7 +345,7 @@ func (c *Client) startAgent(ctx context.Context) error {
 	select {
 	case <-call.Done:
 	case <-hctx.Done():
-		return fmt.Errorf("Phoenix's agent on %s did not answer within %v", c.opts.Destination, helloTimeout)
+		return fmt.Errorf("the agent of Phoenix on %s did not answer within %v", c.opts.Destination, helloTimeout)
 	}
 	if call.Error != nil {
 		<-c.agentDone
@@ -363,10 +358,10 @@ func (c *Client) startAgent(ctx context.Context) error {
 func (c *Client) agentStartError(err error) error {
 	msg := c.agentErr.String()
 	if strings.Contains(msg, "error while loading shared libraries") {
-		return fmt.Errorf("Phoenix's agent cannot start on %s because a system library is missing there (%s); install it there (on Debian: apt install libgl1 libx11-6 libxcursor1 libxrandr2 libxinerama1 libxi6 libxxf86vm1)", c.opts.Destination, msg)
+		return fmt.Errorf("the agent of Phoenix cannot start on %s because a system library is missing there (%s); install it there (on Debian: apt install libgl1 libx11-6 libxcursor1 libxrandr2 libxinerama1 libxi6 libxxf86vm1)", c.opts.Destination, msg)
 	}
 	if msg == "" {
 		msg = err.Error()
 	}
-	return fmt.Errorf("Phoenix's agent on %s stopped at its start: %s", c.opts.Destination, msg)
+	return fmt.Errorf("the agent of Phoenix on %s stopped at its start: %s", c.opts.Destination, msg)
 }
