@@ -139,13 +139,29 @@ func (b *boundedBuffer) String() string {
 // sshCmd builds one ssh run through the connection's master socket; ctx kills it (the
 // long-lived master and agent get context.Background: Close ends them).
 func (c *Client) sshCmd(ctx context.Context, extra ...string) *exec.Cmd {
+	return sshCommand(ctx, c.sshPath, c.opts, append([]string{"-S", c.ctlPath}, extra...)...)
+}
+
+// sshCommand is one ssh run with Phoenix's options over the person's configuration.
+func sshCommand(ctx context.Context, sshPath string, opts Options, extra ...string) *exec.Cmd {
 	args := append([]string(nil), sshOptions...)
-	if c.opts.ConfigFile != "" {
-		args = append(args, "-F", c.opts.ConfigFile)
+	if opts.ConfigFile != "" {
+		args = append(args, "-F", opts.ConfigFile)
 	}
-	args = append(args, "-S", c.ctlPath)
 	args = append(args, extra...)
-	return exec.CommandContext(ctx, c.sshPath, args...)
+	return exec.CommandContext(ctx, sshPath, args...)
+}
+
+// findSSH is the ssh program of opts, or ssh on PATH.
+func findSSH(opts Options) (string, error) {
+	if opts.SSH != "" {
+		return opts.SSH, nil
+	}
+	p, err := exec.LookPath("ssh")
+	if err != nil {
+		return "", fmt.Errorf("OpenSSH's ssh program was not found on PATH; install it (Debian: apt install openssh-client) to work on another machine")
+	}
+	return p, nil
 }
 
 // runtimeBase is where the private directory of the master socket goes: the person's runtime
@@ -167,11 +183,9 @@ func Dial(ctx context.Context, opts Options) (c *Client, err error) {
 	if err := CheckDestination(opts.Destination); err != nil {
 		return nil, err
 	}
-	sshPath := opts.SSH
-	if sshPath == "" {
-		if sshPath, err = exec.LookPath("ssh"); err != nil {
-			return nil, fmt.Errorf("OpenSSH's ssh program was not found on PATH; install it (Debian: apt install openssh-client) to work on another machine")
-		}
+	sshPath, err := findSSH(opts)
+	if err != nil {
+		return nil, err
 	}
 	bin := opts.Binary
 	if bin == "" {

@@ -34,7 +34,7 @@ var usage = `Usage:
   phoenix-desktop delete ID [--data-dir DIR]   delete a conversation for good
   phoenix-desktop --version                 print the version and the source revision
   phoenix-desktop bench [--json]            measure the headline numbers on this machine
-  phoenix-desktop doctor [--json]           which sandbox layers this machine enforces, and why any is missing
+  phoenix-desktop doctor [--json] [--remote HOST]   which sandbox layers this machine (or HOST over SSH) enforces, and why any is missing
   phoenix-desktop mcp list [--cwd DIR] [--json]   start the MCP servers, show their states and tools
   phoenix-desktop mcp login NAME                  sign in to a URL MCP server (OAuth, in the browser)
   phoenix-desktop commands [--cwd DIR] [--json]   the /commands and skills a conversation there has
