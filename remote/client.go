@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/rpc"
-	"os"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -23,14 +22,8 @@ import (
 type Client struct {
 	opts    Options
 	sshPath string
-	ctlDir  string
 	ctlPath string
 	info    Info
-
-	master     *exec.Cmd
-	masterIn   io.WriteCloser
-	masterDone chan struct{}
-	masterErr  boundedBuffer
 
 	agent     *exec.Cmd
 	agentDone chan struct{}
@@ -66,6 +59,21 @@ func (c *Client) Destination() string { return c.opts.Destination }
 func (c *Client) Lost() <-chan struct{} { return c.lost }
 
 func (c *Client) markLost() { c.lostOnce.Do(func() { close(c.lost) }) }
+
+// Ping makes one round trip to the agent and back: the connection's own latency, which the
+// bench compares a remote tool round with.
+func (c *Client) Ping(ctx context.Context) error {
+	call := c.rpc.Go(agentService+".Ping", Empty{}, &Empty{}, make(chan *rpc.Call, 1))
+	select {
+	case <-call.Done:
+		if call.Error != nil {
+			return fmt.Errorf("%w: %w", ErrConnectionLost, call.Error)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // Call is where a tool call runs on the remote side.
 type Call struct {
@@ -142,8 +150,8 @@ func LostOutput(dest string, cancelled bool) tools.Output {
 // closeWait bounds how long Close waits for each ssh process after asking it to end.
 const closeWait = 2 * time.Second
 
-// Close ends the agent (its input ends, so it stops what it runs and exits), then the master
-// connection, and removes the private folder of its socket. It waits for its processes.
+// Close ends the agent's session (its input ends, so it stops what it runs and exits) and waits
+// for it. The host's master connection stays for later connections (EndMaster ends it).
 func (c *Client) Close() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
@@ -154,14 +162,8 @@ func (c *Client) Close() error {
 	if c.agent != nil {
 		endProcess(c.agent, c.agentDone)
 	}
-	if c.masterIn != nil {
-		_ = c.masterIn.Close()
-	}
-	if c.master != nil {
-		endProcess(c.master, c.masterDone)
-	}
 	c.markLost()
-	return os.RemoveAll(c.ctlDir)
+	return nil
 }
 
 // endProcess waits for a process that was asked to end, then terminates and at last kills it.

@@ -1,18 +1,21 @@
 package remote
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/assets"
@@ -136,11 +139,22 @@ func (b *boundedBuffer) String() string {
 	return strings.TrimSpace(string(b.buf))
 }
 
-// sshCmd builds one ssh run through the connection's master socket; ctx kills it (the
-// long-lived master and agent get context.Background: Close ends them).
+// sshCmd builds one ssh run through the host's master connection; ctx kills it (the
+// long-lived agent session gets context.Background: Close ends it).
 func (c *Client) sshCmd(ctx context.Context, extra ...string) *exec.Cmd {
-	return sshCommand(ctx, c.sshPath, c.opts, append([]string{"-S", c.ctlPath}, extra...)...)
+	return sshCommand(ctx, c.sshPath, c.opts, append(c.masterOptions(), extra...)...)
 }
+
+// masterOptions share one master connection per host: the first ssh run to it becomes the
+// master (ControlMaster=auto) and stays, in the background, for masterPersist after its last
+// session ends, so a later connection — a new conversation there, a reconnect of the agent —
+// skips the key exchange and the authentication.
+func (c *Client) masterOptions() []string {
+	return []string{"-o", "ControlMaster=auto", "-o", "ControlPath=" + c.ctlPath, "-o", "ControlPersist=" + strconv.Itoa(int(masterPersist/time.Second))}
+}
+
+// masterPersist is how long an idle master connection stays.
+const masterPersist = 5 * time.Minute
 
 // sshCommand is one ssh run with Phoenix's options over the person's configuration.
 func sshCommand(ctx context.Context, sshPath string, opts Options, extra ...string) *exec.Cmd {
@@ -150,6 +164,26 @@ func sshCommand(ctx context.Context, sshPath string, opts Options, extra ...stri
 	}
 	args = append(args, extra...)
 	return exec.CommandContext(ctx, sshPath, args...)
+}
+
+// controlDir is the private folder of the master connections' sockets: in the person's runtime
+// directory when there is one (memory-backed, private), else the temp dir, and owner-only
+// either way — a folder of that name that someone else owns or can enter is refused, since its
+// sockets would carry the person's sessions.
+func controlDir() (string, error) {
+	dir := filepath.Join(runtimeBase(), "phoenix-ssh-"+strconv.Itoa(os.Getuid()))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("could not make a private folder for SSH connections: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("could not check the private folder for SSH connections: %w", err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("the folder %s for SSH connections is not private to you (owner or permissions); remove it and try again", dir)
+	}
+	return dir, nil
 }
 
 // findSSH is the ssh program of opts, or ssh on PATH.
@@ -164,9 +198,7 @@ func findSSH(opts Options) (string, error) {
 	return p, nil
 }
 
-// runtimeBase is where the private directory of the master socket goes: the person's runtime
-// directory when there is one (memory-backed, private), else the temp dir. Either way the
-// directory itself is made owner-only.
+// runtimeBase is the person's runtime directory when there is one, else the temp dir.
 func runtimeBase() string {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
@@ -197,11 +229,12 @@ func Dial(ctx context.Context, opts Options) (c *Client, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not read Phoenix's own program %s to copy to %s: %w", bin, opts.Destination, err)
 	}
-	ctlDir, err := os.MkdirTemp(runtimeBase(), "phx-ssh-")
+	ctlDir, err := controlDir()
 	if err != nil {
-		return nil, fmt.Errorf("could not make a private folder for the SSH connection: %w", err)
+		return nil, err
 	}
-	c = &Client{opts: opts, sshPath: sshPath, ctlDir: ctlDir, ctlPath: ctlDir + "/m", lost: make(chan struct{})}
+	// ssh expands %C to a hash of this host, the remote host, its port and user.
+	c = &Client{opts: opts, sshPath: sshPath, ctlPath: filepath.Join(ctlDir, "%C"), lost: make(chan struct{})}
 	// `return nil, err` sets c to nil before deferred calls run: close the one made here.
 	made := c
 	defer func() {
@@ -209,7 +242,7 @@ func Dial(ctx context.Context, opts Options) (c *Client, err error) {
 			made.Close()
 		}
 	}()
-	probe, err := c.startMaster(ctx, id)
+	probe, err := c.probe(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -239,59 +272,51 @@ func Dial(ctx context.Context, opts Options) (c *Client, err error) {
 	return c, nil
 }
 
-// startMaster opens the master connection, whose own session probes the remote side and then
-// waits on its input, which Close ends. It returns the probe's answers once they have arrived:
-// by then the master's control socket listens, so later sessions can use it.
-func (c *Client) startMaster(ctx context.Context, id binaryIdentity) (map[string]string, error) {
+// probe asks the remote side for its system, processor, the agent's folder and the size of a
+// binary of this build there. The first ssh run to a host also starts its master connection.
+func (c *Client) probe(ctx context.Context, id binaryIdentity) (map[string]string, error) {
 	script := `printf 'os=%s\narch=%s\n' "$(uname -s)" "$(uname -m)"; d=` + agentDirShell +
-		`; printf 'dir=%s\n' "$d"; f="$d/` + id.agentName() + `"; if [ -f "$f" ] && [ -x "$f" ]; then printf 'size=%s\n' "$(wc -c <"$f")"; fi; echo end; exec cat >/dev/null`
-	cmd := c.sshCmd(context.Background(), "-M", "-o", "ControlPersist=no", c.opts.Destination, remoteSh(script))
-	cmd.Stderr = &c.masterErr
-	stdin, err := cmd.StdinPipe()
+		`; printf 'dir=%s\n' "$d"; f="$d/` + id.agentName() + `"; if [ -f "$f" ] && [ -x "$f" ]; then printf 'size=%s\n' "$(wc -c <"$f")"; fi; echo end`
+	cmd := c.sshCmd(ctx, c.opts.Destination, remoteSh(script))
+	var stderr boundedBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("connecting to %s took too long (%v); check that the machine is up and reachable with `ssh %s`", c.opts.Destination, context.Cause(ctx), c.opts.Destination)
+		}
+		return nil, c.sshFailed("connect to", &stderr)
 	}
-	stdout, err := cmd.StdoutPipe()
+	m := map[string]string{}
+	ended := false
+	for line := range strings.Lines(string(out)) {
+		line = strings.TrimRight(line, "\n")
+		if line == "end" {
+			ended = true
+		}
+		if k, v, ok := strings.Cut(line, "="); ok {
+			m[k] = strings.TrimSpace(v)
+		}
+	}
+	if !ended {
+		return nil, fmt.Errorf("%s did not answer Phoenix's questions about the system as a POSIX shell would (it said %q); check the remote user's shell", c.opts.Destination, string(out))
+	}
+	return m, nil
+}
+
+// EndMaster ends the master connection to the host, if there is one: every session over it
+// ends, so the agent there stops what it runs. Session.Close and Forget call it.
+func EndMaster(ctx context.Context, opts Options) {
+	sshPath, err := findSSH(opts)
 	if err != nil {
-		return nil, err
+		return
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("could not start ssh to connect to %s: %w", c.opts.Destination, err)
+	dir, err := controlDir()
+	if err != nil {
+		return
 	}
-	c.master, c.masterIn = cmd, stdin
-	c.masterDone = make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(c.masterDone)
-	}()
-	answers := make(chan map[string]string, 1)
-	go func() {
-		m := map[string]string{}
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			line := sc.Text()
-			if line == "end" {
-				answers <- m
-				// Drain what follows (nothing) so ssh never blocks on a full pipe.
-				_, _ = io.Copy(io.Discard, stdout)
-				return
-			}
-			if k, v, ok := strings.Cut(line, "="); ok {
-				m[k] = strings.TrimSpace(v)
-			}
-		}
-		close(answers)
-	}()
-	select {
-	case m, ok := <-answers:
-		if ok {
-			return m, nil
-		}
-		<-c.masterDone
-		return nil, c.sshFailed("connect to", &c.masterErr)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("connecting to %s took too long (%v); check that the machine is up and reachable with `ssh %s`", c.opts.Destination, context.Cause(ctx), c.opts.Destination)
-	}
+	c := &Client{opts: opts, sshPath: sshPath, ctlPath: filepath.Join(dir, "%C")}
+	_ = c.sshCmd(ctx, "-O", "exit", opts.Destination).Run()
 }
 
 // sshFailed turns ssh's own words into an error for the person.

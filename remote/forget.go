@@ -10,7 +10,7 @@ import (
 
 // Forget removes, on the remote host, every copy of Phoenix's agent that the app put there
 // (the remote user's cache folder of them), over a connection of its own that copies nothing.
-// Close the host's Session first: its agent would go on running from the removed file.
+// The host's master connection ends first, and with it every agent running there.
 func Forget(ctx context.Context, opts Options) error {
 	if err := CheckDestination(opts.Destination); err != nil {
 		return err
@@ -19,6 +19,8 @@ func Forget(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// The agent may run from the file about to go: its sessions end with the master.
+	EndMaster(ctx, opts)
 	script := `d=` + agentDirShell + `; rm -rf "$d" && { rmdir "$(dirname "$d")" 2>/dev/null; true; }`
 	cmd := sshCommand(ctx, sshPath, opts, opts.Destination, remoteSh(script))
 	var stderr boundedBuffer

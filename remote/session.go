@@ -255,5 +255,9 @@ func (s *Session) Close() {
 	if c != nil {
 		c.Close()
 	}
+	// The person is done with the host: its master connection goes too, not in five minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+	defer cancel()
+	EndMaster(ctx, s.opts)
 	s.onStatus(Status{Destination: s.opts.Destination, State: Closed})
 }

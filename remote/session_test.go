@@ -60,9 +60,7 @@ func TestSessionReconnectsAfterADrop(t *testing.T) {
 	sess.mu.Lock()
 	c := sess.cur
 	sess.mu.Unlock()
-	if err := c.master.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	s.killMaster(t)
 	<-c.Lost()
 
 	out, err = sess.Run(context.Background(), where, echo)

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,7 +33,7 @@ type sshServer struct {
 
 // needSSHD skips, with the reason, where a real sshd cannot run: not root (the test creates
 // its user) or no Debian openssh-server. In CI it fails instead: CI installs both.
-func needSSHD(t *testing.T) string {
+func needSSHD(t testing.TB) string {
 	t.Helper()
 	miss := func(why string) {
 		if os.Getenv("CI") != "" {
@@ -55,7 +57,7 @@ func needSSHD(t *testing.T) string {
 	return sshd
 }
 
-func run(t *testing.T, name string, args ...string) string {
+func run(t testing.TB, name string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command(name, args...).CombinedOutput()
 	if err != nil {
@@ -66,7 +68,7 @@ func run(t *testing.T, name string, args ...string) string {
 
 // startSSHD starts sshd -D on a free port of 127.0.0.1 with a fresh host key, lets testUser
 // in with a fresh client key, and stops it when the test ends.
-func startSSHD(t *testing.T) *sshServer {
+func startSSHD(t testing.TB) *sshServer {
 	t.Helper()
 	sshd := needSSHD(t)
 	u, err := user.Lookup(testUser)
@@ -165,7 +167,11 @@ LogLevel INFO
 		}
 		_, _ = io.Copy(io.Discard, stderr)
 	}()
+	srv := &sshServer{Config: client, Dest: "phoenix-test", UID: uid, Home: u.HomeDir}
 	t.Cleanup(func() {
+		// A master connection left by a failed test would keep its sshd session, which
+		// holds sshd's log, open for minutes.
+		srv.endMaster(t)
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		<-logDone
 		_ = cmd.Wait()
@@ -177,10 +183,10 @@ LogLevel INFO
 	case <-time.After(10 * time.Second):
 		t.Fatalf("sshd did not say it listens within 10 s")
 	}
-	return &sshServer{Config: client, Dest: "phoenix-test", UID: uid, Home: u.HomeDir}
+	return srv
 }
 
-func writeFile(t *testing.T, path, text string) {
+func writeFile(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -188,7 +194,7 @@ func writeFile(t *testing.T, path, text string) {
 }
 
 // projectDir makes a fresh folder in the remote user's home, owned by that user.
-func (s *sshServer) projectDir(t *testing.T) string {
+func (s *sshServer) projectDir(t testing.TB) string {
 	t.Helper()
 	d, err := os.MkdirTemp(s.Home, "proj-")
 	if err != nil {
@@ -199,6 +205,24 @@ func (s *sshServer) projectDir(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(d) })
 	return d
+}
+
+// localSSH lists the ssh processes on the app side that talk to this server (their command
+// line names its configuration).
+func (s *sshServer) localSSH() []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if strings.Contains(string(b), s.Config) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // userProcesses lists the pids of every process the remote user runs.
@@ -218,15 +242,15 @@ func (s *sshServer) userProcesses() []int {
 	return pids
 }
 
-// waitNoUserProcesses waits until the remote user runs nothing: the agent, its commands and
-// the user's sshd session process all ended.
-func (s *sshServer) waitNoUserProcesses(t *testing.T) {
+// waitNoUserProcesses waits until the remote user runs nothing — the agent, its commands and
+// the user's sshd session process all ended — and no ssh of this server runs on the app side.
+func (s *sshServer) waitNoUserProcesses(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		pids := s.userProcesses()
+		pids := append(s.userProcesses(), s.localSSH()...)
 		if len(pids) == 0 {
 			return
 		}
@@ -240,4 +264,37 @@ func (s *sshServer) waitNoUserProcesses(t *testing.T) {
 		}
 		<-tick.C
 	}
+}
+
+// killMaster kills the host's master connection — the one TCP connection, so this is the
+// network dropping — and returns when it is gone.
+func (s *sshServer) killMaster(t testing.TB) {
+	t.Helper()
+	out, err := exec.Command("ssh", "-F", s.Config, "-o", "ControlPath="+s.controlPath(t), "-O", "check", s.Dest).CombinedOutput()
+	m := regexp.MustCompile(`pid=(\d+)`).FindSubmatch(out)
+	if err != nil || m == nil {
+		t.Fatalf("no master connection to kill: %v %s", err, out)
+	}
+	pid, _ := strconv.Atoi(string(m[1]))
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// controlPath is the master's socket path as Dial sets it.
+func (s *sshServer) controlPath(t testing.TB) string {
+	t.Helper()
+	dir, err := controlDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "%C")
+}
+
+// endMaster ends the master connection at the end of a test that used Client alone.
+func (s *sshServer) endMaster(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	EndMaster(ctx, Options{Destination: s.Dest, ConfigFile: s.Config})
 }

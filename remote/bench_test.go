@@ -1,0 +1,114 @@
+package remote
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// The targets of issue 37, on loopback (sshd on 127.0.0.1 as another user).
+const (
+	// remoteRoundExcessTarget bounds a remote bash round beyond the local round plus one
+	// round trip of the connection.
+	remoteRoundExcessTarget = 2 * time.Millisecond
+	firstConnectTarget      = 3 * time.Second
+	laterConnectTarget      = 300 * time.Millisecond
+)
+
+func quantile(d []time.Duration, f float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(f*float64(len(s))))]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// BenchmarkRemoteBashRound runs bash `true` through the remote agent and here, and a bare
+// round trip of the connection, in the same iteration, so load hits all three alike; the row
+// is what a remote round costs beyond the local one and the network.
+func BenchmarkRemoteBashRound(b *testing.B) {
+	s := startSSHD(b)
+	c := dial(b, s)
+	defer c.Close()
+	proj := s.projectDir(b)
+	ctx := context.Background()
+	call := toolCall(b, domain.ToolBash, map[string]any{"command": "true"})
+	reg := tools.NewRegistry()
+	localEnv := tools.Env{Cwd: b.TempDir(), Mode: domain.ModeUnrestricted, TempDir: b.TempDir()}
+	where := Call{Conversation: "bench", Cwd: proj, Mode: domain.ModeUnrestricted}
+	// Warm both supervisors.
+	reg.Run(ctx, localEnv, call)
+	if _, err := c.Run(ctx, where, call); err != nil {
+		b.Fatal(err)
+	}
+	var remote, local, rtt, excess []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if out := reg.Run(ctx, localEnv, call); out.Outcome != domain.OutcomeSuccess {
+			b.Fatalf("local: %+v", out)
+		}
+		t1 := time.Now()
+		if err := c.Ping(ctx); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		if out, err := c.Run(ctx, where, call); err != nil || out.Outcome != domain.OutcomeSuccess {
+			b.Fatalf("remote: %v %+v", err, out)
+		}
+		t3 := time.Now()
+		local, rtt, remote = append(local, t1.Sub(t0)), append(rtt, t2.Sub(t1)), append(remote, t3.Sub(t2))
+		excess = append(excess, t3.Sub(t2)-t1.Sub(t0)-t2.Sub(t1))
+	}
+	b.ReportMetric(ms(quantile(local, 0.5)), "local-p50-ms")
+	b.ReportMetric(ms(quantile(rtt, 0.5)), "rtt-p50-ms")
+	b.ReportMetric(ms(quantile(remote, 0.5)), "remote-p50-ms")
+	b.ReportMetric(ms(quantile(excess, 0.5)), "excess-p50-ms")
+	if e := quantile(excess, 0.5); e > remoteRoundExcessTarget {
+		b.Errorf("a remote bash round takes %v more than the local round plus a round trip; the target is %v", e, remoteRoundExcessTarget)
+	}
+	c.Close()
+	s.endMaster(b)
+}
+
+// BenchmarkRemoteConnect measures a first connection to a host — a new SSH connection and
+// the copy of the agent — and a later one, over the master connection a first one left, to a
+// host that has the agent.
+func BenchmarkRemoteConnect(b *testing.B) {
+	s := startSSHD(b)
+	for _, first := range []bool{true, false} {
+		name, target := "later", laterConnectTarget
+		if first {
+			name, target = "first with copy", firstConnectTarget
+		}
+		b.Run(name, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				if first {
+					// A host never reached: no master connection, no agent.
+					b.StopTimer()
+					s.endMaster(b)
+					s.forgetAgent(b)
+					b.StartTimer()
+				}
+				start := time.Now()
+				c := dial(b, s)
+				lat = append(lat, time.Since(start))
+				if c.Info().Copied != first {
+					b.Fatalf("copied = %v", c.Info().Copied)
+				}
+				b.StopTimer()
+				c.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(ms(quantile(lat, 0.5)), "p50-ms")
+			s.endMaster(b)
+			if p := quantile(lat, 0.5); p > target {
+				b.Errorf("connecting (%s) takes %v; the target is %v", name, p, target)
+			}
+		})
+	}
+}

@@ -1,0 +1,6 @@
+//go:build race
+
+package remote
+
+// raceBuild: see skipUnderRace.
+const raceBuild = true
