@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/remote/remotetest"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -31,10 +32,10 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // round trip of the connection, in the same iteration, so load hits all three alike; the row
 // is what a remote round costs beyond the local one and the network.
 func BenchmarkRemoteBashRound(b *testing.B) {
-	s := startSSHD(b)
+	s := remotetest.Start(b)
 	c := dial(b, s)
 	defer c.Close()
-	proj := s.projectDir(b)
+	proj := s.ProjectDir(b)
 	ctx := context.Background()
 	call := toolCall(b, domain.ToolBash, map[string]any{"command": "true"})
 	reg := tools.NewRegistry()
@@ -71,14 +72,14 @@ func BenchmarkRemoteBashRound(b *testing.B) {
 		b.Errorf("a remote bash round takes %v more than the local round plus a round trip; the target is %v", e, remoteRoundExcessTarget)
 	}
 	c.Close()
-	s.endMaster(b)
+	endMaster(b, s)
 }
 
 // BenchmarkRemoteConnect measures a first connection to a host — a new SSH connection and
 // the copy of the agent — and a later one, over the master connection a first one left, to a
 // host that has the agent.
 func BenchmarkRemoteConnect(b *testing.B) {
-	s := startSSHD(b)
+	s := remotetest.Start(b)
 	for _, first := range []bool{true, false} {
 		name, target := "later", laterConnectTarget
 		if first {
@@ -90,8 +91,8 @@ func BenchmarkRemoteConnect(b *testing.B) {
 				if first {
 					// A host never reached: no master connection, no agent.
 					b.StopTimer()
-					s.endMaster(b)
-					s.forgetAgent(b)
+					endMaster(b, s)
+					s.ForgetAgent(b)
 					b.StartTimer()
 				}
 				start := time.Now()
@@ -105,7 +106,7 @@ func BenchmarkRemoteConnect(b *testing.B) {
 				b.StartTimer()
 			}
 			b.ReportMetric(ms(quantile(lat, 0.5)), "p50-ms")
-			s.endMaster(b)
+			endMaster(b, s)
 			if p := quantile(lat, 0.5); p > target {
 				b.Errorf("connecting (%s) takes %v; the target is %v", name, p, target)
 			}

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/phoenix-desktop/phoenix/remote/remotetest"
 )
 
 func TestDoctorRemoteListsTheRemoteLayersAndForgetRemovesTheAgent(t *testing.T) {
 	noLeaks(t)
-	s := startSSHD(t)
+	s := remotetest.Start(t)
 	opts := Options{Destination: s.Dest, ConfigFile: s.Config}
 	var out bytes.Buffer
 	if err := Doctor(context.Background(), opts, &out, false); err != nil {
@@ -49,5 +51,5 @@ func TestDoctorRemoteListsTheRemoteLayersAndForgetRemovesTheAgent(t *testing.T) 
 	if _, err := os.Stat(filepath.Join(s.Home, ".cache")); err != nil {
 		t.Errorf("Forget removed more than its own folder: %v", err)
 	}
-	s.waitNoUserProcesses(t)
+	s.WaitNoProcesses(t)
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/remote/remotetest"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -26,7 +27,7 @@ func toolCall(t testing.TB, name string, args map[string]any) domain.ToolCall {
 	return domain.ToolCall{ID: "c1", Name: name, Arguments: string(raw)}
 }
 
-func dial(t testing.TB, s *sshServer) *Client {
+func dial(t testing.TB, s *remotetest.Server) *Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -37,19 +38,10 @@ func dial(t testing.TB, s *sshServer) *Client {
 	return c
 }
 
-// forgetAgent removes the agent binaries from the remote user's cache, as a first connection
-// finds it.
-func (s *sshServer) forgetAgent(t testing.TB) {
-	t.Helper()
-	if err := os.RemoveAll(filepath.Join(s.Home, ".cache", "phoenix-desktop")); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestDialCopiesOnceThenReuses(t *testing.T) {
 	noLeaks(t)
-	s := startSSHD(t)
-	s.forgetAgent(t)
+	s := remotetest.Start(t)
+	s.ForgetAgent(t)
 
 	c := dial(t, s)
 	info := c.Info()
@@ -75,18 +67,18 @@ func TestDialCopiesOnceThenReuses(t *testing.T) {
 	if c.Info().Copied {
 		t.Errorf("the second connection copied the agent again")
 	}
-	proj := s.projectDir(t)
+	proj := s.ProjectDir(t)
 	out, err := c.Run(context.Background(), Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeUnrestricted},
 		toolCall(t, domain.ToolBash, map[string]any{"command": "id -un; pwd"}))
 	if err != nil || out.Outcome != domain.OutcomeSuccess {
 		t.Fatalf("bash: %v %+v", err, out)
 	}
-	if !strings.Contains(out.Content, testUser) || !strings.Contains(out.Content, proj) {
+	if !strings.Contains(out.Content, remotetest.TestUser) || !strings.Contains(out.Content, proj) {
 		t.Errorf("bash ran as someone else or elsewhere: %q", out.Content)
 	}
 	c.Close()
-	s.endMaster(t)
-	s.waitNoUserProcesses(t)
+	endMaster(t, s)
+	s.WaitNoProcesses(t)
 }
 
 // noLeaks checks, after every other cleanup of the test (sshd's end included), that no
@@ -105,10 +97,10 @@ func TestRemoteRestrictedRefusesWritesThere_REQ_BED_014(t *testing.T) {
 		t.Skip("a race-built agent's Restricted commands fail to start on the remote side (sandbox gate: broken pipe); run this test without -race")
 	}
 	noLeaks(t)
-	s := startSSHD(t)
+	s := remotetest.Start(t)
 	c := dial(t, s)
 	defer c.Close()
-	proj := s.projectDir(t)
+	proj := s.ProjectDir(t)
 	where := Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeRestricted}
 
 	out, err := c.Run(context.Background(), where, toolCall(t, domain.ToolBash, map[string]any{"command": "echo x > written.txt"}))
@@ -133,7 +125,7 @@ func TestRemoteRestrictedRefusesWritesThere_REQ_BED_014(t *testing.T) {
 	}
 	// A Restricted command still reads the project and runs: the walls are the remote
 	// kernel's sandbox, not a refusal of everything.
-	writeFile(t, filepath.Join(proj, "seen.txt"), "visible\n")
+	remotetest.WriteFile(t, filepath.Join(proj, "seen.txt"), "visible\n")
 	if err := os.Chown(filepath.Join(proj, "seen.txt"), s.UID, s.UID); err != nil {
 		t.Fatal(err)
 	}
@@ -157,8 +149,8 @@ func TestRemoteRestrictedRefusesWritesThere_REQ_BED_014(t *testing.T) {
 		t.Errorf("patched.txt = %q, %v", b, err)
 	}
 	c.Close()
-	s.endMaster(t)
-	s.waitNoUserProcesses(t)
+	endMaster(t, s)
+	s.WaitNoProcesses(t)
 }
 
 // waitForFile waits until a command on the remote side wrote path, and returns its text.
@@ -191,10 +183,10 @@ func alive(pid string) bool {
 
 func TestRemoteStopKillsTheGroupThere_REQ_BED_005(t *testing.T) {
 	noLeaks(t)
-	s := startSSHD(t)
+	s := remotetest.Start(t)
 	c := dial(t, s)
 	defer c.Close()
-	proj := s.projectDir(t)
+	proj := s.ProjectDir(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	type result struct {
 		out tools.Output
@@ -226,16 +218,16 @@ func TestRemoteStopKillsTheGroupThere_REQ_BED_005(t *testing.T) {
 		t.Errorf("the call after Stop: %v %+v", err, out)
 	}
 	c.Close()
-	s.endMaster(t)
-	s.waitNoUserProcesses(t)
+	endMaster(t, s)
+	s.WaitNoProcesses(t)
 }
 
 func TestRemoteConnectionKilledMidCommand(t *testing.T) {
 	noLeaks(t)
-	s := startSSHD(t)
+	s := remotetest.Start(t)
 	c := dial(t, s)
 	defer c.Close()
-	proj := s.projectDir(t)
+	proj := s.ProjectDir(t)
 	done := make(chan error, 1)
 	var out tools.Output
 	go func() {
@@ -246,7 +238,7 @@ func TestRemoteConnectionKilledMidCommand(t *testing.T) {
 	}()
 	pid := waitForFile(t, filepath.Join(proj, "pid"))
 	// The master is the one TCP connection: killing it is the network dropping.
-	s.killMaster(t)
+	killMaster(t, s)
 	killed := time.Now()
 	select {
 	case err := <-done:
@@ -264,7 +256,7 @@ func TestRemoteConnectionKilledMidCommand(t *testing.T) {
 	// The agent sees its input end and kills the command's group; then it and the user's
 	// sshd session exit.
 	t.Logf("reported after %v", time.Since(killed))
-	s.waitNoUserProcesses(t)
+	s.WaitNoProcesses(t)
 	t.Logf("remote side clean after %v", time.Since(killed))
 	if alive(pid) {
 		t.Errorf("the remote command's child %s survived the drop", pid)

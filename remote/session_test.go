@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/remote/remotetest"
 )
 
 // statusLog records a session's states.
@@ -40,11 +41,11 @@ func (l *statusLog) take() ([]State, []string) {
 
 func TestSessionReconnectsAfterADrop(t *testing.T) {
 	noLeaks(t)
-	s := startSSHD(t)
+	s := remotetest.Start(t)
 	var log statusLog
 	sess := NewSession(Options{Destination: s.Dest, ConfigFile: s.Config}, log.record)
 	defer sess.Close()
-	proj := s.projectDir(t)
+	proj := s.ProjectDir(t)
 	where := Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeUnrestricted}
 	echo := toolCall(t, domain.ToolBash, map[string]any{"command": "echo one"})
 
@@ -60,7 +61,7 @@ func TestSessionReconnectsAfterADrop(t *testing.T) {
 	sess.mu.Lock()
 	c := sess.cur
 	sess.mu.Unlock()
-	s.killMaster(t)
+	killMaster(t, s)
 	<-c.Lost()
 
 	out, err = sess.Run(context.Background(), where, echo)
@@ -81,12 +82,12 @@ func TestSessionReconnectsAfterADrop(t *testing.T) {
 	if _, err := sess.Run(context.Background(), where, echo); !errors.Is(err, ErrSessionClosed) {
 		t.Errorf("a call after Close: %v", err)
 	}
-	s.waitNoUserProcesses(t)
+	s.WaitNoProcesses(t)
 }
 
 func TestSessionGivesUpOnAHostThatIsDown(t *testing.T) {
 	noLeaks(t)
-	s := startSSHD(t)
+	s := remotetest.Start(t)
 	// The same host on a port nothing listens on.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -99,7 +100,7 @@ func TestSessionGivesUpOnAHostThatIsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	down := filepath.Join(t.TempDir(), "ssh_config")
-	writeFile(t, down, regexp.MustCompile(`Port \d+`).ReplaceAllString(string(cfg), "Port "+strconv.Itoa(port)))
+	remotetest.WriteFile(t, down, regexp.MustCompile(`Port \d+`).ReplaceAllString(string(cfg), "Port "+strconv.Itoa(port)))
 
 	var log statusLog
 	sess := NewSession(Options{Destination: s.Dest, ConfigFile: down}, log.record)

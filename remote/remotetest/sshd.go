@@ -1,8 +1,10 @@
-package remote
+// Package remotetest starts, for tests, a real OpenSSH server on 127.0.0.1 that lets a test
+// user in with a fresh key, and watches the processes on both sides. It imports nothing of
+// ours; only tests import it.
+package remotetest
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -10,7 +12,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,12 +19,12 @@ import (
 	"time"
 )
 
-// testUser is the account the tests' sshd lets in: the "remote" user, another user than the
+// TestUser is the account the tests' sshd lets in: the "remote" user, another user than the
 // one running the app side.
-const testUser = "phoenixremote"
+const TestUser = "phoenixremote"
 
-// sshServer is a real OpenSSH server on 127.0.0.1 that the test started and stops.
-type sshServer struct {
+// Server is a real OpenSSH server on 127.0.0.1 that the test started and stops.
+type Server struct {
 	// Config is an ssh client configuration naming the server as Host "phoenix-test".
 	Config string
 	Dest   string
@@ -66,20 +67,20 @@ func run(t testing.TB, name string, args ...string) string {
 	return string(out)
 }
 
-// startSSHD starts sshd -D on a free port of 127.0.0.1 with a fresh host key, lets testUser
+// Start starts sshd -D on a free port of 127.0.0.1 with a fresh host key, lets TestUser
 // in with a fresh client key, and stops it when the test ends.
-func startSSHD(t testing.TB) *sshServer {
+func Start(t testing.TB) *Server {
 	t.Helper()
 	sshd := needSSHD(t)
-	u, err := user.Lookup(testUser)
+	u, err := user.Lookup(TestUser)
 	if err != nil {
-		run(t, "useradd", "--create-home", "--shell", "/bin/bash", testUser)
-		if u, err = user.Lookup(testUser); err != nil {
+		run(t, "useradd", "--create-home", "--shell", "/bin/bash", TestUser)
+		if u, err = user.Lookup(TestUser); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A locked account ("!") is refused even with a key when PAM is off; "*" is no password.
-	run(t, "usermod", "-p", "*", testUser)
+	run(t, "usermod", "-p", "*", TestUser)
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
 
@@ -114,7 +115,7 @@ func startSSHD(t testing.TB) *sshServer {
 	l.Close()
 
 	cfg := filepath.Join(dir, "sshd_config")
-	writeFile(t, cfg, fmt.Sprintf(`Port %d
+	WriteFile(t, cfg, fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
 HostKey %s
 PidFile none
@@ -125,14 +126,14 @@ PubkeyAuthentication yes
 AllowUsers %s
 StrictModes no
 LogLevel INFO
-`, port, filepath.Join(dir, "host"), testUser))
+`, port, filepath.Join(dir, "host"), TestUser))
 	hostPub, err := os.ReadFile(filepath.Join(dir, "host.pub"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "known_hosts"), fmt.Sprintf("[127.0.0.1]:%d %s", port, hostPub))
+	WriteFile(t, filepath.Join(dir, "known_hosts"), fmt.Sprintf("[127.0.0.1]:%d %s", port, hostPub))
 	client := filepath.Join(dir, "ssh_config")
-	writeFile(t, client, fmt.Sprintf(`Host phoenix-test
+	WriteFile(t, client, fmt.Sprintf(`Host phoenix-test
   HostName 127.0.0.1
   Port %d
   User %s
@@ -141,7 +142,7 @@ LogLevel INFO
   UserKnownHostsFile %s
   GlobalKnownHostsFile /dev/null
   StrictHostKeyChecking yes
-`, port, testUser, filepath.Join(dir, "client"), filepath.Join(dir, "known_hosts")))
+`, port, TestUser, filepath.Join(dir, "client"), filepath.Join(dir, "known_hosts")))
 
 	cmd := exec.Command(sshd, "-D", "-e", "-f", cfg)
 	stderr, err := cmd.StderrPipe()
@@ -167,12 +168,14 @@ LogLevel INFO
 		}
 		_, _ = io.Copy(io.Discard, stderr)
 	}()
-	srv := &sshServer{Config: client, Dest: "phoenix-test", UID: uid, Home: u.HomeDir}
+	srv := &Server{Config: client, Dest: "phoenix-test", UID: uid, Home: u.HomeDir}
 	t.Cleanup(func() {
-		// A master connection left by a failed test would keep its sshd session, which
-		// holds sshd's log, open for minutes.
-		srv.endMaster(t)
 		_ = cmd.Process.Signal(syscall.SIGTERM)
+		// What a failed test left — a master connection, which keeps its sshd session and
+		// so sshd's log open, or a command of the test user — is ended by its pid.
+		for _, pid := range append(srv.LocalSSH(), srv.UserProcesses()...) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 		<-logDone
 		_ = cmd.Wait()
 	})
@@ -186,15 +189,15 @@ LogLevel INFO
 	return srv
 }
 
-func writeFile(t testing.TB, path, text string) {
+func WriteFile(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// projectDir makes a fresh folder in the remote user's home, owned by that user.
-func (s *sshServer) projectDir(t testing.TB) string {
+// ProjectDir makes a fresh folder in the remote user's home, owned by that user.
+func (s *Server) ProjectDir(t testing.TB) string {
 	t.Helper()
 	d, err := os.MkdirTemp(s.Home, "proj-")
 	if err != nil {
@@ -207,9 +210,9 @@ func (s *sshServer) projectDir(t testing.TB) string {
 	return d
 }
 
-// localSSH lists the ssh processes on the app side that talk to this server (their command
+// LocalSSH lists the ssh processes on the app side that talk to this server (their command
 // line names its configuration).
-func (s *sshServer) localSSH() []int {
+func (s *Server) LocalSSH() []int {
 	var pids []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -225,8 +228,8 @@ func (s *sshServer) localSSH() []int {
 	return pids
 }
 
-// userProcesses lists the pids of every process the remote user runs.
-func (s *sshServer) userProcesses() []int {
+// UserProcesses lists the pids of every process the remote user runs.
+func (s *Server) UserProcesses() []int {
 	var pids []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -242,15 +245,15 @@ func (s *sshServer) userProcesses() []int {
 	return pids
 }
 
-// waitNoUserProcesses waits until the remote user runs nothing — the agent, its commands and
+// WaitNoProcesses waits until the remote user runs nothing — the agent, its commands and
 // the user's sshd session process all ended — and no ssh of this server runs on the app side.
-func (s *sshServer) waitNoUserProcesses(t testing.TB) {
+func (s *Server) WaitNoProcesses(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		pids := append(s.userProcesses(), s.localSSH()...)
+		pids := append(s.UserProcesses(), s.LocalSSH()...)
 		if len(pids) == 0 {
 			return
 		}
@@ -260,41 +263,17 @@ func (s *sshServer) waitNoUserProcesses(t testing.TB) {
 				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
 				lines = append(lines, fmt.Sprintf("%d %s", p, strings.ReplaceAll(string(b), "\x00", " ")))
 			}
-			t.Fatalf("processes of %s still run on the remote side:\n%s", testUser, strings.Join(lines, "\n"))
+			t.Fatalf("processes of %s still run on the remote side:\n%s", TestUser, strings.Join(lines, "\n"))
 		}
 		<-tick.C
 	}
 }
 
-// killMaster kills the host's master connection — the one TCP connection, so this is the
-// network dropping — and returns when it is gone.
-func (s *sshServer) killMaster(t testing.TB) {
+// ForgetAgent removes the agent binaries from the test user's cache, as a first connection
+// finds it.
+func (s *Server) ForgetAgent(t testing.TB) {
 	t.Helper()
-	out, err := exec.Command("ssh", "-F", s.Config, "-o", "ControlPath="+s.controlPath(t), "-O", "check", s.Dest).CombinedOutput()
-	m := regexp.MustCompile(`pid=(\d+)`).FindSubmatch(out)
-	if err != nil || m == nil {
-		t.Fatalf("no master connection to kill: %v %s", err, out)
-	}
-	pid, _ := strconv.Atoi(string(m[1]))
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := os.RemoveAll(filepath.Join(s.Home, ".cache", "phoenix-desktop")); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// controlPath is the master's socket path as Dial sets it.
-func (s *sshServer) controlPath(t testing.TB) string {
-	t.Helper()
-	dir, err := controlDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, "%C")
-}
-
-// endMaster ends the master connection at the end of a test that used Client alone.
-func (s *sshServer) endMaster(t testing.TB) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	EndMaster(ctx, Options{Destination: s.Dest, ConfigFile: s.Config})
 }
