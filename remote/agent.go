@@ -33,6 +33,13 @@ func MaybeRunAgent() {
 	if len(os.Args) < 2 || os.Args[1] != AgentArg {
 		return
 	}
+	// sshd sets SSH_CLIENT, and the agent starts with SHLVL 0 (the login shell's exec lowers
+	// it): a bash that sees both takes itself for sshd's own shell, sources ~/.bashrc and
+	// skips $BASH_ENV — where the sandbox's gate waits until the command's restrictions are
+	// complete. Without these variables every bash the agent starts reads $BASH_ENV.
+	for _, name := range []string{"SSH_CLIENT", "SSH2_CLIENT"} {
+		_ = os.Unsetenv(name)
+	}
 	os.Exit(runAgent(os.Stdin, os.Stdout))
 }
 

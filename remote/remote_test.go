@@ -88,14 +88,6 @@ func noLeaks(t *testing.T) {
 }
 
 func TestRemoteRestrictedRefusesWritesThere_REQ_BED_014(t *testing.T) {
-	// Under the race detector, a Restricted command of the race-built agent often fails to
-	// start on the remote side ("let the command start: broken pipe": the sandbox's gate to
-	// the command finds it gone); built without -race it never did in our runs, and the tools
-	// package's own Restricted tests pass under -race as the same user. A sandbox question,
-	// reported with the remote package's work; until it is answered this test runs without -race.
-	if raceBuild {
-		t.Skip("a race-built agent's Restricted commands fail to start on the remote side (sandbox gate: broken pipe); run this test without -race")
-	}
 	noLeaks(t)
 	s := remotetest.Start(t)
 	c := dial(t, s)
@@ -262,4 +254,24 @@ func TestRemoteConnectionKilledMidCommand(t *testing.T) {
 		t.Errorf("the remote command's child %s survived the drop", pid)
 	}
 	c.Close()
+}
+
+// TestAgentCommandsDoNotLookStartedBySSHD: with SSH_CLIENT set and SHLVL 0 — the agent's
+// environment as sshd and the login shell's exec leave it — bash skips $BASH_ENV, which holds
+// the sandbox's gate, so a Restricted command could start before its restrictions were
+// complete (and often failed: "let the command start: broken pipe"). The agent drops the
+// variable, so every bash it starts reads $BASH_ENV.
+func TestAgentCommandsDoNotLookStartedBySSHD(t *testing.T) {
+	noLeaks(t)
+	s := remotetest.Start(t)
+	c := dial(t, s)
+	defer c.Close()
+	out, err := c.Run(context.Background(), Call{Conversation: "conv", Cwd: s.ProjectDir(t), Mode: domain.ModeUnrestricted},
+		toolCall(t, domain.ToolBash, map[string]any{"command": `echo "[${SSH_CLIENT-unset}] [${SSH2_CLIENT-unset}]"`}))
+	if err != nil || !strings.Contains(out.Content, "[unset] [unset]") {
+		t.Errorf("a command of the agent sees sshd's variables: %v %+v", err, out)
+	}
+	c.Close()
+	endMaster(t, s)
+	s.WaitNoProcesses(t)
 }

@@ -96,11 +96,12 @@ func NewSession(opts Options, onStatus func(Status)) *Session {
 // Destination is the host as the person named it.
 func (s *Session) Destination() string { return s.opts.Destination }
 
-// Run runs one tool call on the remote host, connecting first when needed. An error output
-// wrapping ErrConnectionLost means the host could not be reached or the connection dropped
-// while the call ran: retryable, and the next call reconnects.
-func (s *Session) Run(ctx context.Context, where Call, call domain.ToolCall) (tools.Output, error) {
-	c, err := s.client(ctx)
+// Run runs one tool call on the remote host, connecting first when needed; report, when set,
+// hears the states of a connection this call makes (the conversation shows "Reconnecting to
+// host…"). An error output wrapping ErrConnectionLost means the host could not be reached or
+// the connection dropped while the call ran: retryable, and the next call reconnects.
+func (s *Session) Run(ctx context.Context, where Call, call domain.ToolCall, report func(Status)) (tools.Output, error) {
+	c, err := s.client(ctx, report)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -130,7 +131,7 @@ func (s *Session) Info() (Info, bool) {
 
 // Connect connects now if the session is not connected (doctor, a conversation opening).
 func (s *Session) Connect(ctx context.Context) (Info, error) {
-	c, err := s.client(ctx)
+	c, err := s.client(ctx, nil)
 	if err != nil {
 		return Info{}, err
 	}
@@ -153,7 +154,13 @@ func (s *Session) lost(c *Client, err error) {
 
 // client returns the live connection, or connects: one try at a time, shared by every caller
 // that arrives meanwhile.
-func (s *Session) client(ctx context.Context) (*Client, error) {
+func (s *Session) client(ctx context.Context, report func(Status)) (*Client, error) {
+	notify := func(st Status) {
+		s.onStatus(st)
+		if report != nil {
+			report(st)
+		}
+	}
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -186,7 +193,7 @@ func (s *Session) client(ctx context.Context) (*Client, error) {
 		again := s.dropped
 		s.mu.Unlock()
 
-		c, err := s.dialWithBackoff(ctx, again)
+		c, err := s.dialWithBackoff(ctx, again, notify)
 
 		s.mu.Lock()
 		s.dialing = nil
@@ -203,13 +210,13 @@ func (s *Session) client(ctx context.Context) (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.onStatus(Status{Destination: s.opts.Destination, State: Connected})
+		notify(Status{Destination: s.opts.Destination, State: Connected})
 		return c, nil
 	}
 }
 
 // dialWithBackoff tries to connect as many times as backoff says, waiting between tries.
-func (s *Session) dialWithBackoff(ctx context.Context, again bool) (*Client, error) {
+func (s *Session) dialWithBackoff(ctx context.Context, again bool, notify func(Status)) (*Client, error) {
 	state := Connecting
 	if again {
 		state = Reconnecting
@@ -225,7 +232,7 @@ func (s *Session) dialWithBackoff(ctx context.Context, again bool) (*Client, err
 				return nil, ctx.Err()
 			}
 		}
-		s.onStatus(Status{Destination: s.opts.Destination, State: state, Attempt: i + 1, Err: last})
+		notify(Status{Destination: s.opts.Destination, State: state, Attempt: i + 1, Err: last})
 		dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 		c, err := Dial(dctx, s.opts)
 		cancel()
@@ -237,7 +244,7 @@ func (s *Session) dialWithBackoff(ctx context.Context, again bool) (*Client, err
 		}
 		last = err
 	}
-	s.onStatus(Status{Destination: s.opts.Destination, State: Disconnected, Attempt: len(s.backoff), Err: last})
+	notify(Status{Destination: s.opts.Destination, State: Disconnected, Attempt: len(s.backoff), Err: last})
 	return nil, fmt.Errorf("%w (tried %d times)", last, len(s.backoff))
 }
 
@@ -260,4 +267,44 @@ func (s *Session) Close() {
 	defer cancel()
 	EndMaster(ctx, s.opts)
 	s.onStatus(Status{Destination: s.opts.Destination, State: Closed})
+}
+
+// Hosts keeps one Session per host for the app: the conversations on a host share it.
+type Hosts struct {
+	// ConfigFile, when set, replaces the person's ~/.ssh/config for every host (ssh -F).
+	ConfigFile string
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+	closed   bool
+}
+
+// Session returns the host's session, made on first use; nil once Close ran.
+func (h *Hosts) Session(dest string) *Session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	if h.sessions == nil {
+		h.sessions = map[string]*Session{}
+	}
+	s, ok := h.sessions[dest]
+	if !ok {
+		s = NewSession(Options{Destination: dest, ConfigFile: h.ConfigFile}, nil)
+		h.sessions[dest] = s
+	}
+	return s
+}
+
+// Close ends every session: the agents stop what they run, the master connections end.
+func (h *Hosts) Close() {
+	h.mu.Lock()
+	h.closed = true
+	all := h.sessions
+	h.sessions = nil
+	h.mu.Unlock()
+	for _, s := range all {
+		s.Close()
+	}
 }

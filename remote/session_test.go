@@ -49,7 +49,7 @@ func TestSessionReconnectsAfterADrop(t *testing.T) {
 	where := Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeUnrestricted}
 	echo := toolCall(t, domain.ToolBash, map[string]any{"command": "echo one"})
 
-	out, err := sess.Run(context.Background(), where, echo)
+	out, err := sess.Run(context.Background(), where, echo, nil)
 	if err != nil || out.Outcome != domain.OutcomeSuccess {
 		t.Fatalf("first call: %v %+v", err, out)
 	}
@@ -64,7 +64,7 @@ func TestSessionReconnectsAfterADrop(t *testing.T) {
 	killMaster(t, s)
 	<-c.Lost()
 
-	out, err = sess.Run(context.Background(), where, echo)
+	out, err = sess.Run(context.Background(), where, echo, nil)
 	if err != nil || out.Outcome != domain.OutcomeSuccess {
 		t.Fatalf("call after the drop: %v %+v", err, out)
 	}
@@ -79,7 +79,7 @@ func TestSessionReconnectsAfterADrop(t *testing.T) {
 		t.Errorf("the reconnection copied the binary again or has no info: %+v %v", info, ok)
 	}
 	sess.Close()
-	if _, err := sess.Run(context.Background(), where, echo); !errors.Is(err, ErrSessionClosed) {
+	if _, err := sess.Run(context.Background(), where, echo, nil); !errors.Is(err, ErrSessionClosed) {
 		t.Errorf("a call after Close: %v", err)
 	}
 	s.WaitNoProcesses(t)
@@ -107,7 +107,7 @@ func TestSessionGivesUpOnAHostThatIsDown(t *testing.T) {
 	sess.backoff = []time.Duration{0, time.Millisecond, 2 * time.Millisecond}
 	defer sess.Close()
 	out, err := sess.Run(context.Background(), Call{Conversation: "conv", Cwd: "/", Mode: domain.ModeUnrestricted},
-		toolCall(t, domain.ToolBash, map[string]any{"command": "echo never"}))
+		toolCall(t, domain.ToolBash, map[string]any{"command": "echo never"}), nil)
 	if !errors.Is(err, ErrConnectionLost) || out.Outcome != domain.OutcomeError || !strings.Contains(out.Content, "Could not reach "+s.Dest) {
 		t.Fatalf("call to a host that is down: %v %+v", err, out)
 	}

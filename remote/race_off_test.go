@@ -1,6 +1,0 @@
-//go:build !race
-
-package remote
-
-// raceBuild: see skipUnderRace.
-const raceBuild = false
