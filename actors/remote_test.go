@@ -1,0 +1,94 @@
+package actors
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// hostRunner stands for the remote package's hosts (the real ones run against a real sshd in
+// the remote and cmd packages' tests): it records each call, and a "sleep" waits for Stop.
+type hostRunner struct {
+	mu      sync.Mutex
+	calls   []RemoteCall
+	hosts   []string
+	started chan struct{}
+}
+
+func (r *hostRunner) Runs(tool string) bool {
+	return tool == domain.ToolBash || tool == domain.ToolPatch
+}
+
+func (r *hostRunner) RunRemote(ctx context.Context, host string, call RemoteCall, status func(string)) tools.Output {
+	r.mu.Lock()
+	r.calls = append(r.calls, call)
+	r.hosts = append(r.hosts, host)
+	r.mu.Unlock()
+	status("Connecting to " + host + "…")
+	if strings.Contains(call.Call.Arguments, "sleep") {
+		close(r.started)
+		<-ctx.Done()
+		return tools.Output{Outcome: domain.OutcomeCancelled, Content: "stopped on " + host}
+	}
+	return tools.Output{Outcome: domain.OutcomeSuccess, Content: "ran on " + host}
+}
+
+func withRemote(r RemoteRunner) harnessOption { return func(c *Config) { c.Remote = r } }
+
+func TestRemoteConversationRunsItsToolsOnItsHost(t *testing.T) {
+	r := &hostRunner{started: make(chan struct{})}
+	h := newHarness(t, withRemote(r))
+	// The folder is on the host: nothing of that name exists here.
+	c := h.create(NewConversation{Cwd: "/srv/nowhere-here/proj", Host: "me@box"})
+	if c.Host != "me@box" || c.Cwd != "/srv/nowhere-here/proj" {
+		t.Fatalf("created %+v", c)
+	}
+	h.turn(c.ID, "bash: ls ;; think: and now")
+	res := results(h.history(c.ID))
+	if len(res) < 2 || res[0].Content != "ran on me@box" || res[1].Name != domain.ToolThink {
+		t.Fatalf("results %+v", res)
+	}
+	r.mu.Lock()
+	got := r.calls[0]
+	nCalls := len(r.calls)
+	r.mu.Unlock()
+	if nCalls != 1 || got.Conversation != c.ID || got.Cwd != c.Cwd || got.Mode != c.Mode || got.Call.Name != domain.ToolBash {
+		t.Errorf("the host got %d calls, the first %+v", nCalls, got)
+	}
+
+	// Stop reaches the call on the host: its context ends.
+	h.send(c.ID, "bash: sleep 100")
+	<-r.started
+	if err := h.rt.Cancel(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.waitRest(c.ID)
+	res = results(h.history(c.ID))
+	if last := res[len(res)-1]; last.Outcome != domain.OutcomeCancelled {
+		t.Errorf("the stopped call: %+v", last)
+	}
+
+	// A restart brings it back at rest, still on its host.
+	h.restart()
+	back, err := h.store.Get(c.ID)
+	if err != nil || back.Host != "me@box" || domain.Busy(back.State) {
+		t.Errorf("after a restart: %+v %v", back, err)
+	}
+}
+
+func TestRemoteConversationNeedsARunner(t *testing.T) {
+	h := newHarness(t)
+	_, err := h.rt.Create(context.Background(), NewConversation{Cwd: "/srv/proj", Host: "me@box"})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach other machines") {
+		t.Errorf("Create without a runner: %v", err)
+	}
+	r := &hostRunner{started: make(chan struct{})}
+	h2 := newHarness(t, withRemote(r))
+	if _, err := h2.rt.Create(context.Background(), NewConversation{Cwd: "proj", Host: "me@box"}); err == nil {
+		t.Error("a relative remote folder was accepted")
+	}
+}
