@@ -2,6 +2,8 @@ package remote
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -112,4 +114,47 @@ func BenchmarkRemoteConnect(b *testing.B) {
 			}
 		})
 	}
+}
+
+// stopExcessTarget bounds Stop on a remote command beyond one round trip of the connection.
+const stopExcessTarget = 50 * time.Millisecond
+
+// BenchmarkRemoteStop measures Stop on a running remote command — cancel sent → the agent has
+// killed the command's process group and answered — against a bare round trip measured in the
+// same iteration.
+func BenchmarkRemoteStop(b *testing.B) {
+	s := remotetest.Start(b)
+	c := dial(b, s)
+	defer c.Close()
+	proj := s.ProjectDir(b)
+	where := Call{Conversation: "bench", Cwd: proj, Mode: domain.ModeUnrestricted}
+	var excess []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		pidFile := filepath.Join(proj, "pid")
+		_ = os.Remove(pidFile)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = c.Run(ctx, where, toolCall(b, domain.ToolBash, map[string]any{"command": "sleep 100 & echo $! > pid; wait"}))
+		}()
+		waitForFile(b, pidFile)
+		t0 := time.Now()
+		if err := c.Ping(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		rtt := time.Since(t0)
+		b.StartTimer()
+		t1 := time.Now()
+		cancel()
+		<-done
+		excess = append(excess, time.Since(t1)-rtt)
+	}
+	b.ReportMetric(ms(quantile(excess, 0.5)), "excess-p50-ms")
+	if e := quantile(excess, 0.5); e > stopExcessTarget {
+		b.Errorf("Stop on a remote command takes %v beyond a round trip; the target is %v", e, stopExcessTarget)
+	}
+	c.Close()
+	endMaster(b, s)
 }

@@ -1,9 +1,12 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"image"
+	pngenc "image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/imaging"
 	"github.com/phoenix-desktop/phoenix/remote/remotetest"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -146,7 +150,7 @@ func TestRemoteRestrictedRefusesWritesThere_REQ_BED_014(t *testing.T) {
 }
 
 // waitForFile waits until a command on the remote side wrote path, and returns its text.
-func waitForFile(t *testing.T, path string) string {
+func waitForFile(t testing.TB, path string) string {
 	t.Helper()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
@@ -270,6 +274,42 @@ func TestAgentCommandsDoNotLookStartedBySSHD(t *testing.T) {
 		toolCall(t, domain.ToolBash, map[string]any{"command": `echo "[${SSH_CLIENT-unset}] [${SSH2_CLIENT-unset}]"`}))
 	if err != nil || !strings.Contains(out.Content, "[unset] [unset]") {
 		t.Errorf("a command of the agent sees sshd's variables: %v %+v", err, out)
+	}
+	c.Close()
+	endMaster(t, s)
+	s.WaitNoProcesses(t)
+}
+
+// TestRemoteSearchAndImageRunThere: keyword_search reads the remote folder and read_image
+// returns the remote file's pixels, with the bytes to store here.
+func TestRemoteSearchAndImageRunThere(t *testing.T) {
+	noLeaks(t)
+	s := remotetest.Start(t)
+	c := dial(t, s)
+	defer c.Close()
+	proj := s.ProjectDir(t)
+	remotetest.WriteFile(t, filepath.Join(proj, "notes.txt"), "the quokkaword lives only on the remote side\n")
+	img := image.NewRGBA(image.Rect(0, 0, 4, 3))
+	var png bytes.Buffer
+	if err := pngenc.Encode(&png, img); err != nil {
+		t.Fatal(err)
+	}
+	remotetest.WriteFile(t, filepath.Join(proj, "pic.png"), png.String())
+	for _, f := range []string{"notes.txt", "pic.png"} {
+		if err := os.Chown(filepath.Join(proj, f), s.UID, s.UID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	where := Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeRestricted, ImageLimits: imaging.DefaultLimits()}
+
+	out, err := c.Run(context.Background(), where, toolCall(t, domain.ToolKeywordSearch,
+		map[string]any{"query": "where the word lives", "search_terms": []string{"quokkaword"}}))
+	if err != nil || out.Outcome != domain.OutcomeSuccess || !strings.Contains(out.Content, "notes.txt") {
+		t.Errorf("keyword_search: %v %+v", err, out)
+	}
+	out, err = c.Run(context.Background(), where, toolCall(t, domain.ToolReadImage, map[string]any{"path": "pic.png"}))
+	if err != nil || out.Outcome != domain.OutcomeSuccess || len(out.Images) != 1 || len(out.Images[0].Data) == 0 {
+		t.Errorf("read_image: %v %+v", err, out)
 	}
 	c.Close()
 	endMaster(t, s)
