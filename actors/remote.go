@@ -8,6 +8,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
+	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -104,4 +105,12 @@ func (r *Runtime) checkRemote(host, cwd string) error {
 		return fmt.Errorf("create conversation on %s: the folder there must be an absolute path, not %q", host, cwd)
 	}
 	return nil
+}
+
+// ParseRemoteLocation reads what a person types for a project on another machine —
+// "user@host:/path" or "host:/path" with a Host of ~/.ssh/config — into its host and folder;
+// ok is false, with no error, for a local path (remote.ParseLocation, the one reader of it).
+func ParseRemoteLocation(s string) (host, dir string, ok bool, err error) {
+	loc, ok, err := remote.ParseLocation(s)
+	return loc.Destination, loc.Path, ok, err
 }

@@ -229,7 +229,7 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	defer sub.Close()
 	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID, reasoning: reasoning, outputLimit: rt.OutputLimit(conv.Model)}
 	if !jsonOut {
-		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, convPlace(conv),
+		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, transcript.Place(conv),
 			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(sandbox.Probe()))
 		if set, err := rt.Instructions(ctx, conv.ID); err == nil {
 			if len(set.Files) > 0 {

@@ -54,12 +54,3 @@ func createRemote(ctx context.Context, rt *actors.Runtime, host, dir, model stri
 	}
 	return rt.Create(ctx, actors.NewConversation{Cwd: path.Clean(dir), Host: host, Model: model, Mode: mode})
 }
-
-// convPlace is where a conversation works, as a person writes it: the folder, or
-// host:/folder for a project on another machine.
-func convPlace(c domain.Conversation) string {
-	if c.Host != "" {
-		return remote.Location{Destination: c.Host, Path: c.Cwd}.String()
-	}
-	return c.Cwd
-}
