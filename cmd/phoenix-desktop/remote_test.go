@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/phoenix-desktop/phoenix/remote/remotetest"
 )
@@ -70,4 +71,50 @@ func mustContainAll(t *testing.T, got string, want ...string) {
 			t.Errorf("missing %q in:\n%s", w, got)
 		}
 	}
+}
+
+// TestChatRemoteConnectionDropsMidCommand: the network to the host drops while a command
+// runs there: the turn shows the lost connection within 5 s and comes to rest, and nothing
+// of the command survives on the remote side (its agent sees its input end).
+func TestChatRemoteConnectionDropsMidCommand(t *testing.T) {
+	s := remotetest.Start(t)
+	t.Setenv(envSSHConfig, s.Config)
+	proj := s.ProjectDir(t)
+	type result struct {
+		code      int
+		out, errs string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errs := cli(t, "chat", "--demo", "--data-dir", t.TempDir(), "--remote", s.Dest, "--cwd", proj, "--unrestricted",
+			"bash: sleep 300 & echo $! > pid; wait")
+		done <- result{code, out, errs}
+	}()
+	pidFile := filepath.Join(proj, "pid")
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(60 * time.Second)
+	for {
+		if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("the remote command did not start within 60 s")
+		}
+	}
+	// Every ssh process of this host ends at once: the network is gone.
+	for _, pid := range s.LocalSSH() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	select {
+	case r := <-done:
+		if !strings.Contains(r.out, "was lost while this ran") {
+			t.Errorf("the turn does not say the connection was lost (exit %d):\n%s\n%s", r.code, r.out, r.errs)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the turn did not come to rest within 5 s of the drop")
+	}
+	s.WaitNoProcesses(t)
 }
