@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -23,6 +24,8 @@ type RemoteRunner interface {
 	// is cancelled (Stop) and never waits forever for a host that is gone. status hears, in
 	// the person's words, how connecting to the host goes ("Reconnecting to host…").
 	RunRemote(ctx context.Context, host string, call RemoteCall, status func(text string)) tools.Output
+	// Forget ends the connection to host and removes the copies of Phoenix's agent there.
+	Forget(ctx context.Context, host string) error
 }
 
 // RemoteCall is one tool call of a remote conversation.
@@ -113,4 +116,31 @@ func (r *Runtime) checkRemote(host, cwd string) error {
 func ParseRemoteLocation(s string) (host, dir string, ok bool, err error) {
 	loc, ok, err := remote.ParseLocation(s)
 	return loc.Destination, loc.Path, ok, err
+}
+
+// RemoteHosts lists, sorted, the hosts of the person's conversations on other machines
+// (archived ones included): Settings → Remote hosts.
+func (r *Runtime) RemoteHosts(ctx context.Context) ([]string, error) {
+	list, err := r.List(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	var hosts []string
+	for _, s := range list {
+		if s.Host != "" && !slices.Contains(hosts, s.Host) {
+			hosts = append(hosts, s.Host)
+		}
+	}
+	slices.Sort(hosts)
+	return hosts, nil
+}
+
+// ForgetHost ends the connection to host and removes the copies of Phoenix's agent there
+// (Settings → Forget). Its conversations stay; their next tool call connects and copies the
+// agent again.
+func (r *Runtime) ForgetHost(ctx context.Context, host string) error {
+	if r.cfg.Remote == nil {
+		return fmt.Errorf("this session of Phoenix Desktop cannot reach other machines, so nothing was removed from %s", host)
+	}
+	return r.cfg.Remote.Forget(ctx, host)
 }

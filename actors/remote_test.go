@@ -16,6 +16,7 @@ type hostRunner struct {
 	mu      sync.Mutex
 	calls   []RemoteCall
 	hosts   []string
+	forgot  []string
 	started chan struct{}
 }
 
@@ -35,6 +36,13 @@ func (r *hostRunner) RunRemote(ctx context.Context, host string, call RemoteCall
 		return tools.Output{Outcome: domain.OutcomeCancelled, Content: "stopped on " + host}
 	}
 	return tools.Output{Outcome: domain.OutcomeSuccess, Content: "ran on " + host}
+}
+
+func (r *hostRunner) Forget(_ context.Context, host string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.forgot = append(r.forgot, host)
+	return nil
 }
 
 func withRemote(r RemoteRunner) harnessOption { return func(c *Config) { c.Remote = r } }
@@ -90,5 +98,26 @@ func TestRemoteConversationNeedsARunner(t *testing.T) {
 	h2 := newHarness(t, withRemote(r))
 	if _, err := h2.rt.Create(context.Background(), NewConversation{Cwd: "proj", Host: "me@box"}); err == nil {
 		t.Error("a relative remote folder was accepted")
+	}
+}
+
+func TestRemoteHostsAreListedAndForgotten(t *testing.T) {
+	r := &hostRunner{started: make(chan struct{})}
+	h := newHarness(t, withRemote(r))
+	h.create(NewConversation{Cwd: "/srv/a", Host: "me@box"})
+	h.create(NewConversation{Cwd: "/srv/b", Host: "me@box"})
+	h.create(NewConversation{Cwd: "/srv/c", Host: "devbox"})
+	h.create(NewConversation{}) // a local one
+	hosts, err := h.rt.RemoteHosts(context.Background())
+	if err != nil || strings.Join(hosts, ",") != "devbox,me@box" {
+		t.Errorf("hosts %v, %v", hosts, err)
+	}
+	if err := h.rt.ForgetHost(context.Background(), "me@box"); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if strings.Join(r.forgot, ",") != "me@box" {
+		t.Errorf("forgot %v", r.forgot)
 	}
 }

@@ -308,3 +308,16 @@ func (h *Hosts) Close() {
 		s.Close()
 	}
 }
+
+// Forget ends the host's session, if any, and removes the copies of Phoenix's agent there
+// (Forget); a later call to the host makes a new session, which copies the agent again.
+func (h *Hosts) Forget(ctx context.Context, dest string) error {
+	h.mu.Lock()
+	s := h.sessions[dest]
+	delete(h.sessions, dest)
+	h.mu.Unlock()
+	if s != nil {
+		s.Close()
+	}
+	return Forget(ctx, Options{Destination: dest, ConfigFile: h.ConfigFile})
+}

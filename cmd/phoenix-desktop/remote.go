@@ -42,6 +42,10 @@ func (h *remoteHosts) RunRemote(ctx context.Context, host string, call actors.Re
 	return out
 }
 
+func (h *remoteHosts) Forget(ctx context.Context, host string) error {
+	return h.hosts.Forget(ctx, host)
+}
+
 func (h *remoteHosts) Close() { h.hosts.Close() }
 
 // createRemote makes a conversation whose project is on host, in the folder dir there.
