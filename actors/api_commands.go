@@ -43,6 +43,7 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	if p.Cwd == "" {
 		return domain.Conversation{}, fmt.Errorf("create conversation: choose a working directory: %w", ErrNotDirectory)
 	}
+	p.Host = r.continuedHost(p)
 	if p.Host != "" {
 		if err := r.checkRemote(p.Host, p.Cwd); err != nil {
 			return domain.Conversation{}, err

@@ -144,3 +144,15 @@ func (r *Runtime) ForgetHost(ctx context.Context, host string) error {
 	}
 	return r.cfg.Remote.Forget(ctx, host)
 }
+
+// continuedHost is the host of a new conversation: the one asked for, else — when it
+// continues a conversation on another machine in the same folder there — that one's.
+func (r *Runtime) continuedHost(p NewConversation) string {
+	if p.Host != "" || p.ContinuedFrom == "" {
+		return p.Host
+	}
+	if src, err := r.cfg.Store.Get(p.ContinuedFrom); err == nil && src.Cwd == p.Cwd {
+		return src.Host
+	}
+	return ""
+}

@@ -121,3 +121,20 @@ func TestRemoteHostsAreListedAndForgotten(t *testing.T) {
 		t.Errorf("forgot %v", r.forgot)
 	}
 }
+
+// A fork and a continuation of a conversation on another machine stay on that machine.
+func TestRemoteConversationForkAndContinuationKeepTheHost(t *testing.T) {
+	r := &hostRunner{started: make(chan struct{})}
+	h := newHarness(t, withRemote(r))
+	c := h.create(NewConversation{Cwd: "/srv/p", Host: "me@box"})
+	h.turn(c.ID, "bash: ls")
+	msgs := h.history(c.ID)
+	fork, err := h.rt.Fork(context.Background(), c.ID, msgs[len(msgs)-1].Seq)
+	if err != nil || fork.Host != "me@box" || fork.Cwd != "/srv/p" {
+		t.Errorf("fork %+v, %v", fork, err)
+	}
+	next, err := h.rt.Create(context.Background(), NewConversation{Cwd: "/srv/p", ContinuedFrom: c.ID})
+	if err != nil || next.Host != "me@box" {
+		t.Errorf("continuation %+v, %v", next, err)
+	}
+}
