@@ -156,3 +156,10 @@ func (r *Runtime) continuedHost(p NewConversation) string {
 	}
 	return ""
 }
+
+// remoteConv says whether a conversation's project is on another machine: the person's hooks
+// run here in the project's folder, which is not here, so none runs for it (issue 37).
+func (r *Runtime) remoteConv(id string) bool {
+	c, err := r.cfg.Store.Get(id)
+	return err == nil && c.Host != ""
+}

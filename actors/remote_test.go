@@ -2,6 +2,8 @@ package actors
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -136,5 +138,40 @@ func TestRemoteConversationForkAndContinuationKeepTheHost(t *testing.T) {
 	next, err := h.rt.Create(context.Background(), NewConversation{Cwd: "/srv/p", ContinuedFrom: c.ID})
 	if err != nil || next.Host != "me@box" {
 		t.Errorf("continuation %+v, %v", next, err)
+	}
+}
+
+// The person's hooks run here, in the project's folder, which a remote project does not have
+// here: they are not run for it (issue 37), and Reload instructions reads nothing here.
+func TestRemoteConversationRunsNoHooksHere(t *testing.T) {
+	cfgDir := t.TempDir()
+	writeFile(t, filepath.Join(cfgDir, "hooks.json"), `{"hooks":{"UserPromptSubmit":[{"hooks":[{"command":"echo 'no prompts today' >&2; exit 2"}]}]}}`)
+	r := &hostRunner{started: make(chan struct{})}
+	h := newHarness(t, withHooks(cfgDir), withRemote(r))
+	local := h.create(NewConversation{})
+	if err := h.rt.Send(context.Background(), local.ID, "hello", nil); !errors.Is(err, ErrHookRefused) {
+		t.Fatalf("the hook did not run for a local conversation: %v", err)
+	}
+	c := h.create(NewConversation{Cwd: "/srv/p", Host: "me@box"})
+	_, hooks, notices := h.turnEvents(c.ID, "bash: ls")
+	if res := results(h.history(c.ID)); len(res) != 1 || res[0].Content != "ran on me@box" {
+		t.Errorf("results %+v", res)
+	}
+	for _, hr := range hooks {
+		if hr.ConvID == c.ID {
+			t.Errorf("a hook ran for a remote project: %s", hr.Text)
+		}
+	}
+	for _, n := range notices {
+		if n.ConvID == c.ID && strings.HasPrefix(n.Text, "Hooks:") {
+			t.Errorf("a hook ran for a remote project: %s", n.Text)
+		}
+	}
+	// A folder of that path here is not the project.
+	writeFile(t, filepath.Join(h.cwd, "AGENTS.md"), "local instructions")
+	rc := h.create(NewConversation{Cwd: h.cwd, Host: "me@box"})
+	set, err := h.rt.ReloadInstructions(context.Background(), rc.ID)
+	if err != nil || len(set.Files) != 0 {
+		t.Errorf("reloaded %+v, %v", set, err)
 	}
 }
