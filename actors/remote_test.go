@@ -175,3 +175,17 @@ func TestRemoteConversationRunsNoHooksHere(t *testing.T) {
 		t.Errorf("reloaded %+v, %v", set, err)
 	}
 }
+
+// A sub-agent of a conversation on another machine works there too: its bash goes to the
+// same host, in the same folder.
+func TestRemoteSubAgentWorksOnTheSameHost(t *testing.T) {
+	r := &hostRunner{started: make(chan struct{})}
+	h := newHarness(t, withRemote(r))
+	c := h.create(NewConversation{Cwd: "/srv/p", Host: "me@box"})
+	h.turn(c.ID, "agents: bash: ls")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.calls) != 1 || r.hosts[0] != "me@box" || r.calls[0].Cwd != "/srv/p" || r.calls[0].Conversation == c.ID {
+		t.Errorf("the sub-agent's calls: %+v on %v", r.calls, r.hosts)
+	}
+}
