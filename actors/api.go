@@ -108,6 +108,8 @@ type Config struct {
 	Store Store
 	LLM   LLMClient
 	Tools ToolRunner
+	// Remote runs the tools of conversations on other machines (remote.go); nil refuses them.
+	Remote RemoteRunner
 	// Sandbox is sandbox.Describe(); left empty, the runtime describes the sandbox on the
 	// first Sandbox call, so that starting needs no supervisor (see Runtime.Sandbox).
 	Sandbox SandboxStatus

@@ -30,6 +30,9 @@ type NewConversation struct {
 	// NoInstructions starts without the project's AGENTS.md (Reload instructions turns them
 	// on again).
 	NoInstructions bool
+	// Host is the SSH host of a project on another machine, Cwd a path there; it needs
+	// Config.Remote. The project's instructions, commands and hooks are not read from there yet.
+	Host string
 }
 
 // ErrNotDirectory rejects a working directory that is missing or not a directory.
@@ -40,8 +43,12 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	if p.Cwd == "" {
 		return domain.Conversation{}, fmt.Errorf("create conversation: choose a working directory: %w", ErrNotDirectory)
 	}
-	info, err := os.Stat(p.Cwd)
-	if err != nil || !info.IsDir() {
+	p.Host = r.continuedHost(p)
+	if p.Host != "" {
+		if err := r.checkRemote(p.Host, p.Cwd); err != nil {
+			return domain.Conversation{}, err
+		}
+	} else if info, err := os.Stat(p.Cwd); err != nil || !info.IsDir() {
 		return domain.Conversation{}, fmt.Errorf("create conversation in %s: %w", p.Cwd, ErrNotDirectory)
 	}
 	model := strings.TrimSpace(p.Model)
@@ -52,7 +59,7 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 		return domain.Conversation{}, fmt.Errorf("create conversation: no model is chosen: pick one (or set %s, or pass --model)", providers.EnvModel)
 	}
 	conv, err := domain.NewConversation(domain.NewConversationParams{
-		ID: newID(), Title: p.Title, Cwd: p.Cwd, Model: model, ContextWindow: p.ContextWindow,
+		ID: newID(), Title: p.Title, Cwd: p.Cwd, Host: p.Host, Model: model, ContextWindow: p.ContextWindow,
 		LandlockAvailable: r.cfg.Sandbox.Available, Mode: p.Mode, Unrestricted: p.Unrestricted,
 		ContinuedFrom: p.ContinuedFrom, CreatedAt: time.Now(),
 	})
@@ -70,6 +77,13 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	// The instructions are read here, on the caller's goroutine (never in a mailbox), and
 	// saved before the caller learns the id, so before anything can be sent.
 	set := Instructions{Disabled: true}
+	if p.Host != "" {
+		// The project's files are on the remote machine; none of them is read here.
+		if err := r.saveInstructions(rc.Conv.ID, set); err != nil {
+			r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Project instructions will not be used: " + err.Error()})
+		}
+		return rc.Conv, nil
+	}
 	if !p.NoInstructions {
 		set = r.readInstructions(rc.Conv.ID, p.Cwd)
 	}

@@ -29,7 +29,8 @@ func (r *Runtime) warmCheckpoints(id string) {
 // and opening the repository happen in the background.
 func (r *Runtime) warmCheckpointsFor(c domain.Conversation, fromActor bool) bool {
 	id := c.ID
-	if c.Mode.Rank() == domain.ModeRestricted.Rank() || r.cfg.Store.FilesDir(id) == "" {
+	// A remote project's files are not here to snapshot (issue 37).
+	if c.Mode.Rank() == domain.ModeRestricted.Rank() || r.cfg.Store.FilesDir(id) == "" || c.Host != "" {
 		return false
 	}
 	// Under stopMu, so that no Add races with Shutdown's Wait. Shutdown holds it while it

@@ -135,12 +135,17 @@ func (a *conversationActor) onLLMDone(ctx actor.Context, msg llmDone) {
 }
 
 func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
-	env, err := a.toolEnv(e.Mode)
 	toolCtx, cancel := context.WithCancel(context.Background())
 	a.toolExec, a.toolCancel = e.Exec, cancel
 	// Bound before the worker exists: a Stop pending since the transition that started this
 	// tool cancels it now, and the tool runner then starts no process.
 	a.gate.bind(e.Exec, cancel)
+	if a.runsRemotely(e.Call) {
+		a.toolPID = ctx.Spawn(remoteToolProps(a.rt, a.id, e.Exec, toolCtx, cancel, a.conv.Host, RemoteCall{Conversation: a.id,
+			Cwd: a.conv.Cwd, Mode: e.Mode, ImageLimits: a.rt.imageLimits(a.conv.RequestModel()), Call: e.Call}))
+		return
+	}
+	env, err := a.toolEnv(e.Mode)
 	var servers *mcp.Set
 	if domain.IsMCPTool(e.Call.Name) {
 		servers = a.mcpServers()
@@ -151,7 +156,7 @@ func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
 // mcpServers returns the conversation's MCP servers, making the set (which starts nothing)
 // on first use; nil when MCP is off.
 func (a *conversationActor) mcpServers() *mcp.Set {
-	if a.mcp == nil && a.rt.cfg.MCP != nil {
+	if a.mcp == nil && a.rt.cfg.MCP != nil && a.conv.Host == "" {
 		a.mcp = a.rt.newMCPSet(a.id, a.conv.Cwd)
 	}
 	return a.mcp
@@ -166,7 +171,7 @@ func (a *conversationActor) spawnSubAgents(ctx actor.Context, e domain.SpawnSubA
 	}
 	for _, spec := range e.Agents {
 		sub, err := domain.NewConversation(domain.NewConversationParams{
-			ID: spec.ID, Title: domain.TitleFrom(spec.Task), Cwd: a.conv.Cwd, Model: a.conv.RequestModel(),
+			ID: spec.ID, Title: domain.TitleFrom(spec.Task), Cwd: a.conv.Cwd, Host: a.conv.Host, Model: a.conv.RequestModel(),
 			ContextWindow: window, LandlockAvailable: a.conv.LandlockAvailable,
 			ParentID: a.id, ParentExec: e.Exec, Task: spec.Task, CreatedAt: time.Now(),
 		})

@@ -144,6 +144,9 @@ func (r *Runtime) Commands(ctx context.Context, id string) (Custom, error) {
 
 // reloadCustom reads the commands and skills again (Reload instructions).
 func (r *Runtime) reloadCustom(c domain.Conversation) {
+	if c.Host != "" {
+		return // a remote project's files are not here (issue 37)
+	}
 	set := r.readCustom(c.ID, c.Cwd)
 	if err := r.saveCustom(c.ID, set); err != nil {
 		r.publish(Notice{ConvID: c.ID, Level: NoticeWarning, Text: "Commands and skills were not reloaded: " + err.Error()})
@@ -201,7 +204,7 @@ func (r *Runtime) AllowProjectHooks(cwd, fingerprint string) error {
 // runHooks runs the hooks of one event and shows what they did in the conversation's
 // transcript. mode is the conversation's, under which project hooks run.
 func (r *Runtime) runHooks(ctx context.Context, convID string, mode domain.Mode, in custom.Input) custom.Outcome {
-	if r.cfg.Hooks == nil {
+	if r.cfg.Hooks == nil || r.remoteConv(convID) {
 		return custom.Outcome{}
 	}
 	in.SessionID, in.PermissionMode = convID, string(mode)

@@ -25,7 +25,7 @@ func (r *Runtime) Fork(ctx context.Context, id string, seq uint64) (domain.Conve
 		return domain.Conversation{}, fmt.Errorf("fork %s: %w", id, err)
 	}
 	conv, history, err := domain.Fork(src, msgs, seq, domain.NewConversationParams{
-		ID: newID(), Cwd: src.Cwd, Model: src.Model, ContextWindow: src.ContextWindow,
+		ID: newID(), Cwd: src.Cwd, Host: src.Host, Model: src.Model, ContextWindow: src.ContextWindow,
 		LandlockAvailable: r.cfg.Sandbox.Available, CreatedAt: time.Now(),
 	})
 	if err != nil {
@@ -38,6 +38,13 @@ func (r *Runtime) Fork(ctx context.Context, id string, seq uint64) (domain.Conve
 	rc := res.(replyConv)
 	if rc.Err != nil {
 		return rc.Conv, rc.Err
+	}
+	if src.Host != "" {
+		// As Create does for a project on another machine: nothing of it is read here.
+		if err := r.saveInstructions(rc.Conv.ID, Instructions{Disabled: true}); err != nil {
+			r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Project instructions will not be used: " + err.Error()})
+		}
+		return rc.Conv, nil
 	}
 	// As Create does: read on the caller's goroutine, saved before the caller learns the id.
 	if err := r.saveInstructions(rc.Conv.ID, r.readInstructions(rc.Conv.ID, src.Cwd)); err != nil {

@@ -97,7 +97,10 @@ func (r *Runtime) ReloadInstructions(ctx context.Context, id string) (Instructio
 	if c.IsSubAgent() {
 		return Instructions{}, fmt.Errorf("reload instructions of %s: a sub-agent uses its parent's instructions", id)
 	}
-	set := r.readInstructions(id, c.Cwd)
+	set := Instructions{Disabled: true} // a remote project's files are not here (issue 37)
+	if c.Host == "" {
+		set = r.readInstructions(id, c.Cwd)
+	}
 	if err := r.saveInstructions(id, set); err != nil {
 		return Instructions{}, err
 	}

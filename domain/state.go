@@ -287,7 +287,10 @@ type Conversation struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 	// Cwd is fixed at creation (REQ-BED-010).
-	Cwd   string `json:"cwd"`
+	Cwd string `json:"cwd"`
+	// Host, when set, is the SSH host the project lives on (user@host or a Host of
+	// ~/.ssh/config); Cwd is then a path on that machine, where the tools run (issue 37).
+	Host  string `json:"host,omitempty"`
 	Model string `json:"model"`
 	// TurnModel is the model of the turn under way when a message asked for one other than
 	// Model (UserMessage.Model); the conversation's own model is back, and TurnModel
@@ -357,6 +360,8 @@ func (c Conversation) UserInitiated() bool { return !c.IsSubAgent() }
 // NewConversationParams are the choices made when a conversation is created.
 type NewConversationParams struct {
 	ID, Title, Cwd, Model string
+	// Host is the SSH host of a remote project; empty for a local one.
+	Host string
 	// ContextWindow overrides the model table when positive.
 	ContextWindow     int
 	LandlockAvailable bool
@@ -402,7 +407,7 @@ func NewConversation(p NewConversationParams) (Conversation, error) {
 		window = ContextWindowFor(p.Model)
 	}
 	return Conversation{
-		ID: p.ID, Title: p.Title, Cwd: p.Cwd, Model: p.Model, ContextWindow: window,
+		ID: p.ID, Title: p.Title, Cwd: p.Cwd, Host: p.Host, Model: p.Model, ContextWindow: window,
 		Mode: mode, LandlockAvailable: p.LandlockAvailable,
 		ParentID: p.ParentID, ParentExec: p.ParentExec, Task: p.Task,
 		ContinuedFrom: p.ContinuedFrom, State: Idle{},

@@ -28,6 +28,8 @@ type Summary struct {
 	UpdatedAt     time.Time        `json:"updated_at"`
 	Archived      bool             `json:"archived,omitempty"`
 	ContinuedFrom string           `json:"continued_from,omitempty"`
+	// Host is the SSH host of a project on another machine (domain.Conversation.Host).
+	Host string `json:"host,omitempty"`
 	// Spent is what the conversation's replies took and cost (issue 27).
 	Spent domain.Spend `json:"spent,omitzero"`
 }
@@ -36,7 +38,7 @@ func summaryOf(c domain.Conversation) Summary {
 	return Summary{
 		ID: c.ID, Title: c.Title, Cwd: c.Cwd, Model: c.Model, Mode: c.Mode, State: c.State.Kind(),
 		Usage: c.Usage, ContextWindow: c.ContextWindow, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
-		Archived: c.Archived, ContinuedFrom: c.ContinuedFrom, Spent: c.Spent,
+		Archived: c.Archived, ContinuedFrom: c.ContinuedFrom, Host: c.Host, Spent: c.Spent,
 	}
 }
 

@@ -256,8 +256,15 @@ const savedBashEnv = "PHOENIX_SANDBOX_BASH_ENV"
 
 // withShellGate points $BASH_ENV at the shell gate on descriptor 4, keeping the command's
 // own value for the gate to restore.
+//
+// A bash at shell level 1 that sees SSH_CLIENT (or SSH2_CLIENT) takes itself for sshd's own
+// shell (Debian builds bash so): it sources ~/.bashrc and skips $BASH_ENV, and so the gate —
+// a command of a program sshd started through `exec`, which lowers SHLVL to 0, would run
+// before its restrictions were complete. SHLVL is raised to at least 1, so bash counts
+// itself a nested shell and always reads $BASH_ENV.
 func withShellGate(env []string) []string {
 	out := env[:0:0]
+	level := false
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
 		switch name {
@@ -266,8 +273,16 @@ func withShellGate(env []string) []string {
 		case "BASH_ENV":
 			out = append(out, savedBashEnv+"="+value)
 			continue
+		case "SHLVL":
+			if n, err := strconv.Atoi(strings.TrimSpace(value)); err != nil || n < 1 {
+				continue
+			}
+			level = true
 		}
 		out = append(out, kv)
+	}
+	if !level {
+		out = append(out, "SHLVL=1")
 	}
 	return append(out, "BASH_ENV=/dev/fd/4")
 }

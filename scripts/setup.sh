@@ -18,6 +18,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# OpenSSH's server for the remote package's tests, which start their own sshd on 127.0.0.1
+# (remote/sshd_test.go). Debian's package starts a system daemon on port 22 when it installs:
+# stop and disable it, nothing here needs it.
+if ! dpkg-query -W -f='${Status}' openssh-server 2>/dev/null | grep -q "install ok installed"; then
+  echo "setup: installing openssh-server (its system daemon stays off)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq openssh-server >/dev/null
+  if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+    systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+  else
+    service ssh stop >/dev/null 2>&1 || true
+    update-rc.d ssh disable >/dev/null 2>&1 || true
+  fi
+fi
+
 # A UTF-8 locale for the shells and tools of the tests (the app needs none).
 if ! locale -a 2>/dev/null | grep -qi '^en_US.utf8$'; then
   sed -i 's/^# *en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' /etc/locale.gen 2>/dev/null || true

@@ -88,7 +88,7 @@ func (h *header) refresh() {
 	h.box.Show()
 	m.win.SetTitle(AppTitle + " — " + transcript.Title(c.Title, c.Cwd))
 	h.title.SetText(transcript.Title(c.Title, c.Cwd))
-	sub := c.Cwd + " · " + m.b.ModelLabel(c.Model)
+	sub := transcript.Place(c) + " · " + m.b.ModelLabel(c.Model)
 	if c.ContinuedFrom != "" {
 		if from := m.convs[c.ContinuedFrom]; from != nil {
 			sub += " · continues “" + transcript.Title(from.conv.Title, from.conv.Cwd) + "”"

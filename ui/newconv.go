@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 )
 
@@ -46,7 +47,7 @@ func (m *MainWindow) showNewConversation() {
 	} else {
 		f.cwd.SetText(p.StringWithFallback(prefLastCwd, home))
 	}
-	f.cwd.Validator = validDir
+	f.cwd.Validator = validPlace
 	browse := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), func() {
 		fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 			if err == nil && u != nil {
@@ -83,7 +84,7 @@ func (m *MainWindow) showNewConversation() {
 	}
 	f.title.SetPlaceHolder("Optional: otherwise named after your first message")
 	items := []*widget.FormItem{
-		{Text: "Working directory", Widget: container.NewBorder(nil, nil, nil, browse, f.cwd), HintText: "Fixed for the whole conversation."},
+		{Text: "Working directory", Widget: container.NewBorder(nil, nil, nil, browse, f.cwd), HintText: "Fixed for the whole conversation. On another machine over SSH: user@host:/path."},
 		{Text: "Model", Widget: container.NewVBox(f.model, f.hint)},
 		{Text: "Mode", Widget: f.mode, HintText: modeHint},
 		{Text: "Title", Widget: f.title},
@@ -106,12 +107,25 @@ func (m *MainWindow) showNewConversation() {
 }
 
 func (f *newConvForm) params() NewConversation {
-	return NewConversation{
+	p := NewConversation{
 		Cwd:   filepath.Clean(strings.TrimSpace(f.cwd.Text)),
 		Model: strings.TrimSpace(f.model.Text),
 		Title: strings.TrimSpace(f.title.Text),
 		Mode:  f.selectedMode(),
 	}
+	if host, dir, ok, err := actors.ParseRemoteLocation(f.cwd.Text); ok && err == nil {
+		p.Host, p.Cwd = host, dir
+	}
+	return p
+}
+
+// validPlace accepts an existing directory here, or user@host:/path on another machine (which
+// is checked when the first tool runs there).
+func validPlace(s string) error {
+	if _, _, ok, err := actors.ParseRemoteLocation(s); ok {
+		return err
+	}
+	return validDir(s)
 }
 
 // selectedMode is the mode the radio group names.
@@ -154,7 +168,9 @@ func (m *MainWindow) createConversation(p NewConversation) {
 				return
 			}
 			pr := m.app.Preferences()
-			pr.SetString(prefLastCwd, p.Cwd)
+			if p.Host == "" { // the last local folder: a remote path means nothing here
+				pr.SetString(prefLastCwd, p.Cwd)
+			}
 			pr.SetString(prefLastModel, p.Model)
 			m.openCreated(conv, "")
 		})

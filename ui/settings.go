@@ -177,6 +177,7 @@ func (m *MainWindow) showSettings() {
 		m.mcpSettingsItem(),
 		m.hooksSettingsItem(),
 		m.hostSettingsItem(),
+		m.remoteHostsSettingsItem(),
 		m.hiddenPathsSettingsItem(),
 	}
 	if spent := m.spentTodayItem(); spent != nil {

@@ -62,7 +62,11 @@ func (r *sideRow) bind(cs *convState) {
 	kind := cs.stateKind(cs.listKind)
 	sub := transcript.StateWord(kind)
 	if c.Cwd != "" {
-		sub = shortPath(c.Cwd) + " · " + sub
+		place := shortPath(c.Cwd)
+		if c.Host != "" { // a project on another machine names its host
+			place = transcript.Place(c)
+		}
+		sub = place + " · " + sub
 	}
 	r.sub.SetText(sub)
 	r.when.SetText(listTime(c.UpdatedAt, r.m.now()))

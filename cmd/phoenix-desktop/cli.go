@@ -47,6 +47,7 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	var (
 		common     commonFlags
 		cwd        string
+		remoteHost string
 		unrestrict bool
 		modeFlag   string
 		approve    upgradeAnswer
@@ -67,6 +68,7 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	)
 	common.register(fs, true)
 	fs.StringVar(&cwd, "cwd", ".", "working directory of a new conversation")
+	fs.StringVar(&remoteHost, "remote", "", "start the new conversation on this SSH host (user@host or a Host of ~/.ssh/config); --cwd is then the absolute path there")
 	fs.BoolVar(&unrestrict, "unrestricted", false, "start the new conversation without the sandbox (the same as --mode=unrestricted)")
 	fs.StringVar(&modeFlag, "mode", "", "mode of a new conversation: restricted (the default), project or unrestricted")
 	fs.Var(&approve, "approve-upgrades", "approve every request_mode_upgrade with project (edits in this project) or full (everything; also a bare --approve-upgrades)")
@@ -187,6 +189,10 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 					domain.UsagePercent(conv.Usage, conv.Window()), rt.ModelLabel(conv.Model), conv.ID)}
 			}
 		}
+	} else if remoteHost != "" {
+		if conv, err = createRemote(ctx, rt, remoteHost, cwd, common.model, mode); err != nil {
+			return err
+		}
 	} else {
 		abs, err := env.abs(cwd)
 		if err != nil {
@@ -202,8 +208,10 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	noteProjectServers(rt, conv.Cwd, stderr)
-	noteProjectHooks(rt, conv.Cwd, stderr)
+	if conv.Host == "" { // a remote project's servers and hooks are not read from here
+		noteProjectServers(rt, conv.Cwd, stderr)
+		noteProjectHooks(rt, conv.Cwd, stderr)
+	}
 	// "/name args" runs a custom command: its prompt is what is sent.
 	var command *actors.Command
 	invocation := prompt
@@ -221,7 +229,7 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	defer sub.Close()
 	out := &chatPrinter{w: stdout, json: jsonOut, conv: conv.ID, reasoning: reasoning, outputLimit: rt.OutputLimit(conv.Model)}
 	if !jsonOut {
-		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, conv.Cwd,
+		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, transcript.Place(conv),
 			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(sandbox.Probe()))
 		if set, err := rt.Instructions(ctx, conv.ID); err == nil {
 			if len(set.Files) > 0 {

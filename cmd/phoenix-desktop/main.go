@@ -14,6 +14,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/bench"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
+	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 )
 
@@ -33,7 +34,7 @@ var usage = `Usage:
   phoenix-desktop delete ID [--data-dir DIR]   delete a conversation for good
   phoenix-desktop --version                 print the version and the source revision
   phoenix-desktop bench [--json]            measure the headline numbers on this machine
-  phoenix-desktop doctor [--json]           which sandbox layers this machine enforces, and why any is missing
+  phoenix-desktop doctor [--json] [--remote HOST]   which sandbox layers this machine (or HOST over SSH) enforces, and why any is missing
   phoenix-desktop mcp list [--cwd DIR] [--json]   start the MCP servers, show their states and tools
   phoenix-desktop mcp login NAME                  sign in to a URL MCP server (OAuth, in the browser)
   phoenix-desktop commands [--cwd DIR] [--json]   the /commands and skills a conversation there has
@@ -49,6 +50,9 @@ func main() {
 	// The sandbox helper must run before anything else: when this process is the restricted
 	// re-execution of bash, it must not start the app (it never returns in that case).
 	sandbox.MaybeRunHelper()
+	// On a remote machine this binary, copied there over SSH, is the agent of the app's
+	// conversations (remote.Dial starts it so); it never starts the app there.
+	remote.MaybeRunAgent()
 	// Likewise the MCP server that `bench` measures against is this binary started again.
 	bench.MaybeRunEchoServer()
 	// And the bare Fyne window the idle rows compare the app's window with.

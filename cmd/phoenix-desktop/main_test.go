@@ -22,6 +22,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
 	"github.com/phoenix-desktop/phoenix/persistence"
+	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/secrets"
 	"github.com/phoenix-desktop/phoenix/ui"
@@ -29,6 +30,7 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
+	remote.MaybeRunAgent()   // the test binary, copied over SSH, as the remote agent (remote_test.go)
 	mcptest.MaybeRunServer() // the test binary as the small MCP server (mcpask_test.go)
 	maybeRunAsCLI()          // the test binary as the command line (cliserve_test.go)
 	// The tests never read the developer's own settings (their MCP servers, for one).

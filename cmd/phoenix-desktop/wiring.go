@@ -340,6 +340,8 @@ type session struct {
 	// borrowed is the app's session lent to a command served beside the window
 	// (cliserver.go): the app closes it, the command must not.
 	borrowed bool
+	// remote holds the SSH sessions of remote projects (remote.go).
+	remote *remoteHosts
 }
 
 func (a *session) Close() {
@@ -348,6 +350,9 @@ func (a *session) Close() {
 	}
 	if a.runtime != nil {
 		a.runtime.Shutdown()
+	}
+	if a.remote != nil {
+		a.remote.Close() // after the runtime: no remote call is left to run
 	}
 	// After the runtime: its commands have ended, so every supervisor is idle.
 	sandbox.Shutdown()
@@ -398,7 +403,9 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 	// The proxy asks the runtime about new hosts; the runtime is set once it has started.
 	var started atomic.Pointer[actors.Runtime]
 	a.proxy = &lazyProxy{log: log, open: func() (*appProxy, error) { return openProxy(store.Dir(), started.Load, log) }}
+	a.remote = newRemoteHosts()
 	rt, err := actors.Start(actors.Config{
+		Remote:       a.remote,
 		HostProxy:    a.proxy,
 		Search:       a.index,
 		OutputLimits: limits,

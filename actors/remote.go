@@ -1,0 +1,165 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/imaging"
+	"github.com/phoenix-desktop/phoenix/remote"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// RemoteRunner runs the tool calls of conversations whose project lives on another machine
+// (domain.Conversation.Host). cmd wires the remote package's hosts here; the runtime needs
+// nothing else of it.
+type RemoteRunner interface {
+	// Runs says whether a tool's calls run on the remote machine (bash, patch, …); the
+	// others (think, todo, fetch_url) run here as for any conversation.
+	Runs(tool string) bool
+	// RunRemote runs one call on host and returns its output; it returns promptly when ctx
+	// is cancelled (Stop) and never waits forever for a host that is gone. status hears, in
+	// the person's words, how connecting to the host goes ("Reconnecting to host…").
+	RunRemote(ctx context.Context, host string, call RemoteCall, status func(text string)) tools.Output
+	// Forget ends the connection to host and removes the copies of Phoenix's agent there.
+	Forget(ctx context.Context, host string) error
+}
+
+// RemoteCall is one tool call of a remote conversation.
+type RemoteCall struct {
+	Conversation string
+	// Cwd is the working directory on the remote machine.
+	Cwd         string
+	Mode        domain.Mode
+	ImageLimits imaging.Limits
+	Call        domain.ToolCall
+}
+
+// runsRemotely says whether a call of a remote conversation goes to its host: its tools that
+// touch files or run commands, and MCP tools, which have no servers here for a remote project.
+func (a *conversationActor) runsRemotely(call domain.ToolCall) bool {
+	if a.conv.Host == "" {
+		return false
+	}
+	return domain.IsMCPTool(call.Name) || a.rt.cfg.Remote == nil || a.rt.cfg.Remote.Runs(call.Name)
+}
+
+// remoteToolActor runs one call of a remote conversation on its host. The runner itself
+// carries Stop across (one cancel to the remote process group) and reports a dropped
+// connection as the call's error; nothing of this machine's hooks, checkpoints or proxy
+// applies to a project that is not here.
+type remoteToolActor struct {
+	rt     *Runtime
+	convID string
+	exec   domain.ExecID
+	ctx    context.Context
+	cancel context.CancelFunc
+	host   string
+	call   RemoteCall
+}
+
+func remoteToolProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc, host string, call RemoteCall) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &remoteToolActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, host: host, call: call}
+	})
+}
+
+func (w *remoteToolActor) Receive(ctx actor.Context) {
+	switch ctx.Message().(type) {
+	case *actor.Started:
+		parent, root := ctx.Parent(), w.rt.system.Root
+		go func() { root.Send(parent, toolDone{Exec: w.exec, Result: w.run()}) }()
+	case *actor.Stopping:
+		w.cancel()
+	}
+}
+
+func (w *remoteToolActor) run() domain.ToolResult {
+	call := w.call.Call
+	fail := func(text string) domain.ToolResult {
+		return domain.ToolResult{CallID: call.ID, Name: call.Name, Outcome: domain.OutcomeError, Content: text}
+	}
+	switch {
+	case w.rt.cfg.Remote == nil:
+		return fail(fmt.Sprintf("This conversation's project is on %s, and this session of Phoenix Desktop cannot reach other machines; open it in the app or with `chat --remote`.", w.host))
+	case domain.IsMCPTool(call.Name):
+		return fail("MCP servers do not run for a project on another machine yet, so " + call.Name + " cannot run here.")
+	}
+	out := w.rt.cfg.Remote.RunRemote(w.ctx, w.host, w.call, func(text string) {
+		w.rt.publish(Notice{ConvID: w.convID, Level: NoticeInfo, Text: text})
+	})
+	for _, img := range out.Images {
+		if _, err := w.rt.cfg.Store.PutBlob(img.Data); err != nil {
+			return fail("The image could not be saved: " + err.Error())
+		}
+	}
+	return out.Result(call)
+}
+
+// checkRemote refuses a remote conversation this runtime cannot serve, before it exists.
+func (r *Runtime) checkRemote(host, cwd string) error {
+	if r.cfg.Remote == nil {
+		return fmt.Errorf("create conversation on %s: this session of Phoenix Desktop cannot reach other machines", host)
+	}
+	if len(cwd) == 0 || cwd[0] != '/' {
+		return fmt.Errorf("create conversation on %s: the folder there must be an absolute path, not %q", host, cwd)
+	}
+	return nil
+}
+
+// ParseRemoteLocation reads what a person types for a project on another machine —
+// "user@host:/path" or "host:/path" with a Host of ~/.ssh/config — into its host and folder;
+// ok is false, with no error, for a local path (remote.ParseLocation, the one reader of it).
+func ParseRemoteLocation(s string) (host, dir string, ok bool, err error) {
+	loc, ok, err := remote.ParseLocation(s)
+	return loc.Destination, loc.Path, ok, err
+}
+
+// RemoteHosts lists, sorted, the hosts of the person's conversations on other machines
+// (archived ones included): Settings → Remote hosts.
+func (r *Runtime) RemoteHosts(ctx context.Context) ([]string, error) {
+	list, err := r.List(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	var hosts []string
+	for _, s := range list {
+		if s.Host != "" && !slices.Contains(hosts, s.Host) {
+			hosts = append(hosts, s.Host)
+		}
+	}
+	slices.Sort(hosts)
+	return hosts, nil
+}
+
+// ForgetHost ends the connection to host and removes the copies of Phoenix's agent there
+// (Settings → Forget). Its conversations stay; their next tool call connects and copies the
+// agent again.
+func (r *Runtime) ForgetHost(ctx context.Context, host string) error {
+	if r.cfg.Remote == nil {
+		return fmt.Errorf("this session of Phoenix Desktop cannot reach other machines, so nothing was removed from %s", host)
+	}
+	return r.cfg.Remote.Forget(ctx, host)
+}
+
+// continuedHost is the host of a new conversation: the one asked for, else — when it
+// continues a conversation on another machine in the same folder there — that one's.
+func (r *Runtime) continuedHost(p NewConversation) string {
+	if p.Host != "" || p.ContinuedFrom == "" {
+		return p.Host
+	}
+	if src, err := r.cfg.Store.Get(p.ContinuedFrom); err == nil && src.Cwd == p.Cwd {
+		return src.Host
+	}
+	return ""
+}
+
+// remoteConv says whether a conversation's project is on another machine: the person's hooks
+// run here in the project's folder, which is not here, so none runs for it (issue 37).
+func (r *Runtime) remoteConv(id string) bool {
+	c, err := r.cfg.Store.Get(id)
+	return err == nil && c.Host != ""
+}

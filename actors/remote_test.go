@@ -1,0 +1,191 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// hostRunner stands for the remote package's hosts (the real ones run against a real sshd in
+// the remote and cmd packages' tests): it records each call, and a "sleep" waits for Stop.
+type hostRunner struct {
+	mu      sync.Mutex
+	calls   []RemoteCall
+	hosts   []string
+	forgot  []string
+	started chan struct{}
+}
+
+func (r *hostRunner) Runs(tool string) bool {
+	return tool == domain.ToolBash || tool == domain.ToolPatch
+}
+
+func (r *hostRunner) RunRemote(ctx context.Context, host string, call RemoteCall, status func(string)) tools.Output {
+	r.mu.Lock()
+	r.calls = append(r.calls, call)
+	r.hosts = append(r.hosts, host)
+	r.mu.Unlock()
+	status("Connecting to " + host + "…")
+	if strings.Contains(call.Call.Arguments, "sleep") {
+		close(r.started)
+		<-ctx.Done()
+		return tools.Output{Outcome: domain.OutcomeCancelled, Content: "stopped on " + host}
+	}
+	return tools.Output{Outcome: domain.OutcomeSuccess, Content: "ran on " + host}
+}
+
+func (r *hostRunner) Forget(_ context.Context, host string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.forgot = append(r.forgot, host)
+	return nil
+}
+
+func withRemote(r RemoteRunner) harnessOption { return func(c *Config) { c.Remote = r } }
+
+func TestRemoteConversationRunsItsToolsOnItsHost(t *testing.T) {
+	r := &hostRunner{started: make(chan struct{})}
+	h := newHarness(t, withRemote(r))
+	// The folder is on the host: nothing of that name exists here.
+	c := h.create(NewConversation{Cwd: "/srv/nowhere-here/proj", Host: "me@box"})
+	if c.Host != "me@box" || c.Cwd != "/srv/nowhere-here/proj" {
+		t.Fatalf("created %+v", c)
+	}
+	h.turn(c.ID, "bash: ls ;; think: and now")
+	res := results(h.history(c.ID))
+	if len(res) < 2 || res[0].Content != "ran on me@box" || res[1].Name != domain.ToolThink {
+		t.Fatalf("results %+v", res)
+	}
+	r.mu.Lock()
+	got := r.calls[0]
+	nCalls := len(r.calls)
+	r.mu.Unlock()
+	if nCalls != 1 || got.Conversation != c.ID || got.Cwd != c.Cwd || got.Mode != c.Mode || got.Call.Name != domain.ToolBash {
+		t.Errorf("the host got %d calls, the first %+v", nCalls, got)
+	}
+
+	// Stop reaches the call on the host: its context ends.
+	h.send(c.ID, "bash: sleep 100")
+	<-r.started
+	if err := h.rt.Cancel(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.waitRest(c.ID)
+	res = results(h.history(c.ID))
+	if last := res[len(res)-1]; last.Outcome != domain.OutcomeCancelled {
+		t.Errorf("the stopped call: %+v", last)
+	}
+
+	// A restart brings it back at rest, still on its host.
+	h.restart()
+	back, err := h.store.Get(c.ID)
+	if err != nil || back.Host != "me@box" || domain.Busy(back.State) {
+		t.Errorf("after a restart: %+v %v", back, err)
+	}
+}
+
+func TestRemoteConversationNeedsARunner(t *testing.T) {
+	h := newHarness(t)
+	_, err := h.rt.Create(context.Background(), NewConversation{Cwd: "/srv/proj", Host: "me@box"})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach other machines") {
+		t.Errorf("Create without a runner: %v", err)
+	}
+	r := &hostRunner{started: make(chan struct{})}
+	h2 := newHarness(t, withRemote(r))
+	if _, err := h2.rt.Create(context.Background(), NewConversation{Cwd: "proj", Host: "me@box"}); err == nil {
+		t.Error("a relative remote folder was accepted")
+	}
+}
+
+func TestRemoteHostsAreListedAndForgotten(t *testing.T) {
+	r := &hostRunner{started: make(chan struct{})}
+	h := newHarness(t, withRemote(r))
+	h.create(NewConversation{Cwd: "/srv/a", Host: "me@box"})
+	h.create(NewConversation{Cwd: "/srv/b", Host: "me@box"})
+	h.create(NewConversation{Cwd: "/srv/c", Host: "devbox"})
+	h.create(NewConversation{}) // a local one
+	hosts, err := h.rt.RemoteHosts(context.Background())
+	if err != nil || strings.Join(hosts, ",") != "devbox,me@box" {
+		t.Errorf("hosts %v, %v", hosts, err)
+	}
+	if err := h.rt.ForgetHost(context.Background(), "me@box"); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if strings.Join(r.forgot, ",") != "me@box" {
+		t.Errorf("forgot %v", r.forgot)
+	}
+}
+
+// A fork and a continuation of a conversation on another machine stay on that machine.
+func TestRemoteConversationForkAndContinuationKeepTheHost(t *testing.T) {
+	r := &hostRunner{started: make(chan struct{})}
+	h := newHarness(t, withRemote(r))
+	c := h.create(NewConversation{Cwd: "/srv/p", Host: "me@box"})
+	h.turn(c.ID, "bash: ls")
+	msgs := h.history(c.ID)
+	fork, err := h.rt.Fork(context.Background(), c.ID, msgs[len(msgs)-1].Seq)
+	if err != nil || fork.Host != "me@box" || fork.Cwd != "/srv/p" {
+		t.Errorf("fork %+v, %v", fork, err)
+	}
+	next, err := h.rt.Create(context.Background(), NewConversation{Cwd: "/srv/p", ContinuedFrom: c.ID})
+	if err != nil || next.Host != "me@box" {
+		t.Errorf("continuation %+v, %v", next, err)
+	}
+}
+
+// The person's hooks run here, in the project's folder, which a remote project does not have
+// here: they are not run for it (issue 37), and Reload instructions reads nothing here.
+func TestRemoteConversationRunsNoHooksHere(t *testing.T) {
+	cfgDir := t.TempDir()
+	writeFile(t, filepath.Join(cfgDir, "hooks.json"), `{"hooks":{"UserPromptSubmit":[{"hooks":[{"command":"echo 'no prompts today' >&2; exit 2"}]}]}}`)
+	r := &hostRunner{started: make(chan struct{})}
+	h := newHarness(t, withHooks(cfgDir), withRemote(r))
+	local := h.create(NewConversation{})
+	if err := h.rt.Send(context.Background(), local.ID, "hello", nil); !errors.Is(err, ErrHookRefused) {
+		t.Fatalf("the hook did not run for a local conversation: %v", err)
+	}
+	c := h.create(NewConversation{Cwd: "/srv/p", Host: "me@box"})
+	_, hooks, notices := h.turnEvents(c.ID, "bash: ls")
+	if res := results(h.history(c.ID)); len(res) != 1 || res[0].Content != "ran on me@box" {
+		t.Errorf("results %+v", res)
+	}
+	for _, hr := range hooks {
+		if hr.ConvID == c.ID {
+			t.Errorf("a hook ran for a remote project: %s", hr.Text)
+		}
+	}
+	for _, n := range notices {
+		if n.ConvID == c.ID && strings.HasPrefix(n.Text, "Hooks:") {
+			t.Errorf("a hook ran for a remote project: %s", n.Text)
+		}
+	}
+	// A folder of that path here is not the project.
+	writeFile(t, filepath.Join(h.cwd, "AGENTS.md"), "local instructions")
+	rc := h.create(NewConversation{Cwd: h.cwd, Host: "me@box"})
+	set, err := h.rt.ReloadInstructions(context.Background(), rc.ID)
+	if err != nil || len(set.Files) != 0 {
+		t.Errorf("reloaded %+v, %v", set, err)
+	}
+}
+
+// A sub-agent of a conversation on another machine works there too: its bash goes to the
+// same host, in the same folder.
+func TestRemoteSubAgentWorksOnTheSameHost(t *testing.T) {
+	r := &hostRunner{started: make(chan struct{})}
+	h := newHarness(t, withRemote(r))
+	c := h.create(NewConversation{Cwd: "/srv/p", Host: "me@box"})
+	h.turn(c.ID, "agents: bash: ls")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.calls) != 1 || r.hosts[0] != "me@box" || r.calls[0].Cwd != "/srv/p" || r.calls[0].Conversation == c.ID {
+		t.Errorf("the sub-agent's calls: %+v on %v", r.calls, r.hosts)
+	}
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/remote"
+	"github.com/phoenix-desktop/phoenix/tools"
+)
+
+// envSSHConfig names an ssh client configuration used instead of ~/.ssh/config for remote
+// projects (ssh -F): ssh reads ~/.ssh/config from the account's home, which HOME does not move.
+const envSSHConfig = "PHOENIX_SSH_CONFIG"
+
+// remoteHosts runs the tools of remote conversations (actors.RemoteRunner) through one
+// remote.Session per host.
+type remoteHosts struct{ hosts *remote.Hosts }
+
+func newRemoteHosts() *remoteHosts {
+	return &remoteHosts{hosts: &remote.Hosts{ConfigFile: os.Getenv(envSSHConfig)}}
+}
+
+func (h *remoteHosts) Runs(tool string) bool { return slices.Contains(remote.RemoteTools, tool) }
+
+func (h *remoteHosts) RunRemote(ctx context.Context, host string, call actors.RemoteCall, status func(string)) tools.Output {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return tools.Output{Outcome: domain.OutcomeError, Content: "Phoenix Desktop is closing; nothing ran on " + host + "."}
+	}
+	out, _ := s.Run(ctx, remote.Call{Conversation: call.Conversation, Cwd: call.Cwd, Mode: call.Mode, ImageLimits: call.ImageLimits},
+		call.Call, func(st remote.Status) {
+			// Connecting and reconnecting are worth a line; "Connected" follows at once.
+			if st.State == remote.Connecting || st.State == remote.Reconnecting {
+				status(st.String())
+			}
+		})
+	return out
+}
+
+func (h *remoteHosts) Forget(ctx context.Context, host string) error {
+	return h.hosts.Forget(ctx, host)
+}
+
+func (h *remoteHosts) Close() { h.hosts.Close() }
+
+// createRemote makes a conversation whose project is on host, in the folder dir there.
+func createRemote(ctx context.Context, rt *actors.Runtime, host, dir, model string, mode domain.Mode) (domain.Conversation, error) {
+	if err := remote.CheckDestination(host); err != nil {
+		return domain.Conversation{}, fmt.Errorf("chat --remote: %w", err)
+	}
+	if !path.IsAbs(dir) {
+		return domain.Conversation{}, fmt.Errorf("chat --remote %s: --cwd must be the absolute path of the project on that machine, as in --cwd /home/you/project (it was %q)", host, dir)
+	}
+	return rt.Create(ctx, actors.NewConversation{Cwd: path.Clean(dir), Host: host, Model: model, Mode: mode})
+}

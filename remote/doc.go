@@ -1,0 +1,24 @@
+// Package remote runs a conversation's tools on another Linux machine reached over SSH.
+//
+// The app side (Dial, Client) drives the system's OpenSSH client — so the person's keys, agent,
+// ProxyJump and known_hosts work as they always do, and Phoenix holds no keys of its own —
+// through one master connection (ControlMaster, its socket in a private runtime directory) that
+// later sessions reuse. It detects the remote system and processor, copies this very binary into
+// the remote user's cache directory (~/.cache/phoenix-desktop/bin/<version>-<sha>) when no
+// matching one is there, the checksum checked on the remote side before the file is put in
+// place (the remote never downloads anything), and starts it in the agent role.
+//
+// The agent side (MaybeRunAgent, the hidden argument AgentArg) runs on the remote machine and
+// answers over its own standard input and output, which are a channel of the SSH connection:
+// no port is opened to the network on either side. Each tool call runs there through the same
+// tools and sandbox packages as a local call, so the remote kernel's sandbox layers apply in the
+// conversation's mode. When the agent's input ends — the app closed the session or the
+// connection dropped — it stops every command it runs, its whole process group, and exits.
+//
+// What crosses the wire is in wire.go: a hello (versions, the remote sandbox layers), tool
+// calls (the tool's name, its JSON arguments, the working directory and mode) with their
+// outputs, and cancels. The calls are net/rpc (gob) over the stream; see wire.go for why not
+// protoactor remoting.
+//
+// May import: domain, imaging, sandbox, tools, assets.
+package remote

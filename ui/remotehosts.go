@@ -1,0 +1,99 @@
+package ui
+
+import (
+	"context"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+)
+
+// RemoteHostsBackend is the part of the command API behind Settings → Remote hosts: the hosts
+// of the person's conversations on other machines, and Forget. *actors.Runtime satisfies it;
+// a Backend without it shows the line disabled.
+type RemoteHostsBackend interface {
+	RemoteHosts(ctx context.Context) ([]string, error)
+	ForgetHost(ctx context.Context, host string) error
+}
+
+var _ RemoteHostsBackend = (*actors.Runtime)(nil)
+
+// remoteHostsSettingsItem is the Settings dialog's line that opens the Remote hosts dialog.
+func (m *MainWindow) remoteHostsSettingsItem() *widget.FormItem {
+	open := widget.NewButton("Remote hosts…", func() { m.showRemoteHosts() })
+	hint := "Machines your conversations work on over SSH"
+	if _, ok := m.b.(RemoteHostsBackend); !ok {
+		open.Disable()
+		hint = "Unavailable"
+	}
+	return &widget.FormItem{Text: "Remote hosts", Widget: open, HintText: hint}
+}
+
+// remoteHostsPanel lists the hosts used, each with Forget: the copy of Phoenix there is
+// removed (the conversations stay, and copy it again on their next tool call).
+type remoteHostsPanel struct {
+	m       *MainWindow
+	b       RemoteHostsBackend
+	body    *fyne.Container
+	message *widget.Label
+}
+
+// showRemoteHosts opens the dialog; it returns its panel (nil without the backend) for tests.
+func (m *MainWindow) showRemoteHosts() *remoteHostsPanel {
+	b, ok := m.b.(RemoteHostsBackend)
+	if !ok {
+		return nil
+	}
+	p := &remoteHostsPanel{m: m, b: b, body: container.NewVBox(), message: widget.NewLabel("")}
+	p.message.Wrapping = fyne.TextWrapWord
+	head := widget.NewLabel("Phoenix reaches these machines with your own ssh and keeps a copy of itself in ~/.cache/phoenix-desktop on each. Forget ends the connection and removes that copy.")
+	head.Wrapping = fyne.TextWrapWord
+	scroll := container.NewVScroll(container.NewVBox(head, p.body, p.message))
+	scroll.SetMinSize(fyne.NewSize(560, 300))
+	p.body.Add(widget.NewLabel("Reading…"))
+	go func() {
+		ctx, cancel := context.WithTimeout(m.ctx, callTimeout)
+		defer cancel()
+		hosts, err := b.RemoteHosts(ctx)
+		m.do(func() { p.show(hosts, err) })
+	}()
+	m.showModal(dialog.NewCustom("Remote hosts", "Close", scroll, m.win))
+	return p
+}
+
+func (p *remoteHostsPanel) show(hosts []string, err error) {
+	p.body.RemoveAll()
+	switch {
+	case err != nil:
+		p.body.Add(widget.NewLabel("The hosts could not be read: " + err.Error()))
+	case len(hosts) == 0:
+		p.body.Add(widget.NewLabel("None yet: a conversation on user@host:/path adds its host here."))
+	}
+	for _, h := range hosts {
+		forget := widget.NewButton("Forget", nil)
+		forget.OnTapped = func() { p.forget(h, forget) }
+		p.body.Add(container.NewBorder(nil, nil, nil, forget, widget.NewLabel(h)))
+	}
+	p.body.Refresh()
+}
+
+func (p *remoteHostsPanel) forget(host string, button *widget.Button) {
+	button.Disable()
+	p.message.SetText("Removing Phoenix from " + host + "…")
+	go func() {
+		ctx, cancel := context.WithTimeout(p.m.ctx, callTimeout)
+		defer cancel()
+		err := p.b.ForgetHost(ctx, host)
+		p.m.do(func() {
+			if err != nil {
+				button.Enable()
+				p.message.SetText("Not removed: " + err.Error())
+				return
+			}
+			p.message.SetText("Removed Phoenix from " + host + "; a conversation there copies it again on its next tool call.")
+		})
+	}()
+}
