@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/actors/rig"
@@ -174,16 +173,7 @@ func noLanguageRows(ctx context.Context, o Options) ([]Row, error) {
 		if err != nil {
 			return 0, err
 		}
-		start := time.Now()
-		if _, err := e.turn(ctx, conv.ID, "echo: hello"); err != nil {
-			return 0, err
-		}
-		e.client.mu.Lock()
-		defer e.client.mu.Unlock()
-		if len(e.client.starts) == 0 {
-			return 0, errors.New("no model request was sent")
-		}
-		return ms(e.client.starts[0].Sub(start)), nil
+		return e.firstRequestAfterTurn(ctx, conv.ID)
 	}
 	var bashOff, bashOn, chatOff, chatOn []float64
 	for i := 0; i < samplesOf(o, 15, 3); i++ {

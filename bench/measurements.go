@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -129,6 +130,21 @@ func (e *env) waitFor(ctx context.Context, id string, ok func(domain.Conversatio
 
 func (e *env) turn(ctx context.Context, id, text string) (domain.Conversation, error) {
 	return e.Turn(ctx, id, text, 2*time.Minute)
+}
+
+// firstRequestAfterTurn sends one turn and returns the time from sending it to the start of
+// its first model request: what a conversation pays before the model is asked.
+func (e *env) firstRequestAfterTurn(ctx context.Context, id string) (float64, error) {
+	start := time.Now()
+	if _, err := e.turn(ctx, id, "echo: hello"); err != nil {
+		return 0, err
+	}
+	e.client.mu.Lock()
+	defer e.client.mu.Unlock()
+	if len(e.client.starts) == 0 {
+		return 0, errors.New("no model request was sent")
+	}
+	return ms(e.client.starts[0].Sub(start)), nil
 }
 
 // timedClient records when each model request starts and when its answer arrives, so the

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -139,16 +138,7 @@ func mcpSilentRows(ctx context.Context, o Options) ([]Row, error) {
 		if err != nil {
 			return 0, err
 		}
-		start := time.Now()
-		if _, err := e.turn(ctx, conv.ID, "echo: hello"); err != nil {
-			return 0, err
-		}
-		e.client.mu.Lock()
-		defer e.client.mu.Unlock()
-		if len(e.client.starts) == 0 {
-			return 0, errors.New("no model request was sent")
-		}
-		return ms(e.client.starts[0].Sub(start)), nil
+		return e.firstRequestAfterTurn(ctx, conv.ID)
 	}
 	silent := mcp.Config{Servers: map[string]mcp.ServerConfig{"mute": {Command: "sleep", Args: []string{"3600"}}}}
 	var without, with []float64
