@@ -199,15 +199,21 @@ func (c *client) alive() bool {
 	}
 }
 
+// lastWordsWait bounds how long deadErr waits for a server whose connection ended to exit.
+const lastWordsWait = 500 * time.Millisecond
+
 // deadErr says that the server is gone and, from its stderr, why.
 func (c *client) deadErr() error {
 	msg := "it stopped"
+	// The connection usually ends a moment before the process does, and its stderr (the
+	// reason) is complete only once Wait has returned: wait for that, briefly, since a
+	// server that closed its output but lives on must not hold up the turn.
 	select {
 	case <-c.exited:
 		if c.exitErr != nil {
 			msg = "it stopped (" + c.exitErr.Error() + ")"
 		}
-	default:
+	case <-time.After(lastWordsWait):
 	}
 	if t := c.stderr.String(); t != "" {
 		msg += "; its last words: " + t
