@@ -30,6 +30,11 @@ type NewConversation struct {
 	// NoInstructions starts without the project's AGENTS.md (Reload instructions turns them
 	// on again).
 	NoInstructions bool
+	// Worktree makes the conversation a git worktree of Cwd's repository of its own, on a
+	// new branch named after Title (or WorktreeName when there is no title yet), and works
+	// there (issue 34).
+	Worktree     bool
+	WorktreeName string
 }
 
 // ErrNotDirectory rejects a working directory that is missing or not a directory.
@@ -51,20 +56,34 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	if model == "" {
 		return domain.Conversation{}, fmt.Errorf("create conversation: no model is chosen: pick one (or set %s, or pass --model)", providers.EnvModel)
 	}
-	conv, err := domain.NewConversation(domain.NewConversationParams{
+	params := domain.NewConversationParams{
 		ID: newID(), Title: p.Title, Cwd: p.Cwd, Model: model, ContextWindow: p.ContextWindow,
 		LandlockAvailable: r.cfg.Sandbox.Available, Mode: p.Mode, Unrestricted: p.Unrestricted,
 		ContinuedFrom: p.ContinuedFrom, CreatedAt: time.Now(),
-	})
+	}
+	if _, err := domain.NewConversation(params); err != nil {
+		return domain.Conversation{}, fmt.Errorf("create conversation: %w", err)
+	}
+	if p.Worktree {
+		wt, cwd, err := r.makeWorktree(ctx, p)
+		if err != nil {
+			return domain.Conversation{}, err
+		}
+		params.Cwd, params.Worktree = cwd, wt
+		p.Cwd = cwd
+	}
+	conv, err := domain.NewConversation(params)
 	if err != nil {
 		return domain.Conversation{}, fmt.Errorf("create conversation: %w", err)
 	}
 	res, err := r.request(ctx, cmdCreate{Conv: conv})
 	if err != nil {
+		r.dropWorktree(conv.Worktree)
 		return domain.Conversation{}, err
 	}
 	rc := res.(replyConv)
 	if rc.Err != nil {
+		r.dropWorktree(conv.Worktree)
 		return rc.Conv, rc.Err
 	}
 	// The instructions are read here, on the caller's goroutine (never in a mailbox), and

@@ -1,0 +1,117 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/worktree"
+)
+
+// gitInit makes dir a repository on main with one commit of what it holds.
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "first"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// A conversation made in a worktree works there: its edits, Undo and Rewind touch the
+// worktree only, the list names the worktree, and a merge brings the work to the base.
+func TestConversationWorksInItsWorktree_Issue34(t *testing.T) {
+	needGit(t)
+	h := newHarness(t)
+	ctx := context.Background()
+	writeFile(t, filepath.Join(h.cwd, "a.txt"), "a1\n")
+	gitInit(t, h.cwd)
+	c := h.create(NewConversation{Unrestricted: true, Worktree: true, WorktreeName: "Change a"})
+	w := c.Worktree
+	if w == nil || w.Branch != "phoenix/change-a" || w.Base != "main" || c.Cwd != w.Path {
+		t.Fatalf("conversation %s in %s with worktree %+v", c.ID, c.Cwd, w)
+	}
+	if want := worktree.Place(h.cwd, "change-a"); w.Path != want {
+		t.Errorf("worktree at %s, want %s", w.Path, want)
+	}
+	list, err := h.rt.List(ctx, false)
+	if err != nil || len(list) != 1 || list[0].Worktree == nil || *list[0].Worktree != *w {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+
+	h.turn(c.ID, "patch: a.txt <<< a2\\n")
+	if got := readFile(t, filepath.Join(w.Path, "a.txt")); got != "a2\n" {
+		t.Fatalf("the worktree's a.txt is %q", got)
+	}
+	if got := readFile(t, filepath.Join(h.cwd, "a.txt")); got != "a1\n" {
+		t.Fatalf("the main working tree's a.txt is %q, want it untouched", got)
+	}
+	cps, err := h.rt.Checkpoints(ctx, c.ID)
+	if err != nil || len(cps) != 1 {
+		t.Fatalf("checkpoints: %v, %v", cps, err)
+	}
+	plan, err := h.rt.PlanRestore(ctx, c.ID, RestoreRewind, cps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.rt.ApplyRestore(ctx, c.ID, plan, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(w.Path, "a.txt")); got != "a1\n" {
+		t.Fatalf("after Rewind the worktree's a.txt is %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(w.Path, ".git")); err != nil {
+		t.Fatalf("Rewind took the worktree's .git: %v", err)
+	}
+
+	// The Rewind's own state changes are still to be read: wait for this turn's reply.
+	before, err := h.store.Get(c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.send(c.ID, "patch: a.txt <<< a3\\n")
+	h.waitFor(c.ID, "the turn's end", func(c domain.Conversation) bool {
+		return !domain.Busy(c.State) && c.NextSeq > before.NextSeq+1
+	})
+	if err := h.rt.RemoveWorktree(ctx, c.ID, false); !errors.Is(err, worktree.ErrUnmerged) {
+		t.Fatalf("remove with unmerged work: %v", err)
+	}
+	res, err := h.rt.MergeWorktree(ctx, c.ID)
+	if err != nil || !res.FastForward || !res.Committed {
+		t.Fatalf("merge: %+v, %v", res, err)
+	}
+	if got := readFile(t, filepath.Join(h.cwd, "a.txt")); got != "a3\n" {
+		t.Fatalf("after the merge the main working tree's a.txt is %q", got)
+	}
+	if err := h.rt.RemoveWorktree(ctx, c.ID, false); err != nil {
+		t.Fatalf("remove after the merge: %v", err)
+	}
+	st, err := h.rt.WorktreeStatus(ctx, c.ID)
+	if err != nil || st.Present || !st.BranchGone {
+		t.Fatalf("status after the removal: %+v, %v", st, err)
+	}
+}
+
+func TestWorktreeRefusals_Issue34(t *testing.T) {
+	needGit(t)
+	h := newHarness(t)
+	ctx := context.Background()
+	// Not a repository: nothing is made.
+	if _, err := h.rt.Create(ctx, NewConversation{Cwd: h.cwd, Worktree: true}); !errors.Is(err, worktree.ErrNotRepository) {
+		t.Fatalf("a worktree of a folder outside git: %v", err)
+	}
+	if list, _ := h.rt.List(ctx, false); len(list) != 0 {
+		t.Fatalf("a refused worktree left a conversation: %+v", list)
+	}
+	c := h.create(NewConversation{})
+	if _, err := h.rt.MergeWorktree(ctx, c.ID); !errors.Is(err, ErrNoWorktree) || !strings.Contains(err.Error(), c.Cwd) {
+		t.Fatalf("merge of a conversation without a worktree: %v", err)
+	}
+}
