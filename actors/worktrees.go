@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/worktree"
@@ -13,6 +15,33 @@ import (
 // NewConversation.Worktree), kept on the conversation's record, and merged, kept or removed
 // from the window or the command line while the conversation is at rest. Whether its folder
 // and branch are still there is read from git each time (WorktreeStatus), never stored.
+
+// The worktree package's results and errors, as the window (which reaches git only through
+// the actors) names them.
+type (
+	MergeResult   = worktree.MergeResult
+	ConflictError = worktree.ConflictError
+	UnmergedError = worktree.UnmergedError
+)
+
+// ErrUnmerged says a removal would lose work (worktree.ErrUnmerged).
+var ErrUnmerged = worktree.ErrUnmerged
+
+// InRepository says whether dir lies in a git repository (a .git in it or a folder above),
+// without running git: the New conversation dialog asks it as the folder is typed.
+func InRepository(dir string) bool {
+	if dir == "" || !filepath.IsAbs(dir) {
+		return false
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
 
 // ErrNoWorktree says the conversation was not made in a worktree of its own.
 var ErrNoWorktree = errors.New("the conversation has no worktree of its own")
