@@ -177,6 +177,7 @@ func (m *MainWindow) showSettings() {
 		m.hooksSettingsItem(),
 		m.hostSettingsItem(),
 		m.hiddenPathsSettingsItem(),
+		m.notificationsSettingsItem(),
 	}
 	if spent := m.spentTodayItem(); spent != nil {
 		items = append(items, spent)

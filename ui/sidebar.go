@@ -59,14 +59,13 @@ func (r *sideRow) bind(cs *convState) {
 	r.cs = cs
 	c := cs.conv
 	r.title.SetText(transcript.Title(c.Title, c.Cwd))
-	kind := cs.stateKind(cs.listKind)
-	sub := transcript.StateWord(kind)
+	sub := r.m.sideWord(cs)
 	if c.Cwd != "" {
 		sub = shortPath(c.Cwd) + " · " + sub
 	}
 	r.sub.SetText(sub)
 	r.when.SetText(listTime(c.UpdatedAt, r.m.now()))
-	r.dot.FillColor = theme.Color(stateColor(kind))
+	r.dot.FillColor = theme.Color(r.m.sideColor(cs))
 	r.dot.Refresh()
 	if c.Archived {
 		r.archive.SetIcon(unarchiveIcon())
