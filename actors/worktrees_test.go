@@ -3,13 +3,16 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/worktree"
 )
 
@@ -113,5 +116,70 @@ func TestWorktreeRefusals_Issue34(t *testing.T) {
 	c := h.create(NewConversation{})
 	if _, err := h.rt.MergeWorktree(ctx, c.ID); !errors.Is(err, ErrNoWorktree) || !strings.Contains(err.Error(), c.Cwd) {
 		t.Fatalf("merge of a conversation without a worktree: %v", err)
+	}
+}
+
+// Issue 34: three conversations in worktrees of one repository run turns at the same time
+// in Project mode, each patching and committing with bash: no file of one appears in
+// another, the main working tree is untouched until a merge, and all three merge cleanly in
+// turn.
+func TestThreeWorktreesAtOnceInProjectMode_Issue34(t *testing.T) {
+	needGit(t)
+	h := newHarness(t)
+	if ok, why := sandbox.ProjectAvailable(); !h.cfg.Sandbox.Available || !ok {
+		t.Skipf("Project mode is unavailable here: %s", why)
+	}
+	ctx := context.Background()
+	writeFile(t, filepath.Join(h.cwd, "a.txt"), "a\n")
+	gitInit(t, h.cwd)
+	var convs []domain.Conversation
+	for i := range 3 {
+		c := h.create(NewConversation{Mode: domain.ModeProject, Worktree: true, WorktreeName: fmt.Sprintf("agent %d", i)})
+		if c.Mode != domain.ModeProject || c.Worktree == nil {
+			t.Fatalf("conversation %d: mode %s, worktree %+v", i, c.Mode, c.Worktree)
+		}
+		convs = append(convs, c)
+	}
+	for i, c := range convs {
+		h.send(c.ID, fmt.Sprintf("patch: file-%d.txt <<< from %d\\n\nbash: git add -A && git -c user.name=a -c user.email=a@example.com commit -q -m agent-%d && echo committed-%d", i, i, i, i))
+	}
+	rested := map[string]bool{}
+	deadline := time.NewTimer(2 * time.Minute)
+	defer deadline.Stop()
+	for len(rested) < len(convs) {
+		select {
+		case ev := <-h.sub.Events():
+			if sc, ok := ev.(StateChanged); ok && !domain.Busy(sc.Conv.State) && sc.Conv.NextSeq >= 4 {
+				rested[sc.Conv.ID] = true
+			}
+		case <-deadline.C:
+			t.Fatalf("only %d of the three turns ended", len(rested))
+		}
+	}
+	for i, c := range convs {
+		res := results(h.history(c.ID))
+		if len(res) != 2 || !strings.Contains(res[1].Content, fmt.Sprintf("committed-%d", i)) {
+			t.Fatalf("conversation %d's results: %+v", i, res)
+		}
+		for j := range convs {
+			_, err := os.Stat(filepath.Join(c.Worktree.Path, fmt.Sprintf("file-%d.txt", j)))
+			if (err == nil) != (i == j) {
+				t.Errorf("worktree %d holds file-%d.txt: %v", i, j, err == nil)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(h.cwd, fmt.Sprintf("file-%d.txt", i))); err == nil {
+			t.Errorf("the main working tree holds file-%d.txt before any merge", i)
+		}
+	}
+	for i, c := range convs {
+		res, err := h.rt.MergeWorktree(ctx, c.ID)
+		if err != nil || res.Committed || res.UpToDate {
+			t.Fatalf("merge %d: %+v, %v", i, res, err)
+		}
+	}
+	for i := range convs {
+		if got := readFile(t, filepath.Join(h.cwd, fmt.Sprintf("file-%d.txt", i))); got != fmt.Sprintf("from %d\n", i) {
+			t.Errorf("after the merges file-%d.txt is %q", i, got)
+		}
 	}
 }
