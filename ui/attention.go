@@ -77,13 +77,17 @@ func (m *MainWindow) asksPerson(id string) bool {
 
 // sideWord and sideColor are the row's state word and dot.
 func (m *MainWindow) sideWord(cs *convState) string {
+	kind := cs.stateKind(cs.listKind)
 	switch m.attentionOf(cs) {
 	case attWaiting:
+		if kind == domain.StateAwaitingModeApproval {
+			return transcript.StateWord(kind) // "waiting for approval", which says what for
+		}
 		return waitingWord
 	case attUnread:
 		return unreadWord
 	}
-	return transcript.StateWord(cs.stateKind(cs.listKind))
+	return transcript.StateWord(kind)
 }
 
 func (m *MainWindow) sideColor(cs *convState) fyne.ThemeColorName {
