@@ -35,6 +35,9 @@ type NewConversation struct {
 	// there (issue 34).
 	Worktree     bool
 	WorktreeName string
+	// InWorktree is the worktree Cwd lies in already: a continuation goes on in its
+	// conversation's worktree, and can merge it.
+	InWorktree *domain.Worktree
 }
 
 // ErrNotDirectory rejects a working directory that is missing or not a directory.
@@ -59,7 +62,7 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	params := domain.NewConversationParams{
 		ID: newID(), Title: p.Title, Cwd: p.Cwd, Model: model, ContextWindow: p.ContextWindow,
 		LandlockAvailable: r.cfg.Sandbox.Available, Mode: p.Mode, Unrestricted: p.Unrestricted,
-		ContinuedFrom: p.ContinuedFrom, CreatedAt: time.Now(),
+		ContinuedFrom: p.ContinuedFrom, Worktree: p.InWorktree, CreatedAt: time.Now(),
 	}
 	if _, err := domain.NewConversation(params); err != nil {
 		return domain.Conversation{}, fmt.Errorf("create conversation: %w", err)
@@ -283,7 +286,7 @@ func (r *Runtime) ContinueInNew(ctx context.Context, id string) (domain.Conversa
 	conv, err := r.Create(ctx, NewConversation{
 		// The new conversation starts Restricted like any other (REQ-BED-014): an upgrade
 		// approved for the old one is not carried over.
-		Cwd: old.Cwd, Model: old.Model, Title: "Continued: " + old.Title, ContinuedFrom: old.ID,
+		Cwd: old.Cwd, Model: old.Model, Title: "Continued: " + old.Title, ContinuedFrom: old.ID, InWorktree: old.Worktree,
 		ContextWindow: old.ContextWindow,
 	})
 	if err != nil {

@@ -50,6 +50,10 @@ func TestConversationWorksInItsWorktree_Issue34(t *testing.T) {
 	}
 
 	h.turn(c.ID, "patch: a.txt <<< a2\\n")
+	// A fork works in the same folder, so it is in the same worktree and can merge it.
+	if f, err := h.rt.Fork(ctx, c.ID, 0); err != nil || f.Worktree == nil || *f.Worktree != *w || f.Cwd != c.Cwd {
+		t.Fatalf("fork: %+v in %s, %v", f.Worktree, f.Cwd, err)
+	}
 	if got := readFile(t, filepath.Join(w.Path, "a.txt")); got != "a2\n" {
 		t.Fatalf("the worktree's a.txt is %q", got)
 	}

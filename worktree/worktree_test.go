@@ -294,3 +294,26 @@ func TestKeepKeepsTheBranchWithEveryChange(t *testing.T) {
 		t.Errorf("status after keep: %+v, %v", st, err)
 	}
 }
+
+func TestMergeLeavesThePersonsChangesAlone(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t, map[string]string{"a.txt": "a\n"})
+	w, _, err := Create(ctx, dir, "over yours")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(w.Path, "a.txt"), "agent\n")
+	gitT(t, w.Path, "commit", "-q", "-am", "agent")
+	write(t, filepath.Join(dir, "a.txt"), "the person's edit, not committed\n")
+	head := gitT(t, dir, "rev-parse", "HEAD")
+	_, err = Merge(ctx, w, "msg")
+	if err == nil || !strings.Contains(err.Error(), "nothing was merged") {
+		t.Fatalf("merge over the person's changes: %v", err)
+	}
+	if got := read(t, filepath.Join(dir, "a.txt")); got != "the person's edit, not committed\n" {
+		t.Errorf("the person's a.txt is now %q", got)
+	}
+	if gitT(t, dir, "rev-parse", "HEAD") != head {
+		t.Error("main moved")
+	}
+}
