@@ -136,23 +136,6 @@ func (g git) runCode(ctx context.Context, dir string, args ...string) (string, i
 	return stdout.String(), 0, nil
 }
 
-// Repository is the top of the working tree dir lies in, or ErrNotRepository.
-func Repository(ctx context.Context, dir string) (string, error) {
-	g, err := findGit(dir)
-	if err != nil {
-		return "", err
-	}
-	return g.toplevel(ctx, dir)
-}
-
-func (g git) toplevel(ctx context.Context, dir string) (string, error) {
-	out, err := g.run(ctx, dir, "rev-parse", "--show-toplevel")
-	if err != nil || strings.TrimSpace(out) == "" {
-		return "", fmt.Errorf("%s: %w", dir, ErrNotRepository)
-	}
-	return strings.TrimSpace(out), nil
-}
-
 // Place is the folder a worktree named slug of the repository at repo is made in: beside the
 // repository, in <repo>-worktrees, where a person who looks for it next to their project
 // finds it, which the repository's own tools (a watcher, a search, a build) do not walk into
@@ -199,39 +182,48 @@ func Create(ctx context.Context, dir, title string) (Info, string, error) {
 	if err != nil {
 		return Info{}, "", err
 	}
-	top, err := g.toplevel(ctx, dir)
-	if err != nil {
-		return Info{}, "", err
+	// One git run tells the repository and its branch: what the bench row holds against a
+	// bare `git worktree add` is every git start around it.
+	out, err := g.run(ctx, dir, "rev-parse", "--show-toplevel", "--symbolic-full-name", "HEAD")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	top := strings.TrimSpace(lines[0])
+	if top == "" {
+		return Info{}, "", fmt.Errorf("%s: %w", dir, ErrNotRepository)
 	}
-	base, err := g.run(ctx, top, "symbolic-ref", "-q", "--short", "HEAD")
-	base = strings.TrimSpace(base)
-	if err != nil || base == "" {
+	if err != nil || len(lines) < 2 {
+		return Info{}, "", fmt.Errorf("the repository %s has no commits yet: make a first commit, then start the conversation in a worktree", top)
+	}
+	base, onBranch := strings.CutPrefix(strings.TrimSpace(lines[1]), "refs/heads/")
+	if !onBranch {
 		return Info{}, "", fmt.Errorf("the repository %s is on no branch (a detached HEAD), so a worktree would have nothing to merge into: check out a branch first", top)
-	}
-	if _, err := g.run(ctx, top, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
-		return Info{}, "", fmt.Errorf("the branch %s of %s has no commits yet: make a first commit, then start the conversation in a worktree", base, top)
 	}
 	slug := Slug(title)
 	var branch, path string
 	for n := 1; ; n++ {
+		if n > 1000 {
+			return Info{}, "", fmt.Errorf("no free branch name for %s in %s: remove some of its phoenix/ branches", slug, top)
+		}
 		s := slug
 		if n > 1 {
 			s = slug + "-" + strconv.Itoa(n)
 		}
 		branch, path = BranchPrefix+s, Place(top, s)
-		_, refErr := g.run(ctx, top, "show-ref", "--verify", "-q", "refs/heads/"+branch)
-		_, statErr := os.Lstat(path)
-		if refErr != nil && errors.Is(statErr, os.ErrNotExist) {
+		if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if n == 1 {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return Info{}, "", fmt.Errorf("make the folder for worktrees beside the repository: %w; make %s writable", err, filepath.Dir(filepath.Dir(path)))
+			}
+		}
+		// A branch of that name is refused by git itself, without a run to look first.
+		_, err := g.run(ctx, top, "worktree", "add", "-q", "-b", branch, path, "HEAD")
+		if err == nil {
 			break
 		}
-		if n > 1000 {
-			return Info{}, "", fmt.Errorf("no free branch name for %s in %s: remove some of its phoenix/ branches", slug, top)
+		if strings.Contains(err.Error(), "already exists") {
+			continue
 		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return Info{}, "", fmt.Errorf("make the folder for worktrees beside the repository: %w; make %s writable", err, filepath.Dir(filepath.Dir(path)))
-	}
-	if _, err := g.run(ctx, top, "worktree", "add", "-q", "-b", branch, path, "HEAD"); err != nil {
 		return Info{}, "", fmt.Errorf("make a worktree of %s in %s: %w", top, path, err)
 	}
 	cwd := path

@@ -293,6 +293,21 @@ func TestKeepKeepsTheBranchWithEveryChange(t *testing.T) {
 	if err != nil || st.Present || st.Unmerged != 1 {
 		t.Errorf("status after keep: %+v, %v", st, err)
 	}
+	// The kept branch's name is taken, though its folder is free.
+	again, _, err := Create(ctx, dir, "keep")
+	if err != nil || again.Branch != "phoenix/keep-2" {
+		t.Errorf("a worktree of the same title after keep: %+v, %v", again, err)
+	}
+	// Detached and unborn repositories are refused in words.
+	gitT(t, dir, "checkout", "-q", "--detach")
+	if _, _, err := Create(ctx, dir, "x"); err == nil || !strings.Contains(err.Error(), "detached") {
+		t.Errorf("a detached HEAD: %v", err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty")
+	gitT(t, t.TempDir(), "init", "-q", empty)
+	if _, _, err := Create(ctx, empty, "x"); err == nil || !strings.Contains(err.Error(), "no commits yet") {
+		t.Errorf("a repository without commits: %v", err)
+	}
 }
 
 func TestMergeLeavesThePersonsChangesAlone(t *testing.T) {
