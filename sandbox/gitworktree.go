@@ -20,7 +20,8 @@ import (
 // branch's ref and log in the repository's .git (the common directory), the worktree's index
 // and HEAD in its own directory there. So the common directory is made writable as the
 // tree's own .git is — bound over itself, writable — with the same files read-only: its hooks
-// and config (ProtectedFiles' .git entries), a config.worktree, the pointers of every linked
+// and config (ProtectedFiles' .git entries), a config.worktree, the main working tree's HEAD
+// and index, the pointers of every linked
 // worktree (commondir, gitdir, config.worktree under worktrees/<name>), which would otherwise
 // let a command point the person's git in another worktree at a configuration of its own,
 // and the hooks and config of the repositories of submodules kept there (modules/). Any of
@@ -33,8 +34,10 @@ import (
 // followed: a .git it creates is removed when it ends (gitwall.go).
 
 // linkedPaths are the paths of a common directory kept read-only, relative to it; the
-// worktrees' own are added per worktree (linkedWorktreeFiles).
-var linkedPaths = []string{"hooks", "config", "config.worktree"}
+// worktrees' own are added per worktree (linkedWorktreeFiles). HEAD and index are the main
+// working tree's checkout, which nothing in a linked worktree writes: the person's own tree
+// stays as they left it.
+var linkedPaths = []string{"hooks", "config", "config.worktree", "HEAD", "index"}
 
 // linkedWorktreeFiles are the files of each worktrees/<name> directory kept read-only.
 var linkedWorktreeFiles = []string{"commondir", "gitdir", "config.worktree"}

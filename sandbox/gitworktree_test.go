@@ -33,6 +33,7 @@ func TestProjectModeCommitsInALinkedWorktree_Issue34(t *testing.T) {
 		filepath.Join(common, "config"), filepath.Join(common, "hooks", "pre-commit"),
 		filepath.Join(common, "worktrees", "wt", "commondir"), filepath.Join(common, "worktrees", "wt", "gitdir"),
 		filepath.Join(wt, ".git"), filepath.Join(main, "main.go"),
+		filepath.Join(common, "HEAD"), filepath.Join(common, "index"),
 	}
 	before := map[string]string{}
 	for _, p := range guarded {
@@ -58,6 +59,8 @@ func TestProjectModeCommitsInALinkedWorktree_Issue34(t *testing.T) {
 		`echo x > "$C/worktrees/wt/gitdir"`,
 		`echo 'gitdir: /tmp' > .git`,
 		`echo pwned > "$M/main.go"`,
+		`echo 'ref: refs/heads/phoenix/x' > "$C/HEAD"`,
+		`git --git-dir="$C" --work-tree="$M" read-tree --empty`,
 	}
 	f.env = append(f.env, "C="+common, "M="+main)
 	for _, a := range attempts {
