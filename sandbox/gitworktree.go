@@ -21,9 +21,9 @@ import (
 // and HEAD in its own directory there. So the common directory is made writable as the
 // tree's own .git is — bound over itself, writable — with the same files read-only: its hooks
 // and config (ProtectedFiles' .git entries), a config.worktree, the main working tree's HEAD
-// and index, the pointers of every linked
-// worktree (commondir, gitdir, config.worktree under worktrees/<name>), which would otherwise
-// let a command point the person's git in another worktree at a configuration of its own,
+// and index, the pointers of every linked worktree (commondir, gitdir, config.worktree under
+// worktrees/<name>), which would otherwise let a command point the person's git in another
+// worktree at a configuration of its own,
 // and the hooks and config of the repositories of submodules kept there (modules/). Any of
 // them a command creates is removed when it ends, as in the tree.
 //
