@@ -34,8 +34,11 @@ const (
 // prefDesktopNotifications is the Settings switch of desktop notifications (on by default).
 const prefDesktopNotifications = "notifications.desktop"
 
-// notificationsLabel is the switch's words.
-const notificationsLabel = "Desktop notifications when a turn ends or the agent waits for you (while the window is not focused)"
+// The switch's words: short, as a check's label does not wrap; the hint says when.
+const (
+	notificationsLabel = "Desktop notifications"
+	notificationsHint  = "When a turn ends or the agent waits for you while the window is not focused; a click opens the conversation."
+)
 
 // DesktopNotifier sends a desktop notification whose click runs onClick
 // (desktopnotify.Client).
@@ -151,5 +154,5 @@ func (m *MainWindow) notificationsSettingsItem() *widget.FormItem {
 		m.app.Preferences().SetBool(prefDesktopNotifications, on)
 	})
 	check.SetChecked(m.notificationsOn())
-	return &widget.FormItem{Text: "Notifications", Widget: check}
+	return &widget.FormItem{Text: "Notifications", Widget: check, HintText: notificationsHint}
 }
