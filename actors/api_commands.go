@@ -33,6 +33,14 @@ type NewConversation struct {
 	// Host is the SSH host of a project on another machine, Cwd a path there; it needs
 	// Config.Remote. The project's instructions, commands and hooks are not read from there yet.
 	Host string
+	// Worktree makes the conversation a git worktree of Cwd's repository of its own, on a
+	// new branch named after Title (or WorktreeName when there is no title yet), and works
+	// there (issue 34).
+	Worktree     bool
+	WorktreeName string
+	// InWorktree is the worktree Cwd lies in already: a continuation goes on in its
+	// conversation's worktree, and can merge it.
+	InWorktree *domain.Worktree
 }
 
 // ErrNotDirectory rejects a working directory that is missing or not a directory.
@@ -44,6 +52,9 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 		return domain.Conversation{}, fmt.Errorf("create conversation: choose a working directory: %w", ErrNotDirectory)
 	}
 	p.Host = r.continuedHost(p)
+	if p.Host != "" && p.Worktree {
+		return domain.Conversation{}, errors.New("create conversation: a worktree of a project on another machine is not supported yet: start it in the folder itself, or make the worktree there with git and open its folder")
+	}
 	if p.Host != "" {
 		if err := r.checkRemote(p.Host, p.Cwd); err != nil {
 			return domain.Conversation{}, err
@@ -58,20 +69,34 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	if model == "" {
 		return domain.Conversation{}, fmt.Errorf("create conversation: no model is chosen: pick one (or set %s, or pass --model)", providers.EnvModel)
 	}
-	conv, err := domain.NewConversation(domain.NewConversationParams{
+	params := domain.NewConversationParams{
 		ID: newID(), Title: p.Title, Cwd: p.Cwd, Host: p.Host, Model: model, ContextWindow: p.ContextWindow,
 		LandlockAvailable: r.cfg.Sandbox.Available, Mode: p.Mode, Unrestricted: p.Unrestricted,
-		ContinuedFrom: p.ContinuedFrom, CreatedAt: time.Now(),
-	})
+		ContinuedFrom: p.ContinuedFrom, Worktree: p.InWorktree, CreatedAt: time.Now(),
+	}
+	if _, err := domain.NewConversation(params); err != nil {
+		return domain.Conversation{}, fmt.Errorf("create conversation: %w", err)
+	}
+	if p.Worktree {
+		wt, cwd, err := r.makeWorktree(ctx, p)
+		if err != nil {
+			return domain.Conversation{}, err
+		}
+		params.Cwd, params.Worktree = cwd, wt
+		p.Cwd = cwd
+	}
+	conv, err := domain.NewConversation(params)
 	if err != nil {
 		return domain.Conversation{}, fmt.Errorf("create conversation: %w", err)
 	}
 	res, err := r.request(ctx, cmdCreate{Conv: conv})
 	if err != nil {
+		r.dropWorktree(conv.Worktree)
 		return domain.Conversation{}, err
 	}
 	rc := res.(replyConv)
 	if rc.Err != nil {
+		r.dropWorktree(conv.Worktree)
 		return rc.Conv, rc.Err
 	}
 	// The instructions are read here, on the caller's goroutine (never in a mailbox), and
@@ -278,7 +303,7 @@ func (r *Runtime) ContinueInNew(ctx context.Context, id string) (domain.Conversa
 	conv, err := r.Create(ctx, NewConversation{
 		// The new conversation starts Restricted like any other (REQ-BED-014): an upgrade
 		// approved for the old one is not carried over.
-		Cwd: old.Cwd, Model: old.Model, Title: "Continued: " + old.Title, ContinuedFrom: old.ID,
+		Cwd: old.Cwd, Model: old.Model, Title: "Continued: " + old.Title, ContinuedFrom: old.ID, InWorktree: old.Worktree,
 		ContextWindow: old.ContextWindow,
 	})
 	if err != nil {

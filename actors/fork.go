@@ -26,7 +26,7 @@ func (r *Runtime) Fork(ctx context.Context, id string, seq uint64) (domain.Conve
 	}
 	conv, history, err := domain.Fork(src, msgs, seq, domain.NewConversationParams{
 		ID: newID(), Cwd: src.Cwd, Host: src.Host, Model: src.Model, ContextWindow: src.ContextWindow,
-		LandlockAvailable: r.cfg.Sandbox.Available, CreatedAt: time.Now(),
+		LandlockAvailable: r.cfg.Sandbox.Available, Worktree: src.Worktree, CreatedAt: time.Now(),
 	})
 	if err != nil {
 		return domain.Conversation{}, err

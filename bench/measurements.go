@@ -74,6 +74,7 @@ func measurements() []measurement {
 		{name: nodeServerStartRow, unit: "ms", rows: mcpNodeRows, count: 2},
 		{name: "first request with an MCP server that never starts", unit: "ms", rows: mcpSilentRows, count: 2},
 		{name: checkpointRowName, unit: "ms", rows: checkpointSnapshot, count: 2},
+		{name: worktreeRowName, unit: "×", rows: worktreeRows, count: 3},
 		{name: proxyRowName, unit: "ms", rows: proxyRows, count: 3},
 		{name: coldStartRowName, unit: "ms", rows: coldStartRows, count: 5},
 		{name: idleRowName, unit: "×", rows: idleRows, count: 3},

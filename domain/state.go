@@ -306,6 +306,10 @@ type Conversation struct {
 	ParentExec ExecID `json:"parent_exec,omitempty"`
 	// Task is a sub-agent's assignment.
 	Task string `json:"task,omitempty"`
+	// Worktree is the git worktree the conversation was made in (issue 34): Cwd lies in it.
+	// Nil for a conversation in the person's own folder. Whether the folder and the branch
+	// are still there is read from git, not kept here.
+	Worktree *Worktree `json:"worktree,omitempty"`
 	// ContinuedFrom links a conversation to the exhausted one it continues (REQ-BED-021).
 	ContinuedFrom string `json:"continued_from,omitempty"`
 	// ForkedFrom links a fork to the conversation it continues from a message (issue 27).
@@ -357,6 +361,15 @@ func (c Conversation) IsSubAgent() bool { return c.ParentID != "" }
 // UserInitiated is the opposite of IsSubAgent: only such conversations are listed.
 func (c Conversation) UserInitiated() bool { return !c.IsSubAgent() }
 
+// Worktree is a conversation's own git worktree: its folder, its branch, the branch it came
+// from and merges into, and the repository's working tree.
+type Worktree struct {
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	Base   string `json:"base"`
+	Repo   string `json:"repo"`
+}
+
 // NewConversationParams are the choices made when a conversation is created.
 type NewConversationParams struct {
 	ID, Title, Cwd, Model string
@@ -374,7 +387,9 @@ type NewConversationParams struct {
 	ParentExec    ExecID
 	Task          string
 	ContinuedFrom string
-	CreatedAt     time.Time
+	// Worktree is the worktree Cwd lies in, nil for none.
+	Worktree  *Worktree
+	CreatedAt time.Time
 }
 
 // NewConversation validates the parameters and returns an Idle conversation in Restricted
@@ -410,7 +425,7 @@ func NewConversation(p NewConversationParams) (Conversation, error) {
 		ID: p.ID, Title: p.Title, Cwd: p.Cwd, Host: p.Host, Model: p.Model, ContextWindow: window,
 		Mode: mode, LandlockAvailable: p.LandlockAvailable,
 		ParentID: p.ParentID, ParentExec: p.ParentExec, Task: p.Task,
-		ContinuedFrom: p.ContinuedFrom, State: Idle{},
+		ContinuedFrom: p.ContinuedFrom, Worktree: p.Worktree, State: Idle{},
 		CreatedAt: p.CreatedAt, UpdatedAt: p.CreatedAt,
 	}, nil
 }

@@ -32,13 +32,15 @@ type Summary struct {
 	Host string `json:"host,omitempty"`
 	// Spent is what the conversation's replies took and cost (issue 27).
 	Spent domain.Spend `json:"spent,omitzero"`
+	// Worktree is the conversation's own git worktree, nil for none (issue 34).
+	Worktree *domain.Worktree `json:"worktree,omitempty"`
 }
 
 func summaryOf(c domain.Conversation) Summary {
 	return Summary{
 		ID: c.ID, Title: c.Title, Cwd: c.Cwd, Model: c.Model, Mode: c.Mode, State: c.State.Kind(),
 		Usage: c.Usage, ContextWindow: c.ContextWindow, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
-		Archived: c.Archived, ContinuedFrom: c.ContinuedFrom, Host: c.Host, Spent: c.Spent,
+		Archived: c.Archived, ContinuedFrom: c.ContinuedFrom, Host: c.Host, Spent: c.Spent, Worktree: c.Worktree,
 	}
 }
 

@@ -62,6 +62,9 @@ type projectConfig struct {
 	// Proxy says a proxy socket comes with the request (its descriptor); without it the
 	// command has no network.
 	Proxy bool `json:"proxy,omitempty"`
+	// Common is the repository of a linked worktree tree is, made writable with it
+	// (gitworktree.go); the supervisor sets it when it binds the tree.
+	Common string `json:"-"`
 }
 
 // boundTree is the tree a Project supervisor has made writable, kept from one command to
@@ -79,6 +82,10 @@ type boundTree struct {
 	repositories      map[gitID]bool
 	rootWasRepository bool
 	started           time.Time
+	// outside are the protected files of the repository of a linked worktree, outside the
+	// tree (gitworktree.go).
+	outside []protectedOutside
+	common  string
 }
 
 var writableTree boundTree
@@ -130,6 +137,9 @@ func (b *boundTree) bind(tree string) error {
 				return err
 			}
 		}
+	}
+	if err := b.bindLinkedRepository(tree); err != nil {
+		return err
 	}
 	for _, rel := range ProtectedFiles {
 		p := filepath.Join(tree, rel)
@@ -232,6 +242,7 @@ func (b *boundTree) removeCreated() []string {
 		}
 		notes = append(notes, fmt.Sprintf("The command created %s, a protected file that makes programs run later, so it was removed: only the person may change it (Unrestricted mode, or by hand).", rel))
 	}
+	notes = append(notes, b.removeCreatedOutside()...)
 	// After the tree's own .git, so that one the command made is named once.
 	return append(notes, removeNewGitDirs(b.tree, b.repositories, b.rootWasRepository, b.started)...)
 }
@@ -266,6 +277,7 @@ func prepareProject(cfg helperConfig, proxyFd int) (*relay, error) {
 	if err := writableTree.bind(cfg.Project.Tree); err != nil {
 		return nil, err
 	}
+	cfg.Project.Common = writableTree.common
 	if projectRelay == nil {
 		r, err := startRelay()
 		if err != nil {

@@ -238,6 +238,15 @@ func landlockRulesetFor(cfg helperConfig) (int, int, error) {
 			access   uint64
 			optional bool
 		}{cfg.Project.Tree, accessTempDir, false})
+		if cfg.Project.Common != "" {
+			// A linked worktree's repository (gitworktree.go), its protected files bound
+			// read-only.
+			rules = append(rules, struct {
+				path     string
+				access   uint64
+				optional bool
+			}{cfg.Project.Common, accessTempDir, false})
+		}
 	}
 	for _, c := range cfg.Mounted {
 		rules = append(rules, struct {

@@ -105,6 +105,9 @@ type Deps struct {
 	// Notify shows a desktop notification; nil means App.SendNotification. The window calls it
 	// only while none of the app's windows has the focus.
 	Notify func(n *fyne.Notification)
+	// Desktop sends the notifications through the desktop's notification service, whose
+	// click opens the conversation (attention.go); nil, or a failed send, uses Notify.
+	Desktop DesktopNotifier
 	// Keys keeps the API key out of the preferences file; nil keeps it there.
 	Keys KeyStore
 	// StartDir is the directory the app was started in from a terminal: the working

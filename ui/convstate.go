@@ -26,6 +26,8 @@ type convState struct {
 	listKind domain.StateKind
 	// listed is true for conversations the sidebar shows: user-initiated ones.
 	listed bool
+	// unread says a turn ended that the person has not seen yet (attention.go).
+	unread bool
 	// mainView is this conversation's view in the main window, made when first opened.
 	mainView *chatView
 	// since is when the current state began, for elapsed times and retry countdowns.

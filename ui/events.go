@@ -53,7 +53,7 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 				cs.listed, sidebar = true, true
 			}
 		case actors.ApprovalRequested:
-			m.notify(transcript.Title(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+transcript.OneLine(e.Reason, 160))
+			m.notify(cs.id, transcript.Title(cs.conv.Title, cs.conv.Cwd), "The agent asks for write access: "+transcript.OneLine(e.Reason, 160))
 		case actors.ToolProgress:
 			states[cs] = true
 		case actors.HostApprovalRequested, actors.HostApprovalAnswered:
@@ -84,7 +84,7 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 		if _, ok := ev.(actors.StateChanged); ok {
 			states[cs] = true
 			if wasBusy && !cs.busy() && cs.conv.UserInitiated() {
-				m.notifyFinished(cs)
+				m.turnEnded(cs)
 			}
 		}
 	}

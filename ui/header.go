@@ -29,6 +29,7 @@ type header struct {
 	mode         *badge
 	switchBtn    *widget.Button
 	projectBtn   *widget.Button
+	worktreeBtn  *widget.Button
 	switchBox    *fyne.Container
 	landlockNote *widget.Label
 	meter        *meter
@@ -49,7 +50,8 @@ func newHeader(m *MainWindow) *header {
 	h.switchBtn = widget.NewButton("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
 	h.projectBtn = widget.NewButton("Switch to Project", func() { m.downgrade(domain.ModeProject) })
 	h.switchBox = container.NewCenter(container.NewHBox(h.projectBtn, h.switchBtn))
-	h.box = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(m.demo.header), container.NewCenter(h.mode), h.switchBox),
+	h.worktreeBtn = newWorktreeButton(m)
+	h.box = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(h.worktreeBtn), container.NewCenter(m.demo.header), container.NewCenter(h.mode), h.switchBox),
 		container.New(&column{Gap: -pad() * 2}, h.title, h.subtitle))
 	h.landlockNote = widget.NewLabel("")
 	h.landlockNote.Wrapping = fyne.TextWrapWord
@@ -89,6 +91,9 @@ func (h *header) refresh() {
 	m.win.SetTitle(AppTitle + " — " + transcript.Title(c.Title, c.Cwd))
 	h.title.SetText(transcript.Title(c.Title, c.Cwd))
 	sub := transcript.Place(c) + " · " + m.b.ModelLabel(c.Model)
+	if w := c.Worktree; w != nil {
+		sub = transcript.Place(c) + " · worktree of " + shortPath(w.Repo) + " on " + w.Branch + ", from " + w.Base + " · " + m.b.ModelLabel(c.Model)
+	}
 	if c.ContinuedFrom != "" {
 		if from := m.convs[c.ContinuedFrom]; from != nil {
 			sub += " · continues “" + transcript.Title(from.conv.Title, from.conv.Cwd) + "”"
@@ -102,6 +107,7 @@ func (h *header) refresh() {
 		h.title.SetText(transcript.Title(c.Title, c.Cwd) + " · " + sub)
 	}
 	h.mode.set(c.Mode.Title(), modeColor(c.Mode))
+	m.refreshWorktreeButton(h.worktreeBtn)
 	// Switching down is offered from any mode above Restricted, to every mode below it.
 	h.switchBox.Hidden = !m.sandbox.Available || c.Mode.Rank() == domain.ModeRestricted.Rank()
 	h.projectBtn.Hidden = c.Mode.Rank() <= domain.ModeProject.Rank()

@@ -82,9 +82,9 @@ func (h *hostCards) onEvent(ev actors.Event) {
 			title = transcript.Title(cs.conv.Title, cs.conv.Cwd)
 		}
 		if len(e.Many) > 0 {
-			h.m.notify(title, manyHostsText(e.Many))
+			h.m.notify(e.ConvID, title, manyHostsText(e.Many))
 		} else {
-			h.m.notify(title, hostCardText(e.Host, e.Port)+": allow it?")
+			h.m.notify(e.ConvID, title, hostCardText(e.Host, e.Port)+": allow it?")
 		}
 	case actors.HostApprovalAnswered:
 		h.open = slices.DeleteFunc(h.open, func(r actors.HostApprovalRequested) bool { return r.RequestID == e.RequestID })

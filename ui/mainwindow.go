@@ -174,7 +174,7 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 	})
 
 	// Desktop notifications are for when the person looks elsewhere (REQ-BED-015).
-	a.Lifecycle().SetOnEnteredForeground(func() { m.focused = true })
+	a.Lifecycle().SetOnEnteredForeground(func() { m.focused = true; m.seen(m.current) })
 	a.Lifecycle().SetOnExitedForeground(func() { m.focused = false })
 	// Light and dark follow the system through Fyne's default theme; when it changes, the
 	// colours the rows computed themselves are computed again.
@@ -318,6 +318,7 @@ func (m *MainWindow) open(id string) {
 	// The sidebar marks where the person went, also when they got there another way than
 	// by the sidebar (a fork, "Continue in new conversation", a search hit).
 	m.sidebar.selectCurrent(true)
+	m.seen(cs)
 	m.app.Preferences().SetString(prefLastConv, id)
 	if cs.mainView == nil {
 		cs.mainView = newChatView(m, cs, false)
@@ -395,9 +396,14 @@ func (m *MainWindow) relayout() {
 	m.right.Refresh()
 }
 
-// notify sends a desktop notification when no window of the app has the focus.
-func (m *MainWindow) notify(title, content string) {
-	if m.focused {
+// notify sends a desktop notification about conversation convID when no window of the app
+// has the focus and the person has not turned them off; a click on it opens the
+// conversation (attention.go).
+func (m *MainWindow) notify(convID, title, content string) {
+	if m.focused || !m.notificationsOn() {
+		return
+	}
+	if m.sendDesktop(convID, title, content) {
 		return
 	}
 	n := fyne.NewNotification(title, content)
@@ -413,11 +419,11 @@ func (m *MainWindow) notifyFinished(cs *convState) {
 	title := transcript.Title(cs.conv.Title, cs.conv.Cwd)
 	switch st := cs.conv.State.(type) {
 	case domain.Error:
-		m.notify(title, "Stopped with an error: "+transcript.OneLine(st.Message, 140))
+		m.notify(cs.id, title, "Stopped with an error: "+transcript.OneLine(st.Message, 140))
 	case domain.ContextExhausted:
-		m.notify(title, "The context window is full: continue in a new conversation.")
+		m.notify(cs.id, title, "The context window is full: continue in a new conversation.")
 	default:
-		m.notify(title, "The agent has finished.")
+		m.notify(cs.id, title, "The agent has finished.")
 	}
 }
 

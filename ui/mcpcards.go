@@ -50,10 +50,10 @@ func (c *mcpCards) onEvent(ev actors.Event) bool {
 	switch e := ev.(type) {
 	case actors.MCPInputRequested:
 		c.pending[conv] = append(c.pending[conv], ev)
-		c.m.notify(c.titleOf(conv), e.Server+" asks: "+transcript.OneLine(e.Message, 160))
+		c.m.notify(conv, c.titleOf(conv), e.Server+" asks: "+transcript.OneLine(e.Message, 160))
 	case actors.MCPToolConfirmation:
 		c.pending[conv] = append(c.pending[conv], ev)
-		c.m.notify(c.titleOf(conv), fmt.Sprintf("%s wants to run %s", e.Server, e.Tool))
+		c.m.notify(conv, c.titleOf(conv), fmt.Sprintf("%s wants to run %s", e.Server, e.Tool))
 	case actors.MCPRequestClosed:
 		c.pending[conv] = slices.DeleteFunc(c.pending[conv], func(p actors.Event) bool { return requestID(p) == e.ID })
 		if len(c.pending[conv]) == 0 {

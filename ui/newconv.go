@@ -33,7 +33,10 @@ type newConvForm struct {
 	hint  *widget.Label
 	mode  *widget.RadioGroup
 	title *escEntry
-	dlg   *dialog.FormDialog
+	// worktree asks for a git worktree of the folder's repository (issue 34); enabled
+	// only while the folder is in one.
+	worktree *widget.Check
+	dlg      *dialog.FormDialog
 }
 
 // showNewConversation opens the New conversation dialog (Ctrl+N): working directory (the
@@ -83,11 +86,16 @@ func (m *MainWindow) showNewConversation() {
 		modeHint = "Landlock is unavailable here, so only Unrestricted mode exists."
 	}
 	f.title.SetPlaceHolder("Optional: otherwise named after your first message")
+	f.worktree = widget.NewCheck(worktreeCheckLabel, nil)
+	worktreeItem := &widget.FormItem{Text: "Worktree", Widget: f.worktree}
+	f.cwd.OnChanged = func(string) { f.refreshWorktree(worktreeItem) }
+	f.refreshWorktree(worktreeItem)
 	items := []*widget.FormItem{
 		{Text: "Working directory", Widget: container.NewBorder(nil, nil, nil, browse, f.cwd), HintText: "Fixed for the whole conversation. On another machine over SSH: user@host:/path."},
 		{Text: "Model", Widget: container.NewVBox(f.model, f.hint)},
 		{Text: "Mode", Widget: f.mode, HintText: modeHint},
 		{Text: "Title", Widget: f.title},
+		worktreeItem,
 	}
 	f.dlg = dialog.NewForm("New conversation", "Create", "Cancel", items, func(ok bool) {
 		if ok {
@@ -112,11 +120,29 @@ func (f *newConvForm) params() NewConversation {
 		Model: strings.TrimSpace(f.model.Text),
 		Title: strings.TrimSpace(f.title.Text),
 		Mode:  f.selectedMode(),
+		// The branch is named after the title, or "conversation" without one.
+		Worktree: f.worktree.Checked && !f.worktree.Disabled(),
 	}
 	if host, dir, ok, err := actors.ParseRemoteLocation(f.cwd.Text); ok && err == nil {
 		p.Host, p.Cwd = host, dir
 	}
 	return p
+}
+
+// refreshWorktree offers the worktree where the folder is in a git repository, and says
+// where it goes.
+func (f *newConvForm) refreshWorktree(item *widget.FormItem) {
+	dir := filepath.Clean(strings.TrimSpace(f.cwd.Text))
+	if actors.InRepository(dir) {
+		f.worktree.Enable()
+		item.HintText = "Made in a folder beside the repository (<repository>-worktrees), on a new branch phoenix/<title>; merge it from the header when you are done."
+	} else {
+		f.worktree.Disable()
+		item.HintText = worktreeNoRepo
+	}
+	if f.dlg != nil {
+		f.dlg.Refresh()
+	}
 }
 
 // validPlace accepts an existing directory here, or user@host:/path on another machine (which

@@ -179,6 +179,7 @@ func (m *MainWindow) showSettings() {
 		m.hostSettingsItem(),
 		m.remoteHostsSettingsItem(),
 		m.hiddenPathsSettingsItem(),
+		m.notificationsSettingsItem(),
 	}
 	if spent := m.spentTodayItem(); spent != nil {
 		items = append(items, spent)

@@ -59,8 +59,7 @@ func (r *sideRow) bind(cs *convState) {
 	r.cs = cs
 	c := cs.conv
 	r.title.SetText(r.m.sidebar.titleOf(cs))
-	kind := cs.stateKind(cs.listKind)
-	sub := transcript.StateWord(kind)
+	sub := r.m.sideWord(cs)
 	if c.Cwd != "" {
 		place := shortPath(c.Cwd)
 		if c.Host != "" { // a project on another machine names its host
@@ -70,7 +69,7 @@ func (r *sideRow) bind(cs *convState) {
 	}
 	r.sub.SetText(sub)
 	r.when.SetText(listTime(c.UpdatedAt, r.m.now()))
-	r.dot.FillColor = theme.Color(stateColor(kind))
+	r.dot.FillColor = theme.Color(r.m.sideColor(cs))
 	r.dot.Refresh()
 	if c.Archived {
 		r.archive.SetIcon(unarchiveIcon())

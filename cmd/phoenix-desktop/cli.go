@@ -58,6 +58,7 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 		reasoning  bool
 		continueID string
 		noInstr    bool
+		inWorktree bool
 		wrapUp     bool
 		retry      bool
 		timeout    time.Duration
@@ -80,6 +81,7 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&continueID, "continue", "", "send the message to this existing conversation")
 	fs.BoolVar(&wrapUp, "wrap-up", false, "with --continue: wrap the conversation up (continuation summary) instead of sending a message")
 	fs.BoolVar(&retry, "retry", false, "with --continue: send again the message of a turn the app stopped in (the \"Not answered\" notice)")
+	fs.BoolVar(&inWorktree, "worktree", false, "start the new conversation in a git worktree of its own (branch phoenix/<words of the prompt>) beside the repository")
 	fs.BoolVar(&noInstr, "no-instructions", false, "start the new conversation without the project's AGENTS.md / CLAUDE.md")
 	fs.DurationVar(&timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
@@ -134,6 +136,9 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	// mistake never leaves an empty conversation behind.
 	if wrapUp && (continueID == "" || strings.TrimSpace(prompt) != "" || len(images) > 0) {
 		return errors.New("chat: --wrap-up needs --continue ID and no message")
+	}
+	if inWorktree && continueID != "" {
+		return errors.New("chat: --worktree makes a new conversation; a conversation given by --continue keeps the folder it has")
 	}
 	if retry && (continueID == "" || wrapUp || strings.TrimSpace(prompt) != "" || len(images) > 0) {
 		return errors.New("chat: --retry needs --continue ID and no message")
@@ -202,7 +207,8 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 		if _, _, err := expandCommand(custom.Load(abs, personalCustomDirs()), prompt); err != nil {
 			return fmt.Errorf("chat: %w", err)
 		}
-		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Mode: mode, NoInstructions: noInstr})
+		conv, err = rt.Create(ctx, actors.NewConversation{Cwd: abs, Model: common.model, Mode: mode, NoInstructions: noInstr,
+			Worktree: inWorktree, WorktreeName: worktreeName(prompt)})
 		if err != nil {
 			return err
 		}
@@ -231,6 +237,9 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	if !jsonOut {
 		fmt.Fprintf(stdout, "Conversation %s in %s (%s, %s mode, %s)\n", conv.ID, transcript.Place(conv),
 			rt.ModelLabel(conv.Model), conv.Mode, sandboxNote(sandbox.Probe()))
+		if w := conv.Worktree; w != nil {
+			fmt.Fprintf(stdout, "Worktree: %s on %s (from %s; merge with phoenix-desktop merge %s)\n", w.Path, w.Branch, w.Base, conv.ID)
+		}
 		if set, err := rt.Instructions(ctx, conv.ID); err == nil {
 			if len(set.Files) > 0 {
 				fmt.Fprintf(stdout, "Instructions: %s\n", strings.Join(set.Labels(), ", "))

@@ -157,6 +157,9 @@ func runGUI(args []string, stderr io.Writer) error {
 	// 60 ms and more of the time to open (issue 36).
 	deps.Hosts = opened.runtime
 	deps.RegistrySources = proxy.RegistrySources()
+	notifier := &desktopNotifier{app: a}
+	defer notifier.Close()
+	deps.Desktop = notifier
 	// The window searches: open the index (and catch up) while it comes up.
 	opened.index.Warm()
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)

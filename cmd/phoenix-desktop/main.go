@@ -29,6 +29,8 @@ var usage = `Usage:
   phoenix-desktop rewind --undo ID [RESTORE]   take back the last rewind (or RESTORE, from checkpoints)
   phoenix-desktop queue ID [--json] [--clear] [--release]   messages queued while the agent worked
   phoenix-desktop fork ID MSG [--json]      continue from message MSG in a new conversation, keeping ID
+  phoenix-desktop merge ID [--json]         merge the conversation's worktree branch into its base (exit 4 on conflict)
+  phoenix-desktop worktree ID [--keep | --remove [--confirm]] [--json]   the worktree; keep its branch, or remove both
   phoenix-desktop spent [--today] [--json]   what the replies took and cost, each counted once (today: Settings' figure)
   phoenix-desktop search WORDS… [--archived] [--json]   find messages in every conversation
   phoenix-desktop delete ID [--data-dir DIR]   delete a conversation for good
@@ -124,6 +126,10 @@ func runWith(env *cmdEnv, args []string, stdout, stderr io.Writer) int {
 		err = runQueue(env, rest, stdout, stderr)
 	case "fork":
 		err = runFork(env, rest, stdout, stderr)
+	case "merge":
+		err = runMerge(env, rest, stdout, stderr)
+	case "worktree":
+		err = runWorktree(env, rest, stdout, stderr)
 	case "spent":
 		err = runSpent(env, rest, stdout, stderr)
 	case "doctor":

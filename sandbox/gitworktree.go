@@ -1,0 +1,180 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Project mode in a linked git worktree (issue 34: a conversation's own worktree, or any the
+// person made with `git worktree add`). The tree's .git is then a pointer file to
+// <repository>/.git/worktrees/<name>, and a commit writes outside the tree: objects, the
+// branch's ref and log in the repository's .git (the common directory), the worktree's index
+// and HEAD in its own directory there. So the common directory is made writable as the
+// tree's own .git is — bound over itself, writable — with the same files read-only: its hooks
+// and config (ProtectedFiles' .git entries), a config.worktree, the main working tree's HEAD
+// and index, the pointers of every linked worktree (commondir, gitdir, config.worktree under
+// worktrees/<name>), which would otherwise let a command point the person's git in another
+// worktree at a configuration of its own,
+// and the hooks and config of the repositories of submodules kept there (modules/). Any of
+// them a command creates is removed when it ends, as in the tree.
+//
+// Only a pointer laid out as git lays it out is followed: .git a regular file
+// "gitdir: <dir>", <dir> named worktrees/<name> in a directory holding objects, refs and
+// HEAD, whose commondir leads back to that directory and whose gitdir names this tree's .git.
+// The pointer itself is bound read-only (bind), and a command cannot make one that is
+// followed: a .git it creates is removed when it ends (gitwall.go).
+
+// linkedPaths are the paths of a common directory kept read-only, relative to it; the
+// worktrees' own are added per worktree (linkedWorktreeFiles). HEAD and index are the main
+// working tree's checkout, which nothing in a linked worktree writes: the person's own tree
+// stays as they left it.
+var linkedPaths = []string{"hooks", "config", "config.worktree", "HEAD", "index"}
+
+// linkedWorktreeFiles are the files of each worktrees/<name> directory kept read-only.
+var linkedWorktreeFiles = []string{"commondir", "gitdir", "config.worktree"}
+
+// protectedOutside is a protected path outside the tree and whether it existed when the
+// command started.
+type protectedOutside struct {
+	path    string
+	existed bool
+}
+
+// linkedRepository returns the common directory of the linked worktree tree is, or "" when
+// tree is not one laid out as git lays it out.
+func linkedRepository(tree string) string {
+	pointer := filepath.Join(tree, ".git")
+	fi, err := os.Lstat(pointer)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return ""
+	}
+	b, err := os.ReadFile(pointer)
+	if err != nil {
+		return ""
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok || dir == "" {
+		return ""
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(tree, dir)
+	}
+	own, err := filepath.EvalSymlinks(dir)
+	if err != nil || filepath.Base(filepath.Dir(own)) != "worktrees" {
+		return ""
+	}
+	common := filepath.Dir(filepath.Dir(own))
+	cd, err := os.ReadFile(filepath.Join(own, "commondir"))
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimSpace(string(cd))
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(own, c)
+	}
+	if real, err := filepath.EvalSymlinks(c); err != nil || real != common {
+		return ""
+	}
+	back, err := os.ReadFile(filepath.Join(own, "gitdir"))
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(string(bytes.TrimSpace(back))); err != nil || real != pointer {
+		return ""
+	}
+	entries := readDir(common)
+	if !looksLikeRepository(entries) || common == "/" || within(common, tree) || within(tree, common) {
+		return ""
+	}
+	return common
+}
+
+// within says whether p is root or lies under it (both clean absolute paths).
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// bindLinkedRepository makes the common directory of the linked worktree tree is writable
+// with its protected files read-only, and records which of those existed.
+func (b *boundTree) bindLinkedRepository(tree string) error {
+	b.outside, b.common = nil, ""
+	common := linkedRepository(tree)
+	if common == "" {
+		return nil
+	}
+	if cover, _ := covers.coveringDir(common); cover != "" {
+		return nil // hidden from commands: commits fail, nothing is uncovered
+	}
+	if _, hidden := covers.covered[common]; hidden {
+		return nil
+	}
+	if !slices.Contains(b.mounts, common) {
+		if err := unix.Mount(common, common, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("project mode: bind the repository %s of the worktree: %w", common, err)
+		}
+		b.mounts = append(b.mounts, common)
+		if err := setReadOnly(common, false); err != nil {
+			return err
+		}
+	}
+	b.common = common
+	var protect []string
+	for _, rel := range linkedPaths {
+		protect = append(protect, filepath.Join(common, rel))
+	}
+	worktrees := filepath.Join(common, "worktrees")
+	for _, e := range readDir(worktrees) {
+		if e.IsDir() {
+			for _, f := range linkedWorktreeFiles {
+				protect = append(protect, filepath.Join(worktrees, e.Name(), f))
+			}
+		}
+	}
+	for _, r := range findGitDirs(filepath.Join(common, "modules")) {
+		for _, f := range []string{"hooks", "config"} {
+			protect = append(protect, filepath.Join(common, "modules", r.rel, f))
+		}
+	}
+	for _, p := range protect {
+		var st unix.Statx_t
+		err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE, &st)
+		b.outside = append(b.outside, protectedOutside{path: p, existed: err == nil})
+		if err != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK || st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+			continue
+		}
+		if err := b.mount(p, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeCreatedOutside removes the protected files of the common directory a command
+// created, and says which.
+func (b *boundTree) removeCreatedOutside() []string {
+	var notes []string
+	for _, p := range b.outside {
+		if p.existed {
+			continue
+		}
+		if _, err := os.Lstat(p.path); err != nil {
+			continue
+		}
+		if err := os.RemoveAll(p.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			notes = append(notes, fmt.Sprintf("The command created %s, a protected file of the repository that makes programs run later; removing it failed (%v): check it before you use git there.", p.path, err))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("The command created %s, a protected file of the repository that makes programs run later, so it was removed: only the person may change it.", p.path))
+	}
+	return notes
+}
