@@ -107,7 +107,9 @@ func TestRevertOneHunkOfTwoAndUndo(t *testing.T) {
 	}
 }
 
-func isConflict(err error) bool { return err != nil && strings.Contains(err.Error(), ErrRestoreConflict.Error()) }
+func isConflict(err error) bool {
+	return err != nil && strings.Contains(err.Error(), ErrRestoreConflict.Error())
+}
 
 // TestRevertRefusedWhileBusy: as Rewind, a revert waits for rest; nothing is written while
 // the agent works.
