@@ -288,3 +288,47 @@ func splitLines(b []byte) []string {
 // trimEOL is a line without its "\n" or "\r\n": go-diff reads the diff's lines without
 // their "\r", so a line is compared without it.
 func trimEOL(l string) string { return strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r") }
+
+// Comment is the person's words on lines of a changed file, sent with their next message.
+type Comment struct {
+	Path string `json:"path"`
+	// Start and End are the first and last line commented, numbered as the file is now, or
+	// as it was when Old is set (only removed lines were chosen).
+	Start int  `json:"start"`
+	End   int  `json:"end"`
+	Old   bool `json:"old,omitempty"`
+	// Lines are the commented lines as the view showed them.
+	Lines []string `json:"lines"`
+	Text  string   `json:"text"`
+}
+
+// Where names the comment's lines: "f.go, line 3", "f.go, lines 3–5 (removed)".
+func (c Comment) Where() string {
+	s := fmt.Sprintf("%s, line %d", c.Path, c.Start)
+	if c.End > c.Start {
+		s = fmt.Sprintf("%s, lines %d–%d", c.Path, c.Start, c.End)
+	}
+	if c.Old {
+		s += " (removed lines, numbered as the file was)"
+	}
+	return s
+}
+
+// FormatComments is the comments as one message the model can act on: for each, the file
+// and lines, the lines quoted, and the person's words. It is the message's first part; the
+// person's own message, if any, follows it.
+func FormatComments(cs []Comment) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Comments on your changes (file, lines as the file is now, the lines quoted, then my comment):\n")
+	for _, c := range cs {
+		b.WriteString("\n" + c.Where() + ":\n")
+		for _, l := range c.Lines {
+			b.WriteString("> " + l + "\n")
+		}
+		b.WriteString(strings.TrimSpace(c.Text) + "\n")
+	}
+	return b.String()
+}

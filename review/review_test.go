@@ -160,3 +160,20 @@ func TestRevertHunkRefusesStale(t *testing.T) {
 		t.Fatalf("got %v, want ErrStale", err)
 	}
 }
+
+// TestFormatCommentsCarriesPathLinesAndWords: each comment names its file and lines, quotes
+// them, and gives the words.
+func TestFormatCommentsCarriesPathLinesAndWords(t *testing.T) {
+	got := FormatComments([]Comment{
+		{Path: "a/f.go", Start: 3, End: 4, Lines: []string{"x := 1", "y := 2"}, Text: " name these better "},
+		{Path: "b.txt", Start: 7, End: 7, Old: true, Lines: []string{"gone"}, Text: "keep this line"},
+	})
+	for _, want := range []string{"a/f.go, lines 3–4:\n> x := 1\n> y := 2\nname these better\n", "b.txt, line 7 (removed lines, numbered as the file was):\n> gone\nkeep this line\n"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("no %q in\n%s", want, got)
+		}
+	}
+	if FormatComments(nil) != "" {
+		t.Fatal("no comments gave a message")
+	}
+}
