@@ -89,6 +89,8 @@ type MainWindow struct {
 	status   *statusBar
 	// proj holds the project controls: instructions, model switch, queue, Undo and Rewind.
 	proj *projectUI
+	// rv holds the Changes windows and the comments for the next message (reviewpane.go).
+	rv *reviewUI
 	// slash is the composer's "/" menu of custom commands.
 	slash *slashMenu
 	// disk is the full-disk banner (diskbanner.go).
@@ -224,6 +226,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.composer = newComposerBar(m)
 	m.status = newStatusBar(m)
 	m.proj = newProjectUI(m)
+	m.rv = newReviewUI(m)
 	// The "/" menu of commands (slashmenu.go).
 	m.slash = newSlashMenu(m)
 	m.composer.entry.onKey = m.slash.onKey

@@ -26,6 +26,7 @@ func (m *MainWindow) shortcuts() []shortcut {
 		// The chat's ends when nothing else has the focus (scrolling.go); not in the menus.
 		{ctrl(fyne.KeyHome), func() { m.chatKey(fyne.KeyHome, true) }},
 		{ctrl(fyne.KeyEnd), func() { m.chatKey(fyne.KeyEnd, true) }},
+		{&desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, func() { m.rv.openCurrent() }},
 	}
 }
 
@@ -64,6 +65,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
 		m.menuWrapUp,
+		item("Show changes…", sc[7]),
 		item("Undo last file change…", sc[4]),
 		fyne.NewMenuItem("Undo last rewind or undo…", m.proj.undoLastRestore),
 		m.menuRestricted,
