@@ -210,6 +210,7 @@ func (m *MainWindow) shutdown() {
 	for _, w := range m.subWins {
 		w.win.Close()
 	}
+	m.rv.closeAll()
 }
 
 // build lays the window out: the sidebar on the left; on the right the header, the chat log
