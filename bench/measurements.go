@@ -75,6 +75,7 @@ func measurements() []measurement {
 		{name: proxyRowName, unit: "ms", rows: proxyRows, count: 3},
 		{name: coldStartRowName, unit: "ms", rows: coldStartRows, count: 5},
 		{name: idleRowName, unit: "×", rows: idleRows, count: 3},
+		{name: changesRowName, unit: "ms", rows: changesRows, count: 4},
 		{name: cacheRowName, unit: "%", target: 10, run: uncachedShare,
 			note: "100 − the cached share of all input tokens; the fake server caches as providers that cache prefixes by themselves do"},
 	}

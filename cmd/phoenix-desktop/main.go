@@ -55,6 +55,8 @@ func main() {
 	bench.MaybeRunEchoServer()
 	// And the bare Fyne window the idle rows compare the app's window with.
 	bench.MaybeRunBareWindow()
+	// And the window the Changes view's rows measure.
+	bench.MaybeRunChangesWindow()
 	releaseStartupPages()
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	// The cold-start bench rows read the process's peak memory here (bench.EnvPeakRSSFile).

@@ -20,52 +20,43 @@ import (
 )
 
 // rowCell is the diff list's template: a file header, a hunk header, a line or a note,
-// whichever its row is. Its minimum height is a line's; header rows get theirs from
-// List.SetItemHeight.
+// whichever its row is. Every row is one line high, headers too (their controls are links
+// of text), so the list keeps its fast path of uniform rows: no per-row height to sum.
 type rowCell struct {
 	widget.BaseWidget
 	v  *View
 	id int
 
 	fileBar    *fyne.Container
-	fileLabel  *widget.Label
-	reviewed   *widget.Check
-	revertFile *widget.Button
+	fileLabel  *canvas.Text
+	reviewed   *textLink
+	revertFile *textLink
 
 	hunkBar    *fyne.Container
-	hunkLabel  *widget.Label
-	revertHunk *widget.Button
+	hunkLabel  *canvas.Text
+	revertHunk *textLink
 
 	line *lineView
-	note *widget.Label
+	note *canvas.Text
 	all  *fyne.Container
 }
 
 func newRowCell(v *View) *rowCell {
 	c := &rowCell{v: v, id: -1}
 	c.ExtendBaseWidget(c)
-	c.fileLabel = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	c.fileLabel.Truncation = fyne.TextTruncateEllipsis
-	c.reviewed = widget.NewCheck("Reviewed", nil)
-	c.revertFile = widget.NewButtonWithIcon("Revert file", theme.ContentUndoIcon(), nil)
-	c.revertFile.Importance = widget.LowImportance
+	c.fileLabel = canvas.NewText("", theme.Color(theme.ColorNameForeground))
+	c.fileLabel.TextStyle = fyne.TextStyle{Bold: true}
+	c.reviewed = newTextLink("Mark reviewed")
+	c.revertFile = newTextLink("Revert file")
 	c.fileBar = container.NewBorder(nil, nil, nil, container.NewHBox(c.reviewed, c.revertFile), c.fileLabel)
-	c.hunkLabel = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	c.hunkLabel.Importance = widget.LowImportance
-	c.hunkLabel.Truncation = fyne.TextTruncateEllipsis
-	c.revertHunk = widget.NewButtonWithIcon("Revert hunk", theme.ContentUndoIcon(), nil)
-	c.revertHunk.Importance = widget.LowImportance
+	c.hunkLabel = canvas.NewText("", theme.Color(theme.ColorNamePlaceHolder))
+	c.hunkLabel.TextStyle = fyne.TextStyle{Monospace: true}
+	c.revertHunk = newTextLink("Revert hunk")
 	c.hunkBar = container.NewBorder(nil, nil, nil, c.revertHunk, c.hunkLabel)
 	c.line = newLineView(v)
-	c.note = widget.NewLabel("")
-	c.note.Importance = widget.LowImportance
+	c.note = canvas.NewText("", theme.Color(theme.ColorNamePlaceHolder))
 	c.all = container.NewStack(c.fileBar, c.hunkBar, c.line, c.note)
 	return c
-}
-
-// headMin is the height of a header row.
-func (c *rowCell) headMin() float32 {
-	return max(c.fileBar.MinSize().Height, c.hunkBar.MinSize().Height)
 }
 
 func (c *rowCell) CreateRenderer() fyne.WidgetRenderer { return &cellRenderer{c: c} }
@@ -77,6 +68,55 @@ func (r *cellRenderer) MinSize() fyne.Size           { return fyne.NewSize(200, 
 func (r *cellRenderer) Refresh()                     { r.c.all.Refresh() }
 func (r *cellRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.c.all} }
 func (r *cellRenderer) Destroy()                     {}
+
+// textLink is a control one line of text high: a word in the theme's primary colour that
+// does something when tapped.
+type textLink struct {
+	widget.BaseWidget
+	text     *canvas.Text
+	OnTapped func()
+}
+
+func newTextLink(label string) *textLink {
+	l := &textLink{text: canvas.NewText(label, theme.Color(theme.ColorNamePrimary))}
+	l.ExtendBaseWidget(l)
+	return l
+}
+
+func (l *textLink) SetText(s string) {
+	l.text.Text = s
+	l.text.Refresh()
+	l.Refresh()
+}
+
+func (l *textLink) Tapped(*fyne.PointEvent) {
+	if l.OnTapped != nil {
+		l.OnTapped()
+	}
+}
+
+func (l *textLink) Cursor() desktop.Cursor { return desktop.PointerCursor }
+
+func (l *textLink) CreateRenderer() fyne.WidgetRenderer {
+	return &linkRenderer{l: l}
+}
+
+type linkRenderer struct{ l *textLink }
+
+func (r *linkRenderer) Layout(s fyne.Size) {
+	r.l.text.Move(fyne.NewPos(theme.InnerPadding()/2, 0))
+	r.l.text.Resize(fyne.NewSize(s.Width-theme.InnerPadding(), s.Height))
+}
+func (r *linkRenderer) MinSize() fyne.Size {
+	m := r.l.text.MinSize()
+	return fyne.NewSize(m.Width+theme.InnerPadding(), m.Height)
+}
+func (r *linkRenderer) Refresh() {
+	r.l.text.Color = theme.Color(theme.ColorNamePrimary)
+	r.l.text.Refresh()
+}
+func (r *linkRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.l.text} }
+func (r *linkRenderer) Destroy()                     {}
 
 // show makes the cell show row id.
 func (c *rowCell) show(id int) {
@@ -94,26 +134,32 @@ func (c *rowCell) show(id int) {
 		if f.Mode != "" {
 			text += "  mode " + f.Mode
 		}
-		c.fileLabel.SetText(text)
+		c.fileLabel.Text = text
+		c.fileLabel.Color = theme.Color(theme.ColorNameForeground)
 		path := f.Path
-		c.reviewed.OnChanged = nil
-		c.reviewed.SetChecked(v.reviewed[path])
-		c.reviewed.OnChanged = func(on bool) { v.SetReviewed(path, on) }
+		if v.reviewed[path] {
+			c.reviewed.SetText("✓ Reviewed")
+		} else {
+			c.reviewed.SetText("Mark reviewed")
+		}
+		c.reviewed.OnTapped = func() { v.SetReviewed(path, !v.reviewed[path]) }
 		file := r.file
 		c.revertFile.OnTapped = func() { v.revert(file, 0) }
 	case rowHunk:
 		h := f.Hunks[r.hunk]
-		c.hunkLabel.SetText(fmt.Sprintf("Hunk %d  %s", h.N, h.Header()))
+		c.hunkLabel.Text = fmt.Sprintf("Hunk %d  %s", h.N, h.Header())
+		c.hunkLabel.Color = theme.Color(theme.ColorNamePlaceHolder)
 		file, n := r.file, h.N
 		c.revertHunk.OnTapped = func() { v.revert(file, n) }
 	case rowNote:
+		c.note.Color = theme.Color(theme.ColorNamePlaceHolder)
 		switch {
 		case f.Binary:
-			c.note.SetText("Binary file: no lines to show.")
+			c.note.Text = "Binary file: no lines to show."
 		case f.Mode != "":
-			c.note.SetText("Only the file's mode changed.")
+			c.note.Text = "Only the file's mode changed."
 		default:
-			c.note.SetText("An empty file.")
+			c.note.Text = "An empty file."
 		}
 	case rowLine:
 		c.line.show(id)

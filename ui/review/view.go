@@ -60,7 +60,6 @@ type View struct {
 	draft      *widget.Label
 	content    *fyne.Container
 	lineH      float32
-	headH      float32
 }
 
 // Scope labels, in the order shown.
@@ -116,7 +115,6 @@ func NewView(opts Options) *View {
 		})
 	v.files.OnSelected = func(id widget.ListItemID) {
 		if id < len(v.fileRow) {
-			v.diff.ScrollTo(v.fileRow[id])
 			v.diff.ScrollToOffset(v.rowOffset(v.fileRow[id]))
 		}
 		v.files.UnselectAll()
@@ -128,7 +126,6 @@ func NewView(opts Options) *View {
 		func() fyne.CanvasObject { return newRowCell(v) },
 		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*rowCell).show(id) })
 	v.diff.HideSeparators = true
-	v.headH = newRowCell(v).headMin()
 
 	v.selLabel = widget.NewLabel("Click a line's number to comment on it (Shift+click another for a range).")
 	v.selLabel.Truncation = fyne.TextTruncateEllipsis
@@ -227,33 +224,16 @@ func (v *View) setSplit(on bool) {
 	v.refreshSelection()
 }
 
-// relayout builds the rows and gives the header rows their height.
+// relayout builds the rows. Every row is a line high: the list sums no heights.
 func (v *View) relayout() {
 	v.rows, v.fileRow = buildRows(v.ch.Files, v.split)
-	for i, r := range v.rows {
-		if r.kind == rowFile || r.kind == rowHunk {
-			v.diff.SetItemHeight(i, v.headH)
-		} else {
-			v.diff.SetItemHeight(i, v.lineH)
-		}
-	}
 	v.diff.Refresh()
 }
 
-// rowOffset is the distance of row id from the top of the diff.
+// rowOffset is the distance of row id from the top of the diff: rows are a line high, with
+// the dense theme's padding between them.
 func (v *View) rowOffset(id int) float32 {
-	y := float32(0)
-	for i := 0; i < id && i < len(v.rows); i++ {
-		y += v.height(i)
-	}
-	return y
-}
-
-func (v *View) height(i int) float32 {
-	if k := v.rows[i].kind; k == rowFile || k == rowHunk {
-		return v.headH
-	}
-	return v.lineH
+	return float32(id) * (v.lineH + densePadding)
 }
 
 // Rows is the number of rows of the diff (for tests and the bench).
@@ -453,6 +433,9 @@ func statusLetter(s review.Status) string {
 	return "M"
 }
 
+// densePadding is the space between the diff's rows.
+const densePadding = 1
+
 // denseTheme packs the diff's rows: almost no padding between lines of code. base is the
 // app's theme when the view was made (inside the override, theme.Current is the override).
 type denseTheme struct{ base fyne.Theme }
@@ -464,7 +447,7 @@ func (d denseTheme) Font(s fyne.TextStyle) fyne.Resource     { return d.base.Fon
 func (d denseTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return d.base.Icon(n) }
 func (d denseTheme) Size(n fyne.ThemeSizeName) float32 {
 	if n == theme.SizeNamePadding {
-		return 1
+		return densePadding
 	}
 	return d.base.Size(n)
 }
