@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: all packages with the race detector (GUI tests on Fyne's headless driver),
 # then the real-window smoke test of the built binary under Xvfb, the real-window full-disk
-# test (on a small tmpfs; as root only), an MCP server's form card in a real window, the
+# test (on a small tmpfs; as root only), an MCP server's form card in a real window, the Changes view (review-xvfb.sh: revert a hunk, comment, send), the
 # official MCP conformance suite's client scenarios against the CLI (mcp-conformance.sh),
 # then the .deb installed and started (scripts/test-deb.sh; as root only).
 set -euo pipefail
@@ -12,5 +12,6 @@ go test -race -count=1 -timeout 45m ./...
 bash scripts/smoke-xvfb.sh
 bash scripts/diskfull-xvfb.sh
 bash scripts/mcp-xvfb.sh
+bash scripts/review-xvfb.sh
 bash scripts/mcp-conformance.sh
 bash scripts/test-deb.sh

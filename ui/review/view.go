@@ -129,10 +129,10 @@ func NewView(opts Options) *View {
 
 	v.selLabel = widget.NewLabel("Click a line's number to comment on it (Shift+click another for a range).")
 	v.selLabel.Truncation = fyne.TextTruncateEllipsis
-	v.entry = widget.NewMultiLineEntry()
-	v.entry.SetPlaceHolder("Your comment on the selected lines")
-	v.entry.SetMinRowsVisible(2)
-	v.entry.Wrapping = fyne.TextWrapWord
+	// One line, and Enter adds it: a review comment is a sentence or two.
+	v.entry = widget.NewEntry()
+	v.entry.SetPlaceHolder("Your comment on the selected lines (Enter adds it)")
+	v.entry.OnSubmitted = func(string) { v.addComment() }
 	v.commentBtn = widget.NewButtonWithIcon("Add comment", theme.MailComposeIcon(), v.addComment)
 	v.commentBtn.Disable()
 	v.draft = widget.NewLabel("")
