@@ -81,7 +81,9 @@ sleep 1
 shot commented
 
 say "sending a message from the chat"
-xdotool windowactivate --sync "$WID" 2>/dev/null || xdotool windowfocus --sync "$WID"
+# The chat in front (there is no window manager to raise it on focus), for its screenshot.
+xdotool windowraise "$WID"
+xdotool windowfocus --sync "$WID"
 sleep 0.5
 xdotool windowfocus --sync "$WID" type --delay 15 -- "echo: noted"
 xdotool key --clearmodifiers Return
