@@ -2,8 +2,10 @@ package review
 
 import (
 	"fmt"
+	"image/color"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -63,7 +65,7 @@ func TestChangesViewRevertsCommentsAndMarks(t *testing.T) {
 	v := NewView(Options{
 		OnRevert:  func(path string, hunk int) { reverted = append(reverted, fmt.Sprintf("%s#%d", path, hunk)) },
 		OnComment: func(c review.Comment) { comments = append(comments, c) },
-		Do:        func(f func()) { f() },
+		Do: dropColours,
 	})
 	w := test.NewWindow(v)
 	defer w.Close()
@@ -134,7 +136,7 @@ func TestChangesViewRevertsCommentsAndMarks(t *testing.T) {
 // column.
 func TestSideBySideOnlyWhenWide(t *testing.T) {
 	test.NewTempApp(t)
-	v := NewView(Options{Do: func(f func()) { f() }})
+	v := NewView(Options{Do: dropColours})
 	w := test.NewWindow(v)
 	defer w.Close()
 	v.SetChanges(sample())
@@ -158,3 +160,48 @@ func TestSideBySideOnlyWhenWide(t *testing.T) {
 }
 
 var desktopShift = shiftDown()
+
+// dropColours is the tests' Options.Do: the highlighter's results come from its goroutine
+// and would be applied beside the test's own UI calls; these tests do not look at colours.
+func dropColours(func()) {}
+
+// TestLinesAreColouredAsTheChatsCode: the rows on screen have their hunks coloured in the
+// background by ui/markdown's lexers; once the results are applied (on the test's goroutine,
+// as Options.Do would on the UI's), a Go line is drawn in more than one colour.
+func TestLinesAreColouredAsTheChatsCode(t *testing.T) {
+	test.NewTempApp(t)
+	results := make(chan func(), 8)
+	v := NewView(Options{Do: func(f func()) { results <- f }})
+	w := test.NewWindow(v)
+	defer w.Close()
+	w.Resize(fyne.NewSize(800, 700))
+	v.SetChanges(sample())
+	for range 2 { // a.go's two hunks; b.txt is not highlighted
+		select {
+		case f := <-results:
+			f()
+		case <-time.After(30 * time.Second):
+			t.Fatal("no hunk was coloured")
+		}
+	}
+	toks := v.hl.tokens(0, 0)
+	if len(toks) != 4 || len(toks[2]) < 2 {
+		t.Fatalf("hunk 1's tokens: %+v", toks)
+	}
+	for _, c := range cells(v) {
+		r := v.rows[c.id]
+		if r.kind != rowLine || r.file != 0 || c.line.r == nil {
+			continue
+		}
+		colours := map[color.Color]bool{}
+		for _, p := range c.line.r.placed {
+			if !p.num && strings.TrimSpace(p.t.Text) != "" && p.t.Text != string(review.Add) && p.t.Text != string(review.Delete) {
+				colours[p.t.Color] = true
+			}
+		}
+		if len(colours) >= 2 {
+			return
+		}
+	}
+	t.Fatal("no line of a.go is drawn in more than one colour")
+}
