@@ -65,7 +65,7 @@ func TestChangesViewRevertsCommentsAndMarks(t *testing.T) {
 	v := NewView(Options{
 		OnRevert:  func(path string, hunk int) { reverted = append(reverted, fmt.Sprintf("%s#%d", path, hunk)) },
 		OnComment: func(c review.Comment) { comments = append(comments, c) },
-		Do: dropColours,
+		Do:        dropColours,
 	})
 	w := test.NewWindow(v)
 	defer w.Close()
