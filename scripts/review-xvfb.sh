@@ -98,7 +98,8 @@ doc = json.load(open(sys.argv[1]))
 msgs = doc.get("messages", doc if isinstance(doc, list) else [])
 users = [m for m in msgs if m.get("kind") == "user"]
 text = users[-1].get("text", "") if users else ""
-need = ["f.txt, line 25:", "> twenty-five by the agent", sys.argv[2], "echo: noted"]
+# Whole lines: the words exactly as typed (no key that opened the box typed into it).
+need = ["\nf.txt, line 25:\n", "\n> twenty-five by the agent\n", "\n" + sys.argv[2] + "\n", "echo: noted"]
 missing = [n for n in need if n not in text]
 if missing:
     print("missing", missing, "in:\n" + text, file=sys.stderr)

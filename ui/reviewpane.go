@@ -108,12 +108,18 @@ func (r *reviewUI) keys(w *reviewWindow) {
 			w.view.MoveCursor(1, false)
 		case fyne.KeyUp:
 			w.view.MoveCursor(-1, false)
-		case fyne.KeyR:
-			w.view.RevertAtCursor()
-		case fyne.KeyC:
-			w.view.FocusComment(c)
 		case fyne.KeyEscape:
 			w.win.Close()
+		}
+	})
+	// Letters as runes: a key handler that moved the focus to the comment box would have the
+	// rune that follows the key ("c") typed into it.
+	c.SetOnTypedRune(func(r rune) {
+		switch r {
+		case 'r', 'R':
+			w.view.RevertAtCursor()
+		case 'c', 'C':
+			w.view.FocusComment(c)
 		}
 	})
 	for _, k := range []struct {

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -61,10 +63,11 @@ func TestChangesViewRevertCommentAndSend(t *testing.T) {
 		ch := w.view.Changes()
 		return len(ch.Files) == 1 && len(ch.Files[0].Hunks) == 2
 	})
-	if !w.view.SelectLine("f.txt", 3, false) {
-		t.Fatal("line 3 is not in the view")
-	}
-	w.view.RevertAtCursor()
+	// The keyboard, as a person reviewing uses it: Down selects the first line, R reverts
+	// its hunk.
+	c := w.win.Canvas()
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyDown})
+	pressKey(c, fyne.KeyR, 'r')
 	h.waitFor("hunk 1 reverted", func() bool {
 		b, _ := os.ReadFile(path)
 		return string(b) == numberedFile(map[int]string{25: "twenty-five by the agent"})
@@ -74,10 +77,18 @@ func TestChangesViewRevertCommentAndSend(t *testing.T) {
 		return len(ch.Files) == 1 && len(ch.Files[0].Hunks) == 1
 	})
 
-	if !w.view.SelectLine("f.txt", 25, false) {
-		t.Fatal("line 25 is not in the view")
+	// Down to the agent's line 25 (lines 22, 23, 24, the removed 25, then it), C to write,
+	// Enter to add: the C that opened the box is not in the words.
+	for range 5 {
+		c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyDown})
 	}
-	w.view.Comment("make this a named constant")
+	pressKey(c, fyne.KeyC, 'c')
+	entry, ok := c.Focused().(*widget.Entry)
+	if !ok {
+		t.Fatalf("C put the keyboard in %T, not the comment box", c.Focused())
+	}
+	test.Type(entry, "make this a named constant")
+	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	if !h.m.rv.hasComments(cs) {
 		t.Fatal("the comment is not kept for the next message")
 	}
@@ -101,7 +112,7 @@ func TestChangesViewRevertCommentAndSend(t *testing.T) {
 		t.Fatal("the comments stayed after they were sent")
 	}
 	last := lastUser()
-	for _, want := range []string{"f.txt, line 25:", "> twenty-five by the agent", "make this a named constant", "echo: noted"} {
+	for _, want := range []string{"\nf.txt, line 25:\n", "\n> twenty-five by the agent\n", "\nmake this a named constant\n", "echo: noted"} {
 		if !strings.Contains(last, want) {
 			t.Fatalf("the request's last user message lacks %q:\n%s", want, last)
 		}
@@ -126,4 +137,20 @@ func lastUserSeq(h *harness) uint64 {
 		}
 	}
 	return seq
+}
+
+// pressKey is a key as the desktop driver delivers it: the key event to the focused widget or
+// the canvas, then its rune to whatever has the focus after it (so a key handler that moves
+// the focus has the rune typed into its new focus, as in the real window).
+func pressKey(c fyne.Canvas, key fyne.KeyName, r rune) {
+	if f := c.Focused(); f != nil {
+		f.TypedKey(&fyne.KeyEvent{Name: key})
+	} else {
+		c.OnTypedKey()(&fyne.KeyEvent{Name: key})
+	}
+	if f := c.Focused(); f != nil {
+		f.TypedRune(r)
+	} else {
+		c.OnTypedRune()(r)
+	}
 }

@@ -451,3 +451,7 @@ func (d denseTheme) Size(n fyne.ThemeSizeName) float32 {
 	}
 	return d.base.Size(n)
 }
+
+// Selection is the comment the selected lines would get (without words), false when no
+// line is selected.
+func (v *View) Selection() (review.Comment, bool) { return v.selection() }
