@@ -389,7 +389,11 @@ func restoreSummary(p RestorePlan, files []FileChange, before domain.Message) st
 		fmt.Fprintf(&b, "The person undid the changes of your %s call%s. These files are back as they were before it:", p.Checkpoint.Tool, atClock(p.Checkpoint.At))
 	case RestoreBack:
 		what := "rewind"
-		if p.Restore.Kind != RestoreRewind {
+		switch p.Restore.Kind {
+		case RestoreRevert:
+			what = "revert"
+		case RestoreRewind:
+		default:
 			what = "undo"
 		}
 		fmt.Fprintf(&b, "The person took back their %s%s. These files are back as they were before it:", what, atClock(p.Restore.At))

@@ -40,7 +40,9 @@ type RestoreRecord struct {
 	// changed by the person that it left as the person had them.
 	Files []FileChange `json:"files,omitempty"`
 	Kept  []string     `json:"kept,omitempty"`
-	At    time.Time    `json:"at"`
+	// Hunk is the hunk a RestoreRevert took back (0: the whole file).
+	Hunk int       `json:"hunk,omitempty"`
+	At   time.Time `json:"at"`
 }
 
 // Complete reports whether the restore finished.

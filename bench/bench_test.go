@@ -17,6 +17,7 @@ func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
 	MaybeRunEchoServer()
 	MaybeRunBareWindow()
+	MaybeRunChangesWindow()
 	os.Exit(m.Run())
 }
 

@@ -344,6 +344,12 @@ func (r *Repo) gitStatus(ctx context.Context, stdin []byte, okStatus int, args .
 // gitIndex is gitStatus with index as git's index file (Compose builds a tree in an index of
 // its own, leaving the shadow index to the snapshots).
 func (r *Repo) gitIndex(ctx context.Context, index string, stdin []byte, okStatus int, args ...string) ([]byte, error) {
+	return r.gitEnv(ctx, index, nil, stdin, okStatus, args...)
+}
+
+// gitEnv is gitIndex with extra environment (a read that may take objects from the
+// person's repository, review.go).
+func (r *Repo) gitEnv(ctx context.Context, index string, extra []string, stdin []byte, okStatus int, args ...string) ([]byte, error) {
 	r.gitRuns.Add(1)
 	// Never a hook: a person's core.hooksPath may be relative, that is, inside the tree.
 	cmd := exec.CommandContext(ctx, r.gitPath, args...)
@@ -355,6 +361,7 @@ func (r *Repo) gitIndex(ctx context.Context, index string, stdin []byte, okStatu
 		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C",
 		// The person's own repository must never be touched, even if git looked for one.
 		"GIT_CEILING_DIRECTORIES="+filepath.Dir(r.workTree))
+	cmd.Env = append(cmd.Env, extra...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

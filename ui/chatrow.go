@@ -189,9 +189,11 @@ type userPart struct {
 	textBox *fyne.Container
 	thumbs  *fyne.Container
 	obj     fyne.CanvasObject
-	// rewind restores the working tree as it was before this message's turn.
-	rewind *widget.Button
-	seq    uint64
+	// rewind restores the working tree as it was before this message's turn; changes opens
+	// the Changes view of the turn.
+	rewind  *widget.Button
+	changes *widget.Button
+	seq     uint64
 }
 
 func newUserPart(cv *chatView) *userPart {
@@ -201,8 +203,9 @@ func newUserPart(cv *chatView) *userPart {
 	ip := theme.InnerPadding()
 	p.textBox = container.New(&measure.Inset{Left: ip, Right: ip, Top: ip, Bottom: ip}, p.text)
 	p.rewind = restoreButton("Rewind to here", func() { cv.m.proj.rewind(cv.cs, p.seq) })
-	more := messageMenuButton(cv, func() uint64 { return p.seq }) // fork.go
-	p.obj = card(p.bg, container.New(&column{}, container.New(&hbar{gap: pad()}, none(), p.header, container.NewHBox(p.rewind, more)), p.textBox, p.thumbs))
+	p.changes = restoreButton("Changes", func() { cv.m.rv.openTurn(cv.cs, p.seq) }) // reviewpane.go
+	more := messageMenuButton(cv, func() uint64 { return p.seq })                   // fork.go
+	p.obj = card(p.bg, container.New(&column{}, container.New(&hbar{gap: pad()}, none(), p.header, container.NewHBox(p.changes, p.rewind, more)), p.textBox, p.thumbs))
 	return p
 }
 
@@ -224,6 +227,7 @@ func (p *userPart) bind(r *row) {
 	p.seq = r.msg.Seq
 	_, canRewind := p.cv.m.proj.checkpointBefore(p.cv.cs.id, r.msg.Seq)
 	p.rewind.Hidden = !canRewind || p.cv.readOnly
+	p.changes.Hidden = !p.cv.m.rv.turnChanged(p.cv.cs.id, r.msg.Seq) || p.cv.readOnly
 	p.textBox.Hidden = r.msg.Text == ""
 	p.text.SetText(r.msg.Text)
 	p.thumbs.Objects = p.thumbs.Objects[:0]

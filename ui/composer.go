@@ -43,6 +43,9 @@ func (m *MainWindow) refreshStrip() {
 		for _, a := range m.current.draft.atts {
 			m.composer.strip.Objects = append(m.composer.strip.Objects, m.attachmentChip(a))
 		}
+		if c := m.rv.commentChip(m.current); c != nil {
+			m.composer.strip.Objects = append(m.composer.strip.Objects, c)
+		}
 	}
 	m.composer.strip.Hidden = len(m.composer.strip.Objects) == 0
 	m.composer.strip.Refresh()
@@ -125,11 +128,11 @@ func (m *MainWindow) send() {
 	case m.isExhausted():
 		m.showInline(sendErrorText(domain.ErrContextExhausted))
 		return
-	case strings.TrimSpace(text) == "" && len(atts) == 0:
+	case strings.TrimSpace(text) == "" && len(atts) == 0 && !m.rv.hasComments(cs):
 		m.showInline("Type a message or attach an image first.")
 		return
 	case cs.busy() && m.proj.enabled():
-		m.proj.enqueue(cs, msg, atts, turn)
+		m.proj.enqueue(cs, withComments(m.rv.take(cs), msg), atts, turn)
 		return
 	case cs.busy():
 		m.showInline("The agent is busy: wait for it to finish, or press Stop (Esc).")
@@ -142,6 +145,8 @@ func (m *MainWindow) send() {
 	m.clearInline()
 	m.composer.entry.SetText("")
 	cs.draft = draft{}
+	// The comments on the changes go first in the message (reviewpane.go).
+	comments := m.rv.take(cs)
 	if cs.mainView != nil {
 		cs.mainView.pinned = true
 	}
@@ -158,6 +163,7 @@ func (m *MainWindow) send() {
 		if err == nil {
 			msg, images, err = m.attachResources(ctx, cs.id, msg, images) // "@SERVER:URI" (atresources.go)
 		}
+		msg = withComments(comments, msg)
 		if cmd, ok := m.b.(CommandSender); ok && err == nil && turn != nil {
 			err = cmd.SendCommand(ctx, cs.id, msg, images, *turn)
 		} else if err == nil {
@@ -166,6 +172,7 @@ func (m *MainWindow) send() {
 		m.do(func() {
 			m.sending = false
 			if err != nil {
+				m.rv.putBack(cs, comments)
 				// The person's words are never lost: they return to the draft.
 				if cs.draft.text == "" && len(cs.draft.atts) == 0 {
 					cs.draft = draft{text: text, atts: atts}

@@ -35,6 +35,7 @@ type header struct {
 	meter        *meter
 	meterLabel   *widget.Label
 	wrapBtn      *widget.Button
+	changesBtn   *widget.Button
 	meterRow     *fyne.Container
 }
 
@@ -51,7 +52,10 @@ func newHeader(m *MainWindow) *header {
 	h.projectBtn = widget.NewButton("Switch to Project", func() { m.downgrade(domain.ModeProject) })
 	h.switchBox = container.NewCenter(container.NewHBox(h.projectBtn, h.switchBtn))
 	h.worktreeBtn = newWorktreeButton(m)
-	h.box = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(h.worktreeBtn), container.NewCenter(m.demo.header), container.NewCenter(h.mode), h.switchBox),
+	// The Changes view of the last turn (reviewpane.go).
+	h.changesBtn = widget.NewButtonWithIcon("Changes", theme.ListIcon(), func() { m.rv.openCurrent() })
+	h.changesBtn.Importance = widget.LowImportance
+	h.box = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(h.worktreeBtn), container.NewCenter(h.changesBtn), container.NewCenter(m.demo.header), container.NewCenter(h.mode), h.switchBox),
 		container.New(&column{Gap: -pad() * 2}, h.title, h.subtitle))
 	h.landlockNote = widget.NewLabel("")
 	h.landlockNote.Wrapping = fyne.TextWrapWord
@@ -111,6 +115,7 @@ func (h *header) refresh() {
 	// Switching down is offered from any mode above Restricted, to every mode below it.
 	h.switchBox.Hidden = !m.sandbox.Available || c.Mode.Rank() == domain.ModeRestricted.Rank()
 	h.projectBtn.Hidden = c.Mode.Rank() <= domain.ModeProject.Rank()
+	h.changesBtn.Hidden = !m.rv.enabled() || c.IsSubAgent()
 	h.box.Refresh()
 	h.refreshMeter(cs)
 }

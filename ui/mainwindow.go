@@ -100,6 +100,8 @@ type MainWindow struct {
 	status   *statusBar
 	// proj holds the project controls: instructions, model switch, queue, Undo and Rewind.
 	proj *projectUI
+	// rv holds the Changes windows and the comments for the next message (reviewpane.go).
+	rv *reviewUI
 	// slash is the composer's "/" menu of custom commands.
 	slash *slashMenu
 	// disk is the full-disk banner (diskbanner.go).
@@ -219,6 +221,7 @@ func (m *MainWindow) shutdown() {
 	for _, w := range m.subWins {
 		w.win.Close()
 	}
+	m.rv.closeAll()
 }
 
 // build lays the window out: the sidebar on the left; on the right the header, the chat log
@@ -235,6 +238,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.composer = newComposerBar(m)
 	m.status = newStatusBar(m)
 	m.proj = newProjectUI(m)
+	m.rv = newReviewUI(m)
 	// The "/" menu of commands (slashmenu.go).
 	m.slash = newSlashMenu(m)
 	m.composer.entry.onKey = m.slash.onKey

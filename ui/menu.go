@@ -45,6 +45,7 @@ func (m *MainWindow) shortcuts() []shortcut {
 		{ctrlShift(fyne.KeyN), m.forkLast, "Fork: continue from the last message in a new conversation"},
 		{ctrl(fyne.KeySlash), m.showShortcutSheet, "Keyboard shortcuts"},
 		{ctrl(fyne.KeyB), func() { m.small.toggleSidebar() }, "Show or hide the list of conversations"},
+		{ctrlShift(fyne.KeyD), func() { m.rv.openCurrent() }, "Show the changes of this conversation"},
 	}
 }
 
@@ -83,6 +84,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
 		m.menuWrapUp,
+		item("Show changes…", sc[12]),
 		item("Undo last file change…", sc[4]),
 		item("Allow edits in this project", sc[7]),
 		item("Deny the request", sc[8]),

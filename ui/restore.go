@@ -126,6 +126,8 @@ func restoreNoun(k actors.RestoreKind) string {
 		return "rewind"
 	case actors.RestoreUndo:
 		return "undo"
+	case actors.RestoreRevert:
+		return "revert"
 	}
 	return "restore"
 }

@@ -164,6 +164,11 @@ func printRestores(rt *actors.Runtime, id string, stdout io.Writer) error {
 			what = fmt.Sprintf("undo of checkpoint %d", r.Checkpoint)
 		case actors.RestoreBack:
 			what = fmt.Sprintf("took back restore %d", r.Undoes)
+		case actors.RestoreRevert:
+			what = "revert of the whole file"
+			if r.Hunk > 0 {
+				what = fmt.Sprintf("revert of hunk %d", r.Hunk)
+			}
 		}
 		files := describeChanges(r.Files)
 		if !r.Complete() {

@@ -28,7 +28,7 @@ import (
 // servedCommands are the commands that open the data directory, and so run inside the app
 // while it runs. The others (doctor, bench, commands, hooks, mcp list, version, help) never
 // take the directory's lock and run on their own as before.
-var servedCommands = []string{"chat", "list", "show", "export", "search", "delete", "checkpoints", "rewind", "queue", "fork", "spent", "merge", "worktree"}
+var servedCommands = []string{"chat", "list", "show", "export", "search", "delete", "checkpoints", "rewind", "changes", "revert", "queue", "fork", "spent", "merge", "worktree"}
 
 func isServed(cmd string) bool { return slices.Contains(servedCommands, cmd) }
 

@@ -1,5 +1,5 @@
 // Command phoenix-desktop is the Phoenix Desktop app: the desktop GUI by default, and headless
-// sub-commands (chat, list, show, export, checkpoints, rewind, queue, fork, spent, bench, mcp list) that use the same actors, for scripts,
+// sub-commands (chat, list, show, export, checkpoints, rewind, changes, revert, queue, fork, spent, bench, mcp list) that use the same actors, for scripts,
 // tests and benchmarks.
 package main
 
@@ -27,6 +27,8 @@ var usage = `Usage:
   phoenix-desktop checkpoints ID [--json]   list the working-tree checkpoints taken before file changes
   phoenix-desktop rewind ID CHECKPOINT [--force] [--dry-run]   restore the files as they were before it
   phoenix-desktop rewind --undo ID [RESTORE]   take back the last rewind (or RESTORE, from checkpoints)
+  phoenix-desktop changes ID [--turn N | --uncommitted] [--json]   what the conversation changed, hunks numbered
+  phoenix-desktop revert ID --file PATH [--hunk N]   take back a file, or one hunk of it (same scope flags)
   phoenix-desktop queue ID [--json] [--clear] [--release]   messages queued while the agent worked
   phoenix-desktop fork ID MSG [--json]      continue from message MSG in a new conversation, keeping ID
   phoenix-desktop merge ID [--json]         merge the conversation's worktree branch into its base (exit 4 on conflict)
@@ -59,6 +61,8 @@ func main() {
 	bench.MaybeRunEchoServer()
 	// And the bare Fyne window the idle rows compare the app's window with.
 	bench.MaybeRunBareWindow()
+	// And the window the Changes view's rows measure.
+	bench.MaybeRunChangesWindow()
 	releaseStartupPages()
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	// The cold-start bench rows read the process's peak memory here (bench.EnvPeakRSSFile).
@@ -122,6 +126,10 @@ func runWith(env *cmdEnv, args []string, stdout, stderr io.Writer) int {
 		err = runCheckpoints(env, rest, stdout, stderr)
 	case "rewind":
 		err = runRewind(env, rest, stdout, stderr)
+	case "changes":
+		err = runChanges(env, rest, stdout, stderr)
+	case "revert":
+		err = runRevert(env, rest, stdout, stderr)
 	case "queue":
 		err = runQueue(env, rest, stdout, stderr)
 	case "fork":

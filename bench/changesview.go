@@ -1,0 +1,190 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+
+	"github.com/phoenix-desktop/phoenix/assets"
+	"github.com/phoenix-desktop/phoenix/review"
+	uireview "github.com/phoenix-desktop/phoenix/ui/review"
+)
+
+// The Changes view's rows (issue 34): a real window under Xvfb shows the view of a change
+// of 200 files and 20,000 lines, and, as the baseline in the same run and window, of one
+// file of 100 lines. A paint is timed to the window's own capture of its frame (Fyne's
+// Canvas.Capture draws the scene and reads it back), so the figures include the readback of
+// 1180×780 pixels, the same for both.
+
+// ChangesWindowArg is the hidden first argument that makes the app binary the window these
+// rows measure; it prints its samples as JSON and exits.
+const ChangesWindowArg = "__phoenix_bench_changes_window"
+
+const changesRowName = "Changes view, 200 files / 20,000 lines: first paint"
+
+// changesSamples are what the window measured, in milliseconds.
+type changesSamples struct {
+	FirstLarge, FirstSmall, ScrollLarge, ScrollSmall []float64
+	Err                                              string
+}
+
+// MaybeRunChangesWindow runs the measuring window when this process was started as one,
+// and never returns then; otherwise it returns at once. main (and TestMain of this package)
+// call it.
+func MaybeRunChangesWindow() {
+	if len(os.Args) < 2 || os.Args[1] != ChangesWindowArg {
+		return
+	}
+	paints, steps := 5, 30
+	if len(os.Args) > 2 && os.Args[2] == "quick" {
+		paints, steps = 2, 5
+	}
+	a := app.NewWithID(assets.AppID + ".bench.changes")
+	w := a.NewWindow("Changes view bench")
+	w.Resize(fyne.NewSize(idleWidth, idleHeight))
+	a.Lifecycle().SetOnStarted(func() {
+		go func() {
+			s := measureChangesWindow(w, paints, steps)
+			_ = json.NewEncoder(os.Stdout).Encode(s)
+			// Straight out: nothing is kept, and the driver's teardown of a window that
+			// is still drawing has crashed under Xvfb's software OpenGL.
+			os.Exit(0)
+		}()
+	})
+	w.ShowAndRun()
+	os.Exit(0)
+}
+
+// measureChangesWindow times, off the UI goroutine, the first paint of a new view of each
+// change and a scroll of three lines at a time down the large one (the small one's diff
+// fits the window; it scrolls by the same steps as far as it goes).
+func measureChangesWindow(w fyne.Window, paints, steps int) (s changesSamples) {
+	large, small := SampleChanges(200, 100), SampleChanges(1, 100)
+	// Capture makes the window's GL context current on the calling thread: it runs on the
+	// UI goroutine, where the driver draws, never beside it. The first frame of the window
+	// itself is not the view's.
+	capture := func() { w.Canvas().Capture() }
+	fyne.DoAndWait(capture)
+	for range paints {
+		for _, c := range []struct {
+			ch  review.Changes
+			out *[]float64
+		}{{large, &s.FirstLarge}, {small, &s.FirstSmall}} {
+			start := time.Now()
+			fyne.DoAndWait(func() {
+				v := uireview.NewView(uireview.Options{})
+				w.SetContent(v)
+				v.SetChanges(c.ch)
+				capture()
+			})
+			*c.out = append(*c.out, ms(time.Since(start)))
+		}
+	}
+	for _, c := range []struct {
+		ch  review.Changes
+		out *[]float64
+	}{{large, &s.ScrollLarge}, {small, &s.ScrollSmall}} {
+		var v *uireview.View
+		fyne.DoAndWait(func() {
+			v = uireview.NewView(uireview.Options{})
+			w.SetContent(v)
+			v.SetChanges(c.ch)
+			capture()
+		})
+		for i := 1; i <= steps; i++ {
+			start := time.Now()
+			fyne.DoAndWait(func() {
+				v.ScrollToRow(i * 3)
+				capture()
+			})
+			*c.out = append(*c.out, ms(time.Since(start)))
+		}
+	}
+	return s
+}
+
+// SampleChanges is a change of files files of lines changed lines each, in Go, as the
+// Changes view shows it: hunks of five added and five removed lines between context.
+func SampleChanges(files, lines int) review.Changes {
+	ch := review.Changes{Scope: review.Conversation, From: "a", To: "b"}
+	for f := range files {
+		file := review.File{Path: fmt.Sprintf("pkg/d%02d/file%03d.go", f/20, f), Status: review.Modified}
+		at := 1
+		for n := 1; n*10 <= lines; n++ {
+			h := review.Hunk{N: n, OldStart: at, OldLines: 11, NewStart: at, NewLines: 11}
+			h.Lines = append(h.Lines, review.Line{Kind: review.Context, Old: at, New: at, Text: "func handler(w http.ResponseWriter, r *http.Request) {"})
+			for i := range 5 {
+				h.Lines = append(h.Lines, review.Line{Kind: review.Delete, Old: at + 1 + i, Text: fmt.Sprintf("\tvalue%d := compute(r.Context(), %d) // old", i, i)})
+			}
+			for i := range 5 {
+				h.Lines = append(h.Lines, review.Line{Kind: review.Add, New: at + 1 + i, Text: fmt.Sprintf("\tvalue%d, err := computeChecked(r.Context(), %d, \"new\")", i, i)})
+			}
+			file.Added, file.Deleted = file.Added+5, file.Deleted+5
+			file.Hunks = append(file.Hunks, h)
+			at += 20
+		}
+		ch.Files = append(ch.Files, file)
+	}
+	return ch
+}
+
+// changesRows starts the measuring window on its own Xvfb display and reads its samples.
+func changesRows(ctx context.Context, o Options) ([]Row, error) {
+	if o.App == "" {
+		return nil, errNoApp
+	}
+	xvfb, err := exec.LookPath("Xvfb")
+	if err != nil {
+		return nil, errors.New("needs Xvfb (apt-get install xvfb) to draw the window off screen")
+	}
+	home, err := os.MkdirTemp("", "phoenix-bench-changes-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(home)
+	display, stopX, err := startXvfb(ctx, xvfb)
+	if err != nil {
+		return nil, err
+	}
+	defer stopX()
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	args := []string{ChangesWindowArg}
+	if o.Quick {
+		args = append(args, "quick")
+	}
+	cmd := exec.CommandContext(ctx, o.App, args...)
+	cmd.Env = append(appEnv(filepath.Join(home, "home")), "DISPLAY="+display)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	runErr := cmd.Run()
+	var s changesSamples
+	if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+		if runErr != nil {
+			err = runErr
+		}
+		return nil, fmt.Errorf("the measuring window printed no samples: %w: %s", err, lastLines(errb.String()))
+	}
+	if s.Err != "" {
+		return nil, errors.New(s.Err)
+	}
+	const where = "a real window (1180×780) on Xvfb, timed to the window's capture of the frame (the capture's readback, the same for the baseline, is most of it under software OpenGL)"
+	r1 := summarise(changesRowName, "ms", 150, s.FirstLarge)
+	r1.Note = "a new view shown and painted, " + where
+	r2 := summarise("Changes view, 1 file / 100 lines: first paint (baseline)", "ms", 0, s.FirstSmall)
+	r2.Note = "the same, the same window and run"
+	r3 := summarise("Changes view, 200 files / 20,000 lines: scroll step", "ms", 16, s.ScrollLarge)
+	r3.Note = "three lines down, laid out and painted, " + where
+	r4 := summarise("Changes view, 1 file / 100 lines: scroll step (baseline)", "ms", 0, s.ScrollSmall)
+	r4.Note = "the same steps as far as the short diff goes"
+	return []Row{r1, r2, r3, r4}, nil
+}
