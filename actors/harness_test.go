@@ -164,10 +164,18 @@ func (h *harness) waitState(id string, kind domain.StateKind) domain.Conversatio
 }
 
 // turn sends a message and waits until the conversation rests.
+// turn sends text and waits until the turn is at rest and its last call's checkpoint is
+// complete. That completion runs off the round's path, and with the fake model a turn can
+// end before it has; a person's edit right after the turn would then count as the call's.
+// In use the model's reply takes far longer than the snapshot.
 func (h *harness) turn(id, text string) domain.Conversation {
 	h.t.Helper()
 	h.send(id, text)
-	return h.waitRest(id)
+	c := h.waitRest(id)
+	if err := h.rt.waitCheckpointAfter(context.Background(), id); err != nil {
+		h.t.Fatal(err)
+	}
+	return c
 }
 
 // history loads the committed messages and checks they are valid for the API.

@@ -9,6 +9,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/review"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // The Changes view and the headless changes and revert commands: what a conversation
@@ -162,7 +163,7 @@ func (r *Runtime) Revert(ctx context.Context, id string, req RevertRequest) (Res
 	target := base
 	if req.Hunk != 0 {
 		if req.Hunk < 0 || req.Hunk > len(f.Hunks) {
-			return RestoreRecord{}, fmt.Errorf("%w: %s has %d hunk(s) in the %s scope, not a hunk %d", ErrNothingToRevert, req.Path, len(f.Hunks), ch.Scope, req.Hunk)
+			return RestoreRecord{}, fmt.Errorf("%w: %s has no hunk %d in the %s scope (it has %s)", ErrNothingToRevert, req.Path, req.Hunk, ch.Scope, transcript.Count(len(f.Hunks), "hunk", "hunks"))
 		}
 		if f.Status == review.Modified {
 			cur, err := repo.ReadFile(ctx, "", ch.To, req.Path)

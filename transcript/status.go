@@ -184,3 +184,12 @@ func Progress(progress, total float64, message string) string {
 	}
 	return s
 }
+
+// Count is "1 file", "3 files": a number with its noun as a person writes it, never
+// "file(s)". The window and the CLI say counts through it.
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

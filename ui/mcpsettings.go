@@ -255,7 +255,7 @@ func (p *mcpPanel) serverCard(st actors.MCPStatus) fyne.CanvasObject {
 		state.Importance = widget.SuccessImportance
 	}
 	if st.Running > 0 {
-		state.SetText(string(st.State) + " in " + count(st.Running, "conversation", "conversations"))
+		state.SetText(string(st.State) + " in " + transcript.Count(st.Running, "conversation", "conversations"))
 	}
 	what := widget.NewLabel(st.Config.Kind() + ": " + describeServer(st.Config))
 	what.Importance = widget.LowImportance

@@ -15,6 +15,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // textUnder collects the words drawn under o: labels, rich texts and canvas texts.
@@ -94,10 +95,10 @@ func TestRealUndoInPersonWords(t *testing.T) {
 }
 
 // TestNoParenthesisedPlurals (issue 36): no string of the window or the command line says
-// "file(s)"; they count with count().
+// "file(s)"; they count with transcript.Count.
 func TestNoParenthesisedPlurals(t *testing.T) {
 	var files []string
-	for _, pattern := range []string{"*.go", "../cmd/phoenix-desktop/*.go"} {
+	for _, pattern := range []string{"*.go", "review/*.go", "../cmd/phoenix-desktop/*.go", "../actors/*.go", "../worktree/*.go", "../review/*.go", "../remote/*.go", "../lsp/*.go"} {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)
@@ -135,7 +136,7 @@ func TestNoParenthesisedPlurals(t *testing.T) {
 }
 
 func TestCountSaysOneAndMany(t *testing.T) {
-	if got := count(1, "file", "files") + ", " + count(3, "file", "files") + ", " + count(0, "file", "files"); got != "1 file, 3 files, 0 files" {
+	if got := transcript.Count(1, "file", "files") + ", " + transcript.Count(3, "file", "files") + ", " + transcript.Count(0, "file", "files"); got != "1 file, 3 files, 0 files" {
 		t.Fatal(got)
 	}
 	if got := diffForPerson("diff --git a/a.txt b/a.txt\nindex b6fc4c6..0000000 100644\n--- a/a.txt\n+++ b/a.txt\n-index 1..2\n"); strings.Contains(got, "\nindex ") || !strings.Contains(got, "-index 1..2") {

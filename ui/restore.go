@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // Undo and Rewind, the project controls' restores of checkpoints: the window shows what a
@@ -254,9 +255,9 @@ func (p *projectUI) applyRestore(cs *convState, plan actors.RestorePlan, callID 
 				}
 			}
 		}
-		text := "Restored " + count(len(rec.Files), "file", "files") + ". The agent was told."
+		text := "Restored " + transcript.Count(len(rec.Files), "file", "files") + ". The agent was told."
 		if len(rec.Kept) > 0 {
-			text = fmt.Sprintf("Restored %s and kept your changes to %s. The agent was told.", count(len(rec.Files), "file", "files"), strings.Join(rec.Kept, ", "))
+			text = fmt.Sprintf("Restored %s and kept your changes to %s. The agent was told.", transcript.Count(len(rec.Files), "file", "files"), strings.Join(rec.Kept, ", "))
 		}
 		n := rec.N
 		p.m.showDoneWithAction(text, "Undo the "+restoreNoun(rec.Kind), func() { p.showUndoRestore(cs, n) })

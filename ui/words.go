@@ -1,20 +1,11 @@
 package ui
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 )
 
 // Words the window says, in the person's words (issue 36).
-
-// count is "1 file", "3 files": never "file(s)".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
 
 // undoTitle names the change an Undo takes back by what the person saw happen, not by the
 // tool that did it.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // WorktreeBackend is the part of the command API that handles a conversation's own git
@@ -91,7 +92,7 @@ func worktreeStatusText(st actors.WorktreeStatus) string {
 	case !st.Present:
 		return fmt.Sprintf("Branch %s kept; folder removed", st.Branch)
 	}
-	s := fmt.Sprintf("%s · %d commit(s) not in %s", st.Path, st.Ahead, st.Base)
+	s := fmt.Sprintf("%s · %s not in %s", st.Path, transcript.Count(st.Ahead, "commit", "commits"), st.Base)
 	if st.Dirty {
 		s += " · changes not committed"
 	}
@@ -203,9 +204,9 @@ func unmergedQuestion(e *actors.UnmergedError) string {
 	var lost string
 	switch {
 	case e.Commits > 0 && e.Dirty:
-		lost = fmt.Sprintf("%d commit(s) that no other branch holds, and changes not committed", e.Commits)
+		lost = transcript.Count(e.Commits, "commit", "commits") + " that no other branch holds, and changes not committed"
 	case e.Commits > 0:
-		lost = fmt.Sprintf("%d commit(s) that no other branch holds", e.Commits)
+		lost = transcript.Count(e.Commits, "commit", "commits") + " that no other branch holds"
 	default:
 		lost = "changes not committed"
 	}

@@ -51,7 +51,7 @@ type UnmergedError struct {
 func (e *UnmergedError) Error() string {
 	var parts []string
 	if e.Commits > 0 {
-		parts = append(parts, fmt.Sprintf("%d commit(s) on %s that are not merged anywhere", e.Commits, e.Branch))
+		parts = append(parts, fmt.Sprintf("commits on %s that are not merged anywhere: %d", e.Branch, e.Commits))
 	}
 	if e.Dirty {
 		parts = append(parts, "changes that are not committed")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/review"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // scopeFlags are the scope flags of changes and revert (hunks are numbered within a scope).
@@ -90,7 +91,7 @@ func printChanges(w io.Writer, id string, ch review.Changes) {
 		fmt.Fprintf(w, "No changes in %s.\n", what)
 		return
 	}
-	fmt.Fprintf(w, "Changes of %s: %d file(s). Revert one with phoenix-desktop revert %s --file PATH [--hunk N] (and the same scope flag).\n", what, len(ch.Files), id)
+	fmt.Fprintf(w, "Changes of %s: %s. Revert one with phoenix-desktop revert %s --file PATH [--hunk N] (and the same scope flag).\n", what, transcript.Count(len(ch.Files), "file", "files"), id)
 	for _, f := range ch.Files {
 		fmt.Fprintf(w, "\n%-8s %s  +%d −%d", f.Status, f.Path, f.Added, f.Deleted)
 		if f.Mode != "" {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/transcript"
 	"github.com/phoenix-desktop/phoenix/worktree"
 )
 
@@ -123,13 +124,13 @@ func worktreeLine(st actors.WorktreeStatus) string {
 	case st.BranchGone && !st.Present:
 		return fmt.Sprintf("The worktree %s and its branch %s are removed.", st.Path, st.Branch)
 	case !st.Present:
-		return fmt.Sprintf("The branch %s is kept (%d commit(s) not in %s); its worktree folder is removed.", st.Branch, st.Ahead, st.Base)
+		return fmt.Sprintf("The branch %s is kept (%s not in %s); its worktree folder is removed.", st.Branch, transcript.Count(st.Ahead, "commit", "commits"), st.Base)
 	}
 	dirty := ""
 	if st.Dirty {
 		dirty = ", with changes not committed"
 	}
-	return fmt.Sprintf("%s on %s: %d commit(s) not in %s%s. Merge with: phoenix-desktop merge ID", st.Path, st.Branch, st.Ahead, st.Base, dirty)
+	return fmt.Sprintf("%s on %s: %s not in %s%s. Merge with: phoenix-desktop merge ID", st.Path, st.Branch, transcript.Count(st.Ahead, "commit", "commits"), st.Base, dirty)
 }
 
 // worktreeName is what names a headless conversation's worktree branch, which has no title

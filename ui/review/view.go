@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/review"
+	"github.com/phoenix-desktop/phoenix/transcript"
 )
 
 // SplitMinWidth is the narrowest view that offers old and new side by side.
@@ -183,7 +184,7 @@ func (v *View) SetChanges(ch review.Changes) {
 	case len(ch.Files) == 0:
 		v.summary.SetText("No changes in this scope.")
 	default:
-		v.summary.SetText(fmt.Sprintf("%d file(s)  +%d −%d", len(ch.Files), added, deleted))
+		v.summary.SetText(fmt.Sprintf("%s  +%d −%d", transcript.Count(len(ch.Files), "file", "files"), added, deleted))
 	}
 	v.relayout()
 	v.files.Refresh()
