@@ -50,7 +50,8 @@ test = eval("lambda r, g, b: " + sys.argv[1])
 print(sum(1 for r, g, b in zip(d[0::3], d[1::3], d[2::3]) if test(r, g, b)))' "$1" "$size" "${2:-0}" "${3:--1}"
 }
 ORANGE='r > 153 and 89 < g < 204 and b < 102 and r - b > 102'
-BLUE='abs(r - 41) < 20 and abs(g - 111) < 20 and abs(b - 246) < 20'
+# The readable theme's primary blue (the dialog's Wrap up button), about (111,158,249).
+BLUE='abs(r - 111) < 20 and abs(g - 158) < 20 and abs(b - 249) < 20'
 win_size() { xdotool getwindowgeometry "$WID" | sed -n 's/.*Geometry: \([0-9]*\)x\([0-9]*\).*/\1 \2/p'; }
 # client_at: the window's own corner on the screen; frame_top: the top of Openbox's frame.
 client_at() { xwininfo -id "$WID" | awk '/Absolute upper-left X/ {x=$NF} /Absolute upper-left Y/ {y=$NF} END {print x "," y}'; }
