@@ -142,9 +142,9 @@ func changesRows(ctx context.Context, o Options) ([]Row, error) {
 	if o.App == "" {
 		return nil, errNoApp
 	}
-	xvfb, err := exec.LookPath("Xvfb")
+	xvfb, err := findXvfb("draw the window off screen")
 	if err != nil {
-		return nil, errors.New("needs Xvfb (apt-get install xvfb) to draw the window off screen")
+		return nil, err
 	}
 	home, err := os.MkdirTemp("", "phoenix-bench-changes-")
 	if err != nil {

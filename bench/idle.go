@@ -64,9 +64,9 @@ func idleRows(ctx context.Context, o Options) ([]Row, error) {
 	if o.App == "" {
 		return nil, errNoApp
 	}
-	xvfb, err := exec.LookPath("Xvfb")
+	xvfb, err := findXvfb("draw the windows off screen")
 	if err != nil {
-		return nil, errors.New("needs Xvfb (apt-get install xvfb) to draw the windows off screen")
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "phoenix-bench-idle-")
 	if err != nil {
@@ -270,4 +270,13 @@ func cpuTicks(pid int) (int64, error) {
 		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
 	}
 	return u + st, nil
+}
+
+// findXvfb finds the X server the window rows draw on; why says what they need it for.
+func findXvfb(why string) (string, error) {
+	xvfb, err := exec.LookPath("Xvfb")
+	if err != nil {
+		return "", errors.New("needs Xvfb (apt-get install xvfb) to " + why)
+	}
+	return xvfb, nil
 }

@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,9 +23,9 @@ func windowMapRows(ctx context.Context, o Options) ([]Row, error) {
 	if o.App == "" {
 		return nil, errNoApp
 	}
-	xvfb, err := exec.LookPath("Xvfb")
+	xvfb, err := findXvfb("map the windows off screen")
 	if err != nil {
-		return nil, errors.New("needs Xvfb (apt-get install xvfb) to map the windows off screen")
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "phoenix-bench-map-")
 	if err != nil {
