@@ -235,6 +235,7 @@ func (r *Runtime) releaseCheckpoints(id string) {
 	if repo != nil {
 		repo.Close()
 	}
+	r.removeRemoteCheckpoints(id)
 }
 
 // checkpointsReleased ends releaseCheckpoints once the store's delete has returned.
@@ -244,7 +245,10 @@ func (r *Runtime) checkpointsReleased(id string) {
 	r.ckpts.mu.Unlock()
 }
 
-func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (*checkpoint.Repo, error) {
+func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (CheckpointRepo, error) {
+	if c.Host != "" {
+		return r.remoteCheckpointRepo(c)
+	}
 	dir := r.cfg.Store.FilesDir(c.ID)
 	if dir == "" {
 		return nil, errors.New("checkpoints need a data directory on disk")

@@ -49,7 +49,7 @@ func (t *checkpointTask) before(ctx context.Context, exec domain.ExecID, call do
 			err = waitDone(ctx, t.prev)
 		}
 	}
-	var repo *checkpoint.Repo
+	var repo CheckpointRepo
 	if err == nil {
 		repo, err = t.rt.checkpointRepo(ctx, t.conv)
 	}

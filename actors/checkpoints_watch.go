@@ -69,7 +69,7 @@ func (r *Runtime) warmCheckpointsFor(c domain.Conversation, fromActor bool) bool
 		defer close(job.done)
 		defer cancel()
 		err := checkpoint.Available()
-		var repo *checkpoint.Repo
+		var repo CheckpointRepo
 		if err == nil {
 			repo, err = r.checkpointRepo(ctx, c)
 		}
@@ -93,10 +93,12 @@ func (r *Runtime) warmCheckpointsFor(c domain.Conversation, fromActor bool) bool
 // checkpoint): while nothing in the working tree changes, its snapshots start no git. It is
 // on from the conversation's first checkpoint (or warming) until its actor stops
 // (unwatchCheckpoints), so a person's programs keep their inotify instances.
-func (r *Runtime) watchCheckpoints(id string, repo *checkpoint.Repo) {
+func (r *Runtime) watchCheckpoints(id string, cr CheckpointRepo) {
+	// A remote conversation's repository watches on its host, from the agent's first use.
+	repo, local := cr.(*checkpoint.Repo)
 	r.ckpts.mu.Lock()
 	defer r.ckpts.mu.Unlock()
-	if r.ckpts.unwatched || r.ckpts.repos[id] != repo {
+	if !local || r.ckpts.unwatched || r.ckpts.repos[id] != repo {
 		return
 	}
 	repo.SetWatching(true)

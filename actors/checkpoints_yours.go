@@ -130,7 +130,7 @@ func spans(all []Checkpoint, restores []RestoreRecord, known *knownTree) []span 
 // snapshot of the tree as the person last left it (the start of the span that followed
 // their change, or current for a change made since the last span). A gap next to a span
 // whose end or start is unknown (a call during which the app stopped) counts as the agent's.
-func personsChanges(ctx context.Context, repo *checkpoint.Repo, ss []span, from int, current string) (map[string]string, error) {
+func personsChanges(ctx context.Context, repo CheckpointRepo, ss []span, from int, current string) (map[string]string, error) {
 	out := map[string]string{}
 	if from < 0 {
 		// Not in the timeline: nothing after it is known.

@@ -26,6 +26,9 @@ type RemoteRunner interface {
 	RunRemote(ctx context.Context, host string, call RemoteCall, status func(text string)) tools.Output
 	// Forget ends the connection to host and removes the copies of Phoenix's agent there.
 	Forget(ctx context.Context, host string) error
+	// Checkpoints is the shadow repository, kept on host, of conversation conv whose project
+	// is the folder dir there (checkpoints_remote.go). Nothing connects until it is used.
+	Checkpoints(host, conv, dir string) (CheckpointRepo, error)
 }
 
 // RemoteCall is one tool call of a remote conversation.
@@ -49,7 +52,8 @@ func (a *conversationActor) runsRemotely(call domain.ToolCall) bool {
 
 // remoteToolActor runs one call of a remote conversation on its host. The runner itself
 // carries Stop across (one cancel to the remote process group) and reports a dropped
-// connection as the call's error; nothing of this machine's hooks, checkpoints or proxy
+// connection as the call's error. A call that can change files is checkpointed as a local
+// one is, in the shadow repository on the host; nothing of this machine's hooks or proxy
 // applies to a project that is not here.
 type remoteToolActor struct {
 	rt     *Runtime
@@ -59,11 +63,13 @@ type remoteToolActor struct {
 	cancel context.CancelFunc
 	host   string
 	call   RemoteCall
+	// ckpt snapshots the project there around a call that can change files; nil otherwise.
+	ckpt *checkpointTask
 }
 
-func remoteToolProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc, host string, call RemoteCall) *actor.Props {
+func remoteToolProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc, host string, call RemoteCall, ckpt *checkpointTask) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &remoteToolActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, host: host, call: call}
+		return &remoteToolActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, host: host, call: call, ckpt: ckpt}
 	})
 }
 
@@ -71,32 +77,40 @@ func (w *remoteToolActor) Receive(ctx actor.Context) {
 	switch ctx.Message().(type) {
 	case *actor.Started:
 		parent, root := ctx.Parent(), w.rt.system.Root
-		go func() { root.Send(parent, toolDone{Exec: w.exec, Result: w.run()}) }()
+		go w.rt.runWithCheckpoint(w.convID, w.ckpt, w.run, func(res domain.ToolResult) {
+			root.Send(parent, toolDone{Exec: w.exec, Result: res})
+		})
 	case *actor.Stopping:
 		w.cancel()
 	}
 }
 
-func (w *remoteToolActor) run() domain.ToolResult {
+// run runs the call on the host; complete, when not nil, completes its checkpoint.
+func (w *remoteToolActor) run() (res domain.ToolResult, complete func()) {
 	call := w.call.Call
 	fail := func(text string) domain.ToolResult {
 		return domain.ToolResult{CallID: call.ID, Name: call.Name, Outcome: domain.OutcomeError, Content: text}
 	}
 	switch {
 	case w.rt.cfg.Remote == nil:
-		return fail(fmt.Sprintf("This conversation's project is on %s, and this session of Phoenix Desktop cannot reach other machines; open it in the app or with `chat --remote`.", w.host))
+		return fail(fmt.Sprintf("This conversation's project is on %s, and this session of Phoenix Desktop cannot reach other machines; open it in the app or with `chat --remote`.", w.host)), nil
 	case domain.IsMCPTool(call.Name):
-		return fail("MCP servers do not run for a project on another machine yet, so " + call.Name + " cannot run here.")
+		return fail("MCP servers do not run for a project on another machine yet, so " + call.Name + " cannot run here."), nil
+	}
+	if w.ckpt != nil {
+		if cp, ok := w.ckpt.before(w.ctx, w.exec, call); ok {
+			complete = func() { w.ckpt.after(cp) }
+		}
 	}
 	out := w.rt.cfg.Remote.RunRemote(w.ctx, w.host, w.call, func(text string) {
 		w.rt.publish(Notice{ConvID: w.convID, Level: NoticeInfo, Text: text})
 	})
 	for _, img := range out.Images {
 		if _, err := w.rt.cfg.Store.PutBlob(img.Data); err != nil {
-			return fail("The image could not be saved: " + err.Error())
+			return fail("The image could not be saved: " + err.Error()), complete
 		}
 	}
-	return out.Result(call)
+	return out.Result(call), complete
 }
 
 // checkRemote refuses a remote conversation this runtime cannot serve, before it exists.

@@ -47,6 +47,10 @@ func (r *hostRunner) Forget(_ context.Context, host string) error {
 	return nil
 }
 
+func (r *hostRunner) Checkpoints(host, _, _ string) (CheckpointRepo, error) {
+	return nil, errors.New("no checkpoints on " + host + " in this test")
+}
+
 func withRemote(r RemoteRunner) harnessOption { return func(c *Config) { c.Remote = r } }
 
 func TestRemoteConversationRunsItsToolsOnItsHost(t *testing.T) {

@@ -64,7 +64,7 @@ func (r *Runtime) changes(ctx context.Context, conv domain.Conversation, scope C
 	}
 	switch scope.Kind {
 	case review.Uncommitted:
-		if ch.From, objects, err = checkpoint.ProjectHead(ctx, conv.Cwd); err != nil {
+		if ch.From, objects, err = projectHead(ctx, conv, repo); err != nil {
 			return ch, "", fmt.Errorf("no uncommitted changes to show: %w; the turn and conversation scopes work in any folder", err)
 		}
 	case review.Turn, review.Conversation:

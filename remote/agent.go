@@ -103,6 +103,8 @@ type agent struct {
 	runs     map[string]context.CancelFunc
 	tempDirs map[string]string
 	wg       sync.WaitGroup
+	// ckpts holds the conversations' shadow repositories here (checkpoints.go).
+	ckpts checkpointAgent
 }
 
 func newAgent() *agent {
@@ -117,6 +119,10 @@ func (a *agent) serve(conn io.ReadWriteCloser) {
 	if err := srv.RegisterName(agentService, &Agent{a: a}); err != nil {
 		panic(err) // the service's method set is fixed; this fails only on a bug here
 	}
+	a.ckpts.a = a
+	if err := srv.RegisterName(checkpointService, &Checkpoints{c: &a.ckpts}); err != nil {
+		panic(err)
+	}
 	srv.ServeConn(conn)
 }
 
@@ -128,6 +134,7 @@ func (a *agent) shutdown() {
 	a.mu.Unlock()
 	a.cancel()
 	a.wg.Wait()
+	a.ckpts.closeAll()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, d := range a.tempDirs {

@@ -17,8 +17,9 @@
 //
 // What crosses the wire is in wire.go: a hello (versions, the remote sandbox layers), tool
 // calls (the tool's name, its JSON arguments, the working directory and mode) with their
-// outputs, and cancels. The calls are net/rpc (gob) over the stream; see wire.go for why not
+// outputs, and cancels; and in checkpoints.go the operations on a conversation's shadow
+// repository, which the agent keeps on the remote machine. The calls are net/rpc (gob) over the stream; see wire.go for why not
 // protoactor remoting.
 //
-// May import: domain, imaging, sandbox, tools, assets.
+// May import: assets, checkpoint, domain, imaging, sandbox, tools.
 package remote

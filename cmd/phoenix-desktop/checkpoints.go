@@ -37,8 +37,10 @@ func openFilesApp(flags commonFlags, log *slog.Logger) (*session, error) {
 	a.store = store
 	// The notices a restore adds to the history are searchable like every message.
 	a.index = newLazyIndex(store, log)
+	// A remote conversation's checkpoints are on its host: a restore connects there.
+	a.remote = newRemoteHosts()
 	rt, err := actors.Start(actors.Config{Store: store, LLM: noModel{}, Tools: tools.NewRegistry(), Search: a.index,
-		Logger: log, TempRoot: filepath.Join(store.Dir(), "sandbox-tmp")})
+		Logger: log, TempRoot: filepath.Join(store.Dir(), "sandbox-tmp"), Remote: a.remote})
 	if err != nil {
 		a.Close()
 		return nil, err

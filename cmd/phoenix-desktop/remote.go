@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -44,6 +45,14 @@ func (h *remoteHosts) RunRemote(ctx context.Context, host string, call actors.Re
 
 func (h *remoteHosts) Forget(ctx context.Context, host string) error {
 	return h.hosts.Forget(ctx, host)
+}
+
+func (h *remoteHosts) Checkpoints(host, conv, dir string) (actors.CheckpointRepo, error) {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return nil, errors.New("the app is closing, so the checkpoints on " + host + " cannot be reached")
+	}
+	return s.Checkpoints(conv, dir), nil
 }
 
 func (h *remoteHosts) Close() { h.hosts.Close() }

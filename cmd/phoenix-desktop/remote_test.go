@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/remote/remotetest"
 )
 
@@ -115,6 +119,105 @@ func TestChatRemoteConnectionDropsMidCommand(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the turn did not come to rest within 5 s of the drop")
+	}
+	s.WaitNoProcesses(t)
+}
+
+// TestChatRemoteRewindRestoresOnTheHost: a remote conversation's checkpoints are taken on the
+// host (its shadow repository is there, the store here keeps only ids and file lists), and
+// `rewind` restores the project there, keeping the files the person changed there by hand,
+// as for a local project; `rewind --undo` puts everything back; deleting the conversation
+// removes its checkpoints on the host.
+func TestChatRemoteRewindRestoresOnTheHost(t *testing.T) {
+	s := remotetest.Start(t)
+	t.Setenv(envSSHConfig, s.Config)
+	proj := s.ProjectDir(t)
+	data := t.TempDir()
+	// The person's own edits on the remote machine, as the remote user.
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(proj, name)
+		remotetest.WriteFile(t, p, text)
+		if err := os.Chown(p, s.UID, s.UID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(proj, name))
+		if err != nil {
+			return "<missing>"
+		}
+		return string(b)
+	}
+	write("notes.txt", "n1\n")
+	code, out, errs := cli(t, "chat", "--demo", "--unrestricted", "--data-dir", data, "--remote", s.Dest, "--cwd", proj,
+		"patch: agent.txt <<< by the agent")
+	if code != 0 || read("agent.txt") != "by the agent" {
+		t.Fatalf("the first turn: exit %d, agent.txt %q\n%s\n%s", code, read("agent.txt"), out, errs)
+	}
+	code, out, _ = cli(t, "list", "--data-dir", data, "--json")
+	var list []struct{ ID string }
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	id := list[0].ID
+	write("mine.txt", "mine\n")
+	if code, out, errs = cli(t, "chat", "--demo", "--data-dir", data, "--continue", id, "bash: echo n2 > notes.txt"); code != 0 || read("notes.txt") != "n2\n" {
+		t.Fatalf("the second turn: exit %d, notes.txt %q\n%s\n%s", code, read("notes.txt"), out, errs)
+	}
+	var cps []actors.Checkpoint
+	code, out, _ = cli(t, "checkpoints", id, "--data-dir", data, "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &cps) != nil || len(cps) != 2 || !cps[0].Complete() {
+		t.Fatalf("checkpoints: %d %s", code, out)
+	}
+	if got := checkpoint.Paths(cps[0].Files); len(got) != 1 || got[0] != "agent.txt" {
+		t.Errorf("the first checkpoint's files: %+v", cps[0].Files)
+	}
+	shadow := filepath.Join(s.Home, ".local/share/phoenix-desktop/remote-checkpoints", id, "shadow.git")
+	if _, err := os.Stat(shadow); err != nil {
+		t.Fatalf("no shadow repository on the host: %v", err)
+	}
+	// Nothing of the remote files is kept here: no shadow repository in the data directory.
+	filepath.WalkDir(data, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "shadow.git" {
+			t.Errorf("a shadow repository was made on this machine: %s", p)
+		}
+		return nil
+	})
+
+	code, out, errs = cli(t, "rewind", id, strconv.FormatUint(uint64(cps[0].ID), 10), "--data-dir", data)
+	if code != 0 {
+		t.Fatalf("rewind: exit %d\n%s\n%s", code, out, errs)
+	}
+	if read("agent.txt") != "<missing>" || read("notes.txt") != "n1\n" {
+		t.Fatalf("the rewind left agent.txt %q, notes.txt %q on the host\n%s", read("agent.txt"), read("notes.txt"), out)
+	}
+	if read("mine.txt") != "mine\n" {
+		t.Fatalf("the rewind removed the person's file on the host:\n%s", out)
+	}
+	mustContainAll(t, out, "removed   agent.txt", "reverted  notes.txt", "kept      mine.txt")
+
+	code, out, errs = cli(t, "rewind", id, "--undo", "--data-dir", data)
+	if code != 0 || read("agent.txt") != "by the agent" || read("notes.txt") != "n2\n" || read("mine.txt") != "mine\n" {
+		t.Fatalf("rewind --undo: exit %d, agent.txt %q, notes.txt %q\n%s\n%s", code, read("agent.txt"), read("notes.txt"), out, errs)
+	}
+
+	// The Changes view's listing and a revert of one file are served by the host too.
+	code, out, errs = cli(t, "changes", id, "--data-dir", data)
+	if code != 0 {
+		t.Fatalf("changes: exit %d\n%s\n%s", code, out, errs)
+	}
+	mustContainAll(t, out, "agent.txt", "notes.txt", "+by the agent", "+n2")
+	code, out, errs = cli(t, "revert", id, "--file", "notes.txt", "--data-dir", data)
+	if code != 0 || read("notes.txt") != "n1\n" || read("agent.txt") != "by the agent" {
+		t.Fatalf("revert --file notes.txt: exit %d, notes.txt %q\n%s\n%s", code, read("notes.txt"), out, errs)
+	}
+
+	if code, out, errs = cli(t, "delete", id, "--data-dir", data); code != 0 {
+		t.Fatalf("delete: exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Dir(shadow)); !os.IsNotExist(err) {
+		t.Errorf("the deleted conversation's checkpoints are still on the host: %v", err)
 	}
 	s.WaitNoProcesses(t)
 }
