@@ -142,7 +142,7 @@ func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
 	a.gate.bind(e.Exec, cancel)
 	if a.runsRemotely(e.Call) {
 		a.toolPID = ctx.Spawn(remoteToolProps(a.rt, a.id, e.Exec, toolCtx, cancel, a.conv.Host, RemoteCall{Conversation: a.id,
-			Cwd: a.conv.Cwd, Mode: e.Mode, ImageLimits: a.rt.imageLimits(a.conv.RequestModel()), Call: e.Call}, a.checkpointTaskFor(e)))
+			Cwd: a.conv.Cwd, Mode: e.Mode, ImageLimits: a.rt.imageLimits(a.conv.RequestModel()), Call: e.Call}, a.checkpointTaskFor(e), a.remoteMCP(e)))
 		return
 	}
 	env, err := a.toolEnv(e.Mode)
@@ -156,8 +156,11 @@ func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
 // mcpServers returns the conversation's MCP servers, making the set (which starts nothing)
 // on first use; nil when MCP is off.
 func (a *conversationActor) mcpServers() *mcp.Set {
-	if a.mcp == nil && a.rt.cfg.MCP != nil && a.conv.Host == "" {
+	if a.mcp == nil && a.rt.cfg.MCP != nil && (a.conv.Host == "" || a.rt.cfg.Remote != nil) {
 		a.mcp = a.rt.newMCPSet(a.id, a.conv.Cwd)
+		if a.conv.Host != "" {
+			a.mcp.StartElsewhere(a.rt.remoteStarter(a.conv.Host))
+		}
 	}
 	return a.mcp
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
+	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -29,6 +30,9 @@ type RemoteRunner interface {
 	// Checkpoints is the shadow repository, kept on host, of conversation conv whose project
 	// is the folder dir there (checkpoints_remote.go). Nothing connects until it is used.
 	Checkpoints(host, conv, dir string) (CheckpointRepo, error)
+	// StartStdio prepares, on host, the process of a stdio MCP server of a conversation there:
+	// a local command relaying its streams (mcp_remote.go). Cancelling ctx ends it.
+	StartStdio(ctx context.Context, host string, spec mcp.StdioSpec) (mcp.Process, error)
 }
 
 // RemoteCall is one tool call of a remote conversation.
@@ -65,11 +69,13 @@ type remoteToolActor struct {
 	call   RemoteCall
 	// ckpt snapshots the project there around a call that can change files; nil otherwise.
 	ckpt *checkpointTask
+	// mcp runs an MCP tool's call; its servers run on the host (mcp_remote.go).
+	mcp remoteMCP
 }
 
-func remoteToolProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc, host string, call RemoteCall, ckpt *checkpointTask) *actor.Props {
+func remoteToolProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc, host string, call RemoteCall, ckpt *checkpointTask, m remoteMCP) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &remoteToolActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, host: host, call: call, ckpt: ckpt}
+		return &remoteToolActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, host: host, call: call, ckpt: ckpt, mcp: m}
 	})
 }
 
@@ -94,17 +100,24 @@ func (w *remoteToolActor) run() (res domain.ToolResult, complete func()) {
 	switch {
 	case w.rt.cfg.Remote == nil:
 		return fail(fmt.Sprintf("This conversation's project is on %s, and this session of Phoenix Desktop cannot reach other machines; open it in the app or with `chat --remote`.", w.host)), nil
-	case domain.IsMCPTool(call.Name):
-		return fail("MCP servers do not run for a project on another machine yet, so " + call.Name + " cannot run here."), nil
+	case domain.IsMCPTool(call.Name) && w.mcp.servers == nil:
+		return fail("The MCP servers of this conversation could not be used, so " + call.Name + " cannot run: " + w.mcp.why), nil
 	}
 	if w.ckpt != nil {
 		if cp, ok := w.ckpt.before(w.ctx, w.exec, call); ok {
 			complete = func() { w.ckpt.after(cp) }
 		}
 	}
-	out := w.rt.cfg.Remote.RunRemote(w.ctx, w.host, w.call, func(text string) {
-		w.rt.publish(Notice{ConvID: w.convID, Level: NoticeInfo, Text: text})
-	})
+	var out tools.Output
+	if domain.IsMCPTool(call.Name) {
+		out = w.mcp.servers.Call(w.ctx, w.mcp.env, call, func(p mcp.Progress) {
+			w.rt.publish(ToolProgress{ConvID: w.convID, Exec: w.exec, Progress: p.Progress, Total: p.Total, Message: p.Message})
+		})
+	} else {
+		out = w.rt.cfg.Remote.RunRemote(w.ctx, w.host, w.call, func(text string) {
+			w.rt.publish(Notice{ConvID: w.convID, Level: NoticeInfo, Text: text})
+		})
+	}
 	for _, img := range out.Images {
 		if _, err := w.rt.cfg.Store.PutBlob(img.Data); err != nil {
 			return fail("The image could not be saved: " + err.Error()), complete

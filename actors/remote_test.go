@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -49,6 +50,10 @@ func (r *hostRunner) Forget(_ context.Context, host string) error {
 
 func (r *hostRunner) Checkpoints(host, _, _ string) (CheckpointRepo, error) {
 	return nil, errors.New("no checkpoints on " + host + " in this test")
+}
+
+func (r *hostRunner) StartStdio(_ context.Context, host string, _ mcp.StdioSpec) (mcp.Process, error) {
+	return mcp.Process{}, errors.New("no servers on " + host + " in this test")
 }
 
 func withRemote(r RemoteRunner) harnessOption { return func(c *Config) { c.Remote = r } }

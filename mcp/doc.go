@@ -37,6 +37,10 @@
 // (startStdio), and a URL server is not reachable from a Restricted conversation. Stopping a
 // call or a conversation kills the server's whole process tree, like a bash command's.
 //
+// A remote conversation's set starts its stdio servers on the project's machine
+// (Set.StartElsewhere, elsewhere.go): the process is a local command relaying the server's
+// streams, used by the same transport.
+//
 // It may import domain, tools (its Output and the output cap), imaging, sandbox and secrets
 // (the store of sign-in tokens) of ours;
 // never actors, persistence, llm or ui.

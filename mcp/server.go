@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -39,6 +40,9 @@ type launch struct {
 	// policy is the sandbox policy of the conversation's mode (tools.SandboxPolicy), the one
 	// mapping bash uses too.
 	policy sandbox.Policy
+	// elsewhere, when set, starts the server on another machine (Set.StartElsewhere).
+	elsewhere Starter
+	mode      domain.Mode
 }
 
 // server is one running server: its session and, for a stdio server, the supervised process
@@ -149,6 +153,13 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 // the conversation's directory.
 func (s *server) startStdio(l launch) (sdk.Transport, error) {
 	procCtx, kill := context.WithCancel(context.Background())
+	if l.elsewhere != nil {
+		t, err := s.startElsewhere(procCtx, kill, l)
+		if err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
 	argv := append([]string{s.cfg.Command}, s.cfg.Args...)
 	cmd, err := sandbox.Command(procCtx, l.policy, "exec "+shellQuote(argv))
 	if err != nil {
@@ -185,6 +196,12 @@ var offlineEnv = map[string]string{"npm_config_offline": "true", "UV_OFFLINE": "
 // server's own variables from the configuration, which the person put there for it, and in
 // Restricted mode offlineEnv where the configuration does not say otherwise.
 func serverEnv(base []string, configured map[string]string, restricted bool) []string {
+	return tools.ChildEnv(base, ownEnv(configured, restricted))
+}
+
+// ownEnv is the server's own variables: the configured ones, and in Restricted mode
+// offlineEnv where the configuration does not say otherwise.
+func ownEnv(configured map[string]string, restricted bool) map[string]string {
 	own := maps.Clone(configured)
 	if restricted {
 		for k, v := range offlineEnv {
@@ -196,21 +213,7 @@ func serverEnv(base []string, configured map[string]string, restricted bool) []s
 			}
 		}
 	}
-	out := make([]string, 0, len(base)+len(own))
-	for _, kv := range base {
-		name, _, ok := strings.Cut(kv, "=")
-		if !ok || tools.IsSecret(name) {
-			continue
-		}
-		if _, replaced := own[name]; replaced {
-			continue
-		}
-		out = append(out, kv)
-	}
-	for k, v := range own {
-		out = append(out, k+"="+v)
-	}
-	return out
+	return own
 }
 
 func (s *server) onProgress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {

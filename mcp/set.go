@@ -29,6 +29,8 @@ type Set struct {
 
 	// forceEnabled narrows a set to one server, enabled or not, for Hub.Check.
 	forceEnabled map[string]ServerConfig
+	// elsewhere starts the stdio servers on the machine of a remote project (StartElsewhere).
+	elsewhere Starter
 
 	// ctx is the parent of every background start; Close cancels it and waits for them (wg).
 	ctx    context.Context
@@ -241,6 +243,10 @@ func (s *Set) configNotes() (modelNotes, notices []string) {
 func (s *Set) configs() (map[string]ServerConfig, []string) {
 	if s.forceEnabled != nil {
 		return s.forceEnabled, nil
+	}
+	if s.elsewhere != nil {
+		// The project's own file is on the other machine and is not read (nor approved) here.
+		return s.hub.serversFor("")
 	}
 	return s.hub.serversFor(s.cwd)
 }

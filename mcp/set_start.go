@@ -81,7 +81,7 @@ func (s *Set) bringUp(ctx context.Context, name string, c ServerConfig, env tool
 	}
 	startCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	srv, err := startServer(startCtx, name, rc, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: restricted, policy: tools.SandboxPolicy(env)}, s.hub.opts.HTTPClient, s.elicitFunc(), s.hub.storedAuth(rc.URL))
+	srv, err := startServer(startCtx, name, rc, launch{cwd: env.Cwd, tempDir: env.TempDir, restricted: restricted, policy: tools.SandboxPolicy(env), elsewhere: s.elsewhere, mode: env.Mode}, s.hub.opts.HTTPClient, s.elicitFunc(), s.hub.storedAuth(rc.URL))
 	if err != nil {
 		return srv, nil, nil, explainStart(ctx, startCtx, name, timeout, srv, err, restricted && !c.IsURL())
 	}

@@ -25,6 +25,8 @@ type stdioTransport struct {
 	log  io.Writer
 	// done is closed when stdout has been read to its end.
 	done chan struct{}
+	// hello is written to stdin first (a server started elsewhere: elsewhere.go).
+	hello []byte
 
 	waitOnce sync.Once
 	waitErr  error
@@ -58,6 +60,12 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 		defer close(t.done)
 		pw.CloseWithError(skipNonJSON(stdout, pw, t.log))
 	}()
+	if len(t.hello) > 0 {
+		if _, err := stdin.Write(t.hello); err != nil {
+			// The caller kills the process, and the reader above ends with it.
+			return nil, fmt.Errorf("the server's process ended before it started: %w", err)
+		}
+	}
 	return (&sdk.IOTransport{Reader: pr, Writer: &serverStdin{WriteCloser: stdin, t: t}}).Connect(ctx)
 }
 

@@ -40,6 +40,9 @@ func MaybeRunAgent() {
 	for _, name := range []string{"SSH_CLIENT", "SSH2_CLIENT"} {
 		_ = os.Unsetenv(name)
 	}
+	if len(os.Args) > 2 && os.Args[2] == streamRole {
+		os.Exit(runStream(os.Stdin, os.Stdout, os.Stderr))
+	}
 	os.Exit(runAgent(os.Stdin, os.Stdout))
 }
 

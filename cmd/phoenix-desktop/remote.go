@@ -10,6 +10,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -53,6 +54,16 @@ func (h *remoteHosts) Checkpoints(host, conv, dir string) (actors.CheckpointRepo
 		return nil, errors.New("the app is closing, so the checkpoints on " + host + " cannot be reached")
 	}
 	return s.Checkpoints(conv, dir), nil
+}
+
+func (h *remoteHosts) StartStdio(ctx context.Context, host string, spec mcp.StdioSpec) (mcp.Process, error) {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return mcp.Process{}, errors.New("the app is closing, so nothing starts on " + host)
+	}
+	cmd, hello, err := s.StreamCommand(ctx, remote.StreamSpec{Command: spec.Command, Args: spec.Args, Env: spec.Env,
+		Dir: spec.Dir, Cwd: spec.Cwd, Mode: string(spec.Mode)})
+	return mcp.Process{Cmd: cmd, Hello: hello}, err
 }
 
 func (h *remoteHosts) Close() { h.hosts.Close() }

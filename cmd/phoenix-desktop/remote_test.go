@@ -12,6 +12,8 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/checkpoint"
+	"github.com/phoenix-desktop/phoenix/mcp"
+	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
 	"github.com/phoenix-desktop/phoenix/remote/remotetest"
 )
 
@@ -218,6 +220,63 @@ func TestChatRemoteRewindRestoresOnTheHost(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Dir(shadow)); !os.IsNotExist(err) {
 		t.Errorf("the deleted conversation's checkpoints are still on the host: %v", err)
+	}
+	s.WaitNoProcesses(t)
+}
+
+// TestChatRemoteMCPServerRunsOnTheHost: a stdio MCP server of a remote conversation (the npm
+// reference file-system server) runs on the host, as the remote user, under the remote
+// sandbox in the conversation's mode, its streams relayed over the SSH connection: its write
+// lands there, is checkpointed there, and Restricted mode refuses it there. Nothing of it is
+// left running on either side when the conversation ends.
+func TestChatRemoteMCPServerRunsOnTheHost(t *testing.T) {
+	mcptest.Server(t, mcptest.Filesystem) // skips (fails in CI) when it is not installed
+	s := remotetest.Start(t)
+	t.Setenv(envSSHConfig, s.Config)
+	proj := s.ProjectDir(t)
+	data := t.TempDir()
+	file := filepath.Join(t.TempDir(), "servers.json")
+	// The command as the remote side finds it on its PATH.
+	writeMCPConfig(t, file, map[string]mcp.ServerConfig{"fs": {Command: "mcp-server-filesystem", Args: []string{proj}}})
+	made := filepath.Join(proj, "by-mcp.txt")
+	call := `mcp: fs write_file {"path":"` + made + `","content":"written by the server"}`
+	code, out, errs := cli(t, "chat", "--demo", "--unrestricted", "--mcp-config", file, "--data-dir", data, "--remote", s.Dest, "--cwd", proj, call)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	fi, err := os.Stat(made)
+	if err != nil {
+		t.Fatalf("the MCP server did not write on the host: %v\n%s\n%s", err, out, errs)
+	}
+	if st := fi.Sys().(*syscall.Stat_t); int(st.Uid) != s.UID {
+		t.Errorf("by-mcp.txt belongs to uid %d, not the remote user: the server did not run there", st.Uid)
+	}
+	code, out, _ = cli(t, "list", "--data-dir", data, "--json")
+	var list []struct{ ID string }
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	var cps []actors.Checkpoint
+	code, out, _ = cli(t, "checkpoints", list[0].ID, "--data-dir", data, "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &cps) != nil || len(cps) != 1 || len(cps[0].Files) != 1 || cps[0].Files[0].Path != "by-mcp.txt" {
+		t.Errorf("the MCP call's checkpoint on the host: %d %s", code, out)
+	}
+	s.WaitNoProcesses(t)
+
+	// Restricted (the default): the same server runs under the read-only policy there (the
+	// person allowed the tool, so only the sandbox stands in the way).
+	writeMCPConfig(t, file, map[string]mcp.ServerConfig{"fs": {Command: "mcp-server-filesystem", Args: []string{proj}, AlwaysAllow: []string{"write_file"}}})
+	refused := filepath.Join(proj, "refused.txt")
+	code, out, errs = cli(t, "chat", "--demo", "--mcp-config", file, "--data-dir", data, "--remote", s.Dest, "--cwd", proj,
+		`mcp: fs write_file {"path":"`+refused+`","content":"no"}`)
+	if code != 0 {
+		t.Fatalf("restricted: exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, err := os.Stat(refused); err == nil {
+		t.Errorf("a Restricted remote MCP server wrote on the host:\n%s", out)
+	}
+	if !strings.Contains(out, "EROFS") && !strings.Contains(out, "read-only") && !strings.Contains(out, "EACCES") {
+		t.Errorf("the refusal is not the sandbox's:\n%s", out)
 	}
 	s.WaitNoProcesses(t)
 }
