@@ -142,7 +142,8 @@ func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
 	a.gate.bind(e.Exec, cancel)
 	if a.runsRemotely(e.Call) {
 		a.toolPID = ctx.Spawn(remoteToolProps(a.rt, a.id, e.Exec, toolCtx, cancel, a.conv.Host, RemoteCall{Conversation: a.id,
-			Cwd: a.conv.Cwd, Mode: e.Mode, ImageLimits: a.rt.imageLimits(a.conv.RequestModel()), Call: e.Call}, a.checkpointTaskFor(e), a.remoteMCP(e)))
+			Cwd: a.conv.Cwd, Mode: e.Mode, ImageLimits: a.rt.imageLimits(a.conv.RequestModel()), Call: e.Call,
+			LanguageServers: a.remoteLanguageServers(e.Call)}, a.checkpointTaskFor(e), a.remoteMCP(e)))
 		return
 	}
 	env, err := a.toolEnv(e.Mode)

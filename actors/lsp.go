@@ -1,9 +1,6 @@
 package actors
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -33,7 +30,8 @@ func (a *conversationActor) languageServersFor(call domain.ToolCall) *lsp.Set {
 // languageServers is the conversation's set, made (starting nothing) on first use; nil when
 // language servers are off.
 func (a *conversationActor) languageServers() *lsp.Set {
-	if a.rt.cfg.LSP == nil {
+	// A remote conversation's servers run on its host, in the agent (remoteLanguageServers).
+	if a.rt.cfg.LSP == nil || a.conv.Host != "" {
 		return nil
 	}
 	if a.lsp == nil {
@@ -41,6 +39,16 @@ func (a *conversationActor) languageServers() *lsp.Set {
 		a.rt.lspSets.Store(a.id, a.lsp)
 	}
 	return a.lsp
+}
+
+// remoteLanguageServers is the configuration of a remote conversation's language servers that
+// goes with a call that may use them (a patch, a command, a language tool): the agent on the
+// host runs them and checks the call there (remote/lsp.go). nil when they are off.
+func (a *conversationActor) remoteLanguageServers(call domain.ToolCall) *lsp.Options {
+	if call.Name != domain.ToolPatch && call.Name != domain.ToolBash && !domain.IsLanguageTool(call.Name) {
+		return nil
+	}
+	return a.rt.cfg.LSP
 }
 
 // addLanguageTools offers the language tools in a request that offers tools, where a server
@@ -61,37 +69,10 @@ func (a *conversationActor) closeLanguageServers() {
 	}
 }
 
-// pendingEdit is a patch's file as it was before the call.
-type pendingEdit struct {
-	path, before string
-	existed      bool
-}
-
 // beforeEdit reads the file a patch call is about to change, for the comparison after it;
 // nil when the call is not a patch checked by a server.
-func (w *toolRunActor) beforeEdit() *pendingEdit {
-	if w.lsps == nil || w.call.Name != domain.ToolPatch {
-		return nil
-	}
-	var args struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal([]byte(w.call.Arguments), &args) != nil || strings.TrimSpace(args.Path) == "" {
-		return nil
-	}
-	path := args.Path
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(w.env.Cwd, path)
-	}
-	path = filepath.Clean(path)
-	if !w.lsps.Serves(path, w.env.Cwd) {
-		return nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return nil
-	}
-	return &pendingEdit{path: path, before: string(data), existed: err == nil}
+func (w *toolRunActor) beforeEdit() *lsp.PendingEdit {
+	return w.lsps.BeforePatch(w.call, w.env.Cwd)
 }
 
 // afterCommand appends the errors a command introduced in the files the running servers
@@ -106,27 +87,16 @@ func (w *toolRunActor) afterCommand(out tools.Output) tools.Output {
 // afterEdit appends the errors the patch introduced, as the file's language server reports
 // them, to the result: the model reads them with the patch's outcome, the tool row shows
 // their count and, folded, the list.
-func (w *toolRunActor) afterEdit(edit *pendingEdit, out tools.Output) tools.Output {
+func (w *toolRunActor) afterEdit(edit *lsp.PendingEdit, out tools.Output) tools.Output {
 	if edit == nil || out.Outcome != domain.OutcomeSuccess || w.ctx.Err() != nil {
 		return out
 	}
-	return withReport(out, w.lsps.AfterEdit(w.ctx, w.env, edit.path, edit.before, edit.existed))
+	return withReport(out, w.lsps.AfterEdit(w.ctx, w.env, edit.Path, edit.Before, edit.Existed))
 }
 
 // withReport appends a language server's report to a call's output and its tool row.
 func withReport(out tools.Output, rep lsp.Report) tools.Output {
-	if rep.Text == "" {
-		return out
-	}
-	out.Content += "\n" + strings.TrimLeft(rep.Text, "\n")
-	display := domain.ToolDisplay{}
-	if out.Display != nil {
-		display = *out.Display
-	}
-	display.Summary = strings.TrimSpace(display.Summary + " · " + rep.Summary)
-	display.Diagnostics = strings.TrimSpace(rep.Text)
-	out.Display = &display
-	return out
+	return rep.AppendTo(out)
 }
 
 // LanguageServer is one of a conversation's language servers as the header's details show

@@ -9,6 +9,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/imaging"
+	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/tools"
@@ -43,6 +44,9 @@ type RemoteCall struct {
 	Mode        domain.Mode
 	ImageLimits imaging.Limits
 	Call        domain.ToolCall
+	// LanguageServers configures the conversation's language servers, which run on the host;
+	// nil when they are off or the call cannot use them.
+	LanguageServers *lsp.Options
 }
 
 // runsRemotely says whether a call of a remote conversation goes to its host: its tools that

@@ -13,6 +13,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/assets"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -24,7 +25,17 @@ const AgentArg = "__phoenix-remote-agent"
 // RemoteTools are the tools whose calls run on the remote machine: those that touch the
 // project's files or run its commands. The others (think, todo, fetch_url, …) touch neither
 // and stay in the app.
-var RemoteTools = []string{domain.ToolBash, domain.ToolPatch, domain.ToolKeywordSearch, domain.ToolReadImage}
+var RemoteTools = append([]string{domain.ToolBash, domain.ToolPatch, domain.ToolKeywordSearch, domain.ToolReadImage},
+	languageToolNames()...)
+
+// languageToolNames are the language tools (lsp.go): answered by the servers there.
+func languageToolNames() []string {
+	var names []string
+	for _, t := range domain.LanguageTools() {
+		names = append(names, t.Name)
+	}
+	return names
+}
 
 // MaybeRunAgent runs the agent role and exits when this process was started as the agent;
 // otherwise it returns at once. main calls it first thing, after the sandbox helper's check
@@ -108,6 +119,8 @@ type agent struct {
 	wg       sync.WaitGroup
 	// ckpts holds the conversations' shadow repositories here (checkpoints.go).
 	ckpts checkpointAgent
+	// lsps holds the conversations' language servers here (lsp.go).
+	lsps languageSets
 }
 
 func newAgent() *agent {
@@ -138,6 +151,7 @@ func (a *agent) shutdown() {
 	a.cancel()
 	a.wg.Wait()
 	a.ckpts.closeAll()
+	a.lsps.closeAll()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, d := range a.tempDirs {
@@ -211,7 +225,12 @@ func (s *Agent) Run(args RunArgs, reply *RunReply) error {
 		return fmt.Errorf("could not make the conversation's temp dir on the remote machine: %w", err)
 	}
 	env := tools.Env{Cwd: args.Cwd, Mode: domain.Mode(args.Mode), TempDir: tmp, ImageLimits: args.ImageLimits}
-	reply.Output = s.a.reg.Run(ctx, env, domain.ToolCall{ID: args.ID, Name: args.Tool, Arguments: args.Arguments})
+	call := domain.ToolCall{ID: args.ID, Name: args.Tool, Arguments: args.Arguments}
+	var set *lsp.Set
+	if isLanguageCall(args.Tool) {
+		set = s.a.lsps.set(args.Conversation, args.LanguageServers)
+	}
+	reply.Output = runWithLanguageServers(ctx, set, s.a.reg, env, call)
 	return nil
 }
 

@@ -83,6 +83,9 @@ type Call struct {
 	Cwd         string
 	Mode        domain.Mode
 	ImageLimits imaging.Limits
+	// LanguageServers configures the conversation's language servers there (lsp.go); nil
+	// when they are off.
+	LanguageServers *LanguageServers
 }
 
 // cancelGrace bounds the wait for the agent's answer after a cancel was sent: the agent's tool
@@ -103,7 +106,7 @@ func (c *Client) Run(ctx context.Context, where Call, call domain.ToolCall) (too
 	}
 	id := strconv.FormatUint(c.nextID.Add(1), 10)
 	args := RunArgs{ID: id, Conversation: where.Conversation, Tool: call.Name, Arguments: call.Arguments,
-		Cwd: where.Cwd, Mode: string(where.Mode), ImageLimits: where.ImageLimits}
+		Cwd: where.Cwd, Mode: string(where.Mode), ImageLimits: where.ImageLimits, LanguageServers: where.LanguageServers}
 	var reply RunReply
 	pending := c.rpc.Go(agentService+".Run", args, &reply, make(chan *rpc.Call, 1))
 	select {

@@ -21,5 +21,5 @@
 // repository, which the agent keeps on the remote machine. The calls are net/rpc (gob) over the stream; see wire.go for why not
 // protoactor remoting.
 //
-// May import: assets, checkpoint, domain, imaging, sandbox, tools.
+// May import: assets, checkpoint, domain, imaging, lsp, sandbox, tools.
 package remote

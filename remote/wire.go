@@ -48,6 +48,9 @@ type RunArgs struct {
 	Mode string
 	// ImageLimits are the conversation's model's limits, for read_image.
 	ImageLimits imaging.Limits
+	// LanguageServers, when set, configures the conversation's language servers there
+	// (lsp.go), for a patch, a command or a language tool.
+	LanguageServers *LanguageServers
 }
 
 // RunReply is the tool's whole output.

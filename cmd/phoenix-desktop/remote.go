@@ -34,7 +34,11 @@ func (h *remoteHosts) RunRemote(ctx context.Context, host string, call actors.Re
 	if s == nil {
 		return tools.Output{Outcome: domain.OutcomeError, Content: "Phoenix Desktop is closing; nothing ran on " + host + "."}
 	}
-	out, _ := s.Run(ctx, remote.Call{Conversation: call.Conversation, Cwd: call.Cwd, Mode: call.Mode, ImageLimits: call.ImageLimits},
+	where := remote.Call{Conversation: call.Conversation, Cwd: call.Cwd, Mode: call.Mode, ImageLimits: call.ImageLimits}
+	if o := call.LanguageServers; o != nil {
+		where.LanguageServers = &remote.LanguageServers{Specs: o.Specs, StartTimeout: o.StartTimeout, RequestTimeout: o.RequestTimeout}
+	}
+	out, _ := s.Run(ctx, where,
 		call.Call, func(st remote.Status) {
 			// Connecting and reconnecting are worth a line; "Connected" follows at once.
 			if st.State == remote.Connecting || st.State == remote.Reconnecting {

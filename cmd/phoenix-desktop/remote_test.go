@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -278,5 +279,64 @@ func TestChatRemoteMCPServerRunsOnTheHost(t *testing.T) {
 	if !strings.Contains(out, "EROFS") && !strings.Contains(out, "read-only") && !strings.Contains(out, "EACCES") {
 		t.Errorf("the refusal is not the sandbox's:\n%s", out)
 	}
+	s.WaitNoProcesses(t)
+}
+
+// TestChatRemotePatchIsCheckedByItsLanguageServerThere: the person's language servers
+// (lsp.json) of a remote conversation run on the host: a patch that breaks a Go file shows
+// gopls's new error, found there, in the patch's result.
+func TestChatRemotePatchIsCheckedByItsLanguageServerThere(t *testing.T) {
+	gopls, err := exec.LookPath("gopls")
+	if err != nil {
+		t.Skip("gopls is not installed; bash scripts/setup.sh installs it")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	s := remotetest.Start(t)
+	t.Setenv(envSSHConfig, s.Config)
+	proj := s.ProjectDir(t)
+	// gopls where the remote user can run it (this side's is in root's home), outside the
+	// project (a server's program is never taken from inside the project).
+	bin, err := os.MkdirTemp(s.Home, "bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(bin) })
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(gopls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "gopls"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {\n\tvar n int = 1\n\t_ = n\n}\n"} {
+		remotetest.WriteFile(t, filepath.Join(proj, name), text)
+	}
+	for _, p := range []string{bin, filepath.Join(bin, "gopls"), filepath.Join(proj, "go.mod"), filepath.Join(proj, "main.go")} {
+		if err := os.Chown(p, s.UID, s.UID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	conf, _ := json.Marshal(map[string]any{"lsp": map[string]any{"gopls": map[string]any{
+		"command": filepath.Join(bin, "gopls"), "extensions": []string{".go"},
+		"env": map[string]string{"PATH": filepath.Dir(goBin) + ":/usr/bin:/bin", "GOTOOLCHAIN": "local"}}}})
+	if err := os.MkdirAll(filepath.Join(cfg, "phoenix-desktop"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	remotetest.WriteFile(t, filepath.Join(cfg, "phoenix-desktop", "lsp.json"), string(conf))
+
+	code, out, errs := cli(t, "chat", "--demo", "--unrestricted", "--data-dir", t.TempDir(), "--remote", s.Dest, "--cwd", proj,
+		"patch: main.go ::: var n int = 1 ==> var n int = \"one\"")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	mustContainAll(t, out, "gopls reports 1 new error", `cannot use "one" (untyped string constant) as int value`)
 	s.WaitNoProcesses(t)
 }
