@@ -36,6 +36,8 @@ type StdioSpec struct {
 type Process struct {
 	Cmd   *exec.Cmd
 	Hello []byte
+	// Where names the machine, for the person's words when the server stops ("on box").
+	Where string
 }
 
 // Starter prepares a stdio server's process on another machine; cancelling ctx ends it.
@@ -63,7 +65,7 @@ func (s *server) startElsewhere(procCtx context.Context, kill context.CancelFunc
 		return nil, fmt.Errorf("start MCP server %s: %w", s.name, err)
 	}
 	p.Cmd.Stderr = s.stderr
-	s.kill, s.cmd = kill, p.Cmd
+	s.kill, s.cmd, s.where = kill, p.Cmd, p.Where
 	s.stdoutDone = make(chan struct{})
 	s.stdio = &stdioTransport{cmd: p.Cmd, kill: kill, log: s.stderr, done: s.stdoutDone, hello: p.Hello}
 	return s.stdio, nil

@@ -70,6 +70,8 @@ type server struct {
 	auth *storedAuth
 	// exited is closed when the session has ended (the server exited or was closed).
 	exited chan struct{}
+	// where is the machine a stdio server started elsewhere runs on (elsewhere.go).
+	where string
 	// listChanged is set by the server's tools/list_changed notification; the next request's
 	// tool list asks again.
 	listChanged atomic.Bool
@@ -312,6 +314,10 @@ func (s *server) describe(err error) error {
 		if note := exitNote(s.cmd.Process); note != "" {
 			parts = append(parts, "it exited with "+note)
 		}
+	}
+	if s.where != "" {
+		// Its streams cross an SSH connection: a drop ends the server as surely as a crash.
+		parts = append(parts, "it ran on "+s.where+" over SSH, so a lost connection to "+s.where+" ends it too")
 	}
 	if tail := strings.TrimSpace(s.stderr.String()); tail != "" {
 		parts = append(parts, "its stderr ends with:\n"+lastLines(tail, 10))

@@ -67,7 +67,7 @@ func (h *remoteHosts) StartStdio(ctx context.Context, host string, spec mcp.Stdi
 	}
 	cmd, hello, err := s.StreamCommand(ctx, remote.StreamSpec{Command: spec.Command, Args: spec.Args, Env: spec.Env,
 		Dir: spec.Dir, Cwd: spec.Cwd, Mode: string(spec.Mode)})
-	return mcp.Process{Cmd: cmd, Hello: hello}, err
+	return mcp.Process{Cmd: cmd, Hello: hello, Where: host}, err
 }
 
 func (h *remoteHosts) Close() { h.hosts.Close() }

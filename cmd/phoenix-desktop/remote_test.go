@@ -340,3 +340,61 @@ func TestChatRemotePatchIsCheckedByItsLanguageServerThere(t *testing.T) {
 	mustContainAll(t, out, "gopls reports 1 new error", `cannot use "one" (untyped string constant) as int value`)
 	s.WaitNoProcesses(t)
 }
+
+// TestChatRemoteMCPServerDropsWithTheConnection: the network to the host drops while a call
+// of a remote conversation's MCP server (the reference file-system server) is in flight there
+// — it reads a FIFO nobody writes — : the turn ends within 5 s with the call's error, and
+// nothing of the server survives on the remote side.
+func TestChatRemoteMCPServerDropsWithTheConnection(t *testing.T) {
+	mcptest.Server(t, mcptest.Filesystem)
+	s := remotetest.Start(t)
+	t.Setenv(envSSHConfig, s.Config)
+	proj := s.ProjectDir(t)
+	fifo := filepath.Join(proj, "never-written")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(fifo, s.UID, s.UID); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "servers.json")
+	writeMCPConfig(t, file, map[string]mcp.ServerConfig{"fs": {Command: "mcp-server-filesystem", Args: []string{proj}}})
+	type result struct {
+		code      int
+		out, errs string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errs := cli(t, "chat", "--demo", "--mcp-config", file, "--data-dir", t.TempDir(), "--remote", s.Dest, "--cwd", proj,
+			`mcp: fs read_text_file {"path":"`+fifo+`"}`)
+		done <- result{code, out, errs}
+	}()
+	// Opening the FIFO to write returns once the server there opened it to read: the call is
+	// in flight. Nothing is written.
+	opened := make(chan *os.File, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			opened <- f
+		}
+	}()
+	select {
+	case f := <-opened:
+		defer f.Close()
+	case <-time.After(60 * time.Second):
+		t.Fatal("the MCP server did not open the FIFO on the host within 60 s")
+	}
+	for _, pid := range s.LocalSSH() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	select {
+	case r := <-done:
+		if !strings.Contains(r.out, "mcp__fs__read_text_file result (error)") || !strings.Contains(r.out, "a lost connection to "+s.Dest+" ends it") {
+			t.Errorf("the call does not end with an error (exit %d):\n%s\n%s", r.code, r.out, r.errs)
+		}
+		t.Logf("after the drop:\n%s", r.out)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the turn did not come to rest within 5 s of the drop")
+	}
+	s.WaitNoProcesses(t)
+}
