@@ -15,6 +15,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
+	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/remote/remotetest"
 )
 
@@ -395,6 +396,76 @@ func TestChatRemoteMCPServerDropsWithTheConnection(t *testing.T) {
 		t.Logf("after the drop:\n%s", r.out)
 	case <-time.After(5 * time.Second):
 		t.Fatal("the turn did not come to rest within 5 s of the drop")
+	}
+	s.WaitNoProcesses(t)
+}
+
+// TestChatRemoteRestartAfterACrash: the app dies (SIGKILL) while a remote conversation runs a
+// command there and its MCP server runs there: the command and the server die on the host
+// (their streams end with the app's ssh processes), and the next start brings the
+// conversation back at rest: its checkpoint before the lost call is listed, unfinished, and
+// it continues on its host.
+func TestChatRemoteRestartAfterACrash(t *testing.T) {
+	mcptest.Server(t, mcptest.Filesystem)
+	s := remotetest.Start(t)
+	t.Setenv(envSSHConfig, s.Config)
+	proj := s.ProjectDir(t)
+	data := t.TempDir()
+	file := filepath.Join(t.TempDir(), "servers.json")
+	writeMCPConfig(t, file, map[string]mcp.ServerConfig{"fs": {Command: "mcp-server-filesystem", Args: []string{proj}}})
+	c := startClient(t, "chat", "--demo", "--unrestricted", "--mcp-config", file, "--data-dir", data, "--remote", s.Dest, "--cwd", proj,
+		"bash: sleep 300 & echo $! > pid; wait")
+	remoteProc := func(text string) int {
+		for _, pid := range s.UserProcesses() {
+			b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+			if strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), text) {
+				return pid
+			}
+		}
+		return 0
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(60 * time.Second)
+	var sleeper, server int
+	for sleeper == 0 || server == 0 {
+		if b, err := os.ReadFile(filepath.Join(proj, "pid")); err == nil && strings.HasSuffix(string(b), "\n") {
+			sleeper, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		server = remoteProc("mcp-server-filesystem")
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("the command (%d) and the MCP server (%d) did not both run on the host within 60 s", sleeper, server)
+		}
+	}
+	_ = c.cmd.Process.Kill()
+	<-c.done
+	// Nothing of the conversation survives on the host: the command, the server, the agent
+	// and the stream roles (only the master connection, kept for later, is left).
+	gone := time.After(10 * time.Second)
+	for remoteProc("sleep 300") != 0 || remoteProc("mcp-server-filesystem") != 0 || remoteProc(remote.AgentArg) != 0 {
+		select {
+		case <-tick.C:
+		case <-gone:
+			t.Fatalf("processes of the conversation still run on the host after the app died")
+		}
+	}
+
+	code, out, _ := cli(t, "list", "--data-dir", data, "--json")
+	var list []struct{ ID string }
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	id := list[0].ID
+	var cps []actors.Checkpoint
+	code, out, _ = cli(t, "checkpoints", id, "--data-dir", data, "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &cps) != nil || len(cps) != 1 || cps[0].Complete() {
+		t.Errorf("the lost call's checkpoint: %d %s", code, out)
+	}
+	code, out, errs := cli(t, "chat", "--demo", "--data-dir", data, "--continue", id, "bash: echo back on $(hostname)")
+	if code != 0 || !strings.Contains(out, "back on") || !strings.Contains(out, "in "+s.Dest+":"+proj) {
+		t.Fatalf("continuing after the crash: exit %d\n%s\n%s", code, out, errs)
 	}
 	s.WaitNoProcesses(t)
 }
