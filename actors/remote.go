@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -31,6 +32,9 @@ type RemoteRunner interface {
 	// Checkpoints is the shadow repository, kept on host, of conversation conv whose project
 	// is the folder dir there (checkpoints_remote.go). Nothing connects until it is used.
 	Checkpoints(host, conv, dir string) (CheckpointRepo, error)
+	// Connect connects to host now if it is not connected, status hearing how it goes as for
+	// RunRemote; its error says, in the person's words, that nothing ran there.
+	Connect(ctx context.Context, host string, status func(text string)) error
 	// StartStdio prepares, on host, the process of a stdio MCP server of a conversation there:
 	// a local command relaying its streams (mcp_remote.go). Cancelling ctx ends it.
 	StartStdio(ctx context.Context, host string, spec mcp.StdioSpec) (mcp.Process, error)
@@ -108,6 +112,15 @@ func (w *remoteToolActor) run() (res domain.ToolResult, complete func()) {
 		return fail("The MCP servers of this conversation could not be used, so " + call.Name + " cannot run: " + w.mcp.why), nil
 	}
 	if w.ckpt != nil {
+		// Connected first, the person seeing "Connecting to host…": the snapshot before the
+		// call is taken there, and a host that cannot be reached is tried once, not twice.
+		if err := w.rt.cfg.Remote.Connect(w.ctx, w.host, w.notice); err != nil {
+			res := fail(upperFirst(err.Error()) + ".")
+			if w.ctx.Err() != nil {
+				res.Outcome = domain.OutcomeCancelled
+			}
+			return res, nil
+		}
 		if cp, ok := w.ckpt.before(w.ctx, w.exec, call); ok {
 			complete = func() { w.ckpt.after(cp) }
 		}
@@ -118,9 +131,7 @@ func (w *remoteToolActor) run() (res domain.ToolResult, complete func()) {
 			w.rt.publish(ToolProgress{ConvID: w.convID, Exec: w.exec, Progress: p.Progress, Total: p.Total, Message: p.Message})
 		})
 	} else {
-		out = w.rt.cfg.Remote.RunRemote(w.ctx, w.host, w.call, func(text string) {
-			w.rt.publish(Notice{ConvID: w.convID, Level: NoticeInfo, Text: text})
-		})
+		out = w.rt.cfg.Remote.RunRemote(w.ctx, w.host, w.call, w.notice)
 	}
 	for _, img := range out.Images {
 		if _, err := w.rt.cfg.Store.PutBlob(img.Data); err != nil {
@@ -128,6 +139,19 @@ func (w *remoteToolActor) run() (res domain.ToolResult, complete func()) {
 		}
 	}
 	return out.Result(call), complete
+}
+
+// notice shows how connecting to the host goes ("Reconnecting to host…").
+func (w *remoteToolActor) notice(text string) {
+	w.rt.publish(Notice{ConvID: w.convID, Level: NoticeInfo, Text: text})
+}
+
+// upperFirst capitalises an error's first letter for a sentence of its own.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // checkRemote refuses a remote conversation this runtime cannot serve, before it exists.

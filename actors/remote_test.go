@@ -56,6 +56,8 @@ func (r *hostRunner) StartStdio(_ context.Context, host string, _ mcp.StdioSpec)
 	return mcp.Process{}, errors.New("no servers on " + host + " in this test")
 }
 
+func (r *hostRunner) Connect(context.Context, string, func(string)) error { return nil }
+
 func withRemote(r RemoteRunner) harnessOption { return func(c *Config) { c.Remote = r } }
 
 func TestRemoteConversationRunsItsToolsOnItsHost(t *testing.T) {

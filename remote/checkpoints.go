@@ -253,6 +253,22 @@ func (c *Client) checkpoint(ctx context.Context, args CheckpointArgs) (Checkpoin
 	return reply, nil
 }
 
+// Ready connects now if the session is not connected, report hearing the states as Run's
+// does: a call that checkpoints connects before its snapshot, where the person should see
+// "Connecting to host…" too. The error says, in the person's words, that nothing ran.
+func (s *Session) Ready(ctx context.Context, report func(Status)) error {
+	_, err := s.client(ctx, report)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("cancelled while connecting to %s; nothing ran there", s.opts.Destination)
+	case errors.Is(err, ErrSessionClosed):
+		return fmt.Errorf("the connection to %s is closed; nothing ran there", s.opts.Destination)
+	}
+	return fmt.Errorf("could not reach %s, so nothing ran there: %w", s.opts.Destination, err)
+}
+
 // checkpoint runs one operation on the host's agent, connecting first when needed.
 func (s *Session) checkpoint(ctx context.Context, args CheckpointArgs) (CheckpointReply, error) {
 	c, err := s.client(ctx, nil)

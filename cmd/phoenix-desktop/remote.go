@@ -38,14 +38,26 @@ func (h *remoteHosts) RunRemote(ctx context.Context, host string, call actors.Re
 	if o := call.LanguageServers; o != nil {
 		where.LanguageServers = &remote.LanguageServers{Specs: o.Specs, StartTimeout: o.StartTimeout, RequestTimeout: o.RequestTimeout}
 	}
-	out, _ := s.Run(ctx, where,
-		call.Call, func(st remote.Status) {
-			// Connecting and reconnecting are worth a line; "Connected" follows at once.
-			if st.State == remote.Connecting || st.State == remote.Reconnecting {
-				status(st.String())
-			}
-		})
+	out, _ := s.Run(ctx, where, call.Call, connectingStatus(status))
 	return out
+}
+
+func (h *remoteHosts) Connect(ctx context.Context, host string, status func(string)) error {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return errors.New("the app is closing; nothing ran on " + host)
+	}
+	return s.Ready(ctx, connectingStatus(status))
+}
+
+// connectingStatus passes on the states worth a line: connecting and reconnecting
+// ("Connected" follows at once).
+func connectingStatus(status func(string)) func(remote.Status) {
+	return func(st remote.Status) {
+		if st.State == remote.Connecting || st.State == remote.Reconnecting {
+			status(st.String())
+		}
+	}
 }
 
 func (h *remoteHosts) Forget(ctx context.Context, host string) error {

@@ -159,6 +159,8 @@ func TestChatRemoteRewindRestoresOnTheHost(t *testing.T) {
 	if code != 0 || read("agent.txt") != "by the agent" {
 		t.Fatalf("the first turn: exit %d, agent.txt %q\n%s\n%s", code, read("agent.txt"), out, errs)
 	}
+	// The call connects before its checkpoint, and the person sees it connect.
+	mustContainAll(t, out+errs, "Connecting to "+s.Dest+"…")
 	code, out, _ = cli(t, "list", "--data-dir", data, "--json")
 	var list []struct{ ID string }
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
