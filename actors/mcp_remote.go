@@ -17,8 +17,8 @@ import (
 
 // remoteStarter starts a remote conversation's stdio servers on host.
 func (r *Runtime) remoteStarter(host string) mcp.Starter {
-	return func(ctx context.Context, spec mcp.StdioSpec) (mcp.Process, error) {
-		return r.cfg.Remote.StartStdio(ctx, host, spec)
+	return func(start, life context.Context, spec mcp.StdioSpec) (mcp.Process, error) {
+		return r.cfg.Remote.StartStdio(start, life, host, spec)
 	}
 }
 

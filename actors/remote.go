@@ -36,8 +36,9 @@ type RemoteRunner interface {
 	// RunRemote; its error says, in the person's words, that nothing ran there.
 	Connect(ctx context.Context, host string, status func(text string)) error
 	// StartStdio prepares, on host, the process of a stdio MCP server of a conversation there:
-	// a local command relaying its streams (mcp_remote.go). Cancelling ctx ends it.
-	StartStdio(ctx context.Context, host string, spec mcp.StdioSpec) (mcp.Process, error)
+	// a local command relaying its streams (mcp_remote.go). start bounds the connecting;
+	// cancelling life ends the process.
+	StartStdio(start, life context.Context, host string, spec mcp.StdioSpec) (mcp.Process, error)
 }
 
 // RemoteCall is one tool call of a remote conversation.

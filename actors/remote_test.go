@@ -52,7 +52,7 @@ func (r *hostRunner) Checkpoints(host, _, _ string) (CheckpointRepo, error) {
 	return nil, errors.New("no checkpoints on " + host + " in this test")
 }
 
-func (r *hostRunner) StartStdio(_ context.Context, host string, _ mcp.StdioSpec) (mcp.Process, error) {
+func (r *hostRunner) StartStdio(_, _ context.Context, host string, _ mcp.StdioSpec) (mcp.Process, error) {
 	return mcp.Process{}, errors.New("no servers on " + host + " in this test")
 }
 

@@ -40,8 +40,10 @@ type Process struct {
 	Where string
 }
 
-// Starter prepares a stdio server's process on another machine; cancelling ctx ends it.
-type Starter func(ctx context.Context, spec StdioSpec) (Process, error)
+// Starter prepares a stdio server's process on another machine: start bounds the preparing
+// (connecting there; the set closing or the start's timeout cancel it), and cancelling life
+// ends the process.
+type Starter func(start, life context.Context, spec StdioSpec) (Process, error)
 
 // StartElsewhere makes the set start its stdio servers through st, on the machine of a remote
 // project, and use only the person's own servers (a project's file is on that machine). Call
@@ -53,12 +55,12 @@ func (s *Set) StartElsewhere(st Starter) {
 }
 
 // startElsewhere is startStdio for a server on another machine.
-func (s *server) startElsewhere(procCtx context.Context, kill context.CancelFunc, l launch) (*stdioTransport, error) {
+func (s *server) startElsewhere(start, procCtx context.Context, kill context.CancelFunc, l launch) (*stdioTransport, error) {
 	cwd := l.cwd
 	if s.cfg.Cwd != "" {
 		cwd = s.cfg.Cwd
 	}
-	p, err := l.elsewhere(procCtx, StdioSpec{Name: s.name, Command: s.cfg.Command, Args: s.cfg.Args,
+	p, err := l.elsewhere(start, procCtx, StdioSpec{Name: s.name, Command: s.cfg.Command, Args: s.cfg.Args,
 		Env: ownEnv(s.cfg.Env, l.restricted), Dir: l.cwd, Cwd: cwd, Mode: l.mode})
 	if err != nil {
 		kill()

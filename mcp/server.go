@@ -121,7 +121,7 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 		s.auth = oauth
 		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: withHeaders(httpClient, cfg.Headers), OAuthHandler: oauth}
 	default:
-		t, err := s.startStdio(l)
+		t, err := s.startStdio(ctx, l)
 		if err != nil {
 			return nil, err
 		}
@@ -153,10 +153,10 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 // bash with the server, so the server is bash's process, inside the sandbox and its process
 // group). Its stdin and stdout are the MCP connection. It runs in the configured cwd, else
 // the conversation's directory.
-func (s *server) startStdio(l launch) (sdk.Transport, error) {
+func (s *server) startStdio(ctx context.Context, l launch) (sdk.Transport, error) {
 	procCtx, kill := context.WithCancel(context.Background())
 	if l.elsewhere != nil {
-		t, err := s.startElsewhere(procCtx, kill, l)
+		t, err := s.startElsewhere(ctx, procCtx, kill, l)
 		if err != nil {
 			return nil, err
 		}

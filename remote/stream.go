@@ -58,9 +58,9 @@ type StreamSpec struct {
 const streamGrace = 2 * time.Second
 
 // StreamCommand returns the local command that runs spec on the host, connecting first when
-// needed, and the first line to write to its input. Cancelling ctx ends the command; its
-// process on the host is killed when the stream ends.
-func (s *Session) StreamCommand(ctx context.Context, spec StreamSpec) (*exec.Cmd, []byte, error) {
+// needed (within ctx), and the first line to write to its input. Cancelling life ends the
+// command; its process on the host is killed when the stream ends.
+func (s *Session) StreamCommand(ctx, life context.Context, spec StreamSpec) (*exec.Cmd, []byte, error) {
 	if spec.Command == "" {
 		return nil, nil, errors.New("no command to start on " + s.opts.Destination)
 	}
@@ -75,7 +75,7 @@ func (s *Session) StreamCommand(ctx context.Context, spec StreamSpec) (*exec.Cmd
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := c.sshCmd(ctx, c.opts.Destination, "exec "+shellQuote(c.info.BinaryPath)+" "+AgentArg+" "+streamRole)
+	cmd := c.sshCmd(life, c.opts.Destination, "exec "+shellQuote(c.info.BinaryPath)+" "+AgentArg+" "+streamRole)
 	return cmd, append(hello, '\n'), nil
 }
 

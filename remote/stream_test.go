@@ -19,7 +19,7 @@ import (
 // startStream starts spec on the host through the session and returns its streams.
 func startStream(t *testing.T, sess *Session, spec StreamSpec) (cmd interface{ Wait() error }, in io.WriteCloser, out *bufio.Reader, pid func() int) {
 	t.Helper()
-	c, hello, err := sess.StreamCommand(context.Background(), spec)
+	c, hello, err := sess.StreamCommand(context.Background(), context.Background(), spec)
 	if err != nil {
 		t.Fatalf("StreamCommand: %v", err)
 	}

@@ -72,12 +72,12 @@ func (h *remoteHosts) Checkpoints(host, conv, dir string) (actors.CheckpointRepo
 	return s.Checkpoints(conv, dir), nil
 }
 
-func (h *remoteHosts) StartStdio(ctx context.Context, host string, spec mcp.StdioSpec) (mcp.Process, error) {
+func (h *remoteHosts) StartStdio(start, life context.Context, host string, spec mcp.StdioSpec) (mcp.Process, error) {
 	s := h.hosts.Session(host)
 	if s == nil {
 		return mcp.Process{}, errors.New("the app is closing, so nothing starts on " + host)
 	}
-	cmd, hello, err := s.StreamCommand(ctx, remote.StreamSpec{Command: spec.Command, Args: spec.Args, Env: spec.Env,
+	cmd, hello, err := s.StreamCommand(start, life, remote.StreamSpec{Command: spec.Command, Args: spec.Args, Env: spec.Env,
 		Dir: spec.Dir, Cwd: spec.Cwd, Mode: string(spec.Mode)})
 	return mcp.Process{Cmd: cmd, Hello: hello, Where: host}, err
 }
