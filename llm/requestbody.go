@@ -2,9 +2,10 @@ package llm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
-	"strconv"
-	"strings"
+	"hash/maphash"
+	"slices"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -16,6 +17,9 @@ import (
 //
 //   - the tool list, the same in every request (about 11 KB of descriptions and schemas), is
 //     encoded once per tool set and kept;
+//   - a message is encoded once and kept while the next requests repeat it (a request
+//     repeats the one before and adds to its end), so a request encodes only its new
+//     messages, not the whole conversation again;
 //   - a message, and each tool, has a MarshalJSON of its own, whose output json.Marshal
 //     scans a second time to compact it; that output is compact already, so it is joined
 //     as it is.
@@ -23,13 +27,39 @@ import (
 // go-openai is then handed the request without its messages and tools, and the transport
 // (captureTransport) sends this body in place of the one go-openai encoded.
 
-// requestBodies keeps the encoded tool list of the last tool set.
+// requestBodies keeps the encoded tool list of the last tool set, and the encoded messages
+// of the last requests.
 type requestBodies struct {
 	mu sync.Mutex
-	// toolsKey says which tools toolsJSON encodes (toolSetKey); empty when none is kept.
-	toolsKey  string
+	// tools is the tool set toolsJSON encodes, as copies; nil when none is kept.
+	tools     []keptTool
 	toolsJSON []byte
+	// recent and older map a message's messageHash to the message and its encoding, in two
+	// generations: a message is looked up in both and kept in recent; when recent holds more
+	// than maxMessageCache bytes it becomes older and the one before is dropped. A
+	// conversation's next request finds all but its newest messages; the cache stays bounded
+	// however many conversations share the client.
+	recent, older map[uint64]keptMessage
+	recentBytes   int
 }
+
+// keptMessage is a message and its encoding. The message is compared in full on a hit
+// (sameMessage), so a hash collision costs an encoding, never a wrong body.
+type keptMessage struct {
+	msg openai.ChatCompletionMessage
+	enc []byte
+}
+
+// keptTool is a tool of the kept set: what its encoding depends on.
+type keptTool struct {
+	typ               openai.ToolType
+	name, description string
+	strict            bool
+	params            json.RawMessage
+}
+
+// maxMessageCache bounds a generation of kept messages, in bytes of text and encoding.
+const maxMessageCache = 8 << 20
 
 // Markers stand in for the messages and the tools while the rest of the request is encoded
 // by json.Marshal, so that each field keeps its place and its neighbours' formatting; the
@@ -42,49 +72,87 @@ const (
 
 // encode returns json.Marshal(req)'s bytes.
 func (b *requestBodies) encode(req openai.ChatCompletionRequest) ([]byte, error) {
-	msgs, tools := req.Messages, req.Tools
 	shell := req
-	var msgsJSON, toolsJSON []byte
-	var err error
+	var subs []substitution
 	// nil encodes as null and an empty list as []: both are left to json.Marshal.
-	if len(msgs) > 0 {
-		if msgsJSON, err = joinMarshalled(msgs); err != nil {
+	if len(req.Messages) > 0 {
+		parts, err := b.messageList(req.Messages)
+		if err != nil {
 			return json.Marshal(req)
 		}
+		subs = append(subs, substitution{marker: `[{"role":` + quoted(messagesMarker) + `}]`, parts: parts})
 		shell.Messages = []openai.ChatCompletionMessage{{Role: messagesMarker}}
 	}
-	if len(tools) > 0 {
-		if toolsJSON, err = b.toolList(tools); err != nil {
+	if len(req.Tools) > 0 {
+		list, err := b.toolList(req.Tools)
+		if err != nil {
 			return json.Marshal(req)
 		}
+		subs = append(subs, substitution{marker: `[{"type":` + quoted(toolsMarker) + `}]`, parts: [][]byte{list}})
 		shell.Tools = []openai.Tool{{Type: toolsMarker}}
 	}
 	body, err := json.Marshal(shell)
 	if err != nil {
 		return nil, err
 	}
-	if msgsJSON != nil {
-		if body, err = splice(body, `[{"role":`+quoted(messagesMarker)+`}]`, msgsJSON); err != nil {
-			return json.Marshal(req)
+	if len(subs) == 0 {
+		return body, nil
+	}
+	out, ok := substitute(body, subs)
+	if !ok {
+		return json.Marshal(req)
+	}
+	return out, nil
+}
+
+// substitution is a marker's text in the encoded shell and the pieces that replace it.
+type substitution struct {
+	marker string
+	parts  [][]byte
+	at     int
+}
+
+// substitute replaces each marker, found exactly once in body, with its parts, in one
+// allocation; ok is false when a marker is not found exactly once.
+func substitute(body []byte, subs []substitution) ([]byte, bool) {
+	size := len(body)
+	for i := range subs {
+		m := []byte(subs[i].marker)
+		at := bytes.Index(body, m)
+		if at < 0 || bytes.Contains(body[at+len(m):], m) {
+			return nil, false
+		}
+		subs[i].at = at
+		size -= len(m)
+		for _, p := range subs[i].parts {
+			size += len(p)
 		}
 	}
-	if toolsJSON != nil {
-		if body, err = splice(body, `[{"type":`+quoted(toolsMarker)+`}]`, toolsJSON); err != nil {
-			return json.Marshal(req)
+	slices.SortFunc(subs, func(a, b substitution) int { return a.at - b.at })
+	out := make([]byte, 0, size)
+	from := 0
+	for _, s := range subs {
+		if s.at < from {
+			return nil, false // overlapping markers
 		}
+		out = append(out, body[from:s.at]...)
+		for _, p := range s.parts {
+			out = append(out, p...)
+		}
+		from = s.at + len(s.marker)
 	}
-	return body, nil
+	return append(out, body[from:]...), true
 }
 
 // toolList is the encoded tool list, kept while the tool set stays the same.
 func (b *requestBodies) toolList(tools []openai.Tool) ([]byte, error) {
-	key, ok := toolSetKey(tools)
+	kept, ok := keepableTools(tools)
 	if ok {
 		b.mu.Lock()
-		kept := b.toolsKey == key
+		same := slices.EqualFunc(b.tools, kept, sameTool)
 		out := b.toolsJSON
 		b.mu.Unlock()
-		if kept {
+		if same && out != nil {
 			return out, nil
 		}
 	}
@@ -93,36 +161,164 @@ func (b *requestBodies) toolList(tools []openai.Tool) ([]byte, error) {
 		return out, err
 	}
 	b.mu.Lock()
-	b.toolsKey, b.toolsJSON = key, out
+	b.tools, b.toolsJSON = kept, out
 	b.mu.Unlock()
 	return out, nil
 }
 
-// toolSetKey writes out everything a tool list's encoding depends on; ok is false for a
-// tool it cannot key (a schema that is not raw JSON, Responses API fields), which is then
+// keepableTools is what the tools' encoding depends on; ok is false for a tool that cannot
+// be compared so (a schema that is not raw JSON, Responses API fields), which is then
 // encoded every time.
-func toolSetKey(tools []openai.Tool) (string, bool) {
-	var k strings.Builder
-	field := func(s string) {
-		k.WriteString(strconv.Itoa(len(s)))
-		k.WriteByte(':')
-		k.WriteString(s)
-	}
+func keepableTools(tools []openai.Tool) ([]keptTool, bool) {
+	out := make([]keptTool, 0, len(tools))
 	for _, t := range tools {
 		if t.Parameters != nil || t.Function == nil {
-			return "", false
+			return nil, false
 		}
 		params, isRaw := t.Function.Parameters.(json.RawMessage)
 		if !isRaw {
-			return "", false
+			return nil, false
 		}
-		field(string(t.Type))
-		field(t.Function.Name)
-		field(t.Function.Description)
-		field(strconv.FormatBool(t.Function.Strict))
-		field(string(params))
+		out = append(out, keptTool{typ: t.Type, name: t.Function.Name, description: t.Function.Description,
+			strict: t.Function.Strict, params: params})
 	}
-	return k.String(), true
+	return out, true
+}
+
+func sameTool(a, b keptTool) bool {
+	return a.typ == b.typ && a.name == b.name && a.description == b.description && a.strict == b.strict &&
+		bytes.Equal(a.params, b.params)
+}
+
+// messageList is the messages' list as joinMarshalled encodes it, in pieces: the
+// brackets, the commas and each message's encoding, kept or new.
+func (b *requestBodies) messageList(msgs []openai.ChatCompletionMessage) ([][]byte, error) {
+	parts := make([][]byte, 0, 2*len(msgs)+1)
+	parts = append(parts, []byte("["))
+	for i, m := range msgs {
+		if i > 0 {
+			parts = append(parts, []byte(","))
+		}
+		h := messageHash(m)
+		b.mu.Lock()
+		k, ok := b.recent[h]
+		if !ok {
+			if k, ok = b.older[h]; ok {
+				b.keepLocked(h, k)
+			}
+		}
+		b.mu.Unlock()
+		enc := k.enc
+		if !ok || !sameMessage(k.msg, m) {
+			var err error
+			if enc, err = m.MarshalJSON(); err != nil {
+				return nil, err
+			}
+			b.mu.Lock()
+			b.keepLocked(h, keptMessage{msg: m, enc: enc})
+			b.mu.Unlock()
+		}
+		parts = append(parts, enc)
+	}
+	return append(parts, []byte("]")), nil
+}
+
+func (b *requestBodies) keepLocked(h uint64, k keptMessage) {
+	if b.recent == nil || b.recentBytes > maxMessageCache {
+		b.older, b.recent, b.recentBytes = b.recent, map[uint64]keptMessage{}, 0
+	}
+	b.recent[h] = k
+	b.recentBytes += messageSize(k.msg) + len(k.enc)
+}
+
+// messageFields calls str for every string of a message and flag for every presence, count
+// and number, in one fixed order, so that messageHash, sameMessage and messageSize read
+// the same fields. TestMessageKeyCoversEveryField fails when go-openai adds a field this
+// does not read.
+func messageFields(m openai.ChatCompletionMessage, str func(string), flag func(int)) {
+	present := func(yes bool) {
+		if yes {
+			flag(1)
+		} else {
+			flag(0)
+		}
+	}
+	str(m.Role)
+	str(m.Content)
+	str(m.Refusal)
+	str(m.Name)
+	str(m.ReasoningContent)
+	str(m.ToolCallID)
+	present(m.MultiContent != nil)
+	flag(len(m.MultiContent))
+	for _, p := range m.MultiContent {
+		str(string(p.Type))
+		str(p.Text)
+		present(p.ImageURL != nil)
+		if p.ImageURL != nil {
+			str(p.ImageURL.URL)
+			str(string(p.ImageURL.Detail))
+		}
+	}
+	present(m.FunctionCall != nil)
+	if m.FunctionCall != nil {
+		str(m.FunctionCall.Name)
+		str(m.FunctionCall.Arguments)
+	}
+	present(m.ToolCalls != nil)
+	flag(len(m.ToolCalls))
+	for _, c := range m.ToolCalls {
+		present(c.Index != nil)
+		if c.Index != nil {
+			flag(*c.Index)
+		}
+		str(c.ID)
+		str(string(c.Type))
+		str(c.Function.Name)
+		str(c.Function.Arguments)
+	}
+}
+
+// hashSeed is this process's seed of the messages' hashes.
+var hashSeed = maphash.MakeSeed()
+
+// messageHash hashes every field of a message, each string with its length.
+func messageHash(m openai.ChatCompletionMessage) uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	var n [8]byte
+	num := func(v int) {
+		binary.LittleEndian.PutUint64(n[:], uint64(v))
+		_, _ = h.Write(n[:])
+	}
+	messageFields(m, func(s string) {
+		num(len(s))
+		_, _ = h.WriteString(s)
+	}, num)
+	return h.Sum64()
+}
+
+// sameMessage reports whether two messages have the same fields, and so the same encoding.
+func sameMessage(a, b openai.ChatCompletionMessage) bool {
+	var strs []string
+	var flags []int
+	messageFields(a, func(s string) { strs = append(strs, s) }, func(v int) { flags = append(flags, v) })
+	i, j, same := 0, 0, true
+	messageFields(b, func(s string) {
+		same = same && i < len(strs) && strs[i] == s
+		i++
+	}, func(v int) {
+		same = same && j < len(flags) && flags[j] == v
+		j++
+	})
+	return same && i == len(strs) && j == len(flags)
+}
+
+// messageSize is the bytes of a message's text, for the cache's bound.
+func messageSize(m openai.ChatCompletionMessage) int {
+	n := 64
+	messageFields(m, func(s string) { n += len(s) }, func(int) { n += 8 })
+	return n
 }
 
 // joinMarshalled encodes a list as json.Marshal does when each element has a MarshalJSON
@@ -143,24 +339,6 @@ func joinMarshalled[T json.Marshaler](list []T) ([]byte, error) {
 	}
 	out.WriteByte(']')
 	return out.Bytes(), nil
-}
-
-// errMarker says a marker was not found exactly once; the caller then encodes the request
-// the ordinary way.
-type errMarker struct{}
-
-func (errMarker) Error() string { return "the request's marker was not found exactly once" }
-
-// splice replaces the one occurrence of marker in body with with.
-func splice(body []byte, marker string, with []byte) ([]byte, error) {
-	i := bytes.Index(body, []byte(marker))
-	if i < 0 || bytes.Contains(body[i+len(marker):], []byte(marker)) {
-		return nil, errMarker{}
-	}
-	out := make([]byte, 0, len(body)-len(marker)+len(with))
-	out = append(out, body[:i]...)
-	out = append(out, with...)
-	return append(out, body[i+len(marker):]...), nil
 }
 
 // quoted is s as json.Marshal writes a string.

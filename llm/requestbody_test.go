@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -159,4 +162,107 @@ func BenchmarkRequestBody(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestMessageKeyCoversEveryField: messageFields reads every field of go-openai's message
+// types; a field added by a newer go-openai must be added to it, or two messages that
+// differ only there would share an encoding.
+func TestMessageKeyCoversEveryField(t *testing.T) {
+	written := map[reflect.Type][]string{
+		reflect.TypeFor[openai.ChatCompletionMessage](): {"Role", "Content", "Refusal", "MultiContent", "Name",
+			"ReasoningContent", "FunctionCall", "ToolCalls", "ToolCallID"},
+		reflect.TypeFor[openai.ChatMessagePart]():     {"Type", "Text", "ImageURL"},
+		reflect.TypeFor[openai.ChatMessageImageURL](): {"URL", "Detail"},
+		reflect.TypeFor[openai.FunctionCall]():        {"Name", "Arguments"},
+		reflect.TypeFor[openai.ToolCall]():            {"Index", "ID", "Type", "Function"},
+	}
+	for typ, names := range written {
+		var fields []string
+		for i := range typ.NumField() {
+			fields = append(fields, typ.Field(i).Name)
+		}
+		slices.Sort(fields)
+		slices.Sort(names)
+		if !slices.Equal(fields, names) {
+			t.Errorf("%v has the fields %v; messageFields reads %v: make it read the new ones", typ, fields, names)
+		}
+	}
+	// And each field changes the message's hash and its comparison.
+	idx, other := 1, 2
+	base := openai.ChatCompletionMessage{Role: "assistant", Content: "c", Refusal: "r", Name: "n", ReasoningContent: "t", ToolCallID: "id",
+		MultiContent: []openai.ChatMessagePart{{Type: "text", Text: "x", ImageURL: &openai.ChatMessageImageURL{URL: "u", Detail: "low"}}},
+		FunctionCall: &openai.FunctionCall{Name: "f", Arguments: "a"},
+		ToolCalls:    []openai.ToolCall{{Index: &idx, ID: "i", Type: "function", Function: openai.FunctionCall{Name: "g", Arguments: "b"}}}}
+	clone := func() openai.ChatCompletionMessage {
+		m := base
+		m.MultiContent = []openai.ChatMessagePart{base.MultiContent[0]}
+		img := *base.MultiContent[0].ImageURL
+		m.MultiContent[0].ImageURL = &img
+		fc := *base.FunctionCall
+		m.FunctionCall = &fc
+		m.ToolCalls = []openai.ToolCall{base.ToolCalls[0]}
+		return m
+	}
+	changes := map[string]func(*openai.ChatCompletionMessage){
+		"Role":                  func(m *openai.ChatCompletionMessage) { m.Role = "user" },
+		"Content":               func(m *openai.ChatCompletionMessage) { m.Content = "C" },
+		"Refusal":               func(m *openai.ChatCompletionMessage) { m.Refusal = "R" },
+		"Name":                  func(m *openai.ChatCompletionMessage) { m.Name = "N" },
+		"ReasoningContent":      func(m *openai.ChatCompletionMessage) { m.ReasoningContent = "T" },
+		"ToolCallID":            func(m *openai.ChatCompletionMessage) { m.ToolCallID = "ID" },
+		"MultiContent nil":      func(m *openai.ChatCompletionMessage) { m.MultiContent = nil },
+		"MultiContent empty":    func(m *openai.ChatCompletionMessage) { m.MultiContent = m.MultiContent[:0] },
+		"part Type":             func(m *openai.ChatCompletionMessage) { m.MultiContent[0].Type = "image_url" },
+		"part Text":             func(m *openai.ChatCompletionMessage) { m.MultiContent[0].Text = "X" },
+		"part ImageURL nil":     func(m *openai.ChatCompletionMessage) { m.MultiContent[0].ImageURL = nil },
+		"part URL":              func(m *openai.ChatCompletionMessage) { m.MultiContent[0].ImageURL.URL = "U" },
+		"part Detail":           func(m *openai.ChatCompletionMessage) { m.MultiContent[0].ImageURL.Detail = "high" },
+		"FunctionCall nil":      func(m *openai.ChatCompletionMessage) { m.FunctionCall = nil },
+		"FunctionCall Name":     func(m *openai.ChatCompletionMessage) { m.FunctionCall.Name = "F" },
+		"FunctionCall Args":     func(m *openai.ChatCompletionMessage) { m.FunctionCall.Arguments = "A" },
+		"ToolCalls nil":         func(m *openai.ChatCompletionMessage) { m.ToolCalls = nil },
+		"ToolCalls empty":       func(m *openai.ChatCompletionMessage) { m.ToolCalls = m.ToolCalls[:0] },
+		"ToolCall Index nil":    func(m *openai.ChatCompletionMessage) { m.ToolCalls[0].Index = nil },
+		"ToolCall Index":        func(m *openai.ChatCompletionMessage) { m.ToolCalls[0].Index = &other },
+		"ToolCall ID":           func(m *openai.ChatCompletionMessage) { m.ToolCalls[0].ID = "I" },
+		"ToolCall Type":         func(m *openai.ChatCompletionMessage) { m.ToolCalls[0].Type = "custom" },
+		"ToolCall Function":     func(m *openai.ChatCompletionMessage) { m.ToolCalls[0].Function.Name = "G" },
+		"ToolCall Arguments":    func(m *openai.ChatCompletionMessage) { m.ToolCalls[0].Function.Arguments = "B" },
+		"text moved to Refusal": func(m *openai.ChatCompletionMessage) { m.Content, m.Refusal = "", "cr" },
+	}
+	if !sameMessage(base, clone()) || messageHash(base) != messageHash(clone()) {
+		t.Fatal("a copy of a message is not the same message")
+	}
+	for name, change := range changes {
+		m := clone()
+		change(&m)
+		if sameMessage(m, base) || sameMessage(base, m) {
+			t.Errorf("changing %s leaves the message the same to sameMessage", name)
+		}
+		if messageHash(m) == messageHash(base) {
+			t.Errorf("changing %s leaves the message's hash as it was", name)
+		}
+	}
+}
+
+// TestRequestBodyKeepsMessagesBounded: however many messages pass through, the kept ones
+// stay within two generations of maxMessageCache.
+func TestRequestBodyKeepsMessagesBounded(t *testing.T) {
+	var bodies requestBodies
+	text := strings.Repeat("x", 64<<10)
+	for i := range 400 {
+		req := openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: text + strconv.Itoa(i)}}}
+		if _, err := bodies.encode(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total := 0
+	for _, gen := range []map[uint64]keptMessage{bodies.recent, bodies.older} {
+		for _, k := range gen {
+			total += messageSize(k.msg) + len(k.enc)
+		}
+	}
+	if limit := 2*maxMessageCache + 2*(128<<10+64); total > limit {
+		t.Fatalf("%d bytes kept after 400 messages of 64 KiB; want at most %d", total, limit)
+	}
 }
