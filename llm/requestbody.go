@@ -17,9 +17,9 @@ import (
 //
 //   - the tool list, the same in every request (about 11 KB of descriptions and schemas), is
 //     encoded once per tool set and kept;
-//   - a message is encoded once and kept while the next requests repeat it (a request
-//     repeats the one before and adds to its end), so a request encodes only its new
-//     messages, not the whole conversation again;
+//   - a message is encoded once and kept for the next request, which repeats this one and
+//     adds to its end, so a request encodes only its new messages, not the whole
+//     conversation again;
 //   - a message, and each tool, has a MarshalJSON of its own, whose output json.Marshal
 //     scans a second time to compact it; that output is compact already, so it is joined
 //     as it is.
@@ -34,13 +34,14 @@ type requestBodies struct {
 	// tools is the tool set toolsJSON encodes, as copies; nil when none is kept.
 	tools     []keptTool
 	toolsJSON []byte
-	// recent and older map a message's messageHash to the message and its encoding, in two
-	// generations: a message is looked up in both and kept in recent; when recent holds more
-	// than maxMessageCache bytes it becomes older and the one before is dropped. A
-	// conversation's next request finds all but its newest messages; the cache stays bounded
-	// however many conversations share the client.
-	recent, older map[uint64]keptMessage
-	recentBytes   int
+	// current and previous map a message's messageHash to the message and its encoding:
+	// the messages of this request and of the one before, each up to maxKeptPerRequest
+	// bytes. A conversation's next request repeats its last one and adds to its end, so it
+	// finds all but its newest messages; what is kept is never more than two requests'
+	// encodings, so a client that serves many conversations (the app's one client) holds no
+	// more (the heap rows of the bench read it).
+	current, previous map[uint64]keptMessage
+	currentBytes      int
 }
 
 // keptMessage is a message and its encoding. The message is compared in full on a hit
@@ -58,8 +59,14 @@ type keptTool struct {
 	params            json.RawMessage
 }
 
-// maxMessageCache bounds a generation of kept messages, in bytes of text and encoding.
-const maxMessageCache = 8 << 20
+// maxKeptPerRequest bounds the messages kept of one request, in bytes of encoding and an
+// estimate of each entry's own size (keptEntryBytes); a longer request's later messages are
+// encoded every time.
+const maxKeptPerRequest = 2 << 20
+
+// keptEntryBytes is about what an entry costs beyond its encoding: the map's slot, the
+// message's fields, the encoding's header.
+const keptEntryBytes = 320
 
 // Markers stand in for the messages and the tools while the rest of the request is encoded
 // by json.Marshal, so that each field keeps its place and its neighbours' formatting; the
@@ -193,6 +200,9 @@ func sameTool(a, b keptTool) bool {
 // messageList is the messages' list as joinMarshalled encodes it, in pieces: the
 // brackets, the commas and each message's encoding, kept or new.
 func (b *requestBodies) messageList(msgs []openai.ChatCompletionMessage) ([][]byte, error) {
+	b.mu.Lock()
+	b.previous, b.current, b.currentBytes = b.current, make(map[uint64]keptMessage, len(msgs)), 0
+	b.mu.Unlock()
 	parts := make([][]byte, 0, 2*len(msgs)+1)
 	parts = append(parts, []byte("["))
 	for i, m := range msgs {
@@ -201,39 +211,32 @@ func (b *requestBodies) messageList(msgs []openai.ChatCompletionMessage) ([][]by
 		}
 		h := messageHash(m)
 		b.mu.Lock()
-		k, ok := b.recent[h]
+		k, ok := b.current[h]
 		if !ok {
-			if k, ok = b.older[h]; ok {
-				b.keepLocked(h, k)
-			}
+			k, ok = b.previous[h]
 		}
 		b.mu.Unlock()
-		enc := k.enc
 		if !ok || !sameMessage(k.msg, m) {
-			var err error
-			if enc, err = m.MarshalJSON(); err != nil {
+			enc, err := m.MarshalJSON()
+			if err != nil {
 				return nil, err
 			}
-			b.mu.Lock()
-			b.keepLocked(h, keptMessage{msg: m, enc: enc})
-			b.mu.Unlock()
+			k = keptMessage{msg: m, enc: enc}
 		}
-		parts = append(parts, enc)
+		b.mu.Lock()
+		if size := len(k.enc) + keptEntryBytes; b.currentBytes+size <= maxKeptPerRequest {
+			b.current[h] = k
+			b.currentBytes += size
+		}
+		b.mu.Unlock()
+		parts = append(parts, k.enc)
 	}
 	return append(parts, []byte("]")), nil
 }
 
-func (b *requestBodies) keepLocked(h uint64, k keptMessage) {
-	if b.recent == nil || b.recentBytes > maxMessageCache {
-		b.older, b.recent, b.recentBytes = b.recent, map[uint64]keptMessage{}, 0
-	}
-	b.recent[h] = k
-	b.recentBytes += messageSize(k.msg) + len(k.enc)
-}
-
 // messageFields calls str for every string of a message and flag for every presence, count
-// and number, in one fixed order, so that messageHash, sameMessage and messageSize read
-// the same fields. TestMessageKeyCoversEveryField fails when go-openai adds a field this
+// and number, in one fixed order, so that messageHash and sameMessage read the same
+// fields. TestMessageKeyCoversEveryField fails when go-openai adds a field this
 // does not read.
 func messageFields(m openai.ChatCompletionMessage, str func(string), flag func(int)) {
 	present := func(yes bool) {
@@ -312,13 +315,6 @@ func sameMessage(a, b openai.ChatCompletionMessage) bool {
 		j++
 	})
 	return same && i == len(strs) && j == len(flags)
-}
-
-// messageSize is the bytes of a message's text, for the cache's bound.
-func messageSize(m openai.ChatCompletionMessage) int {
-	n := 64
-	messageFields(m, func(s string) { n += len(s) }, func(int) { n += 8 })
-	return n
 }
 
 // joinMarshalled encodes a list as json.Marshal does when each element has a MarshalJSON

@@ -245,24 +245,60 @@ func TestMessageKeyCoversEveryField(t *testing.T) {
 	}
 }
 
-// TestRequestBodyKeepsMessagesBounded: however many messages pass through, the kept ones
-// stay within two generations of maxMessageCache.
+// TestRequestBodyKeepsMessagesBounded: however many messages pass through, what is kept is
+// at most two requests' worth, each within maxKeptPerRequest (issue 43: the app's one client
+// serves every conversation).
 func TestRequestBodyKeepsMessagesBounded(t *testing.T) {
 	var bodies requestBodies
 	text := strings.Repeat("x", 64<<10)
-	for i := range 400 {
-		req := openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: text + strconv.Itoa(i)}}}
+	for i := range 100 {
+		var req openai.ChatCompletionRequest
+		for j := range 40 {
+			req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: "user", Content: text + strconv.Itoa(i*100+j)})
+		}
 		if _, err := bodies.encode(req); err != nil {
 			t.Fatal(err)
 		}
 	}
-	total := 0
-	for _, gen := range []map[uint64]keptMessage{bodies.recent, bodies.older} {
+	total, n := 0, 0
+	for _, gen := range []map[uint64]keptMessage{bodies.current, bodies.previous} {
 		for _, k := range gen {
-			total += messageSize(k.msg) + len(k.enc)
+			total += len(k.enc)
+			n++
 		}
 	}
-	if limit := 2*maxMessageCache + 2*(128<<10+64); total > limit {
-		t.Fatalf("%d bytes kept after 400 messages of 64 KiB; want at most %d", total, limit)
+	if total > 2*maxKeptPerRequest || n > 2*maxKeptPerRequest/(64<<10) {
+		t.Fatalf("%d messages of %d bytes kept after 100 requests of 40 messages of 64 KiB; want at most %d bytes", n, total, 2*maxKeptPerRequest)
+	}
+}
+
+// TestRequestBodyEncodesOnlyNewMessages: a conversation's next request, its last one and a
+// reply and a message more, takes the kept encodings of the messages it repeats.
+func TestRequestBodyEncodesOnlyNewMessages(t *testing.T) {
+	var bodies requestBodies
+	var req openai.ChatCompletionRequest
+	for i := range 10 {
+		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: "user", Content: "message " + strconv.Itoa(i)})
+	}
+	if _, err := bodies.encode(req); err != nil {
+		t.Fatal(err)
+	}
+	first := bodies.current[messageHash(req.Messages[0])].enc
+	req.Messages = append(req.Messages,
+		openai.ChatCompletionMessage{Role: "assistant", Content: "reply"},
+		openai.ChatCompletionMessage{Role: "user", Content: "more"})
+	body, err := bodies.encode(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := json.Marshal(req); !bytes.Equal(body, want) {
+		t.Fatalf("body %s; want %s", body, want)
+	}
+	again := bodies.current[messageHash(req.Messages[0])].enc
+	if len(first) == 0 || &again[0] != &first[0] {
+		t.Fatal("the next request encoded its first message again instead of taking the kept encoding")
+	}
+	if len(bodies.current) != 12 {
+		t.Fatalf("%d messages kept after a request of 12; want 12", len(bodies.current))
 	}
 }
