@@ -46,7 +46,7 @@ func measurements() []measurement {
 		{name: "bash tool true, Restricted, first command (cold supervisor)", unit: "ms",
 			note: "no supervisor waiting: the app binary is started as one first (the app starts one ahead, so a person rarely meets this)",
 			run:  coldBashTrue},
-		{name: "Restricted command start ÷ plain bash -c true", unit: "×", target: 2.0,
+		{name: "Restricted command start ÷ plain bash -c true", unit: "×", target: 1.5,
 			note: "each sample pairs a Restricted bash tool run on a warm supervisor with a plain `bash -c true` run just before it, so that load changes hit both alike",
 			run:  sandboxRatio},
 		{name: projectRowName, unit: "ms", rows: projectRows, count: 3},

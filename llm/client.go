@@ -92,6 +92,9 @@ type Client struct {
 	mu       sync.Mutex
 	images   map[imageKey]string
 	imgBytes int
+
+	// bodies encodes the requests' bodies (requestbody.go).
+	bodies requestBodies
 }
 
 type imageKey struct {
@@ -223,7 +226,14 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		return Response{}, classify(err, info, reqCtx, c.now(), c.cfg.APIKey)
 	}
 
-	stream, err := c.api.CreateChatCompletionStream(reqCtx, creq)
+	// go-openai is handed the request without what the body carries already; should the
+	// encoding fail, go-openai's own encoding fails alike and says why.
+	apiReq := creq
+	if body, err := c.bodies.encode(creq); err == nil {
+		info.requestBody = body
+		apiReq.Messages, apiReq.Tools = nil, nil
+	}
+	stream, err := c.api.CreateChatCompletionStream(reqCtx, apiReq)
 	if err != nil {
 		return fail(err)
 	}

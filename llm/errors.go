@@ -84,6 +84,9 @@ type respInfo struct {
 	// topFields, when set before the request, are added to the request body itself (a
 	// route's own fields: cache.go).
 	topFields map[string]json.RawMessage
+	// requestBody, when set before the request, is sent in place of the body go-openai
+	// encoded (requestbody.go).
+	requestBody []byte
 }
 
 // activityBody reports every read that brought bytes. Counting bytes rather than parsed
@@ -129,6 +132,10 @@ type respInfoKey struct{}
 type captureTransport struct{ base http.RoundTripper }
 
 func (t captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if info, ok := req.Context().Value(respInfoKey{}).(*respInfo); ok && info.requestBody != nil && req.Body != nil {
+		_ = req.Body.Close() // go-openai's encoding of the request without its messages and tools
+		req = withBody(req, info.requestBody)
+	}
 	if info, ok := req.Context().Value(respInfoKey{}).(*respInfo); ok && (len(info.messageFields) > 0 || len(info.topFields) > 0) && req.Body != nil {
 		patched, err := withMessageFields(req, info.messageFields, info.topFields)
 		if err != nil {

@@ -275,11 +275,16 @@ func withMessageFields(req *http.Request, fields map[int]map[string]json.RawMess
 	top["messages"], _ = json.Marshal(msgs)
 	maps.Copy(top, topFields)
 	body, _ = json.Marshal(top)
+	return withBody(req, body), nil
+}
+
+// withBody is req with body in place of its own.
+func withBody(req *http.Request, body []byte) *http.Request {
 	out := req.Clone(req.Context())
 	out.Body = io.NopCloser(bytes.NewReader(body))
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	out.ContentLength = int64(len(body))
-	return out, nil
+	return out
 }
 
 // Some servers leave a thinking model's reasoning in the answer itself, as a block that

@@ -159,7 +159,7 @@ type launch struct {
 // but, if restricted, has not been let run: when it reports a stop, the command is swept
 // and pid 0 returned. On error nothing is left running.
 func startCommand(cfg helperConfig, script string, l launch, stopped func() bool) (int, error) {
-	bash, err := exec.LookPath("bash")
+	bash, err := findBash()
 	if err != nil {
 		return 0, fmt.Errorf("find bash: %w", err)
 	}
@@ -193,6 +193,26 @@ func startCommand(cfg helperConfig, script string, l launch, stopped func() bool
 		return 0, err
 	}
 	return pid, nil
+}
+
+// foundBash is where findBash found bash last.
+var foundBash atomic.Pointer[string]
+
+// findBash looks bash up in the supervisor's PATH, which is fixed when it starts, once: a
+// look-up walks PATH with a stat for each entry, for every command. It looks again when
+// the file is no longer there, so a bash that moved is still found.
+func findBash() (string, error) {
+	if p := foundBash.Load(); p != nil {
+		if err := unix.Access(*p, unix.X_OK); err == nil {
+			return *p, nil
+		}
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return "", err
+	}
+	foundBash.Store(&bash)
+	return bash, nil
 }
 
 // waitOrStop waits for bash (pid) through wait, which returns bash's status and true when it

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -396,7 +397,11 @@ func dropCapabilities(lastCap int) error {
 	return nil
 }
 
-func lastCapability() (int, error) {
+// lastCapability is the kernel's highest capability number, read once: it is fixed for as
+// long as the kernel runs, and a supervisor asks before every command.
+var lastCapability = sync.OnceValues(readLastCapability)
+
+func readLastCapability() (int, error) {
 	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
 	if err != nil {
 		return 0, fmt.Errorf("capabilities: read the highest capability number: %w", err)
