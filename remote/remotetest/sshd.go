@@ -71,6 +71,11 @@ func run(t testing.TB, name string, args ...string) string {
 // in with a fresh client key, and stops it when the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return start(t, nil)
+}
+
+func start(t testing.TB, hidden []string) *Server {
+	t.Helper()
 	sshd := needSSHD(t)
 	u, err := user.Lookup(TestUser)
 	if err != nil {
@@ -145,6 +150,9 @@ LogLevel INFO
 `, port, TestUser, filepath.Join(dir, "client"), filepath.Join(dir, "known_hosts")))
 
 	cmd := exec.Command(sshd, "-D", "-e", "-f", cfg)
+	if hidden != nil {
+		cmd = hiddenCommand(hidden, sshd, "-D", "-e", "-f", cfg)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
