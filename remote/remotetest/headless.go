@@ -59,7 +59,7 @@ func StartHeadless(t testing.TB) *Server {
 	if _, err := exec.LookPath("unshare"); err != nil {
 		t.Skip("unshare (util-linux) is not installed; it makes the mount namespace that hides the desktop's libraries")
 	}
-	return start(t, libs)
+	return start(t, where{hidden: libs})
 }
 
 // hiddenCommand runs name with args in a new mount namespace (private, so nothing leaks to

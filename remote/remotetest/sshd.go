@@ -71,10 +71,20 @@ func run(t testing.TB, name string, args ...string) string {
 // in with a fresh client key, and stops it when the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	return start(t, nil)
+	return start(t, where{})
 }
 
-func start(t testing.TB, hidden []string) *Server {
+// where says how the server runs: by default on a free port of 127.0.0.1 in this machine's
+// namespaces; hidden names library files masked for it (headless.go); netns runs it in that
+// network namespace on addr:port (netem.go).
+type where struct {
+	hidden []string
+	netns  string
+	addr   string
+	port   int
+}
+
+func start(t testing.TB, w where) *Server {
 	t.Helper()
 	sshd := needSSHD(t)
 	u, err := user.Lookup(TestUser)
@@ -112,16 +122,20 @@ func start(t testing.TB, hidden []string) *Server {
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege-separation dir
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	addr, port := w.addr, w.port
+	if addr == "" {
+		addr = "127.0.0.1"
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 
 	cfg := filepath.Join(dir, "sshd_config")
 	WriteFile(t, cfg, fmt.Sprintf(`Port %d
-ListenAddress 127.0.0.1
+ListenAddress %s
 HostKey %s
 PidFile none
 UsePAM no
@@ -131,15 +145,15 @@ PubkeyAuthentication yes
 AllowUsers %s
 StrictModes no
 LogLevel INFO
-`, port, filepath.Join(dir, "host"), TestUser))
+`, port, addr, filepath.Join(dir, "host"), TestUser))
 	hostPub, err := os.ReadFile(filepath.Join(dir, "host.pub"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	WriteFile(t, filepath.Join(dir, "known_hosts"), fmt.Sprintf("[127.0.0.1]:%d %s", port, hostPub))
+	WriteFile(t, filepath.Join(dir, "known_hosts"), fmt.Sprintf("[%s]:%d %s", addr, port, hostPub))
 	client := filepath.Join(dir, "ssh_config")
 	WriteFile(t, client, fmt.Sprintf(`Host phoenix-test
-  HostName 127.0.0.1
+  HostName %s
   Port %d
   User %s
   IdentityFile %s
@@ -147,11 +161,15 @@ LogLevel INFO
   UserKnownHostsFile %s
   GlobalKnownHostsFile /dev/null
   StrictHostKeyChecking yes
-`, port, TestUser, filepath.Join(dir, "client"), filepath.Join(dir, "known_hosts")))
+`, addr, port, TestUser, filepath.Join(dir, "client"), filepath.Join(dir, "known_hosts")))
 
 	cmd := exec.Command(sshd, "-D", "-e", "-f", cfg)
-	if hidden != nil {
-		cmd = hiddenCommand(hidden, sshd, "-D", "-e", "-f", cfg)
+	switch {
+	case w.hidden != nil:
+		cmd = hiddenCommand(w.hidden, sshd, "-D", "-e", "-f", cfg)
+	case w.netns != "":
+		// ip execs sshd in the namespace: the process is the one the cleanup signals.
+		cmd = exec.Command("ip", "netns", "exec", w.netns, sshd, "-D", "-e", "-f", cfg)
 	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -169,7 +187,7 @@ LogLevel INFO
 		signalled := false
 		for sc.Scan() {
 			log.WriteString(sc.Text() + "\n")
-			if !signalled && strings.Contains(sc.Text(), "Server listening on 127.0.0.1 port") {
+			if !signalled && strings.Contains(sc.Text(), "Server listening on "+addr+" port") {
 				signalled = true
 				close(ready)
 			}
