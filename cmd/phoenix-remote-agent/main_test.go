@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,22 +20,43 @@ import (
 func TestMain(m *testing.M) {
 	// Describe, in the test, starts a sandbox supervisor: this test binary is its helper.
 	sandbox.MaybeRunHelper()
-	os.Exit(m.Run())
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
-// buildAgent builds this command as the packages do (CGO_ENABLED=0) into a temp dir.
+// built is this command built once for the tests of this package.
+var built struct {
+	sync.Mutex
+	dir, path string
+}
+
+// buildAgent builds this command as the packages do (CGO_ENABLED=0), once per test run.
 func buildAgent(t *testing.T) string {
 	t.Helper()
+	built.Lock()
+	defer built.Unlock()
+	if built.path != "" {
+		return built.path
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("the go tool is needed to build phoenix-remote-agent as the packages do: %v", err)
 	}
-	out := filepath.Join(t.TempDir(), remote.AgentBinaryName)
+	dir, err := os.MkdirTemp("", "phoenix-remote-agent-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	built.dir = dir
+	out := filepath.Join(dir, remote.AgentBinaryName)
 	cmd := exec.Command(goBin, "build", "-o", out, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("CGO_ENABLED=0 go build ./cmd/phoenix-remote-agent: %v\n%s", err, b)
 	}
+	built.path = out
 	return out
 }
 
