@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -84,6 +85,9 @@ type where struct {
 	port   int
 }
 
+// serverSeq numbers the servers this process starts.
+var serverSeq atomic.Int32
+
 func start(t testing.TB, w where) *Server {
 	t.Helper()
 	sshd := needSSHD(t)
@@ -106,15 +110,19 @@ func start(t testing.TB, w where) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// sshd reads authorized_keys as the user, so it lives in the user's home.
+	// sshd reads authorized_keys as the user, so it lives in the user's home: a file of this
+	// server's own (AuthorizedKeysFile below), since the test packages that start servers run
+	// side by side and each would otherwise replace the key of the others.
+	keys := fmt.Sprintf("phoenix-test-%d-%d.authorized_keys", os.Getpid(), serverSeq.Add(1))
+	t.Cleanup(func() { _ = os.Remove(filepath.Join(u.HomeDir, ".ssh", keys)) })
 	sshDir := filepath.Join(u.HomeDir, ".ssh")
 	if err := os.MkdirAll(sshDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(sshDir, "authorized_keys"), pub, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(sshDir, keys), pub, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{u.HomeDir, sshDir, filepath.Join(sshDir, "authorized_keys")} {
+	for _, p := range []string{u.HomeDir, sshDir, filepath.Join(sshDir, keys)} {
 		if err := os.Chown(p, uid, gid); err != nil {
 			t.Fatal(err)
 		}
@@ -142,10 +150,11 @@ UsePAM no
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 PubkeyAuthentication yes
+AuthorizedKeysFile .ssh/%s
 AllowUsers %s
 StrictModes no
 LogLevel INFO
-`, port, addr, filepath.Join(dir, "host"), TestUser))
+`, port, addr, filepath.Join(dir, "host"), keys, TestUser))
 	hostPub, err := os.ReadFile(filepath.Join(dir, "host.pub"))
 	if err != nil {
 		t.Fatal(err)
