@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"fyne.io/fyne/v2/widget"
@@ -57,8 +58,4 @@ func (h *header) askRemoteSandbox(host, head string, text *widget.Label) {
 }
 
 // errNoRemoteSandbox is the answer of a backend that cannot ask a host.
-var errNoRemoteSandbox = errorString("this build does not ask remote machines")
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
+var errNoRemoteSandbox = errors.New("this build does not ask remote machines")
