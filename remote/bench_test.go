@@ -33,8 +33,10 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // BenchmarkRemoteBashRound runs bash `true` through the remote agent and here, and a bare
 // round trip of the connection, in the same iteration, so load hits all three alike; the row
 // is what a remote round costs beyond the local one and the network.
-func BenchmarkRemoteBashRound(b *testing.B) {
-	s := remotetest.Start(b)
+func BenchmarkRemoteBashRound(b *testing.B) { benchBashRound(b, remotetest.Start(b)) }
+
+// benchBashRound is the bash round's row against the server s (on loopback, or behind netem).
+func benchBashRound(b *testing.B, s *remotetest.Server) {
 	c := dial(b, s)
 	defer c.Close()
 	proj := s.ProjectDir(b)
@@ -122,13 +124,15 @@ const stopExcessTarget = 50 * time.Millisecond
 // BenchmarkRemoteStop measures Stop on a running remote command — cancel sent → the agent has
 // killed the command's process group and answered — against a bare round trip measured in the
 // same iteration.
-func BenchmarkRemoteStop(b *testing.B) {
-	s := remotetest.Start(b)
+func BenchmarkRemoteStop(b *testing.B) { benchStop(b, remotetest.Start(b)) }
+
+// benchStop is the Stop row against the server s (on loopback, or behind netem).
+func benchStop(b *testing.B, s *remotetest.Server) {
 	c := dial(b, s)
 	defer c.Close()
 	proj := s.ProjectDir(b)
 	where := Call{Conversation: "bench", Cwd: proj, Mode: domain.ModeUnrestricted}
-	var excess []time.Duration
+	var excess, rtts []time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		pidFile := filepath.Join(proj, "pid")
@@ -149,8 +153,9 @@ func BenchmarkRemoteStop(b *testing.B) {
 		t1 := time.Now()
 		cancel()
 		<-done
-		excess = append(excess, time.Since(t1)-rtt)
+		excess, rtts = append(excess, time.Since(t1)-rtt), append(rtts, rtt)
 	}
+	b.ReportMetric(ms(quantile(rtts, 0.5)), "rtt-p50-ms")
 	b.ReportMetric(ms(quantile(excess, 0.5)), "excess-p50-ms")
 	if e := quantile(excess, 0.5); e > stopExcessTarget {
 		b.Errorf("Stop on a remote command takes %v beyond a round trip; the target is %v", e, stopExcessTarget)

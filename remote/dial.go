@@ -29,8 +29,8 @@ type Options struct {
 	SSH string
 	// ConfigFile, when set, replaces the person's ~/.ssh/config (ssh -F); tests use it.
 	ConfigFile string
-	// Binary is the program copied to and started on the remote side; empty means this
-	// executable (the app copies itself).
+	// Binary is the program copied to and started on the remote side; empty means the agent
+	// built alone, shipped beside the app (agentBinary), else this executable.
 	Binary string
 }
 
@@ -221,7 +221,7 @@ func Dial(ctx context.Context, opts Options) (c *Client, err error) {
 	}
 	bin := opts.Binary
 	if bin == "" {
-		if bin, err = os.Executable(); err != nil {
+		if bin, err = agentBinary(); err != nil {
 			return nil, fmt.Errorf("could not find Phoenix's own program to copy to %s: %w", opts.Destination, err)
 		}
 	}
@@ -397,7 +397,13 @@ func (c *Client) startAgent(ctx context.Context) error {
 func (c *Client) agentStartError(err error) error {
 	msg := c.agentErr.String()
 	if strings.Contains(msg, "error while loading shared libraries") {
-		return fmt.Errorf("the agent of Phoenix cannot start on %s because a system library is missing there (%s); install it there (on Debian: apt install libgl1 libx11-6 libxcursor1 libxrandr2 libxinerama1 libxi6 libxxf86vm1)", c.opts.Destination, msg)
+		why := ""
+		if c.opts.Binary == "" {
+			why = ": this Phoenix has no " + AgentBinaryName + " beside it (the agent built alone, which needs no library), so it copied the whole app; reinstall Phoenix from its package, or"
+		} else {
+			why = ";"
+		}
+		return fmt.Errorf("the agent of Phoenix cannot start on %s because a system library is missing there (%s)%s install the desktop's libraries there (on Debian: apt install libgl1 libx11-6 libxcursor1 libxrandr2 libxinerama1 libxi6 libxxf86vm1)", c.opts.Destination, msg, why)
 	}
 	if msg == "" {
 		msg = err.Error()

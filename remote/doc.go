@@ -3,10 +3,12 @@
 // The app side (Dial, Client) drives the system's OpenSSH client — so the person's keys, agent,
 // ProxyJump and known_hosts work as they always do, and Phoenix holds no keys of its own —
 // through one master connection (ControlMaster, its socket in a private runtime directory) that
-// later sessions reuse. It detects the remote system and processor, copies this very binary into
-// the remote user's cache directory (~/.cache/phoenix-desktop/bin/<version>-<sha>) when no
+// later sessions reuse. It detects the remote system and processor, copies the agent's binary
+// into the remote user's cache directory (~/.cache/phoenix-desktop/bin/<version>-<sha>) when no
 // matching one is there, the checksum checked on the remote side before the file is put in
-// place (the remote never downloads anything), and starts it in the agent role.
+// place (the remote never downloads anything), and starts it in the agent role. That binary is
+// phoenix-remote-agent, shipped beside the app and static, so a machine without a desktop runs
+// it (agentbinary.go); a build of the app alone copies itself.
 //
 // The agent side (MaybeRunAgent, the hidden argument AgentArg) runs on the remote machine and
 // answers over its own standard input and output, which are a channel of the SSH connection:

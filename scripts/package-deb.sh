@@ -24,6 +24,9 @@ modified=false
 if [ -n "$rev" ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then modified=true; fi
 go build -ldflags "-s -w -X main.linkedRevision=$rev -X main.linkedModified=$modified" \
   -o bin/phoenix-desktop ./cmd/phoenix-desktop >&2
+# The remote agent built alone and static: /usr/lib/phoenix-desktop/phoenix-remote-agent, which
+# the app copies to a remote project's machine (that machine needs no desktop library).
+CGO_ENABLED=0 go build -ldflags "-s -w" -o bin/phoenix-remote-agent ./cmd/phoenix-remote-agent >&2
 export PHOENIX_VERSION="$version" PHOENIX_ARCH="$(go env GOARCH)"
 deb="dist/phoenix-desktop_${version}_${PHOENIX_ARCH}.deb"
 rm -f "$deb"

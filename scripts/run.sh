@@ -6,4 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
 source scripts/env.sh
 go build -o bin/phoenix-desktop ./cmd/phoenix-desktop
+# The agent a remote project's machine runs, built alone and static (no libGL there); the app
+# copies it from beside itself (remote.AgentBinaryName).
+CGO_ENABLED=0 go build -o bin/phoenix-remote-agent ./cmd/phoenix-remote-agent
 exec ./bin/phoenix-desktop "$@"

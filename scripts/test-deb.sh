@@ -60,4 +60,12 @@ chat=$(HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/home/.config" XDG_DATA_HOME="$TMP/
   timeout 60 /usr/bin/phoenix-desktop chat --demo --cwd "$TMP/cwd" "echo: hello from the package" 2>&1) ||
   fail "chat --demo failed: $chat"
 case "$chat" in *"hello from the package"*) ;; *) fail "chat --demo did not answer: $chat" ;; esac
+
+# The remote agent ships beside the app, static (a machine without a desktop runs it), and
+# answers its --version with the app's version.
+agent=/usr/lib/phoenix-desktop/phoenix-remote-agent
+[ -x "$agent" ] || fail "$agent is missing"
+if LC_ALL=C ldd "$agent" 2>&1 | grep -q '=>'; then fail "$agent needs shared libraries: $(ldd "$agent" 2>&1)"; fi
+case "$("$agent" --version)" in "phoenix-remote-agent $version") ;; *) fail "$agent --version: $("$agent" --version 2>&1)" ;; esac
+say "the remote agent ships static beside the app"
 say "OK: installed, --version names $version and the revision, chat --demo answered"

@@ -37,6 +37,8 @@ type header struct {
 	wrapBtn      *widget.Button
 	changesBtn   *widget.Button
 	meterRow     *fyne.Container
+	// detailsText is the text of the badge's details dialog last opened (tests read it).
+	detailsText *widget.Label
 }
 
 func newHeader(m *MainWindow) *header {
@@ -202,6 +204,10 @@ func (h *header) sandboxDetails() string {
 			head += "\n\n" + servers
 		}
 	}
+	if m.current != nil && m.current.conv.Host != "" {
+		// Not this machine's sandbox: the host's, which the dialog asks for (remotebadge.go).
+		return head + "\n\n" + remoteSandboxAsking(m.current.conv.Host)
+	}
 	// The report's own summary describes Restricted mode; the head above already says what
 	// this conversation's mode allows, and the dialog describes only that one (issue 36).
 	report := m.sandbox
@@ -210,9 +216,16 @@ func (h *header) sandboxDetails() string {
 }
 
 func (h *header) showSandboxDetails() {
-	text := widget.NewLabel(h.sandboxDetails())
+	details := h.sandboxDetails()
+	text := widget.NewLabel(details)
 	text.Wrapping = fyne.TextWrapWord
+	h.detailsText = text
 	scroll := container.NewVScroll(text)
 	scroll.SetMinSize(fyne.NewSize(560, 360))
-	h.m.showModal(dialog.NewCustom("Sandbox on this machine", "Close", scroll, h.m.win))
+	title := "Sandbox on this machine"
+	if cs := h.m.current; cs != nil && cs.conv.Host != "" {
+		title = "Sandbox on " + cs.conv.Host
+		h.askRemoteSandbox(cs.conv.Host, strings.TrimSuffix(details, "\n\n"+remoteSandboxAsking(cs.conv.Host)), text)
+	}
+	h.m.showModal(dialog.NewCustom(title, "Close", scroll, h.m.win))
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -71,6 +72,24 @@ func run(t testing.TB, name string, args ...string) string {
 // in with a fresh client key, and stops it when the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return start(t, where{})
+}
+
+// where says how the server runs: by default on a free port of 127.0.0.1 in this machine's
+// namespaces; hidden names library files masked for it (headless.go); netns runs it in that
+// network namespace on addr:port (netem.go).
+type where struct {
+	hidden []string
+	netns  string
+	addr   string
+	port   int
+}
+
+// serverSeq numbers the servers this process starts.
+var serverSeq atomic.Int32
+
+func start(t testing.TB, w where) *Server {
+	t.Helper()
 	sshd := needSSHD(t)
 	u, err := user.Lookup(TestUser)
 	if err != nil {
@@ -91,15 +110,19 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// sshd reads authorized_keys as the user, so it lives in the user's home.
+	// sshd reads authorized_keys as the user, so it lives in the user's home: a file of this
+	// server's own (AuthorizedKeysFile below), since the test packages that start servers run
+	// side by side and each would otherwise replace the key of the others.
+	keys := fmt.Sprintf("phoenix-test-%d-%d.authorized_keys", os.Getpid(), serverSeq.Add(1))
+	t.Cleanup(func() { _ = os.Remove(filepath.Join(u.HomeDir, ".ssh", keys)) })
 	sshDir := filepath.Join(u.HomeDir, ".ssh")
 	if err := os.MkdirAll(sshDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(sshDir, "authorized_keys"), pub, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(sshDir, keys), pub, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{u.HomeDir, sshDir, filepath.Join(sshDir, "authorized_keys")} {
+	for _, p := range []string{u.HomeDir, sshDir, filepath.Join(sshDir, keys)} {
 		if err := os.Chown(p, uid, gid); err != nil {
 			t.Fatal(err)
 		}
@@ -107,34 +130,39 @@ func Start(t testing.TB) *Server {
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege-separation dir
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	addr, port := w.addr, w.port
+	if addr == "" {
+		addr = "127.0.0.1"
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 
 	cfg := filepath.Join(dir, "sshd_config")
 	WriteFile(t, cfg, fmt.Sprintf(`Port %d
-ListenAddress 127.0.0.1
+ListenAddress %s
 HostKey %s
 PidFile none
 UsePAM no
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 PubkeyAuthentication yes
+AuthorizedKeysFile .ssh/%s
 AllowUsers %s
 StrictModes no
 LogLevel INFO
-`, port, filepath.Join(dir, "host"), TestUser))
+`, port, addr, filepath.Join(dir, "host"), keys, TestUser))
 	hostPub, err := os.ReadFile(filepath.Join(dir, "host.pub"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	WriteFile(t, filepath.Join(dir, "known_hosts"), fmt.Sprintf("[127.0.0.1]:%d %s", port, hostPub))
+	WriteFile(t, filepath.Join(dir, "known_hosts"), fmt.Sprintf("[%s]:%d %s", addr, port, hostPub))
 	client := filepath.Join(dir, "ssh_config")
 	WriteFile(t, client, fmt.Sprintf(`Host phoenix-test
-  HostName 127.0.0.1
+  HostName %s
   Port %d
   User %s
   IdentityFile %s
@@ -142,9 +170,16 @@ LogLevel INFO
   UserKnownHostsFile %s
   GlobalKnownHostsFile /dev/null
   StrictHostKeyChecking yes
-`, port, TestUser, filepath.Join(dir, "client"), filepath.Join(dir, "known_hosts")))
+`, addr, port, TestUser, filepath.Join(dir, "client"), filepath.Join(dir, "known_hosts")))
 
 	cmd := exec.Command(sshd, "-D", "-e", "-f", cfg)
+	switch {
+	case w.hidden != nil:
+		cmd = hiddenCommand(w.hidden, sshd, "-D", "-e", "-f", cfg)
+	case w.netns != "":
+		// ip execs sshd in the namespace: the process is the one the cleanup signals.
+		cmd = exec.Command("ip", "netns", "exec", w.netns, sshd, "-D", "-e", "-f", cfg)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +196,7 @@ LogLevel INFO
 		signalled := false
 		for sc.Scan() {
 			log.WriteString(sc.Text() + "\n")
-			if !signalled && strings.Contains(sc.Text(), "Server listening on 127.0.0.1 port") {
+			if !signalled && strings.Contains(sc.Text(), "Server listening on "+addr+" port") {
 				signalled = true
 				close(ready)
 			}

@@ -1,0 +1,85 @@
+package remotetest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// netemPort is the server's port in its namespace, where nothing else listens (not 22:
+// known_hosts names a host on port 22 without its port).
+const netemPort = 2222
+
+var netemSeq atomic.Int32
+
+// StartNetem starts the server as Start does, but in a network namespace of its own, reached
+// from this one over a veth pair whose two ends each delay every packet by oneWay (tc qdisc
+// … netem delay): a round trip between the app and the remote side costs 2×oneWay more than on
+// loopback, as over a real network. The namespace and the pair go when the test ends. It
+// skips, saying why, where network namespaces, veth pairs or tc's netem are unavailable (a
+// kernel without sch_netem, a container without the right to make them): the rows it serves
+// compare with a baseline measured in the same run, so they mean nothing without the delay.
+func StartNetem(t testing.TB, oneWay time.Duration) *Server {
+	t.Helper()
+	needSSHD(t)
+	for _, tool := range []string{"ip", "tc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s (iproute2) is not installed; the netem rows need it (scripts/setup.sh installs iproute2)", tool)
+		}
+	}
+	id := os.Getpid()%100000*10 + int(netemSeq.Add(1)%10)
+	ns := fmt.Sprintf("phoenix-netem-%d", id)
+	here, there := fmt.Sprintf("phx%da", id), fmt.Sprintf("phx%db", id)
+	// A /30 of 10.213.0.0/16 of its own, so that runs side by side do not share addresses.
+	base := (id % 16384) * 4
+	hereIP := fmt.Sprintf("10.213.%d.%d", base/256, base%256+1)
+	thereIP := fmt.Sprintf("10.213.%d.%d", base/256, base%256+2)
+
+	try := func(what string, args ...string) error {
+		out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s (%s): %v: %s", what, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
+	if err := try("make a network namespace", "ip", "netns", "add", ns); err != nil {
+		t.Skipf("network namespaces are unavailable here, so the netem rows cannot run: %v", err)
+	}
+	// Deleting the namespace deletes its end of the pair, which deletes ours; the link is
+	// deleted by name too in case the namespace never got it. Registered before the server
+	// starts, these run after it stopped.
+	t.Cleanup(func() {
+		_ = exec.Command("ip", "link", "del", here).Run()
+		_ = exec.Command("ip", "netns", "del", ns).Run()
+	})
+	if err := try("make a veth pair", "ip", "link", "add", here, "type", "veth", "peer", "name", there); err != nil {
+		t.Skipf("a veth pair cannot be made here, so the netem rows cannot run: %v", err)
+	}
+	delay := fmt.Sprintf("%dus", oneWay.Microseconds())
+	steps := [][]string{
+		{"ip", "link", "set", there, "netns", ns},
+		{"ip", "addr", "add", hereIP + "/30", "dev", here},
+		{"ip", "link", "set", here, "up"},
+		{"ip", "netns", "exec", ns, "ip", "addr", "add", thereIP + "/30", "dev", there},
+		{"ip", "netns", "exec", ns, "ip", "link", "set", there, "up"},
+		{"ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"},
+	}
+	for _, s := range steps {
+		if err := try("set up the veth pair", s...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range [][]string{
+		{"tc", "qdisc", "add", "dev", here, "root", "netem", "delay", delay},
+		{"ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", there, "root", "netem", "delay", delay},
+	} {
+		if err := try("delay the link with netem", s...); err != nil {
+			t.Skipf("tc's netem is unavailable here (the kernel needs sch_netem), so the netem rows cannot run: %v", err)
+		}
+	}
+	return start(t, where{netns: ns, addr: thereIP, port: netemPort})
+}
