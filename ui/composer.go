@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"slices"
 	"strings"
 
@@ -55,7 +56,7 @@ func (m *MainWindow) refreshStrip() {
 
 func (m *MainWindow) attachmentChip(a *attachment) fyne.CanvasObject {
 	cs := m.current
-	remove := widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
+	remove := button.NewWithIcon("", theme.CancelIcon(), func() {
 		for i, x := range cs.draft.atts {
 			if x == a {
 				cs.draft.atts = append(cs.draft.atts[:i:i], cs.draft.atts[i+1:]...)

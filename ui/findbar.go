@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"slices"
 	"strings"
 
@@ -36,9 +37,9 @@ func newFindBar(m *MainWindow) *findBar {
 	f.entry.SetPlaceHolder("Find in conversation")
 	f.entry.OnChanged = func(string) { f.run() }
 	f.box = container.NewBorder(nil, nil, widget.NewIcon(theme.SearchIcon()), container.NewHBox(f.count,
-		widget.NewButtonWithIcon("", theme.MoveUpIcon(), func() { f.step(-1) }),
-		widget.NewButtonWithIcon("", theme.MoveDownIcon(), func() { f.step(1) }),
-		widget.NewButtonWithIcon("", theme.CancelIcon(), f.hide)), f.entry)
+		button.NewWithIcon("", theme.MoveUpIcon(), func() { f.step(-1) }),
+		button.NewWithIcon("", theme.MoveDownIcon(), func() { f.step(1) }),
+		button.NewWithIcon("", theme.CancelIcon(), f.hide)), f.entry)
 	f.box.Hide()
 	return f
 }

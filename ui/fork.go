@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
@@ -26,9 +27,9 @@ const forkMenuLabel = "Fork from here"
 // messageMenuButton is the "⋮" of a message: a menu of what can be done from it, for now
 // "Fork from here" (continue from this message in a new conversation, keeping this one).
 // It is hidden where the backend cannot fork.
-func messageMenuButton(cv *chatView, seq func() uint64) *widget.Button {
-	var b *widget.Button
-	b = widget.NewButtonWithIcon("", theme.MoreVerticalIcon(), func() {
+func messageMenuButton(cv *chatView, seq func() uint64) *button.Button {
+	var b *button.Button
+	b = button.NewWithIcon("", theme.MoreVerticalIcon(), func() {
 		menu := fyne.NewMenu("", fyne.NewMenuItem(forkMenuLabel, func() { cv.m.fork(cv.cs, seq()) }))
 		c := fyne.CurrentApp().Driver().CanvasForObject(b)
 		if c == nil {

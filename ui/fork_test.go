@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -26,13 +27,13 @@ func TestRealForkFromHere(t *testing.T) {
 	turn("the first answer")
 	turn("the second answer")
 	h.settle()
-	var menuBtn *widget.Button
+	var menuBtn *button.Button
 	for _, v := range h.visibleRowViews() {
 		if v.bound.kind != rowAssistant || v.bound.msg.Text != "the first answer" {
 			continue
 		}
 		walk(v, func(o fyne.CanvasObject) {
-			if b, ok := o.(*widget.Button); ok && b.Icon == theme.MoreVerticalIcon() && b.Visible() {
+			if b, ok := o.(*button.Button); ok && b.Icon == theme.MoreVerticalIcon() && b.Visible() {
 				menuBtn = b
 			}
 		})

@@ -1,11 +1,11 @@
 package ui
 
 import (
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -27,15 +27,15 @@ type header struct {
 	// (smallscreen.go).
 	folded       bool
 	mode         *badge
-	switchBtn    *widget.Button
-	projectBtn   *widget.Button
-	worktreeBtn  *widget.Button
+	switchBtn    *button.Button
+	projectBtn   *button.Button
+	worktreeBtn  *button.Button
 	switchBox    *fyne.Container
 	landlockNote *widget.Label
 	meter        *meter
 	meterLabel   *widget.Label
-	wrapBtn      *widget.Button
-	changesBtn   *widget.Button
+	wrapBtn      *button.Button
+	changesBtn   *button.Button
 	meterRow     *fyne.Container
 }
 
@@ -48,12 +48,12 @@ func newHeader(m *MainWindow) *header {
 	h.subtitle.SizeName = theme.SizeNameCaptionText
 	h.mode = newBadge()
 	h.mode.onTap = h.showSandboxDetails
-	h.switchBtn = widget.NewButton("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
-	h.projectBtn = widget.NewButton("Switch to Project", func() { m.downgrade(domain.ModeProject) })
+	h.switchBtn = button.New("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
+	h.projectBtn = button.New("Switch to Project", func() { m.downgrade(domain.ModeProject) })
 	h.switchBox = container.NewCenter(container.NewHBox(h.projectBtn, h.switchBtn))
 	h.worktreeBtn = newWorktreeButton(m)
 	// The Changes view of the last turn (reviewpane.go).
-	h.changesBtn = widget.NewButtonWithIcon("Changes", theme.ListIcon(), func() { m.rv.openCurrent() })
+	h.changesBtn = button.NewWithIcon("Changes", theme.ListIcon(), func() { m.rv.openCurrent() })
 	h.changesBtn.Importance = widget.LowImportance
 	h.box = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(h.worktreeBtn), container.NewCenter(h.changesBtn), container.NewCenter(m.demo.header), container.NewCenter(h.mode), h.switchBox),
 		container.New(&column{Gap: -pad() * 2}, h.title, h.subtitle))
@@ -63,7 +63,7 @@ func newHeader(m *MainWindow) *header {
 	h.meter = newMeter()
 	h.meterLabel = widget.NewLabel("")
 	h.meterLabel.SizeName = theme.SizeNameCaptionText
-	h.wrapBtn = widget.NewButtonWithIcon("Wrap up now", theme.MailForwardIcon(), m.wrapUp)
+	h.wrapBtn = button.NewWithIcon("Wrap up now", theme.MailForwardIcon(), m.wrapUp)
 	h.wrapBtn.Importance = widget.WarningImportance
 	h.meterRow = container.NewBorder(nil, nil, nil, container.NewHBox(h.meterLabel, h.wrapBtn), h.meter)
 	return h
@@ -214,5 +214,5 @@ func (h *header) showSandboxDetails() {
 	text.Wrapping = fyne.TextWrapWord
 	scroll := container.NewVScroll(text)
 	scroll.SetMinSize(fyne.NewSize(560, 360))
-	h.m.showModal(dialog.NewCustom("Sandbox on this machine", "Close", scroll, h.m.win))
+	h.m.showModal(newCloseDialog("Sandbox on this machine", "Close", scroll, h.m.win))
 }

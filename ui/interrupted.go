@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -43,12 +44,12 @@ type actionNotice struct {
 	bg     *canvas.Rectangle
 	stripe *canvas.Rectangle
 	text   *widget.RichText
-	button *widget.Button
+	button *button.Button
 	obj    fyne.CanvasObject
 }
 
 func newActionNotice(label string, icon fyne.Resource, tapped func()) *actionNotice {
-	n := &actionNotice{text: newWrapText(), button: widget.NewButtonWithIcon(label, icon, tapped)}
+	n := &actionNotice{text: newWrapText(), button: button.NewWithIcon(label, icon, tapped)}
 	n.bg, n.stripe, n.obj = noticeFrame(widget.NewIcon(theme.WarningIcon()), n.text, n.button)
 	return n
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"slices"
 	"time"
 
@@ -86,8 +87,8 @@ type MainWindow struct {
 	listLoaded bool
 	newForm    *newConvForm
 	settings   *settingsForm
-	deleteDlg  *dialog.ConfirmDialog
-	wrapDlg    *dialog.ConfirmDialog
+	deleteDlg  *confirmDialog
+	wrapDlg    *confirmDialog
 	mcpPanel   *mcpPanel
 	hooksPanel *hooksPanel
 
@@ -264,7 +265,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 func (m *MainWindow) emptyState() fyne.CanvasObject {
 	hello := widget.NewLabelWithStyle("No conversation is open", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	hint := widget.NewLabelWithStyle("Start one on a working directory, or pick one on the left.", fyne.TextAlignCenter, fyne.TextStyle{})
-	btn := widget.NewButtonWithIcon("New conversation (Ctrl+N)", theme.ContentAddIcon(), m.showNewConversation)
+	btn := button.NewWithIcon("New conversation (Ctrl+N)", theme.ContentAddIcon(), m.showNewConversation)
 	btn.Importance = widget.HighImportance
 	return container.NewCenter(container.NewVBox(hello, hint, container.NewCenter(btn)))
 }

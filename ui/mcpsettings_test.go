@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,10 +17,10 @@ import (
 )
 
 // findButton finds a button by its text below o.
-func findButton(o fyne.CanvasObject, text string) *widget.Button {
-	var found *widget.Button
+func findButton(o fyne.CanvasObject, text string) *button.Button {
+	var found *button.Button
 	walk(o, func(c fyne.CanvasObject) {
-		if b, ok := c.(*widget.Button); ok && found == nil && b.Text == text {
+		if b, ok := c.(*button.Button); ok && found == nil && b.Text == text {
 			found = b
 		}
 	})

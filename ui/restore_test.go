@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,7 +103,7 @@ func TestRealRewindKeepsYourChangesAndCanBeUndone(t *testing.T) {
 	// "Rewind to here" on the first message.
 	h.m.cv.list.ScrollToTop()
 	h.settle()
-	var rewind *widget.Button
+	var rewind *button.Button
 	for _, v := range h.visibleRowViews() {
 		if v.bound.kind == rowUser && v.bound.msg.Text == "bash: echo a > agent.txt" {
 			rewind = findShownButton(v, "Rewind to here")

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"slices"
 	"strings"
 
@@ -25,8 +26,8 @@ type sideRow struct {
 	title   *widget.Label
 	sub     *widget.Label
 	when    *widget.Label
-	archive *widget.Button
-	remove  *widget.Button
+	archive *button.Button
+	remove  *button.Button
 	obj     fyne.CanvasObject
 }
 
@@ -39,13 +40,13 @@ func newSideRow(m *MainWindow) *sideRow {
 	r.when.SizeName = theme.SizeNameCaptionText
 	var dotObj fyne.CanvasObject
 	r.dot, dotObj = newDot()
-	r.archive = widget.NewButtonWithIcon("", archiveIcon(), func() {
+	r.archive = button.NewWithIcon("", archiveIcon(), func() {
 		if r.cs != nil {
 			m.setArchived(r.cs, !r.cs.conv.Archived)
 		}
 	})
 	r.archive.Importance = widget.LowImportance
-	r.remove = widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { m.askDelete(r.cs) })
+	r.remove = button.NewWithIcon("", theme.DeleteIcon(), func() { m.askDelete(r.cs) })
 	r.remove.Importance = widget.LowImportance
 	text := container.New(&column{Gap: -pad() * 2}, container.NewBorder(nil, nil, nil, r.when, r.title), r.sub)
 	r.obj = container.NewBorder(nil, nil, dotObj, container.NewHBox(r.archive, r.remove), text)
@@ -125,9 +126,9 @@ func newSidebar(m *MainWindow) *sidebar {
 			m.open(s.convs[id].id)
 		}
 	}
-	newBtn := widget.NewButtonWithIcon("New", theme.ContentAddIcon(), m.showNewConversation)
+	newBtn := button.NewWithIcon("New", theme.ContentAddIcon(), m.showNewConversation)
 	newBtn.Importance = widget.HighImportance
-	settingsBtn := widget.NewButtonWithIcon("", theme.SettingsIcon(), m.showSettings)
+	settingsBtn := button.NewWithIcon("", theme.SettingsIcon(), m.showSettings)
 	archived := widget.NewCheck("Show archived", func(on bool) {
 		s.showArchived = on
 		s.refresh()

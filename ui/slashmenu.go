@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -322,12 +323,12 @@ func (s *slashMenu) skillsLabel(convID string) fyne.CanvasObject {
 // description widened the window and crushed the sidebar (issue 41).
 type menuRow struct {
 	*fyne.Container
-	btn  *widget.Button
+	btn  *button.Button
 	text *widget.RichText
 }
 
 func newMenuRow(label string, selected bool, tap func()) *menuRow {
-	r := &menuRow{btn: widget.NewButton("", tap)}
+	r := &menuRow{btn: button.New("", tap)}
 	r.btn.Importance = widget.LowImportance
 	style := widget.RichTextStyle{Inline: true, ColorName: theme.ColorNameForeground}
 	if selected {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -53,7 +54,7 @@ func (m *MainWindow) newSmallScreen(sidebar, right fyne.CanvasObject) (*smallScr
 // GNOME's apps show it; Ctrl+B) before the header, in the same row, so it costs the chat no
 // height; it is shown only while the sidebar is collapsed.
 func (m *MainWindow) withSidebarToggle(header fyne.CanvasObject) fyne.CanvasObject {
-	btn := widget.NewButtonWithIcon("", theme.MenuIcon(), func() { m.small.toggleSidebar() })
+	btn := button.NewWithIcon("", theme.MenuIcon(), func() { m.small.toggleSidebar() })
 	btn.Importance = widget.LowImportance
 	m.sidebarToggle = container.NewCenter(btn)
 	m.sidebarToggle.Hide()

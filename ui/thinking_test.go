@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -207,7 +207,7 @@ func collectTexts(o fyne.CanvasObject, out *[]*canvas.Text) {
 			collectTexts(c, out)
 		}
 	case fyne.Widget:
-		if _, isButton := x.(*widget.Button); isButton {
+		if _, isButton := x.(*button.Button); isButton {
 			return
 		}
 		for _, c := range test.WidgetRenderer(x).Objects() {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -315,8 +316,8 @@ func (c *escCheck) TypedKey(k *fyne.KeyEvent) {
 func newEscPasswordEntry() *escEntry {
 	e := newEscEntry()
 	e.Password = true
-	var reveal *widget.Button
-	reveal = widget.NewButtonWithIcon("", theme.VisibilityOffIcon(), func() {
+	var reveal *button.Button
+	reveal = button.NewWithIcon("", theme.VisibilityOffIcon(), func() {
 		e.Password = !e.Password
 		if e.Password {
 			reveal.SetIcon(theme.VisibilityOffIcon())
