@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"slices"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"github.com/phoenix-desktop/phoenix/ui/markdown"
 )
 

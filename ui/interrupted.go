@@ -2,12 +2,13 @@ package ui
 
 import (
 	"context"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // interruptedPart: the notice under a turn the app stopped in (a crash, a full disk, a power

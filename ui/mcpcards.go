@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"slices"
 	"strconv"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // The MCP cards above the composer (issue 26): a server's request for input, as a form built

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"errors"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // mcpBackend is the fake backend with the MCP answers of actors.Runtime: it records them,

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // findButton finds a button by its text below o.

@@ -3,13 +3,13 @@ package ui
 import (
 	"context"
 	"fmt"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"net/url"
 	"time"
 
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // The "Sign in" button of a URL server's card in Settings → MCP (issue 26): the sign-in runs

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"net/url"
 
 	"fyne.io/fyne/v2"
@@ -15,6 +14,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // ProjectBackend is the part of the command API for working on a project: instructions,

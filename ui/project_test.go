@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // rowButton finds a shown button of a visible row of kind k with the given text.

@@ -2,13 +2,13 @@ package ui
 
 import (
 	"context"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // RemoteHostsBackend is the part of the command API behind Settings → Remote hosts: the hosts

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +10,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // remoteHostsFake is the fake backend with two hosts used.

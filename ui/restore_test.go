@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/checkpoint"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // TestRealUndoLastFromTheMenu: "Undo last file change…" (Ctrl+Alt+Z) opens the Undo dialog of

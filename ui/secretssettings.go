@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -10,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // HiddenPathsBackend keeps the person's own places no sandboxed command may read, on top of

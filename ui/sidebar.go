@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"slices"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // sideRow is one conversation in the sidebar: a state dot, the title, the time, a subtitle
@@ -106,6 +106,10 @@ type sidebar struct {
 	showArchived bool
 	// titles are the rows' titles as shown, told apart where they repeat (sidebartitles.go).
 	titles map[*convState]string
+	// words are the last words of conversations whose titles repeat, and asking those being
+	// asked for (sidebarwords.go).
+	words  map[string]lastWords
+	asking map[string]bool
 	// selecting is set while the list marks the open conversation, so that marking it does
 	// not open it again.
 	selecting bool
@@ -169,6 +173,7 @@ func (s *sidebar) refresh() {
 	for i, t := range distinctTitles(titles) {
 		s.titles[s.convs[i]] = t
 	}
+	s.tellRepeatsApart(titles)
 	s.list.Refresh()
 	s.selectCurrent(false)
 }

@@ -1,13 +1,14 @@
 package ui
 
 import (
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // Small screens (issue 36) and a sidebar that stays as it was left (issue 41): below

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"os"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/providers"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // This file is the first run (issue 28): while no provider is configured the window opens on

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"image/color"
 	"image/png"
 	"os"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // newOpenConversation starts a harness with one empty conversation and opens it. Benchmarks

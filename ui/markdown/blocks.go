@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"image/color"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	east "github.com/yuin/goldmark/extension/ast"
 
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"github.com/phoenix-desktop/phoenix/ui/measure"
 )
 

@@ -2,7 +2,6 @@ package review
 
 import (
 	"fmt"
-	"github.com/phoenix-desktop/phoenix/ui/button"
 	"image/color"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/review"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // SplitMinWidth is the narrowest view that offers old and new side by side.
