@@ -51,6 +51,7 @@ func (f *findBar) show() {
 		return
 	}
 	f.box.Show()
+	m.foldMeter() // findsmall.go
 	m.relayout()
 	m.win.Canvas().Focus(f.entry)
 	f.run()
@@ -59,6 +60,7 @@ func (f *findBar) show() {
 func (f *findBar) hide() {
 	if !f.box.Hidden {
 		f.box.Hide()
+		f.m.foldMeter()
 		f.m.relayout()
 	}
 	f.hits, f.pos = nil, 0

@@ -147,7 +147,7 @@ func (h *header) refreshMeter(cs *convState) {
 	} else {
 		h.wrapBtn.Enable()
 	}
-	h.meterRow.Show()
+	h.meterRow.Hidden = h.m.meterFolded() // findsmall.go
 	h.meterRow.Refresh()
 }
 
