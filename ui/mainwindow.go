@@ -92,6 +92,9 @@ type MainWindow struct {
 	mcpPanel   *mcpPanel
 	hooksPanel *hooksPanel
 
+	// exportForm is the last Export dialog opened (exportdialog.go).
+	exportForm *exportForm
+
 	// The components of the window, each owning its widgets.
 	sidebar  *sidebar
 	header   *header
