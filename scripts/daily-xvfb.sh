@@ -5,7 +5,7 @@
 # A store of one 400-turn conversation whose context is 85% full is written first
 # (scripts/testdata/dailyseed). Then, with screenshots in .ci/artifacts/:
 #   3. Ctrl+Shift+F, "number 123", Enter: the conversation opens with the hit's words
-#      highlighted in the middle of the chat (the orange wash of the current match counted
+#      highlighted in the middle of the chat (the amber mark of the current match counted
 #      in the middle third of the window, against the thirds above and below);
 #   4. PageUp moves the chat (the window's picture changes), PageDown brings it back;
 #   1. the orange "Wrap up now" in the header asks first (a dialog with its blue "Wrap up"
@@ -49,7 +49,9 @@ d = sys.stdin.buffer.read()[y0 * w * 3:y1 * w * 3]
 test = eval("lambda r, g, b: " + sys.argv[1])
 print(sum(1 for r, g, b in zip(d[0::3], d[1::3], d[2::3]) if test(r, g, b)))' "$1" "$size" "${2:-0}" "${3:--1}"
 }
-ORANGE='r > 153 and 89 < g < 204 and b < 102 and r - b > 102'
+# Find's strong mark in the dark variant (ui.Theme's markdown.ColorNameFindMarkStrong: the
+# warning orange washed over the background, about (96,63,16), dark enough for light text on it).
+MARK='abs(r - 96) < 14 and abs(g - 63) < 14 and abs(b - 16) < 14'
 # The readable theme's primary blue (the dialog's Wrap up button), about (111,158,249).
 BLUE='abs(r - 111) < 20 and abs(g - 158) < 20 and abs(b - 249) < 20'
 win_size() { xdotool getwindowgeometry "$WID" | sed -n 's/.*Geometry: \([0-9]*\)x\([0-9]*\).*/\1 \2/p'; }
@@ -71,9 +73,9 @@ wait_until 10 "the conversation to open at the hit" title_has "Four hundred numb
 sleep 1.5
 shot search-hit
 read -r WW WH < <(win_size)
-TOP=$(count_pixels "$ORANGE" 0 $((WH / 3))) || fail "could not look at the window"
-MID=$(count_pixels "$ORANGE" $((WH / 3)) $((2 * WH / 3))) || fail "could not look at the window"
-LOW=$(count_pixels "$ORANGE" $((2 * WH / 3)) "$WH") || fail "could not look at the window"
+TOP=$(count_pixels "$MARK" 0 $((WH / 3))) || fail "could not look at the window"
+MID=$(count_pixels "$MARK" $((WH / 3)) $((2 * WH / 3))) || fail "could not look at the window"
+LOW=$(count_pixels "$MARK" $((2 * WH / 3)) "$WH") || fail "could not look at the window"
 say "search hit: highlighted pixels by thirds of the window: $TOP above, $MID in the middle, $LOW below"
 [ "$MID" -gt 300 ] && [ "$MID" -gt "$LOW" ] || fail "the hit's words are not highlighted in the middle of the chat ($TOP / $MID / $LOW)"
 

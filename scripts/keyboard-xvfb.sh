@@ -6,9 +6,9 @@
 # the window 800×600 and then uses xdotool key and type events only: a new conversation
 # (Ctrl+N, Enter), a message sent (Enter), the agent's request for write access approved
 # (Alt+A), a file written by the agent, Find (Ctrl+F) and its Escape, the file change undone
-# (Ctrl+Alt+Z, then the dialog's confirm button reached with Tab and pressed with Space), a
+# (Ctrl+Alt+Z, then the dialog's confirm button reached with Tab and pressed with Enter), a
 # fork (Ctrl+Shift+N), the Keyboard shortcuts sheet (Ctrl+/), the sidebar shown and hidden
-# (Ctrl+B), and Ctrl+Q. On the way it checks, in the screenshots, that a hint line (the model
+# (Ctrl+B), Export (Ctrl+E) closed with Escape and then saved with Enter, and Ctrl+Q. On the way it checks, in the screenshots, that a hint line (the model
 # line of New conversation) is drawn in the theme's readable hint grey, at least 4.5:1 on
 # its background, and it takes screenshots at 800×600 and 1024×640 into .ci/artifacts/.
 # Afterwards the CLI checks the data directory: the approval, the undo and the fork happened.
@@ -128,7 +128,8 @@ shot 800x600-find
 key Escape
 sleep 0.3
 
-# Undo: Ctrl+Alt+Z shows the change; Tab reaches the confirm button, Space presses it.
+# Undo: Ctrl+Alt+Z shows the change; Tab reaches the confirm button, Enter presses it (as
+# Space does: every button of the window and its dialogs takes both).
 key ctrl+alt+z
 sleep 1.5
 shot 800x600-undo
@@ -136,9 +137,9 @@ UNDONE=""
 for tabs in 1 2 3 4 5 6; do
   key Tab
   sleep 0.2
-  # Space presses the focused button; the dialog's Cancel closes it without restoring, so a
+  # Enter presses the focused button; the dialog's Cancel closes it without restoring, so a
   # wrong button reopens the dialog and tries one more Tab.
-  key space
+  key Return
   sleep 1.2
   if [ ! -e "$WORK/notes.txt" ]; then UNDONE="after $tabs Tab"; break; fi
   if ! xdotool search --name "Phoenix Desktop" >/dev/null; then fail "the window went away"; fi
@@ -148,7 +149,7 @@ for tabs in 1 2 3 4 5 6; do
   sleep 1.2
   for _ in $(seq 1 "$tabs"); do key Tab; sleep 0.1; done
 done
-[ -n "$UNDONE" ] || fail "the Undo dialog's confirm button was not reached with Tab and Space (notes.txt is still there)"
+[ -n "$UNDONE" ] || fail "the Undo dialog's confirm button was not reached with Tab and Enter (notes.txt is still there)"
 say "undone by keyboard ($UNDONE)"
 sleep 0.5
 shot 800x600-undone
@@ -173,6 +174,25 @@ shot 800x600-sidebar
 key ctrl+b
 sleep 0.3
 
+# Export: Ctrl+E opens it with the focus in the file name; Escape closes it, so the words typed
+# next go to the composer and are sent (Fyne's save dialog kept Escape in its field). Then
+# Ctrl+E and Enter save the conversation into the project folder.
+key ctrl+e
+sleep 0.8
+shot 800x600-export
+key Escape
+sleep 0.5
+typed "echo: zebraquux after Export closed"
+key Return
+sent_after_export() { cli search zebraquux | grep -qi zebraquux; }
+wait_until 20 "the message typed after Escape closed Export (Escape left the dialog open?)" sent_after_export
+key ctrl+e
+sleep 0.8
+key Return
+exported() { compgen -G "$WORK/*.md" >/dev/null; }
+wait_until 10 "Enter in Export to save a .md file into $WORK" exported
+say "exported by keyboard: $(cd "$WORK" && ls ./*.md)"
+
 resize 1024 640
 shot 1024x640
 quit_app
@@ -182,4 +202,4 @@ LIST=$(cli list) || fail "phoenix-desktop list failed"
 N=$(grep -c . <<<"$LIST" || true)
 [ "$N" -ge 2 ] || fail "the data directory lists $N conversations, want the conversation and its fork:\n$LIST"
 grep -qw "project" <<<"$LIST" || fail "no conversation is in Project mode after Alt+A:\n$LIST"
-say "PASS: new conversation, send, approve, find, undo and fork by keyboard at 800×600; screenshots in $ART/$NAME-*.png"
+say "PASS: new conversation, send, approve, find, undo (Enter on its button), fork and export (Escape, Enter) by keyboard at 800×600; screenshots in $ART/$NAME-*.png"

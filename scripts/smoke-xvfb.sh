@@ -159,7 +159,7 @@ sleep 2
 shot tasks
 
 # Find (issue 28): Ctrl+F and a word of the Markdown reply highlight every match, the
-# current one strongly (an orange wash in either theme); Escape closes the bar and takes the
+# current one strongly (an amber mark in either theme); Escape closes the bar and takes the
 # highlights away. count_pixels counts the screen's pixels whose r, g, b (0–255) pass a test.
 count_pixels() {
   import -window root "$TMP/count.png" 2>/dev/null || return 1
@@ -169,8 +169,9 @@ d = sys.stdin.buffer.read()
 test = eval("lambda r, g, b: " + sys.argv[1])
 print(sum(1 for r, g, b in zip(d[0::3], d[1::3], d[2::3]) if test(r, g, b)))' "$1"
 }
-# The current match's orange wash, in either theme.
-strong_marks() { count_pixels 'r > 153 and 89 < g < 204 and b < 102 and r - b > 102'; }
+# The current match's mark (ui.Theme's markdown.ColorNameFindMarkStrong), in either theme: the
+# warning orange washed over the background, about (96,63,16) dark and (255,203,127) light.
+strong_marks() { count_pixels '(abs(r - 96) < 14 and abs(g - 63) < 14 and abs(b - 16) < 14) or (r > 240 and abs(g - 203) < 14 and abs(b - 127) < 14)'; }
 xdotool windowfocus --sync "$WID" key --clearmodifiers ctrl+f
 sleep 0.3
 xdotool type --delay 20 -- "foo_bar"

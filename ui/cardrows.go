@@ -11,6 +11,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"github.com/phoenix-desktop/phoenix/ui/markdown"
 )
 
@@ -96,7 +97,7 @@ type continuationPart struct {
 
 func newContinuationPart(cv *chatView) *continuationPart {
 	p := &continuationPart{bg: canvas.NewRectangle(color.Transparent), stripe: canvas.NewRectangle(color.Transparent), text: cv.newMarkdown()}
-	cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
+	cp := button.NewWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
 	cp.Importance = widget.LowImportance
 	title := container.New(&hbar{}, none(), widget.NewLabelWithStyle("Continuation summary", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), cp)
 	p.obj = container.New(insetBy(fyne.NewSize(pad()*2, pad()), 4), p.bg, p.stripe, container.New(&column{}, title, container.New(insetBy(fyne.NewSize(theme.InnerPadding(), 0), 0), p.text)))
@@ -155,19 +156,19 @@ type approvalPart struct {
 	bg      *canvas.Rectangle
 	reason  *widget.RichText
 	explain *widget.RichText
-	project *widget.Button
-	full    *widget.Button
-	deny    *widget.Button
+	project *button.Button
+	full    *button.Button
+	deny    *button.Button
 	obj     fyne.CanvasObject
 }
 
 func newApprovalPart(cv *chatView) *approvalPart {
 	p := &approvalPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), reason: newWrapText(), explain: newWrapText()}
 	title := widget.NewLabelWithStyle("The agent asks for write access", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	p.project = widget.NewButtonWithIcon(approveProjectLabel, theme.ConfirmIcon(), func() { p.decide(domain.ModeProject) })
+	p.project = button.NewWithIcon(approveProjectLabel, theme.ConfirmIcon(), func() { p.decide(domain.ModeProject) })
 	p.project.Importance = widget.HighImportance
-	p.full = widget.NewButtonWithIcon(approveFullLabel, theme.WarningIcon(), func() { p.decide(domain.ModeUnrestricted) })
-	p.deny = widget.NewButtonWithIcon(denyLabel, theme.CancelIcon(), func() { p.decide(actors.DenyUpgrade) })
+	p.full = button.NewWithIcon(approveFullLabel, theme.WarningIcon(), func() { p.decide(domain.ModeUnrestricted) })
+	p.deny = button.NewWithIcon(denyLabel, theme.CancelIcon(), func() { p.decide(actors.DenyUpgrade) })
 	buttons := container.NewHBox(p.project, p.full, p.deny)
 	p.obj = card(p.bg, container.New(&column{Gap: pad() / 2}, title, p.reason, p.explain, buttons))
 	return p
@@ -204,7 +205,7 @@ func (p *approvalPart) bind(r *row) {
 }
 
 func (p *approvalPart) setEnabled(on bool) {
-	for _, b := range []*widget.Button{p.project, p.full, p.deny} {
+	for _, b := range []*button.Button{p.project, p.full, p.deny} {
 		if on {
 			b.Enable()
 		} else {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"github.com/phoenix-desktop/phoenix/ui/markdown"
 	"github.com/phoenix-desktop/phoenix/ui/measure"
 )
@@ -191,8 +192,8 @@ type userPart struct {
 	obj     fyne.CanvasObject
 	// rewind restores the working tree as it was before this message's turn; changes opens
 	// the Changes view of the turn.
-	rewind  *widget.Button
-	changes *widget.Button
+	rewind  *button.Button
+	changes *button.Button
 	seq     uint64
 }
 
@@ -252,7 +253,7 @@ type textPart struct {
 func newTextPart(cv *chatView) *textPart {
 	p := &textPart{header: widget.NewRichText(), text: cv.newMarkdown(),
 		usage: newUsageLine(markdownInset().Width - theme.InnerPadding())}
-	cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
+	cp := button.NewWithIcon("", theme.ContentCopyIcon(), func() { copyText(p.source) })
 	cp.Importance = widget.LowImportance
 	more := messageMenuButton(cv, func() uint64 { return p.seq }) // fork.go
 	// The header's text starts where the Markdown's does: a RichText pads its text by

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"fyne.io/fyne/v2/dialog"
-
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 )
@@ -80,7 +78,7 @@ func (m *MainWindow) wrapUp() {
 	if !wrapUpOffered(cs) || cs.busy() {
 		return
 	}
-	d := dialog.NewConfirm("Wrap up this conversation?", wrapUpQuestion, func(ok bool) {
+	d := newConfirm("Wrap up this conversation?", wrapUpQuestion, func(ok bool) {
 		m.wrapDlg = nil
 		if ok {
 			m.call("wrap up", func(ctx context.Context) error { return m.b.WrapUp(ctx, cs.id) }, nil)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // saveDraft keeps the composer's text with the open conversation before switching away.
@@ -55,7 +56,7 @@ func (m *MainWindow) refreshStrip() {
 
 func (m *MainWindow) attachmentChip(a *attachment) fyne.CanvasObject {
 	cs := m.current
-	remove := widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
+	remove := button.NewWithIcon("", theme.CancelIcon(), func() {
 		for i, x := range cs.draft.atts {
 			if x == a {
 				cs.draft.atts = append(cs.draft.atts[:i:i], cs.draft.atts[i+1:]...)

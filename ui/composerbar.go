@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // composerBar is where the person writes: the field, Attach and Send, the strip of attached
@@ -19,22 +20,22 @@ type composerBar struct {
 	m         *MainWindow
 	box       *fyne.Container
 	entry     *composerEntry
-	attachBtn *widget.Button
-	sendBtn   *widget.Button
+	attachBtn *button.Button
+	sendBtn   *button.Button
 	// strip holds the draft's attachments (refreshStrip).
 	strip *fyne.Container
 	// exhaustedBox says the conversation is read-only and offers to continue in a new one
 	// (REQ-BED-021).
 	exhaustedBox  *fyne.Container
 	exhaustedText *widget.RichText
-	continueBtn   *widget.Button
+	continueBtn   *button.Button
 }
 
 func newComposerBar(m *MainWindow) *composerBar {
 	c := &composerBar{m: m}
 	c.exhaustedText = newWrapText()
 	setPlain(c.exhaustedText, "The agent's summary of the work is the last entry above. A new conversation starts on the same working directory with that summary in its draft, linked back to this one.", widget.RichTextStyleParagraph)
-	c.continueBtn = widget.NewButtonWithIcon("Continue in new conversation", theme.MailForwardIcon(), m.continueInNew)
+	c.continueBtn = button.NewWithIcon("Continue in new conversation", theme.MailForwardIcon(), m.continueInNew)
 	c.continueBtn.Importance = widget.HighImportance
 	exhaustedTitle := widget.NewLabelWithStyle("Context exhausted: this conversation is read-only now", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	exhaustedTitle.Importance = widget.DangerImportance
@@ -47,8 +48,8 @@ func newComposerBar(m *MainWindow) *composerBar {
 	c.entry.onSend = m.send
 	c.entry.onStop = m.stopAgent
 	c.entry.onPaste = newPaster(m, m.deps.Clipboard).paste
-	c.attachBtn = widget.NewButtonWithIcon("", theme.FileImageIcon(), m.showAttachDialog)
-	c.sendBtn = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), m.send)
+	c.attachBtn = button.NewWithIcon("", theme.FileImageIcon(), m.showAttachDialog)
+	c.sendBtn = button.NewWithIcon("Send", theme.MailSendIcon(), m.send)
 	c.sendBtn.Importance = widget.HighImportance
 	c.box = container.NewBorder(nil, nil, container.NewVBox(c.attachBtn), container.NewVBox(c.sendBtn), c.entry)
 	return c

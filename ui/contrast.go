@@ -3,10 +3,13 @@ package ui
 import (
 	"image/color"
 	"math"
+	"slices"
 	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+
+	"github.com/phoenix-desktop/phoenix/ui/markdown"
 )
 
 // Theme is the app's look: Fyne's default theme (light or dark as the desktop asks), with
@@ -64,6 +67,20 @@ var plainSurfaces = func() []surface {
 	return s
 }()
 
+// findMarkAlphas are Find's match backgrounds (markdown.ColorNameFindMark, and Strong for the
+// current row's): the base theme's warning colour washed over the window's background, per
+// variant, as strongly as still lets the text on them read at textContrast with little or no
+// adjustment of its colour. A lighter wash on the dark variant keeps light text readable; the
+// current row's matches are outlined as well (markdown.markColor).
+var findMarkAlphas = map[fyne.ThemeColorName]map[fyne.ThemeVariant]uint8{
+	markdown.ColorNameFindMark:       {theme.VariantLight: 0x50, theme.VariantDark: 0x30},
+	markdown.ColorNameFindMarkStrong: {theme.VariantLight: 0x80, theme.VariantDark: 0x50},
+}
+
+// findSurfaces are Find's match backgrounds, where the text of a reply or a message sits
+// while Find highlights it.
+var findSurfaces = []surface{{base: markdown.ColorNameFindMark}, {base: markdown.ColorNameFindMarkStrong}}
+
 // textColor is one colour text (or a meaningful icon) is drawn in, the surfaces it is drawn
 // on and the contrast it needs there.
 type textColor struct {
@@ -77,11 +94,12 @@ type textColor struct {
 // "placeHolder"). The theme reads it to adjust colours; TestThemeContrast reads it to check
 // them, and fails when the app's code names a colour this table does not class.
 var textColors = []textColor{
-	{theme.ColorNameForeground, textContrast, plainSurfaces},
-	{theme.ColorNameDisabled, textContrast, append(plainSurfaces, surface{base: theme.ColorNameDisabledButton})},
-	{theme.ColorNamePlaceHolder, textContrast, plainSurfaces},
+	// A reply's text, its links and its quoted or code lines are drawn on Find's matches too.
+	{theme.ColorNameForeground, textContrast, slices.Concat(plainSurfaces, findSurfaces)},
+	{theme.ColorNameDisabled, textContrast, slices.Concat(plainSurfaces, []surface{{base: theme.ColorNameDisabledButton}})},
+	{theme.ColorNamePlaceHolder, textContrast, slices.Concat(plainSurfaces, findSurfaces)},
 	{theme.ColorNamePrimary, textContrast, plainSurfaces},
-	{theme.ColorNameHyperlink, textContrast, plainSurfaces},
+	{theme.ColorNameHyperlink, textContrast, slices.Concat(plainSurfaces, findSurfaces)},
 	{theme.ColorNameError, textContrast, plainSurfaces},
 	{theme.ColorNameWarning, textContrast, plainSurfaces},
 	{theme.ColorNameSuccess, textContrast, plainSurfaces},
@@ -105,6 +123,9 @@ type adjustKey struct {
 }
 
 func (t *readableTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	if alpha, ok := findMarkAlphas[n]; ok {
+		return blend(toNRGBA(t.Theme.Color(theme.ColorNameBackground, v)), toNRGBA(t.Theme.Color(theme.ColorNameWarning, v)), alpha[v])
+	}
 	for _, tc := range textColors {
 		if tc.name == n {
 			return t.readable(tc, v)
@@ -158,7 +179,7 @@ func approach(c, target color.NRGBA, surfaces []color.NRGBA, min float64) color.
 // of cycles, and adjustMargin covers the little that a wash's own adjustment moves it.
 func (t *readableTheme) surfaceColor(s surface, v fyne.ThemeVariant) color.NRGBA {
 	var base color.NRGBA
-	if s.wash == "" && isTextColor(s.base) {
+	if _, mark := findMarkAlphas[s.base]; mark || (s.wash == "" && isTextColor(s.base)) {
 		base = toNRGBA(t.Color(s.base, v))
 	} else {
 		base = toNRGBA(t.Theme.Color(s.base, v))

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"image/color"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+
+	"github.com/phoenix-desktop/phoenix/ui/markdown"
 )
 
 // TestThemeContrast checks every text colour of the table on every surface it is drawn on, in
@@ -132,6 +135,43 @@ func TestEveryColourTheAppNamesIsClassed(t *testing.T) {
 		}
 		if !isTextColor(c) {
 			t.Errorf("the code draws in %s (%s), which the contrast table does not check", c, n)
+		}
+	}
+}
+
+// TestFindHighlightContrast (issue 36): the text of a reply, its links and its grey lines read
+// at 4.5:1 on Find's match backgrounds in both variants, and those backgrounds still stand out
+// from the window's (the old strong wash read at 2.1:1 on the light variant).
+func TestFindHighlightContrast(t *testing.T) {
+	test.NewTempApp(t)
+	th := Theme()
+	for _, v := range []fyne.ThemeVariant{theme.VariantLight, theme.VariantDark} {
+		bg := toNRGBA(th.Color(theme.ColorNameBackground, v))
+		weak := toNRGBA(th.Color(markdown.ColorNameFindMark, v))
+		strong := toNRGBA(th.Color(markdown.ColorNameFindMarkStrong, v))
+		if weak == bg || contrast(strong, bg) <= contrast(weak, bg) {
+			t.Errorf("variant %d: the marks %v and %v do not stand out from %v, the current one more", v, weak, strong, bg)
+		}
+		for _, mark := range []color.NRGBA{weak, strong} {
+			for _, n := range []fyne.ThemeColorName{theme.ColorNameForeground, theme.ColorNameHyperlink, theme.ColorNamePlaceHolder} {
+				if r := contrast(toNRGBA(th.Color(n, v)), mark); r < textContrast {
+					t.Errorf("variant %d: %s on Find's mark %v reads at %.2f", v, n, mark, r)
+				}
+			}
+		}
+	}
+}
+
+// TestFindDrawsTheCheckedMarks: the Markdown view draws Find's matches in the colours the
+// contrast table checks (the theme's), not a wash of its own.
+func TestFindDrawsTheCheckedMarks(t *testing.T) {
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(Theme())
+	v := a.Settings().ThemeVariant()
+	for strong, name := range map[bool]fyne.ThemeColorName{false: markdown.ColorNameFindMark, true: markdown.ColorNameFindMarkStrong} {
+		fill, _ := markdown.MarkColors(strong)
+		if got, want := toNRGBA(fill), toNRGBA(Theme().Color(name, v)); got != want {
+			t.Errorf("strong %v: Find draws %v, the contrast table checks %v", strong, got, want)
 		}
 	}
 }

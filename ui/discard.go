@@ -30,7 +30,7 @@ func (m *MainWindow) dismiss(d dialog.Dialog) {
 		d.Hide()
 		return
 	}
-	q := dialog.NewConfirm("Discard your changes?", "Your changes to "+g.what+" are not saved. Discard them, or keep editing and save them.", func(discard bool) {
+	q := newConfirm("Discard your changes?", "Your changes to "+g.what+" are not saved. Discard them, or keep editing and save them.", func(discard bool) {
 		if discard {
 			d.Hide()
 		}

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"github.com/phoenix-desktop/phoenix/ui/markdown"
 )
 
@@ -36,9 +37,9 @@ func newFindBar(m *MainWindow) *findBar {
 	f.entry.SetPlaceHolder("Find in conversation")
 	f.entry.OnChanged = func(string) { f.run() }
 	f.box = container.NewBorder(nil, nil, widget.NewIcon(theme.SearchIcon()), container.NewHBox(f.count,
-		widget.NewButtonWithIcon("", theme.MoveUpIcon(), func() { f.step(-1) }),
-		widget.NewButtonWithIcon("", theme.MoveDownIcon(), func() { f.step(1) }),
-		widget.NewButtonWithIcon("", theme.CancelIcon(), f.hide)), f.entry)
+		button.NewWithIcon("", theme.MoveUpIcon(), func() { f.step(-1) }),
+		button.NewWithIcon("", theme.MoveDownIcon(), func() { f.step(1) }),
+		button.NewWithIcon("", theme.CancelIcon(), f.hide)), f.entry)
 	f.box.Hide()
 	return f
 }
@@ -50,6 +51,7 @@ func (f *findBar) show() {
 		return
 	}
 	f.box.Show()
+	m.foldMeter() // findsmall.go
 	m.relayout()
 	m.win.Canvas().Focus(f.entry)
 	f.run()
@@ -58,6 +60,7 @@ func (f *findBar) show() {
 func (f *findBar) hide() {
 	if !f.box.Hidden {
 		f.box.Hide()
+		f.m.foldMeter()
 		f.m.relayout()
 	}
 	f.hits, f.pos = nil, 0

@@ -10,6 +10,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // ForkBackend is the part of the command API that forks a conversation (issue 27).
@@ -26,9 +27,9 @@ const forkMenuLabel = "Fork from here"
 // messageMenuButton is the "⋮" of a message: a menu of what can be done from it, for now
 // "Fork from here" (continue from this message in a new conversation, keeping this one).
 // It is hidden where the backend cannot fork.
-func messageMenuButton(cv *chatView, seq func() uint64) *widget.Button {
-	var b *widget.Button
-	b = widget.NewButtonWithIcon("", theme.MoreVerticalIcon(), func() {
+func messageMenuButton(cv *chatView, seq func() uint64) *button.Button {
+	var b *button.Button
+	b = button.NewWithIcon("", theme.MoreVerticalIcon(), func() {
 		menu := fyne.NewMenu("", fyne.NewMenuItem(forkMenuLabel, func() { cv.m.fork(cv.cs, seq()) }))
 		c := fyne.CurrentApp().Driver().CanvasForObject(b)
 		if c == nil {

@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // Issue 27: "Fork from here" in a reply's menu opens a new conversation with the history up
@@ -26,13 +28,13 @@ func TestRealForkFromHere(t *testing.T) {
 	turn("the first answer")
 	turn("the second answer")
 	h.settle()
-	var menuBtn *widget.Button
+	var menuBtn *button.Button
 	for _, v := range h.visibleRowViews() {
 		if v.bound.kind != rowAssistant || v.bound.msg.Text != "the first answer" {
 			continue
 		}
 		walk(v, func(o fyne.CanvasObject) {
-			if b, ok := o.(*widget.Button); ok && b.Icon == theme.MoreVerticalIcon() && b.Visible() {
+			if b, ok := o.(*button.Button); ok && b.Icon == theme.MoreVerticalIcon() && b.Visible() {
 				menuBtn = b
 			}
 		})

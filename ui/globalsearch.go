@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"github.com/phoenix-desktop/phoenix/ui/markdown"
 )
 
@@ -37,7 +38,7 @@ type globalSearch struct {
 	// more shows the next page of hits when the search found more than it shows; limit is
 	// how many the next search asks for, every hit of a conversation (not the best three)
 	// once the person asked for more.
-	more  *widget.Button
+	more  *button.Button
 	limit int
 }
 
@@ -88,10 +89,10 @@ func (m *MainWindow) newGlobalSearch() *globalSearch {
 			m.openHit(g.hits[id])
 		}
 	}
-	clear := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { g.entry.SetText("") })
+	clear := button.NewWithIcon("", theme.CancelIcon(), func() { g.entry.SetText("") })
 	clear.Importance = widget.LowImportance
 	g.entry.ActionItem = clear
-	g.more = widget.NewButton("Show more", func() { m.moreHits() })
+	g.more = button.New("Show more", func() { m.moreHits() })
 	g.more.Importance = widget.LowImportance
 	g.more.Hide()
 	g.panel = container.NewBorder(g.info, g.more, nil, nil, g.list)

@@ -5,13 +5,13 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // header is the top of the right pane: the open conversation's title and working directory,
@@ -27,15 +27,15 @@ type header struct {
 	// (smallscreen.go).
 	folded       bool
 	mode         *badge
-	switchBtn    *widget.Button
-	projectBtn   *widget.Button
-	worktreeBtn  *widget.Button
+	switchBtn    *button.Button
+	projectBtn   *button.Button
+	worktreeBtn  *button.Button
 	switchBox    *fyne.Container
 	landlockNote *widget.Label
 	meter        *meter
 	meterLabel   *widget.Label
-	wrapBtn      *widget.Button
-	changesBtn   *widget.Button
+	wrapBtn      *button.Button
+	changesBtn   *button.Button
 	meterRow     *fyne.Container
 	// detailsText is the text of the badge's details dialog last opened (tests read it).
 	detailsText *widget.Label
@@ -50,12 +50,12 @@ func newHeader(m *MainWindow) *header {
 	h.subtitle.SizeName = theme.SizeNameCaptionText
 	h.mode = newBadge()
 	h.mode.onTap = h.showSandboxDetails
-	h.switchBtn = widget.NewButton("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
-	h.projectBtn = widget.NewButton("Switch to Project", func() { m.downgrade(domain.ModeProject) })
+	h.switchBtn = button.New("Switch to Restricted", func() { m.downgrade(domain.ModeRestricted) })
+	h.projectBtn = button.New("Switch to Project", func() { m.downgrade(domain.ModeProject) })
 	h.switchBox = container.NewCenter(container.NewHBox(h.projectBtn, h.switchBtn))
 	h.worktreeBtn = newWorktreeButton(m)
 	// The Changes view of the last turn (reviewpane.go).
-	h.changesBtn = widget.NewButtonWithIcon("Changes", theme.ListIcon(), func() { m.rv.openCurrent() })
+	h.changesBtn = button.NewWithIcon("Changes", theme.ListIcon(), func() { m.rv.openCurrent() })
 	h.changesBtn.Importance = widget.LowImportance
 	h.box = container.NewBorder(nil, nil, nil, container.NewHBox(container.NewCenter(h.worktreeBtn), container.NewCenter(h.changesBtn), container.NewCenter(m.demo.header), container.NewCenter(h.mode), h.switchBox),
 		container.New(&column{Gap: -pad() * 2}, h.title, h.subtitle))
@@ -65,7 +65,7 @@ func newHeader(m *MainWindow) *header {
 	h.meter = newMeter()
 	h.meterLabel = widget.NewLabel("")
 	h.meterLabel.SizeName = theme.SizeNameCaptionText
-	h.wrapBtn = widget.NewButtonWithIcon("Wrap up now", theme.MailForwardIcon(), m.wrapUp)
+	h.wrapBtn = button.NewWithIcon("Wrap up now", theme.MailForwardIcon(), m.wrapUp)
 	h.wrapBtn.Importance = widget.WarningImportance
 	h.meterRow = container.NewBorder(nil, nil, nil, container.NewHBox(h.meterLabel, h.wrapBtn), h.meter)
 	return h
@@ -149,7 +149,7 @@ func (h *header) refreshMeter(cs *convState) {
 	} else {
 		h.wrapBtn.Enable()
 	}
-	h.meterRow.Show()
+	h.meterRow.Hidden = h.m.meterFolded() // findsmall.go
 	h.meterRow.Refresh()
 }
 
@@ -227,5 +227,5 @@ func (h *header) showSandboxDetails() {
 		title = "Sandbox on " + cs.conv.Host
 		h.askRemoteSandbox(cs.conv.Host, strings.TrimSuffix(details, "\n\n"+remoteSandboxAsking(cs.conv.Host)), text)
 	}
-	h.m.showModal(dialog.NewCustom(title, "Close", scroll, h.m.win))
+	h.m.showModal(newCloseDialog(title, "Close", scroll, h.m.win))
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -12,7 +11,7 @@ func (p *hooksPanel) close() {
 		p.dlg.Hide()
 		return
 	}
-	d := dialog.NewConfirm("Discard your changes?", "Your edits to the hooks are not saved. Discard them, or keep editing and press “Save my hooks”.", func(discard bool) {
+	d := newConfirm("Discard your changes?", "Your edits to the hooks are not saved. Discard them, or keep editing and press “Save my hooks”.", func(discard bool) {
 		p.discardDlg = nil
 		if discard {
 			p.dlg.Hide()

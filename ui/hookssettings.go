@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // HooksBackend is the part of the command API behind Settings → Hooks: the person's hooks
@@ -40,16 +41,16 @@ type hooksPanel struct {
 	// switch, as the text in the editor has them.
 	mine    *fyne.Container
 	project *fyne.Container
-	allow   *widget.Button
+	allow   *button.Button
 	shown   actors.ProjectHooks
 	// saved is the text as read or last saved: Close asks before discarding edits to it.
 	saved      string
-	discardDlg *dialog.ConfirmDialog
+	discardDlg *confirmDialog
 }
 
 // hooksSettingsItem is the Settings dialog's line that opens the Hooks dialog.
 func (m *MainWindow) hooksSettingsItem() *widget.FormItem {
-	open := widget.NewButton("Hooks…", m.showHooksSettings)
+	open := button.New("Hooks…", m.showHooksSettings)
 	hint := "Programs run before and after tool calls, on prompts, at the end of a turn"
 	if _, ok := m.b.(HooksBackend); !ok {
 		open.Disable()
@@ -74,8 +75,8 @@ func (m *MainWindow) showHooksSettings() {
 	p.message = widget.NewLabel("")
 	p.message.Wrapping = fyne.TextWrapWord
 	p.project = container.NewVBox()
-	p.allow = widget.NewButton("Allow these project hooks", p.allowProject)
-	save := widget.NewButton("Save my hooks", p.save)
+	p.allow = button.New("Allow these project hooks", p.allowProject)
+	save := button.New("Save my hooks", p.save)
 	save.Importance = widget.HighImportance
 	head := widget.NewLabel(fmt.Sprintf("Your hooks (%s) run under the conversation's walls, like its commands: in Restricted mode they read but do not write, in Project mode they write the project and reach the hosts you allowed. A hook gets the event as JSON on stdin; exit status 2 refuses (its stderr is the reason the model sees); the default timeout is 60 s.", b.HooksFile()))
 	head.Wrapping = fyne.TextWrapWord
@@ -83,7 +84,7 @@ func (m *MainWindow) showHooksSettings() {
 	p.text.OnChanged = func(string) { p.drawMine() }
 	content := container.NewVBox(head, p.text, container.NewBorder(nil, nil, nil, save, p.message), p.mine, widget.NewSeparator(), p.project)
 	p.dlg = dialog.NewCustomWithoutButtons("Hooks", container.NewVScroll(content), m.win)
-	p.dlg.SetButtons([]fyne.CanvasObject{widget.NewButton("Close", p.close)})
+	p.dlg.SetButtons([]fyne.CanvasObject{button.New("Close", p.close)})
 	p.dlg.Resize(fyne.NewSize(760, 600))
 	m.hooksPanel = p
 	go func() {

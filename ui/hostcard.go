@@ -9,12 +9,12 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // The host card (issue 24): a Project-mode command's first connection to a host the project
@@ -136,7 +136,7 @@ func (h *hostCards) card(r actors.HostApprovalRequested) fyne.CanvasObject {
 	explain := widget.NewLabel("A command in Project mode asks to connect through the proxy. " +
 		"\"Always\" adds the host to this project's allowed list (Settings → Allowed hosts…).")
 	explain.Wrapping = fyne.TextWrapWord
-	var buttons []*widget.Button
+	var buttons []*button.Button
 	answer := func(d actors.HostDecision) func() {
 		return func() {
 			for _, b := range buttons {
@@ -153,17 +153,17 @@ func (h *hostCards) card(r actors.HostApprovalRequested) fyne.CanvasObject {
 		title.SetText(manyHostsText(r.Many))
 		explain.SetText("It may be scanning the network or be set up wrongly. \"Deny all\" refuses these and any other new host for a minute; " +
 			"\"Ask about each\" shows a card for every host.")
-		each := widget.NewButtonWithIcon(hostAskEachLabel, theme.QuestionIcon(), answer(actors.HostAllowOnce))
-		denyAll := widget.NewButtonWithIcon(hostDenyAllLabel, theme.CancelIcon(), answer(actors.HostDeny))
+		each := button.NewWithIcon(hostAskEachLabel, theme.QuestionIcon(), answer(actors.HostAllowOnce))
+		denyAll := button.NewWithIcon(hostDenyAllLabel, theme.CancelIcon(), answer(actors.HostDeny))
 		denyAll.Importance = widget.HighImportance
-		buttons = []*widget.Button{each, denyAll}
+		buttons = []*button.Button{each, denyAll}
 		return widget.NewCard("", "", container.NewVBox(title, explain, container.NewHBox(each, denyAll)))
 	}
-	once := widget.NewButtonWithIcon(hostAllowOnceLabel, theme.ConfirmIcon(), answer(actors.HostAllowOnce))
-	always := widget.NewButtonWithIcon(hostAllowAlwaysLabel, theme.ConfirmIcon(), answer(actors.HostAllowAlways))
-	deny := widget.NewButtonWithIcon(hostDenyLabel, theme.CancelIcon(), answer(actors.HostDeny))
+	once := button.NewWithIcon(hostAllowOnceLabel, theme.ConfirmIcon(), answer(actors.HostAllowOnce))
+	always := button.NewWithIcon(hostAllowAlwaysLabel, theme.ConfirmIcon(), answer(actors.HostAllowAlways))
+	deny := button.NewWithIcon(hostDenyLabel, theme.CancelIcon(), answer(actors.HostDeny))
 	deny.Importance = widget.HighImportance
-	buttons = []*widget.Button{once, always, deny}
+	buttons = []*button.Button{once, always, deny}
 	return widget.NewCard("", "", container.NewVBox(title, explain, container.NewHBox(once, always, deny)))
 }
 
@@ -184,7 +184,7 @@ func (h *hostCards) answer(r actors.HostApprovalRequested, d actors.HostDecision
 
 // hostSettingsItem is the Settings row that opens the allowed hosts of each project.
 func (m *MainWindow) hostSettingsItem() *widget.FormItem {
-	open := widget.NewButton("Allowed hosts…", func() { m.showHostSettings() })
+	open := button.New("Allowed hosts…", func() { m.showHostSettings() })
 	hint := "Hosts Project-mode commands may reach, per project"
 	if !m.hostsRunning() {
 		open.Disable()
@@ -245,7 +245,7 @@ func (m *MainWindow) showHostSettings() *hostPanel {
 	scroll := container.NewVScroll(container.NewVBox(head, p.body, p.message))
 	scroll.SetMinSize(fyne.NewSize(600, 380))
 	p.load()
-	m.showModal(dialog.NewCustom("Allowed hosts", "Close", scroll, m.win))
+	m.showModal(newCloseDialog("Allowed hosts", "Close", scroll, m.win))
 	return p
 }
 
@@ -294,7 +294,7 @@ func (p *hostPanel) show(rows []projectHosts) {
 		}
 		for _, host := range r.hosts {
 			host := host
-			remove := widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), func() {
+			remove := button.NewWithIcon("Remove", theme.DeleteIcon(), func() {
 				p.change("remove "+host, func() error { return p.rules.RemoveHost(r.project, host) })
 			})
 			p.body.Add(container.NewBorder(nil, nil, nil, remove, widget.NewLabel(host)))
@@ -302,7 +302,7 @@ func (p *hostPanel) show(rows []projectHosts) {
 		// A host can be added here too, not only by answering a command's card (issue 41).
 		add := widget.NewEntry()
 		add.SetPlaceHolder("a host, e.g. example.org or *.example.org")
-		allow := widget.NewButtonWithIcon("Allow", theme.ContentAddIcon(), func() {
+		allow := button.NewWithIcon("Allow", theme.ContentAddIcon(), func() {
 			if h := strings.TrimSpace(add.Text); h != "" {
 				p.change("allow "+h, func() error { return p.rules.AddHost(r.project, h) })
 			}

@@ -13,15 +13,16 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // buttonsIn lists the buttons below o, in layout order.
-func buttonsIn(o fyne.CanvasObject) []*widget.Button {
-	var out []*widget.Button
+func buttonsIn(o fyne.CanvasObject) []*button.Button {
+	var out []*button.Button
 	var walk func(fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
 		switch w := o.(type) {
-		case *widget.Button:
+		case *button.Button:
 			out = append(out, w)
 		case *fyne.Container:
 			for _, c := range w.Objects {
@@ -35,7 +36,7 @@ func buttonsIn(o fyne.CanvasObject) []*widget.Button {
 	return out
 }
 
-func buttonNamed(t *testing.T, o fyne.CanvasObject, text string) *widget.Button {
+func buttonNamed(t *testing.T, o fyne.CanvasObject, text string) *button.Button {
 	t.Helper()
 	for _, b := range buttonsIn(o) {
 		if b.Text == text && b.Visible() {
@@ -269,7 +270,7 @@ func TestAllowedHostsSettings(t *testing.T) {
 	h.waitFor("the hosts", func() bool {
 		return containsAll(textsIn(body), "proxy.golang.org", "*.npmjs.org", "/home/ada/src/parser")
 	})
-	var remove *widget.Button
+	var remove *button.Button
 	for _, o := range body.Objects {
 		if c, ok := o.(*fyne.Container); ok && containsAll(textsIn(c), "*.npmjs.org") {
 			remove = buttonNamed(t, c, "Remove")
@@ -324,14 +325,14 @@ func TestAllowedHostsAskedWhenShown(t *testing.T) {
 		t.Fatalf("the window asked %d times whether the proxy runs before Settings opened", rules.asked)
 	}
 	item := h.m.hostSettingsItem()
-	if rules.asked == 0 || !item.Widget.(*widget.Button).Disabled() || item.HintText != "No network proxy runs in this session" {
+	if rules.asked == 0 || !item.Widget.(*button.Button).Disabled() || item.HintText != "No network proxy runs in this session" {
 		t.Fatalf("with no proxy running: asked %d, row %+v", rules.asked, item)
 	}
 	if h.m.showHostSettings() != nil {
 		t.Fatal("the allowed hosts open with no proxy running")
 	}
 	rules.running = true
-	if item := h.m.hostSettingsItem(); item.Widget.(*widget.Button).Disabled() {
+	if item := h.m.hostSettingsItem(); item.Widget.(*button.Button).Disabled() {
 		t.Fatal("with the proxy running the row is disabled")
 	}
 }
@@ -350,7 +351,7 @@ func TestAllowedHostsSettingsAddAHost(t *testing.T) {
 		return slices.Equal(rules.AllowedHosts(project), []string{"pkg.example.org"}) && containsAll(textsIn(p.body), "pkg.example.org")
 	})
 	test.Type(p.adds[0], "not a host")
-	var allow *widget.Button
+	var allow *button.Button
 	for _, o := range p.body.Objects {
 		if c, ok := o.(*fyne.Container); ok && slices.Contains(c.Objects, fyne.CanvasObject(p.adds[0])) {
 			allow = buttonNamed(t, c, "Allow")

@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // interruptedPart: the notice under a turn the app stopped in (a crash, a full disk, a power
@@ -43,12 +45,12 @@ type actionNotice struct {
 	bg     *canvas.Rectangle
 	stripe *canvas.Rectangle
 	text   *widget.RichText
-	button *widget.Button
+	button *button.Button
 	obj    fyne.CanvasObject
 }
 
 func newActionNotice(label string, icon fyne.Resource, tapped func()) *actionNotice {
-	n := &actionNotice{text: newWrapText(), button: widget.NewButtonWithIcon(label, icon, tapped)}
+	n := &actionNotice{text: newWrapText(), button: button.NewWithIcon(label, icon, tapped)}
 	n.bg, n.stripe, n.obj = noticeFrame(widget.NewIcon(theme.WarningIcon()), n.text, n.button)
 	return n
 }

@@ -5,7 +5,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
@@ -74,7 +73,7 @@ func (m *MainWindow) showShortcutSheet() {
 	}
 	scroll := container.NewVScroll(rows)
 	scroll.SetMinSize(fyne.NewSize(560, 420))
-	m.showModal(dialog.NewCustom("Keyboard shortcuts", "Close", scroll, m.win))
+	m.showModal(newCloseDialog("Keyboard shortcuts", "Close", scroll, m.win))
 }
 
 // formGrid lays labels out in two columns: the key, as wide as the widest, then what it does.

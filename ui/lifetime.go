@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
@@ -23,7 +22,7 @@ func (m *MainWindow) askDelete(cs *convState) {
 	if cs.busy() {
 		msg += "\n\nThe agent is working in it: it will be stopped first."
 	}
-	d := dialog.NewConfirm("Delete conversation?", msg, func(ok bool) {
+	d := newConfirm("Delete conversation?", msg, func(ok bool) {
 		m.deleteDlg = nil
 		if ok {
 			m.deleteConv(cs)

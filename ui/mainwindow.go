@@ -14,6 +14,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // AppTitle is the main window's title; the Xvfb smoke test finds the window by it.
@@ -86,10 +87,13 @@ type MainWindow struct {
 	listLoaded bool
 	newForm    *newConvForm
 	settings   *settingsForm
-	deleteDlg  *dialog.ConfirmDialog
-	wrapDlg    *dialog.ConfirmDialog
+	deleteDlg  *confirmDialog
+	wrapDlg    *confirmDialog
 	mcpPanel   *mcpPanel
 	hooksPanel *hooksPanel
+
+	// exportForm is the last Export dialog opened (exportdialog.go).
+	exportForm *exportForm
 
 	// The components of the window, each owning its widgets.
 	sidebar  *sidebar
@@ -264,7 +268,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 func (m *MainWindow) emptyState() fyne.CanvasObject {
 	hello := widget.NewLabelWithStyle("No conversation is open", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	hint := widget.NewLabelWithStyle("Start one on a working directory, or pick one on the left.", fyne.TextAlignCenter, fyne.TextStyle{})
-	btn := widget.NewButtonWithIcon("New conversation (Ctrl+N)", theme.ContentAddIcon(), m.showNewConversation)
+	btn := button.NewWithIcon("New conversation (Ctrl+N)", theme.ContentAddIcon(), m.showNewConversation)
 	btn.Importance = widget.HighImportance
 	return container.NewCenter(container.NewVBox(hello, hint, container.NewCenter(btn)))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // The MCP cards above the composer (issue 26): a server's request for input, as a form built
@@ -118,7 +119,7 @@ type mcpCard struct {
 	ev      actors.Event
 	obj     fyne.CanvasObject
 	errText *widget.Label
-	buttons []*widget.Button
+	buttons []*button.Button
 	// values read the form's entries by field name.
 	values map[string]func() string
 }
@@ -201,15 +202,15 @@ func (card *mcpCard) inputParts(e actors.MCPInputRequested) []fyne.CanvasObject 
 	if len(e.Fields) > 0 {
 		parts = append(parts, form)
 	}
-	submit := widget.NewButtonWithIcon("Submit", theme.ConfirmIcon(), func() { card.answerInput(e, actors.MCPAccept) })
+	submit := button.NewWithIcon("Submit", theme.ConfirmIcon(), func() { card.answerInput(e, actors.MCPAccept) })
 	submit.Importance = widget.HighImportance
 	if e.FieldsError != "" {
 		parts = append(parts, wrapped("This form cannot be shown here: "+e.FieldsError+". Decline or cancel it."))
 		submit.Disable()
 	}
-	decline := widget.NewButton("Decline", func() { card.answerInput(e, actors.MCPDecline) })
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { card.answerInput(e, actors.MCPCancel) })
-	card.buttons = []*widget.Button{submit, decline, cancel}
+	decline := button.New("Decline", func() { card.answerInput(e, actors.MCPDecline) })
+	cancel := button.NewWithIcon("Cancel", theme.CancelIcon(), func() { card.answerInput(e, actors.MCPCancel) })
+	card.buttons = []*button.Button{submit, decline, cancel}
 	return parts
 }
 
@@ -229,11 +230,11 @@ func entryHint(k actors.MCPFieldKind) string {
 func (card *mcpCard) toolParts(e actors.MCPToolConfirmation) []fyne.CanvasObject {
 	args := widget.NewLabelWithStyle(transcript.OneLine(e.Arguments, 400), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	args.Wrapping = fyne.TextWrapBreak
-	once := widget.NewButtonWithIcon("Allow once", theme.ConfirmIcon(), func() { card.decide(e, actors.MCPToolAllowOnce) })
+	once := button.NewWithIcon("Allow once", theme.ConfirmIcon(), func() { card.decide(e, actors.MCPToolAllowOnce) })
 	once.Importance = widget.HighImportance
-	always := widget.NewButton("Always allow this tool", func() { card.decide(e, actors.MCPToolAlwaysAllow) })
-	deny := widget.NewButtonWithIcon("Deny", theme.CancelIcon(), func() { card.decide(e, actors.MCPToolDeny) })
-	card.buttons = []*widget.Button{once, always, deny}
+	always := button.New("Always allow this tool", func() { card.decide(e, actors.MCPToolAlwaysAllow) })
+	deny := button.NewWithIcon("Deny", theme.CancelIcon(), func() { card.decide(e, actors.MCPToolDeny) })
+	card.buttons = []*button.Button{once, always, deny}
 	return []fyne.CanvasObject{
 		heading(fmt.Sprintf("%s wants to run %s (may change or delete data)", e.Server, e.Tool)),
 		args,

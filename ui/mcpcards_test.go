@@ -13,6 +13,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // mcpBackend is the fake backend with the MCP answers of actors.Runtime: it records them,
@@ -63,8 +64,8 @@ func newMCPHarness(t *testing.T) (*harness, *mcpBackend, domain.Conversation, do
 	return h, b, c, other
 }
 
-// button finds a button of the cards by its text, or fails the test.
-func button(t *testing.T, root fyne.CanvasObject, text string) *widget.Button {
+// mustButton finds a button of the cards by its text, or fails the test.
+func mustButton(t *testing.T, root fyne.CanvasObject, text string) *button.Button {
 	t.Helper()
 	b := findButton(root, text)
 	if b == nil {
@@ -102,7 +103,7 @@ func TestMCPInputCard(t *testing.T) {
 	if !strings.Contains(text, "notes asks:") || !strings.Contains(text, "Who are you?") || strings.Contains(text, "Not here") {
 		t.Fatalf("card text:\n%s", text)
 	}
-	test.Tap(button(t, box, "Submit"))
+	test.Tap(mustButton(t, box, "Submit"))
 	h.waitFor("the error", func() bool { return strings.Contains(cardText(box), "Name is required") })
 	if len(box.Objects) != 1 {
 		t.Fatal("a refused answer took the card away")
@@ -119,7 +120,7 @@ func TestMCPInputCard(t *testing.T) {
 	})
 	test.Type(entry, "Ada")
 	test.Tap(check)
-	test.Tap(button(t, box, "Submit"))
+	test.Tap(mustButton(t, box, "Submit"))
 	h.waitFor("the card to go", func() bool { return !box.Visible() })
 	if len(b.inputs) != 1 || b.inputs[0] != "mcp-1 accept name=Ada sure=true color=Green" {
 		t.Fatalf("answers %q", b.inputs)
@@ -127,7 +128,7 @@ func TestMCPInputCard(t *testing.T) {
 
 	h.open(other.ID)
 	h.waitFor("the other conversation's card", func() bool { return box.Visible() && strings.Contains(cardText(box), "Not here") })
-	test.Tap(button(t, box, "Decline"))
+	test.Tap(mustButton(t, box, "Decline"))
 	h.waitFor("the card to go", func() bool { return !box.Visible() })
 	if b.inputs[1] != "mcp-0 decline name= sure= color=" {
 		t.Fatalf("answers %q", b.inputs)
@@ -150,7 +151,7 @@ func TestMCPToolCard(t *testing.T) {
 		if !strings.Contains(text, "fs wants to run write_file (may change or delete data)") || !strings.Contains(text, `{"path":"/x"}`) {
 			t.Fatalf("card text:\n%s", text)
 		}
-		test.Tap(button(t, box, want.button))
+		test.Tap(mustButton(t, box, want.button))
 		h.waitFor("the card to go", func() bool { return !box.Visible() })
 		if b.decisions[i] != want.d {
 			t.Fatalf("decisions %v", b.decisions)
@@ -177,7 +178,7 @@ func TestComposerSaysTheAgentWaitsWhileAnMCPCardDoes(t *testing.T) {
 	if !strings.Contains(ph(), "waits for your answer") {
 		t.Fatalf("placeholder while a card waits: %q", ph())
 	}
-	test.Tap(button(t, h.m.mcpCards.box, "Decline"))
+	test.Tap(mustButton(t, h.m.mcpCards.box, "Decline"))
 	h.waitFor("the card to go", func() bool { return !h.m.mcpCards.box.Visible() })
 	if !strings.Contains(ph(), "is working") {
 		t.Fatalf("placeholder once answered: %q", ph())

@@ -37,7 +37,7 @@ func TestMCPInputCardMultipleChoice(t *testing.T) {
 	}
 	test.Type(entry, "Ada")
 	group.SetSelected([]string{"Tuna", "Trout"})
-	test.Tap(button(t, box, "Submit"))
+	test.Tap(mustButton(t, box, "Submit"))
 	h.waitFor("the card to go", func() bool { return !box.Visible() })
 	b.amu.Lock()
 	picked := b.entries["fish"]

@@ -7,10 +7,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // Issue 26: an entry of mcp.json the app cannot use has its own card with the reason (and
@@ -58,7 +58,7 @@ func TestMCPSettingsShowsUnusableEntriesAndRetry(t *testing.T) {
 // walkButtons calls f with the text and state of every button below o.
 func walkButtons(o fyne.CanvasObject, f func(text string, disabled bool)) {
 	walk(o, func(c fyne.CanvasObject) {
-		if b, ok := c.(*widget.Button); ok {
+		if b, ok := c.(*button.Button); ok {
 			f(b.Text, b.Disabled())
 		}
 	})

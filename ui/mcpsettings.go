@@ -14,6 +14,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // MCPServers is the MCP part of Settings: the person's servers, their states, tools and
@@ -56,7 +57,7 @@ type mcpPanel struct {
 	name, command, url *escEntry
 	args, env, headers *escEntry
 	kind               *widget.RadioGroup
-	add                *widget.Button
+	add                *button.Button
 }
 
 const (
@@ -66,7 +67,7 @@ const (
 
 // mcpSettingsItem is the Settings dialog's line that opens the MCP servers dialog.
 func (m *MainWindow) mcpSettingsItem() *widget.FormItem {
-	open := widget.NewButton("MCP servers…", m.showMCPSettings)
+	open := button.New("MCP servers…", m.showMCPSettings)
 	hint := "Tools from Model Context Protocol servers"
 	if m.deps.MCP == nil {
 		open.Disable()
@@ -108,7 +109,7 @@ func (m *MainWindow) showMCPSettings() {
 	p.headers = newEscMultiLineEntry()
 	p.headers.SetPlaceHolder("headers, one Name: value per line")
 	p.headers.SetMinRowsVisible(2)
-	p.add = widget.NewButton("Add server", p.addServer)
+	p.add = button.New("Add server", p.addServer)
 	p.kind.SetSelected(mcpKindCommand)
 	// Escape in a field closes this dialog only: Settings, under it, stays open.
 	for _, e := range p.entries() {
@@ -127,7 +128,7 @@ func (m *MainWindow) showMCPSettings() {
 	p.scroll = container.NewVScroll(p.content)
 	cd := dialog.NewCustomWithoutButtons("MCP servers", container.NewBorder(nil, form, nil, nil, p.scroll), m.win)
 	// Close asks before dropping a server typed into the form and not added (discard.go).
-	cd.SetButtons([]fyne.CanvasObject{widget.NewButton("Close", func() { m.dismiss(cd) })})
+	cd.SetButtons([]fyne.CanvasObject{button.New("Close", func() { m.dismiss(cd) })})
 	p.dlg = cd
 	p.dlg.Resize(fyne.NewSize(760, 600))
 	m.mcpPanel = p
@@ -225,7 +226,7 @@ func (p *mcpPanel) draw(projErr error) {
 		case o.Allowed:
 			action = widget.NewLabel("allowed")
 		default:
-			action = widget.NewButton("Allow for this project", func() {
+			action = button.New("Allow for this project", func() {
 				p.run(func() error { return p.mcp.AllowProjectServer(p.cwd, o.Name) })
 			})
 		}
@@ -277,7 +278,7 @@ func (p *mcpPanel) serverCard(st actors.MCPStatus) fyne.CanvasObject {
 	enabled.onEscape = p.escape
 	enabled.SetChecked(st.Enabled)
 	enabled.OnChanged = func(on bool) { p.run(func() error { return p.mcp.SetEnabled(name, on) }) }
-	check := widget.NewButton("Check", nil)
+	check := button.New("Check", nil)
 	check.OnTapped = func() {
 		check.Disable()
 		check.SetText("Checking…")
@@ -288,16 +289,16 @@ func (p *mcpPanel) serverCard(st actors.MCPStatus) fyne.CanvasObject {
 			p.m.do(p.reload)
 		}()
 	}
-	tools := widget.NewButton(fmt.Sprintf("Tools (%d)", len(st.Tools)), func() { p.showTools(st) })
+	tools := button.New(fmt.Sprintf("Tools (%d)", len(st.Tools)), func() { p.showTools(st) })
 	if len(st.Tools) == 0 {
 		tools.Disable()
 	}
-	stderr := widget.NewButton("Stderr", func() { p.showStderr(st) })
+	stderr := button.New("Stderr", func() { p.showStderr(st) })
 	if st.Stderr == "" {
 		stderr.Disable()
 	}
-	remove := widget.NewButton("Remove", func() {
-		p.m.showModal(dialog.NewConfirm("Remove "+name+"?", "The server is removed from "+p.mcp.ConfigPath()+"; running conversations stop using it at their next request.",
+	remove := button.New("Remove", func() {
+		p.m.showModal(newConfirm("Remove "+name+"?", "The server is removed from "+p.mcp.ConfigPath()+"; running conversations stop using it at their next request.",
 			func(ok bool) {
 				if ok {
 					p.run(func() error { return p.mcp.RemoveServer(name) })
@@ -316,7 +317,7 @@ func (p *mcpPanel) serverCard(st actors.MCPStatus) fyne.CanvasObject {
 		check.Disable()
 	case actors.MCPStateFailed:
 		// A failed start is remembered by each conversation; Retry lets them try again.
-		buttons = append(buttons, widget.NewButton("Retry", func() { p.mcp.Retry(name) }))
+		buttons = append(buttons, button.New("Retry", func() { p.mcp.Retry(name) }))
 	}
 	if b := p.signInButton(st); b != nil {
 		buttons = append(buttons, b)
@@ -336,7 +337,7 @@ func (p *mcpPanel) showTools(st actors.MCPStatus) {
 	}
 	l := widget.NewLabel(strings.TrimSpace(b.String()))
 	l.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom(st.Name+": tools", "Close", container.NewVScroll(l), p.m.win)
+	d := newCloseDialog(st.Name+": tools", "Close", container.NewVScroll(l), p.m.win)
 	d.Resize(fyne.NewSize(700, 480))
 	p.m.showModal(d)
 }
@@ -345,7 +346,7 @@ func (p *mcpPanel) showStderr(st actors.MCPStatus) {
 	text := widget.NewLabel(st.Stderr)
 	text.TextStyle.Monospace = true
 	text.Wrapping = fyne.TextWrapBreak
-	d := dialog.NewCustom(st.Name+": stderr", "Close", container.NewVScroll(text), p.m.win)
+	d := newCloseDialog(st.Name+": stderr", "Close", container.NewVScroll(text), p.m.win)
 	d.Resize(fyne.NewSize(700, 480))
 	p.m.showModal(d)
 }

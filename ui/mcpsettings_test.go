@@ -13,13 +13,14 @@ import (
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // findButton finds a button by its text below o.
-func findButton(o fyne.CanvasObject, text string) *widget.Button {
-	var found *widget.Button
+func findButton(o fyne.CanvasObject, text string) *button.Button {
+	var found *button.Button
 	walk(o, func(c fyne.CanvasObject) {
-		if b, ok := c.(*widget.Button); ok && found == nil && b.Text == text {
+		if b, ok := c.(*button.Button); ok && found == nil && b.Text == text {
 			found = b
 		}
 	})

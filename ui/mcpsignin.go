@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // The "Sign in" button of a URL server's card in Settings → MCP (issue 26): the sign-in runs
@@ -30,12 +31,12 @@ var openSignInPage = func(m *MainWindow, authURL string) error {
 }
 
 // signInButton is the card's "Sign in" button, or nil for a server that cannot sign in.
-func (p *mcpPanel) signInButton(st actors.MCPStatus) *widget.Button {
+func (p *mcpPanel) signInButton(st actors.MCPStatus) *button.Button {
 	if !st.Config.IsURL() || st.Config.IsSSE() || st.State == actors.MCPStateInvalid {
 		return nil
 	}
 	name := st.Name
-	b := widget.NewButton("Sign in", nil)
+	b := button.New("Sign in", nil)
 	if st.State == actors.MCPStateNeedsSignIn {
 		b.Importance = widget.HighImportance
 	}

@@ -7,7 +7,6 @@ import (
 	"unicode"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -102,9 +101,7 @@ func (m *MainWindow) exportCurrent() {
 		m.showInline("Open a conversation to export it.")
 		return
 	}
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) { m.writeExport(w, err, md) }, m.win)
-	d.SetFileName(fileName(transcript.Title(cs.conv.Title, cs.conv.Cwd)) + ".md")
-	m.showModal(d)
+	m.showExportDialog(cs, fileName(transcript.Title(cs.conv.Title, cs.conv.Cwd))+".md", md) // exportdialog.go
 }
 
 // writeExport writes the export to the file chosen (none: the dialog was cancelled) and says

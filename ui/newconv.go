@@ -17,6 +17,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 const (
@@ -36,7 +37,7 @@ type newConvForm struct {
 	// worktree asks for a git worktree of the folder's repository (issue 34); enabled
 	// only while the folder is in one.
 	worktree *widget.Check
-	dlg      *dialog.FormDialog
+	dlg      *scrollingForm
 }
 
 // showNewConversation opens the New conversation dialog (Ctrl+N): working directory (the
@@ -51,7 +52,7 @@ func (m *MainWindow) showNewConversation() {
 		f.cwd.SetText(p.StringWithFallback(prefLastCwd, home))
 	}
 	f.cwd.Validator = validPlace
-	browse := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), func() {
+	browse := button.NewWithIcon("Choose…", theme.FolderOpenIcon(), func() {
 		fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 			if err == nil && u != nil {
 				f.cwd.SetText(u.Path())
@@ -97,10 +98,8 @@ func (m *MainWindow) showNewConversation() {
 		{Text: "Title", Widget: f.title},
 		worktreeItem,
 	}
-	f.dlg = dialog.NewForm("New conversation", "Create", "Cancel", items, func(ok bool) {
-		if ok {
-			m.createConversation(f.params())
-		}
+	f.dlg = newScrollingForm("New conversation", "Create", items, func() {
+		m.createConversation(f.params())
 	}, m.win)
 	f.dlg.Resize(fyne.NewSize(720, 420))
 	// Enter in a text field creates the conversation, as the Create button does, so the whole
@@ -190,7 +189,7 @@ func (m *MainWindow) createConversation(p NewConversation) {
 		conv, err := m.b.Create(ctx, p)
 		m.do(func() {
 			if err != nil {
-				dialog.ShowError(fmt.Errorf("could not create the conversation: %w", err), m.win)
+				m.showError(fmt.Errorf("could not create the conversation: %w", err))
 				return
 			}
 			pr := m.app.Preferences()

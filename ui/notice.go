@@ -5,6 +5,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // notice is the line above the composer that tells of a problem (or of something that
@@ -13,7 +15,7 @@ type notice struct {
 	box    *fyne.Container
 	label  *widget.Label
 	icon   *widget.Icon
-	action *widget.Button
+	action *button.Button
 	// do is what the action button does.
 	do func()
 }
@@ -23,7 +25,7 @@ func newNotice(dismiss func()) *notice {
 	n := &notice{label: widget.NewLabel(""), icon: widget.NewIcon(theme.WarningIcon())}
 	n.label.Wrapping = fyne.TextWrapWord
 	n.label.Importance = widget.DangerImportance
-	n.action = widget.NewButton("", func() {
+	n.action = button.New("", func() {
 		if do := n.do; do != nil {
 			dismiss()
 			do()
@@ -31,7 +33,7 @@ func newNotice(dismiss func()) *notice {
 	})
 	n.action.Hide()
 	n.box = container.NewBorder(nil, nil, n.icon,
-		container.NewHBox(n.action, widget.NewButtonWithIcon("", theme.CancelIcon(), dismiss)), n.label)
+		container.NewHBox(n.action, button.NewWithIcon("", theme.CancelIcon(), dismiss)), n.label)
 	n.box.Hide()
 	return n
 }

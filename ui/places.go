@@ -10,10 +10,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // Places in tool results (issue 35): the language servers' answers and the errors after an
@@ -63,7 +63,7 @@ func resultPlaces(res *domain.ToolResult) []sourcePlace {
 func (cv *chatView) placeLinks(places []sourcePlace) []fyne.CanvasObject {
 	out := make([]fyne.CanvasObject, 0, len(places))
 	for _, p := range places {
-		b := widget.NewButton(p.label, func() { cv.m.openAt(cv.cs.conv.Cwd, p.path, p.line) })
+		b := button.New(p.label, func() { cv.m.openAt(cv.cs.conv.Cwd, p.path, p.line) })
 		b.Importance = widget.LowImportance
 		b.Alignment = widget.ButtonAlignLeading
 		out = append(out, b)
@@ -96,7 +96,7 @@ func (m *MainWindow) openAt(cwd, path string, line int) {
 		list.ScrollTo(line - 1)
 	}
 	box := container.NewStack(list)
-	d := dialog.NewCustom(fmt.Sprintf("%s:%d", path, line), "Close", box, m.win)
+	d := newCloseDialog(fmt.Sprintf("%s:%d", path, line), "Close", box, m.win)
 	d.Resize(fyne.NewSize(800, 560))
 	m.showModal(d)
 }

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // The mode badge's details list the conversation's language servers and their states
@@ -91,11 +91,11 @@ func TestPatchRowLinksToTheErrorsPlaces_REQ_LSP_009(t *testing.T) {
 	if !strings.Contains(tp.details.Text(), "main.go:4:14: cannot use true") {
 		t.Fatalf("the expanded row does not show the errors: %q", tp.details.Text())
 	}
-	if len(tp.places.Objects) != 1 || tp.places.Objects[0].(*widget.Button).Text != "main.go:4:14" {
+	if len(tp.places.Objects) != 1 || tp.places.Objects[0].(*button.Button).Text != "main.go:4:14" {
 		t.Fatalf("links = %v", tp.places.Objects)
 	}
 	before := len(h.m.win.Canvas().Overlays().List())
-	test.Tap(tp.places.Objects[0].(*widget.Button))
+	test.Tap(tp.places.Objects[0].(*button.Button))
 	if len(h.m.win.Canvas().Overlays().List()) != before+1 {
 		t.Fatal("the link opened nothing")
 	}

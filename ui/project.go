@@ -8,13 +8,13 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // ProjectBackend is the part of the command API for working on a project: instructions,
@@ -61,19 +61,19 @@ type projectUI struct {
 
 	row        *fyne.Container
 	instrFiles *fyne.Container
-	reloadBtn  *widget.Button
-	modelBtn   *widget.Button
+	reloadBtn  *button.Button
+	modelBtn   *button.Button
 	queueBox   *fyne.Container
 
 	// The open dialogs, for tests.
-	restoreDlg  *dialog.ConfirmDialog
+	restoreDlg  *confirmDialog
 	restorePlan actors.RestorePlan
 	// restoreYours is the open dialog's choice for the files the person changed, nil when
 	// there are none.
 	restoreYours *widget.RadioGroup
-	modelDlg     *dialog.FormDialog
+	modelDlg     *scrollingForm
 	modelEntry   *escSelectEntry
-	editDlg      *dialog.FormDialog
+	editDlg      *scrollingForm
 	editEntry    *escEntry
 }
 
@@ -81,9 +81,9 @@ func newProjectUI(m *MainWindow) *projectUI {
 	p := &projectUI{m: m, state: map[string]*projectState{}}
 	p.b, _ = m.b.(ProjectBackend)
 	p.instrFiles = container.NewHBox()
-	p.reloadBtn = widget.NewButtonWithIcon("Reload instructions", theme.ViewRefreshIcon(), p.reload)
+	p.reloadBtn = button.NewWithIcon("Reload instructions", theme.ViewRefreshIcon(), p.reload)
 	p.reloadBtn.Importance = widget.LowImportance
-	p.modelBtn = widget.NewButtonWithIcon("Model", theme.SettingsIcon(), p.showModelDialog)
+	p.modelBtn = button.NewWithIcon("Model", theme.SettingsIcon(), p.showModelDialog)
 	p.modelBtn.Importance = widget.LowImportance
 	p.row = container.NewBorder(nil, nil, p.instrFiles, container.NewHBox(p.reloadBtn, p.modelBtn))
 	p.queueBox = container.NewVBox()
@@ -196,7 +196,7 @@ func (p *projectUI) refresh() {
 	}
 	p.instrFiles.Objects = append(p.instrFiles.Objects, label)
 	for _, f := range s.instr.Files {
-		btn := widget.NewButton(f.Label, func() { p.openFile(f.Path) })
+		btn := button.New(f.Label, func() { p.openFile(f.Path) })
 		btn.Importance = widget.LowImportance
 		p.instrFiles.Objects = append(p.instrFiles.Objects, btn)
 	}
@@ -251,10 +251,10 @@ func (p *projectUI) refreshQueue(cs *convState, q actors.Queue) {
 	title := fmt.Sprintf("Queued (%d): sent one by one when the agent finishes", len(q.Items))
 	head := widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	head.SizeName = theme.SizeNameCaptionText
-	sendNext := widget.NewButtonWithIcon("Send next", theme.MailSendIcon(), func() {
+	sendNext := button.NewWithIcon("Send next", theme.MailSendIcon(), func() {
 		p.queueOp(cs, "send the next queued message", func(ctx context.Context) (actors.Queue, error) { return p.b.ResumeQueue(ctx, cs.id) })
 	})
-	clear := widget.NewButtonWithIcon("Clear", theme.DeleteIcon(), func() {
+	clear := button.NewWithIcon("Clear", theme.DeleteIcon(), func() {
 		p.queueOp(cs, "clear the queue", func(ctx context.Context) (actors.Queue, error) { return p.b.ClearQueue(ctx, cs.id) })
 	})
 	sendNext.Importance, clear.Importance = widget.LowImportance, widget.LowImportance
@@ -269,14 +269,14 @@ func (p *projectUI) refreshQueue(cs *convState, q actors.Queue) {
 	for i, item := range q.Items {
 		text := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, transcript.OneLine(item.Text, 120)))
 		text.Truncation = fyne.TextTruncateEllipsis
-		edit := widget.NewButtonWithIcon("", theme.DocumentCreateIcon(), func() { p.showEditDialog(cs, item) })
-		up := widget.NewButtonWithIcon("", theme.MoveUpIcon(), func() {
+		edit := button.NewWithIcon("", theme.DocumentCreateIcon(), func() { p.showEditDialog(cs, item) })
+		up := button.NewWithIcon("", theme.MoveUpIcon(), func() {
 			p.queueOp(cs, "move the queued message", func(ctx context.Context) (actors.Queue, error) { return p.b.MoveQueued(ctx, cs.id, item.ID, i-1) })
 		})
-		remove := widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
+		remove := button.NewWithIcon("", theme.CancelIcon(), func() {
 			p.queueOp(cs, "remove the queued message", func(ctx context.Context) (actors.Queue, error) { return p.b.RemoveQueued(ctx, cs.id, item.ID) })
 		})
-		for _, b := range []*widget.Button{edit, up, remove} {
+		for _, b := range []*button.Button{edit, up, remove} {
 			b.Importance = widget.LowImportance
 		}
 		if i == 0 {
@@ -341,11 +341,8 @@ func (p *projectUI) showEditDialog(cs *convState, item actors.QueuedMessage) {
 	p.editEntry = newEscMultiLineEntry()
 	p.editEntry.SetText(item.Text)
 	p.editEntry.SetMinRowsVisible(4)
-	p.editDlg = dialog.NewForm("Edit queued message", "Save", "Cancel",
-		[]*widget.FormItem{widget.NewFormItem("", p.editEntry)}, func(ok bool) {
-			if !ok {
-				return
-			}
+	p.editDlg = newScrollingForm("Edit queued message", "Save",
+		[]*widget.FormItem{widget.NewFormItem("", p.editEntry)}, func() {
 			text := p.editEntry.Text
 			p.queueOp(cs, "edit the queued message", func(ctx context.Context) (actors.Queue, error) {
 				return p.b.EditQueued(ctx, cs.id, item.ID, text)
@@ -370,14 +367,12 @@ func (p *projectUI) showModelDialog() {
 	hint.Wrapping = fyne.TextWrapWord
 	hint.Importance = widget.LowImportance
 	p.modelEntry.OnChanged = func(s string) { hint.SetText(p.m.modelHint(s)) }
-	p.modelDlg = dialog.NewForm("Switch model", "Switch", "Cancel", []*widget.FormItem{
+	p.modelDlg = newScrollingForm("Switch model", "Switch", []*widget.FormItem{
 		widget.NewFormItem("Model", p.modelEntry),
 		widget.NewFormItem("", widget.NewLabel("The next request uses it; the history stays.")),
 		widget.NewFormItem("", hint),
-	}, func(ok bool) {
-		if ok {
-			p.changeModel(cs, p.modelEntry.Text)
-		}
+	}, func() {
+		p.changeModel(cs, p.modelEntry.Text)
 	}, p.m.win)
 	p.modelDlg.Resize(fyne.NewSize(520, 260))
 	p.modelEntry.onEscape = p.modelDlg.Hide

@@ -14,12 +14,13 @@ import (
 	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm/fakellm"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // rowButton finds a shown button of a visible row of kind k with the given text.
-func (h *harness) rowButton(k rowKind, text string) *widget.Button {
+func (h *harness) rowButton(k rowKind, text string) *button.Button {
 	h.t.Helper()
-	var found *widget.Button
+	var found *button.Button
 	for _, v := range h.visibleRowViews() {
 		if v.bound.kind != k {
 			continue
@@ -32,10 +33,10 @@ func (h *harness) rowButton(k rowKind, text string) *widget.Button {
 }
 
 // findShownButton finds a shown button with the given text under o.
-func findShownButton(o fyne.CanvasObject, text string) *widget.Button {
-	var found *widget.Button
+func findShownButton(o fyne.CanvasObject, text string) *button.Button {
+	var found *button.Button
 	walk(o, func(o fyne.CanvasObject) {
-		if b, ok := o.(*widget.Button); ok && b.Text == text && b.Visible() && found == nil {
+		if b, ok := o.(*button.Button); ok && b.Text == text && b.Visible() && found == nil {
 			found = b
 		}
 	})
@@ -51,9 +52,9 @@ func TestRealInstructionsShownAndReloaded(t *testing.T) {
 	h.waitFor("the instructions row", func() bool {
 		return h.m.proj.of(cs.id).loaded && len(h.m.proj.of(cs.id).instr.Files) == 1 && !h.m.proj.row.Hidden
 	})
-	var fileBtn *widget.Button
+	var fileBtn *button.Button
 	for _, o := range h.m.proj.instrFiles.Objects {
-		if b, ok := o.(*widget.Button); ok && b.Text == "AGENTS.md" {
+		if b, ok := o.(*button.Button); ok && b.Text == "AGENTS.md" {
 			fileBtn = b
 		}
 	}
@@ -198,9 +199,9 @@ func TestRealQueueEditRemoveAndSendOnIdle_REQ_BED_002(t *testing.T) {
 	h.m.proj.editEntry.SetText("echo: second, edited")
 	h.m.proj.editDlg.Submit()
 	h.waitFor("the edit", func() bool { return h.m.proj.of(cs.id).queue.Items[1].Text == "echo: second, edited" })
-	var removeBtns []*widget.Button
+	var removeBtns []*button.Button
 	walk(h.m.proj.queueBox, func(o fyne.CanvasObject) {
-		if b, ok := o.(*widget.Button); ok && b.Icon != nil && b.Icon.Name() == theme.CancelIcon().Name() {
+		if b, ok := o.(*button.Button); ok && b.Icon != nil && b.Icon.Name() == theme.CancelIcon().Name() {
 			removeBtns = append(removeBtns, b)
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
@@ -47,10 +46,7 @@ func (m *MainWindow) showPromptForm(cs *convState, it slashItem) {
 		}
 		items = append(items, &widget.FormItem{Text: label, Widget: e, HintText: a.Description})
 	}
-	d := dialog.NewForm("/"+it.name, "Fetch", "Cancel", items, func(ok bool) {
-		if !ok {
-			return
-		}
+	d := newScrollingForm("/"+it.name, "Fetch", items, func() {
 		args := map[string]string{}
 		for name, e := range entries {
 			if v := strings.TrimSpace(e.Text); v != "" {

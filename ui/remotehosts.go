@@ -5,10 +5,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // RemoteHostsBackend is the part of the command API behind Settings → Remote hosts: the hosts
@@ -23,7 +23,7 @@ var _ RemoteHostsBackend = (*actors.Runtime)(nil)
 
 // remoteHostsSettingsItem is the Settings dialog's line that opens the Remote hosts dialog.
 func (m *MainWindow) remoteHostsSettingsItem() *widget.FormItem {
-	open := widget.NewButton("Remote hosts…", func() { m.showRemoteHosts() })
+	open := button.New("Remote hosts…", func() { m.showRemoteHosts() })
 	hint := "Machines your conversations work on over SSH"
 	if _, ok := m.b.(RemoteHostsBackend); !ok {
 		open.Disable()
@@ -60,7 +60,7 @@ func (m *MainWindow) showRemoteHosts() *remoteHostsPanel {
 		hosts, err := b.RemoteHosts(ctx)
 		m.do(func() { p.show(hosts, err) })
 	}()
-	m.showModal(dialog.NewCustom("Remote hosts", "Close", scroll, m.win))
+	m.showModal(newCloseDialog("Remote hosts", "Close", scroll, m.win))
 	return p
 }
 
@@ -73,15 +73,15 @@ func (p *remoteHostsPanel) show(hosts []string, err error) {
 		p.body.Add(widget.NewLabel("None yet: a conversation on user@host:/path adds its host here."))
 	}
 	for _, h := range hosts {
-		forget := widget.NewButton("Forget", nil)
+		forget := button.New("Forget", nil)
 		forget.OnTapped = func() { p.forget(h, forget) }
 		p.body.Add(container.NewBorder(nil, nil, nil, forget, widget.NewLabel(h)))
 	}
 	p.body.Refresh()
 }
 
-func (p *remoteHostsPanel) forget(host string, button *widget.Button) {
-	button.Disable()
+func (p *remoteHostsPanel) forget(host string, btn *button.Button) {
+	btn.Disable()
 	p.message.SetText("Removing Phoenix from " + host + "…")
 	go func() {
 		ctx, cancel := context.WithTimeout(p.m.ctx, callTimeout)
@@ -89,7 +89,7 @@ func (p *remoteHostsPanel) forget(host string, button *widget.Button) {
 		err := p.b.ForgetHost(ctx, host)
 		p.m.do(func() {
 			if err != nil {
-				button.Enable()
+				btn.Enable()
 				p.message.SetText("Not removed: " + err.Error())
 				return
 			}

@@ -10,7 +10,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // remoteHostsFake is the fake backend with two hosts used.
@@ -41,9 +42,9 @@ func TestSettingsRemoteHostsListsAndForgets(t *testing.T) {
 	h.start(rb, f.sub)
 	p := h.m.showRemoteHosts()
 	h.waitFor("the hosts", func() bool { return len(p.body.Objects) == 2 })
-	var forget *widget.Button
+	var forget *button.Button
 	for _, o := range p.body.Objects[1].(*fyne.Container).Objects {
-		if b, ok := o.(*widget.Button); ok {
+		if b, ok := o.(*button.Button); ok {
 			forget = b
 		}
 	}

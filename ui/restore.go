@@ -8,12 +8,12 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // Undo and Rewind, the project controls' restores of checkpoints: the window shows what a
@@ -205,7 +205,7 @@ func (p *projectUI) showPlan(cs *convState, title, confirm, callID string, plan 
 		scroll := container.NewScroll(diff)
 		scroll.SetMinSize(fyne.NewSize(640, 300))
 		content := container.NewBorder(container.NewVBox(parts...), nil, nil, nil, scroll)
-		p.restoreDlg = dialog.NewCustomConfirm(title, confirm, "Cancel", content, func(ok bool) {
+		p.restoreDlg = newCustomConfirm(title, confirm, "Cancel", content, func(ok bool) {
 			if ok {
 				p.applyRestore(cs, p.restorePlan, callID)
 			}
@@ -265,8 +265,8 @@ func (p *projectUI) applyRestore(cs *convState, plan actors.RestorePlan, callID 
 }
 
 // restoreButton is the small button a row shows for Undo or Rewind.
-func restoreButton(label string, tap func()) *widget.Button {
-	b := widget.NewButtonWithIcon(label, theme.ContentUndoIcon(), tap)
+func restoreButton(label string, tap func()) *button.Button {
+	b := button.NewWithIcon(label, theme.ContentUndoIcon(), tap)
 	b.Importance = widget.LowImportance
 	return b
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/checkpoint"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // TestRealUndoLastFromTheMenu: "Undo last file change…" (Ctrl+Alt+Z) opens the Undo dialog of
@@ -102,7 +103,7 @@ func TestRealRewindKeepsYourChangesAndCanBeUndone(t *testing.T) {
 	// "Rewind to here" on the first message.
 	h.m.cv.list.ScrollToTop()
 	h.settle()
-	var rewind *widget.Button
+	var rewind *button.Button
 	for _, v := range h.visibleRowViews() {
 		if v.bound.kind == rowUser && v.bound.msg.Text == "bash: echo a > agent.txt" {
 			rewind = findShownButton(v, "Rewind to here")

@@ -16,6 +16,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/review"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	uireview "github.com/phoenix-desktop/phoenix/ui/review"
 )
 
@@ -87,7 +88,7 @@ func (r *reviewUI) open(cs *convState, scope actors.ChangesScope) {
 	})
 	w.view.SetDraft(len(r.comments[cs.id]))
 	w.win = r.m.app.NewWindow("Changes — " + transcript.Title(cs.conv.Title, cs.conv.Cwd))
-	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), func() { r.load(w) })
+	refresh := button.NewWithIcon("Refresh", theme.ViewRefreshIcon(), func() { r.load(w) })
 	refresh.Importance = widget.LowImportance
 	w.win.SetContent(container.NewPadded(container.NewBorder(container.NewBorder(nil, nil, nil, refresh), nil, nil, nil, w.view)))
 	w.win.Resize(fyne.NewSize(1100, 760))
@@ -253,9 +254,9 @@ func (r *reviewUI) commentChip(cs *convState) fyne.CanvasObject {
 		text = fmt.Sprintf("%d comments on the changes go with this message", n)
 	}
 	label := widget.NewLabel(text)
-	show := widget.NewButtonWithIcon("", theme.VisibilityIcon(), func() { r.open(cs, actors.ChangesScope{Kind: review.Turn}) })
+	show := button.NewWithIcon("", theme.VisibilityIcon(), func() { r.open(cs, actors.ChangesScope{Kind: review.Turn}) })
 	show.Importance = widget.LowImportance
-	drop := widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
+	drop := button.NewWithIcon("", theme.CancelIcon(), func() {
 		delete(r.comments, cs.id)
 		r.draftChanged(cs)
 	})

@@ -6,10 +6,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // HiddenPathsBackend keeps the person's own places no sandboxed command may read, on top of
@@ -24,7 +24,7 @@ var _ HiddenPathsBackend = (*actors.Runtime)(nil)
 
 // hiddenPathsSettingsItem is Settings' row for the person's hidden paths.
 func (m *MainWindow) hiddenPathsSettingsItem() *widget.FormItem {
-	open := widget.NewButton("Hidden from commands…", m.showHiddenPaths)
+	open := button.New("Hidden from commands…", m.showHiddenPaths)
 	hint := "Your keys, tokens and browser profiles are hidden already; add more places here"
 	if b, ok := m.b.(HiddenPathsBackend); !ok || b.HiddenPathsFile() == "" {
 		open.Disable()
@@ -54,7 +54,7 @@ func (m *MainWindow) showHiddenPaths() {
 	head := widget.NewLabel(fmt.Sprintf("Hidden already: %s.\nAdd more, one absolute path (or ~/path) a line; they are kept in %s.",
 		strings.Join(table, ", "), b.HiddenPathsFile()))
 	head.Wrapping = fyne.TextWrapWord
-	save := widget.NewButton("Save", func() {
+	save := button.New("Save", func() {
 		paths := actors.ParseHiddenPaths(text.Text)
 		go func() {
 			err := b.SetHiddenPaths(paths)
@@ -73,7 +73,7 @@ func (m *MainWindow) showHiddenPaths() {
 	})
 	save.Importance = widget.HighImportance
 	content := container.NewVBox(head, text, container.NewBorder(nil, nil, nil, save, message))
-	dlg := dialog.NewCustom("Hidden from commands", "Close", content, m.win)
+	dlg := newCloseDialog("Hidden from commands", "Close", content, m.win)
 	dlg.Resize(fyne.NewSize(640, 420))
 	go func() {
 		paths, err := b.HiddenPaths()

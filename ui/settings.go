@@ -11,12 +11,12 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // Preference keys of the settings. The API key is kept in the key store (keys.go) when the
@@ -74,7 +74,7 @@ type settingsForm struct {
 	choices *modelChoices
 	// hints are the items' hints by the items' texts, as wrapping labels (settingslayout.go).
 	hints   map[string]*widget.Label
-	test    *widget.Button
+	test    *button.Button
 	result  *widget.Label
 	dlg     *scrollingForm
 	items   []*widget.FormItem
@@ -156,7 +156,7 @@ func (m *MainWindow) showSettings() {
 	setHint(f.hint, m.modelHint(f.saved.Model))
 	f.result = widget.NewLabel("")
 	f.result.Wrapping = fyne.TextWrapWord
-	f.test = widget.NewButton("Test connection", f.testConnection)
+	f.test = button.New("Test connection", f.testConnection)
 	if m.deps.ListModels == nil {
 		f.test.Disable()
 	}
@@ -325,13 +325,13 @@ func (f *settingsForm) save() {
 	m, keyErr := f.m, f.keyErr
 	go func() {
 		if err := m.saveSettings(s, change); err != nil {
-			m.do(func() { dialog.ShowError(fmt.Errorf("the settings were not saved: %w", err), m.win) })
+			m.do(func() { m.showError(fmt.Errorf("the settings were not saved: %w", err)) })
 			return
 		}
 		if change == keyKeep && keyErr != nil {
 			// The key in use is not known: applying would start the model without it.
 			m.do(func() {
-				dialog.ShowError(fmt.Errorf("the settings were saved and the saved key was kept, but it could not be read (%v), so the settings apply at the next start; unlock the keyring and open Settings again to apply them now", keyErr), m.win)
+				m.showError(fmt.Errorf("the settings were saved and the saved key was kept, but it could not be read (%v), so the settings apply at the next start; unlock the keyring and open Settings again to apply them now", keyErr))
 			})
 			return
 		}
@@ -340,7 +340,7 @@ func (f *settingsForm) save() {
 		}
 		m.do(func() {
 			if err := m.deps.Apply(s); err != nil {
-				dialog.ShowError(fmt.Errorf("the settings were saved but could not be applied: %w", err), m.win)
+				m.showError(fmt.Errorf("the settings were saved but could not be applied: %w", err))
 			}
 		})
 	}()

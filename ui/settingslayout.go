@@ -6,6 +6,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // settingsSize is the Settings dialog's size where the window has room for it: wide enough
@@ -71,7 +73,7 @@ func setHint(l *widget.Label, text string) {
 type scrollingForm struct {
 	*dialog.CustomDialog
 	form     *widget.Form
-	confirm  *widget.Button
+	confirm  *button.Button
 	onSubmit func()
 	// check, when set, is asked before submitting too: a field that is not a form item of
 	// its own says what is wrong, and the dialog stays open with what was typed.
@@ -86,9 +88,9 @@ func newScrollingForm(title, confirm string, items []*widget.FormItem, onSubmit 
 	d.scroll = container.NewVScroll(d.form)
 	catcher := newWheelCatcher(func(ev *fyne.ScrollEvent) { d.scroll.Scrolled(ev) })
 	d.CustomDialog = dialog.NewCustomWithoutButtons(title, container.NewStack(d.scroll, catcher), parent)
-	d.confirm = widget.NewButtonWithIcon(confirm, theme.ConfirmIcon(), d.Submit)
+	d.confirm = button.NewWithIcon(confirm, theme.ConfirmIcon(), d.Submit)
 	d.confirm.Importance = widget.HighImportance
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), d.Hide)
+	cancel := button.NewWithIcon("Cancel", theme.CancelIcon(), d.Hide)
 	d.form.SetOnValidationChanged(func(err error) {
 		if err != nil {
 			d.confirm.Disable()

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // sideRow is one conversation in the sidebar: a state dot, the title, the time, a subtitle
@@ -25,8 +26,8 @@ type sideRow struct {
 	title   *widget.Label
 	sub     *widget.Label
 	when    *widget.Label
-	archive *widget.Button
-	remove  *widget.Button
+	archive *button.Button
+	remove  *button.Button
 	obj     fyne.CanvasObject
 }
 
@@ -39,13 +40,13 @@ func newSideRow(m *MainWindow) *sideRow {
 	r.when.SizeName = theme.SizeNameCaptionText
 	var dotObj fyne.CanvasObject
 	r.dot, dotObj = newDot()
-	r.archive = widget.NewButtonWithIcon("", archiveIcon(), func() {
+	r.archive = button.NewWithIcon("", archiveIcon(), func() {
 		if r.cs != nil {
 			m.setArchived(r.cs, !r.cs.conv.Archived)
 		}
 	})
 	r.archive.Importance = widget.LowImportance
-	r.remove = widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { m.askDelete(r.cs) })
+	r.remove = button.NewWithIcon("", theme.DeleteIcon(), func() { m.askDelete(r.cs) })
 	r.remove.Importance = widget.LowImportance
 	text := container.New(&column{Gap: -pad() * 2}, container.NewBorder(nil, nil, nil, r.when, r.title), r.sub)
 	r.obj = container.NewBorder(nil, nil, dotObj, container.NewHBox(r.archive, r.remove), text)
@@ -105,6 +106,10 @@ type sidebar struct {
 	showArchived bool
 	// titles are the rows' titles as shown, told apart where they repeat (sidebartitles.go).
 	titles map[*convState]string
+	// words are the last words of conversations whose titles repeat, and asking those being
+	// asked for (sidebarwords.go).
+	words  map[string]lastWords
+	asking map[string]bool
 	// selecting is set while the list marks the open conversation, so that marking it does
 	// not open it again.
 	selecting bool
@@ -125,9 +130,9 @@ func newSidebar(m *MainWindow) *sidebar {
 			m.open(s.convs[id].id)
 		}
 	}
-	newBtn := widget.NewButtonWithIcon("New", theme.ContentAddIcon(), m.showNewConversation)
+	newBtn := button.NewWithIcon("New", theme.ContentAddIcon(), m.showNewConversation)
 	newBtn.Importance = widget.HighImportance
-	settingsBtn := widget.NewButtonWithIcon("", theme.SettingsIcon(), m.showSettings)
+	settingsBtn := button.NewWithIcon("", theme.SettingsIcon(), m.showSettings)
 	archived := widget.NewCheck("Show archived", func(on bool) {
 		s.showArchived = on
 		s.refresh()
@@ -168,6 +173,7 @@ func (s *sidebar) refresh() {
 	for i, t := range distinctTitles(titles) {
 		s.titles[s.convs[i]] = t
 	}
+	s.tellRepeatsApart(titles)
 	s.list.Refresh()
 	s.selectCurrent(false)
 }

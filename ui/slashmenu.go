@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // CommandsBackend is the part of the command API behind the composer's "/" menu: the
@@ -322,12 +323,12 @@ func (s *slashMenu) skillsLabel(convID string) fyne.CanvasObject {
 // description widened the window and crushed the sidebar (issue 41).
 type menuRow struct {
 	*fyne.Container
-	btn  *widget.Button
+	btn  *button.Button
 	text *widget.RichText
 }
 
 func newMenuRow(label string, selected bool, tap func()) *menuRow {
-	r := &menuRow{btn: widget.NewButton("", tap)}
+	r := &menuRow{btn: button.New("", tap)}
 	r.btn.Importance = widget.LowImportance
 	style := widget.RichTextStyle{Inline: true, ColorName: theme.ColorNameForeground}
 	if selected {

@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // Small screens (issue 36) and a sidebar that stays as it was left (issue 41): below
@@ -53,7 +55,7 @@ func (m *MainWindow) newSmallScreen(sidebar, right fyne.CanvasObject) (*smallScr
 // GNOME's apps show it; Ctrl+B) before the header, in the same row, so it costs the chat no
 // height; it is shown only while the sidebar is collapsed.
 func (m *MainWindow) withSidebarToggle(header fyne.CanvasObject) fyne.CanvasObject {
-	btn := widget.NewButtonWithIcon("", theme.MenuIcon(), func() { m.small.toggleSidebar() })
+	btn := button.NewWithIcon("", theme.MenuIcon(), func() { m.small.toggleSidebar() })
 	btn.Importance = widget.LowImportance
 	m.sidebarToggle = container.NewCenter(btn)
 	m.sidebarToggle.Hide()

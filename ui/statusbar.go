@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // statusBar is the bottom line of the window: a state dot, what the agent does (with a
@@ -20,7 +21,7 @@ type statusBar struct {
 	box     *fyne.Container
 	dot     *canvas.Circle
 	label   *widget.Label
-	stopBtn *widget.Button
+	stopBtn *button.Button
 	// ticking is read by the clock goroutine: the status bar shows a running clock.
 	ticking atomic.Bool
 }
@@ -30,7 +31,7 @@ func newStatusBar(m *MainWindow) *statusBar {
 	var dot fyne.CanvasObject
 	s.dot, dot = newDot()
 	s.label.Truncation = fyne.TextTruncateEllipsis
-	s.stopBtn = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), m.stopAgent)
+	s.stopBtn = button.NewWithIcon("Stop", theme.MediaStopIcon(), m.stopAgent)
 	s.stopBtn.Importance = widget.DangerImportance
 	s.box = container.NewBorder(nil, nil, dot, container.NewHBox(container.NewCenter(m.demo.status), s.stopBtn), s.label)
 	return s

@@ -14,6 +14,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"github.com/phoenix-desktop/phoenix/ui/markdown"
 )
 
@@ -102,7 +103,7 @@ func (cs *convState) status(now time.Time) string {
 type thinkingPart struct {
 	cv         *chatView
 	bound      *row
-	toggle     *widget.Button
+	toggle     *button.Button
 	done, tail *markdown.View
 	doneText   string
 	stripe     *canvas.Rectangle
@@ -112,7 +113,7 @@ type thinkingPart struct {
 
 func newThinkingPart(cv *chatView) *thinkingPart {
 	p := &thinkingPart{cv: cv, done: cv.newQuietMarkdown(), tail: cv.newQuietMarkdown(), stripe: canvas.NewRectangle(color.Transparent)}
-	p.toggle = widget.NewButtonWithIcon("", theme.MenuDropDownIcon(), func() {
+	p.toggle = button.NewWithIcon("", theme.MenuDropDownIcon(), func() {
 		if p.bound != nil {
 			p.bound.expanded = !p.bound.expanded
 			p.bound.touch()

@@ -9,11 +9,11 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // thinkingView returns the part that draws the first visible Thinking block.
@@ -207,7 +207,7 @@ func collectTexts(o fyne.CanvasObject, out *[]*canvas.Text) {
 			collectTexts(c, out)
 		}
 	case fyne.Widget:
-		if _, isButton := x.(*widget.Button); isButton {
+		if _, isButton := x.(*button.Button); isButton {
 			return
 		}
 		for _, c := range test.WidgetRenderer(x).Objects() {

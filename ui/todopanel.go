@@ -8,6 +8,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // The task list panel (issue 27): the model's todo list as a checklist above the composer,
@@ -25,7 +26,7 @@ type todoPanel struct {
 	// box is the whole panel, hidden when the open conversation has no list.
 	box     *fyne.Container
 	summary *widget.Label
-	toggle  *widget.Button
+	toggle  *button.Button
 	list    *fyne.Container
 	scroll  *container.Scroll
 	lines   []*todoLine
@@ -50,7 +51,7 @@ func newTodoPanel(m *MainWindow) *todoPanel {
 	p := &todoPanel{m: m, summary: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		list: container.NewVBox()}
 	p.summary.Truncation = fyne.TextTruncateEllipsis
-	p.toggle = widget.NewButtonWithIcon("", theme.MenuDropUpIcon(), func() {
+	p.toggle = button.NewWithIcon("", theme.MenuDropUpIcon(), func() {
 		p.collapsed = !p.collapsed
 		p.show()
 		m.relayout()

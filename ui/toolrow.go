@@ -12,6 +12,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"github.com/phoenix-desktop/phoenix/ui/markdown"
 )
 
@@ -32,9 +33,9 @@ type toolPart struct {
 	icon   *widget.Icon
 	name   *widget.Label
 	arg    *widget.RichText
-	toggle *widget.Button
+	toggle *button.Button
 	// undo restores the files this call changed, after showing the diff.
-	undo    *widget.Button
+	undo    *button.Button
 	summary *widget.RichText
 	details *markdown.View
 	// detailBox insets the details to where RichText put its text.
@@ -50,7 +51,7 @@ func newToolPart(cv *chatView) *toolPart {
 	p := &toolPart{cv: cv, bg: canvas.NewRectangle(color.Transparent), icon: widget.NewIcon(nil),
 		name: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		arg:  newWrapText(), summary: widget.NewRichText(), details: cv.newMarkdown()}
-	p.toggle = widget.NewButton("Show output", func() {
+	p.toggle = button.New("Show output", func() {
 		if p.bound != nil {
 			p.bound.expanded = !p.bound.expanded
 			p.bound.touch()
@@ -214,7 +215,7 @@ type agentLine struct {
 	icon   *widget.Icon
 	task   *widget.RichText
 	result *widget.RichText
-	open   *widget.Button
+	open   *button.Button
 	id     string
 	task0  string
 	obj    fyne.CanvasObject
@@ -288,7 +289,7 @@ func (p *agentsPart) bind(r *row) {
 
 func (p *agentsPart) newLine() *agentLine {
 	l := &agentLine{icon: widget.NewIcon(nil), task: newWrapText(), result: newWrapText()}
-	l.open = widget.NewButton("Open", func() {
+	l.open = button.New("Open", func() {
 		if l.id != "" {
 			p.cv.m.openSubAgent(l.id, l.task0)
 		}

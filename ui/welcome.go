@@ -14,6 +14,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/providers"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // This file is the first run (issue 28): while no provider is configured the window opens on
@@ -46,10 +47,10 @@ type welcomeCard struct {
 	obj      fyne.CanvasObject
 	preset   *widget.Select
 	key      *escEntry
-	test     *widget.Button
-	save     *widget.Button
+	test     *button.Button
+	save     *button.Button
 	result   *widget.Label
-	examples []*widget.Button
+	examples []*button.Button
 	busy     bool
 }
 
@@ -82,8 +83,8 @@ func newWelcomeCard(m *MainWindow) *welcomeCard {
 		labels = append(labels, p.Label)
 	}
 	w.key = newEscPasswordEntry()
-	w.test = widget.NewButtonWithIcon("Test connection", theme.ViewRefreshIcon(), w.testConnection)
-	w.save = widget.NewButtonWithIcon("Save and start", theme.ConfirmIcon(), w.saveKey)
+	w.test = button.NewWithIcon("Test connection", theme.ViewRefreshIcon(), w.testConnection)
+	w.save = button.NewWithIcon("Save and start", theme.ConfirmIcon(), w.saveKey)
 	w.save.Importance = widget.HighImportance
 	w.result = hintLabel("")
 	w.preset = widget.NewSelect(labels, nil)
@@ -91,7 +92,7 @@ func newWelcomeCard(m *MainWindow) *welcomeCard {
 	w.preset.OnChanged = func(string) { w.refresh() }
 	w.key.OnChanged = func(string) { w.refresh() }
 	w.key.OnSubmitted = func(string) { w.saveKey() }
-	more := widget.NewButton("More settings…", m.showSettings)
+	more := button.New("More settings…", m.showSettings)
 	more.Importance = widget.LowImportance
 	form := widget.NewForm(widget.NewFormItem("Provider", w.preset), widget.NewFormItem("API key", w.key))
 
@@ -99,7 +100,7 @@ func newWelcomeCard(m *MainWindow) *welcomeCard {
 	demoHint := hintLabel("A conversation with the built-in demo model, which follows simple scripts instead of thinking. Click an example:")
 	examples := container.NewVBox()
 	for _, p := range demoPrompts {
-		b := widget.NewButtonWithIcon(p.Label, theme.MailSendIcon(), func() { w.startDemo(p) })
+		b := button.NewWithIcon(p.Label, theme.MailSendIcon(), func() { w.startDemo(p) })
 		b.Alignment = widget.ButtonAlignLeading
 		w.examples = append(w.examples, b)
 		examples.Add(b)
@@ -155,7 +156,7 @@ func (w *welcomeCard) refresh() {
 	}
 }
 
-func enable(b *widget.Button, on bool) {
+func enable(b *button.Button, on bool) {
 	if on {
 		b.Enable()
 	} else {

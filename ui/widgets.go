@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // composerEntry is the multi-line message entry: Enter and Ctrl+Enter send, Shift+Enter
@@ -315,8 +316,8 @@ func (c *escCheck) TypedKey(k *fyne.KeyEvent) {
 func newEscPasswordEntry() *escEntry {
 	e := newEscEntry()
 	e.Password = true
-	var reveal *widget.Button
-	reveal = widget.NewButtonWithIcon("", theme.VisibilityOffIcon(), func() {
+	var reveal *button.Button
+	reveal = button.NewWithIcon("", theme.VisibilityOffIcon(), func() {
 		e.Password = !e.Password
 		if e.Password {
 			reveal.SetIcon(theme.VisibilityOffIcon())

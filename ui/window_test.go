@@ -15,10 +15,10 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // newOpenConversation starts a harness with one empty conversation and opens it. Benchmarks
@@ -115,7 +115,7 @@ func TestSendMessageAndSeeReply_REQ_BED_002(t *testing.T) {
 	for _, v := range h.visibleRowViews() {
 		if v.bound.kind == rowAssistant {
 			walk(v, func(o fyne.CanvasObject) {
-				if b, ok := o.(*widget.Button); ok && b.Icon == theme.ContentCopyIcon() {
+				if b, ok := o.(*button.Button); ok && b.Icon == theme.ContentCopyIcon() {
 					test.Tap(b)
 				}
 			})
@@ -281,9 +281,9 @@ func TestDroppedBombIsRefusedCheaply_REQ_BED_013(t *testing.T) {
 
 func removeChip(t *testing.T, h *harness, i int) {
 	t.Helper()
-	var buttons []*widget.Button
+	var buttons []*button.Button
 	walk(h.m.composer.strip.Objects[i], func(o fyne.CanvasObject) {
-		if b, ok := o.(*widget.Button); ok {
+		if b, ok := o.(*button.Button); ok {
 			buttons = append(buttons, b)
 		}
 	})

@@ -6,13 +6,13 @@ import (
 	"fmt"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // WorktreeBackend is the part of the command API that handles a conversation's own git
@@ -42,9 +42,9 @@ func worktreeButtonText(w *domain.Worktree) string { return w.Branch }
 
 // newWorktreeButton is the header's worktree button: it names the branch, and its menu
 // merges, keeps or removes. Hidden for a conversation without a worktree.
-func newWorktreeButton(m *MainWindow) *widget.Button {
-	var b *widget.Button
-	b = widget.NewButtonWithIcon("", theme.FolderIcon(), func() {
+func newWorktreeButton(m *MainWindow) *button.Button {
+	var b *button.Button
+	b = button.NewWithIcon("", theme.FolderIcon(), func() {
 		cs := m.current
 		if cs == nil || cs.conv.Worktree == nil {
 			return
@@ -57,7 +57,7 @@ func newWorktreeButton(m *MainWindow) *widget.Button {
 }
 
 // refreshWorktreeButton shows the open conversation's branch on the button.
-func (m *MainWindow) refreshWorktreeButton(b *widget.Button) {
+func (m *MainWindow) refreshWorktreeButton(b *button.Button) {
 	cs := m.current
 	_, ok := m.b.(WorktreeBackend)
 	if cs == nil || cs.conv.Worktree == nil || !ok {
@@ -100,7 +100,7 @@ func worktreeStatusText(st actors.WorktreeStatus) string {
 }
 
 // showWorktreeMenu reads the worktree off the UI goroutine and shows its menu under b.
-func (m *MainWindow) showWorktreeMenu(cs *convState, b *widget.Button) {
+func (m *MainWindow) showWorktreeMenu(cs *convState, b *button.Button) {
 	wb, ok := m.b.(WorktreeBackend)
 	if !ok {
 		return
@@ -152,7 +152,7 @@ func (m *MainWindow) mergeWorktree(cs *convState) {
 		var conflict *actors.ConflictError
 		switch {
 		case errors.As(err, &conflict):
-			m.showModal(dialog.NewError(fmt.Errorf("%s", conflict.Error()), m.win))
+			m.showModal(newErrorDialog(fmt.Errorf("%s", conflict.Error()), m.win))
 		case err != nil:
 			m.showInline(fmt.Sprintf("Could not merge: %v.", err))
 		default:
@@ -183,7 +183,7 @@ func (m *MainWindow) removeWorktree(cs *convState, confirmed bool) {
 			var unmerged *actors.UnmergedError
 			switch {
 			case errors.As(err, &unmerged) && !confirmed:
-				d := dialog.NewConfirm("Remove the worktree?", unmergedQuestion(unmerged), func(ok bool) {
+				d := newConfirm("Remove the worktree?", unmergedQuestion(unmerged), func(ok bool) {
 					if ok {
 						m.removeWorktree(cs, true)
 					}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -140,7 +139,7 @@ func TestWorktreeHeaderMenu_Issue34(t *testing.T) {
 	before = len(h.m.modals)
 	h.m.removeWorktree(h.m.current, false)
 	h.waitFor("the question", func() bool { return len(h.m.modals) > before })
-	ask, ok := h.m.modals[len(h.m.modals)-1].(*dialog.ConfirmDialog)
+	ask, ok := h.m.modals[len(h.m.modals)-1].(*confirmDialog)
 	if !ok {
 		t.Fatalf("the removal shows %T, want a confirmation", h.m.modals[len(h.m.modals)-1])
 	}

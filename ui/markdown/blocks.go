@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	east "github.com/yuin/goldmark/extension/ast"
 
+	"github.com/phoenix-desktop/phoenix/ui/button"
 	"github.com/phoenix-desktop/phoenix/ui/measure"
 )
 
@@ -106,7 +107,7 @@ func (bd *builder) code(b *block, sep string) fyne.CanvasObject {
 	label.TextSize = theme.CaptionTextSize()
 	label.TextStyle = fyne.TextStyle{Monospace: true}
 	do := bd.v.uiDo()
-	c.copyBtn = widget.NewButtonWithIcon(copyLabel, theme.ContentCopyIcon(), func() {
+	c.copyBtn = button.NewWithIcon(copyLabel, theme.ContentCopyIcon(), func() {
 		fyne.CurrentApp().Clipboard().SetContent(c.code)
 		c.copyBtn.SetText(copiedLabel)
 		// "Copied" answers this click only; a timer (not an animation, which would draw
@@ -122,7 +123,7 @@ func (bd *builder) code(b *block, sep string) fyne.CanvasObject {
 		})
 	})
 	c.copyBtn.Importance = widget.LowImportance
-	c.wrapBtn = widget.NewButton("Wrap", c.toggleWrap)
+	c.wrapBtn = button.New("Wrap", c.toggleWrap)
 	c.wrapBtn.Importance = widget.LowImportance
 	header := container.New(&bar{gap: 0}, label, c.wrapBtn, c.copyBtn)
 	c.body = container.New(&measure.Column{}, c.scroll)
@@ -147,8 +148,8 @@ type codeBlock struct {
 	scroll  *hscroll
 	body    *fyne.Container
 	bg      *canvas.Rectangle
-	copyBtn *widget.Button
-	wrapBtn *widget.Button
+	copyBtn *button.Button
+	wrapBtn *button.Button
 	obj     *fyne.Container
 	// relayout asks the view's owner to measure the view again (wrapping changes its height).
 	relayout func()

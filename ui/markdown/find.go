@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"image/color"
 	"slices"
 	"strings"
 
@@ -160,13 +161,31 @@ func equalMarks(a, b []mark) bool {
 	return true
 }
 
-// markColor is the background of a match: a wash of the warning colour, stronger for the
-// current match, so that it shows in both themes without hiding the text.
-func markColor(strong bool) (c fyne.ThemeColorName, alpha uint8) {
+// ColorNameFindMark and ColorNameFindMarkStrong are the backgrounds of Find's matches, and of
+// the matches in the current row. The app's theme (package ui) defines them, opaque, for each
+// variant, and checks every text colour drawn on them at 4.5:1 in its contrast table; under a
+// theme that does not know them, a wash of the warning colour stands in.
+const (
+	ColorNameFindMark       fyne.ThemeColorName = "phoenixFindMark"
+	ColorNameFindMarkStrong fyne.ThemeColorName = "phoenixFindMarkStrong"
+)
+
+// MarkColors are the background of a match, and the outline that marks those of the current
+// row (in the warning colour, which reads on the window as text does: it need not darken the
+// background to stand out).
+func MarkColors(strong bool) (fill, stroke color.Color) {
+	name, alpha := ColorNameFindMark, uint8(0x48)
 	if strong {
-		return theme.ColorNameWarning, 0xb0
+		name, alpha = ColorNameFindMarkStrong, 0xb0
 	}
-	return theme.ColorNameWarning, 0x48
+	fill = theme.Color(name)
+	if _, _, _, a := fill.RGBA(); a == 0 {
+		fill = withAlpha(theme.Color(theme.ColorNameWarning), alpha)
+	}
+	if strong {
+		stroke = theme.Color(theme.ColorNameWarning)
+	}
+	return fill, stroke
 }
 
 // drawMarks adds the match backgrounds behind the text, from rectangle nr on, and returns the
@@ -174,8 +193,7 @@ func markColor(strong bool) (c fyne.ThemeColorName, alpha uint8) {
 func (r *textRenderer) drawMarks(l *textLayout, nr int) int {
 	t := r.t
 	for _, m := range t.marks {
-		name, alpha := markColor(m.strong)
-		fill := withAlpha(theme.Color(name), alpha)
+		fill, stroke := MarkColors(m.strong)
 		for li, ln := range l.lines {
 			if ln.b <= m.a || ln.a >= m.b {
 				continue
@@ -184,7 +202,10 @@ func (r *textRenderer) drawMarks(l *textLayout, nr int) int {
 			x1, x2 := t.xAt(l, li, a), t.xAt(l, li, b)
 			rc := r.rect(nr)
 			nr++
-			rc.FillColor, rc.CornerRadius, rc.StrokeWidth = fill, 2, 0
+			rc.FillColor, rc.CornerRadius, rc.StrokeWidth, rc.StrokeColor = fill, 2, 0, nil
+			if stroke != nil {
+				rc.StrokeWidth, rc.StrokeColor = 1, stroke
+			}
 			rc.Move(fyne.NewPos(x1, ln.y))
 			rc.Resize(fyne.NewSize(max(x2-x1, 1), l.lineH))
 			r.objs = append(r.objs, rc)

@@ -7,7 +7,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/theme"
 )
 
 func TestMatchesFindsEveryOccurrenceInAnyCase(t *testing.T) {
@@ -30,8 +29,7 @@ func TestMatchesFindsEveryOccurrenceInAnyCase(t *testing.T) {
 // markRects are the rectangles a text block draws in the colour of a match.
 func markRects(t *testing.T, tb *textBlock, strong bool) int {
 	t.Helper()
-	name, alpha := markColor(strong)
-	want := withAlpha(theme.Color(name), alpha)
+	want, _ := MarkColors(strong)
 	n := 0
 	for _, o := range test.TempWidgetRenderer(t, tb).Objects() {
 		if rc, ok := o.(*canvas.Rectangle); ok && rc.Visible() && sameColor(rc.FillColor, want) {

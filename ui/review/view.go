@@ -12,6 +12,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/review"
 	"github.com/phoenix-desktop/phoenix/transcript"
+	"github.com/phoenix-desktop/phoenix/ui/button"
 )
 
 // SplitMinWidth is the narrowest view that offers old and new side by side.
@@ -57,7 +58,7 @@ type View struct {
 	diff       *widget.List
 	selLabel   *widget.Label
 	entry      *widget.Entry
-	commentBtn *widget.Button
+	commentBtn *button.Button
 	draft      *widget.Label
 	content    *fyne.Container
 	lineH      float32
@@ -134,7 +135,7 @@ func NewView(opts Options) *View {
 	v.entry = widget.NewEntry()
 	v.entry.SetPlaceHolder("Your comment on the selected lines (Enter adds it)")
 	v.entry.OnSubmitted = func(string) { v.addComment() }
-	v.commentBtn = widget.NewButtonWithIcon("Add comment", theme.MailComposeIcon(), v.addComment)
+	v.commentBtn = button.NewWithIcon("Add comment", theme.MailComposeIcon(), v.addComment)
 	v.commentBtn.Disable()
 	v.draft = widget.NewLabel("")
 	v.draft.Hide()
