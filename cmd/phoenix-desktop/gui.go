@@ -46,7 +46,6 @@ func runGUI(args []string, stderr io.Writer) error {
 	defer startCPUProfile(stderr)()
 
 	a := app.NewWithID(assets.AppID)
-	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	a.Settings().SetTheme(ui.Theme())
 	keys := openKeys(a.Preferences(), log, slog.LevelWarn)
 	saved := loadSettings(a.Preferences(), keys, log)
@@ -72,9 +71,6 @@ func runGUI(args []string, stderr io.Writer) error {
 	if err := applyModelOptions(opened.runtime, common, os.Getenv, saved); err != nil {
 		log.Warn("the reply limits could not be applied", "error", err)
 	}
-	// Conversations are about to be opened: start a sandbox supervisor now, so that the
-	// first bash call does not wait for one.
-	sandbox.Prewarm()
 	paceDemo(opened.model)
 
 	var mu sync.Mutex // guards opened.model and retired across Apply calls from the UI
@@ -162,8 +158,25 @@ func runGUI(args []string, stderr io.Writer) error {
 	deps.Desktop = notifier
 	// The window searches: open the index (and catch up) while it comes up.
 	opened.index.Warm()
+	deps.AfterShow = func() { afterShow(a) }
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
 	return nil
+}
+
+// afterShow is the start-up work the window's first frame does not need, done once the
+// window is on the screen (issue 36: each was part of the time from exec to the window).
+func afterShow(a fyne.App) {
+	// The icon: decoding the 512×512 PNG for the window manager took about 17 ms of CPU
+	// before the map. The app's icon is set here too, before any notification needs it.
+	icon := fyne.NewStaticResource("icon.png", assets.Icon)
+	a.SetIcon(icon)
+	for _, w := range a.Driver().AllWindows() {
+		w.SetIcon(icon)
+	}
+	// Conversations are about to be opened: start a sandbox supervisor now, so that the
+	// first bash call does not wait for one (starting it runs this binary again, which
+	// competed with the window for the CPU before the map).
+	sandbox.Prewarm()
 }
 
 // settingsConfig is what the Settings dialog saved, as the client's configuration: the
@@ -184,6 +197,7 @@ func paceDemo(m *model) {
 }
 
 func showStartupError(a fyne.App, err error) {
+	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	w := a.NewWindow("Phoenix Desktop")
 	msg := widget.NewLabel(err.Error())
 	msg.Wrapping = fyne.TextWrapWord
