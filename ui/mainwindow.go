@@ -78,7 +78,7 @@ type MainWindow struct {
 	// sandbox is what the sandbox enforces here once sandboxKnown (sandboxstatus.go).
 	sandbox      SandboxStatus
 	sandboxKnown bool
-	thumbs  *thumbCache
+	thumbs       *thumbCache
 
 	convs      map[string]*convState
 	current    *convState
