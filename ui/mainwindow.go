@@ -141,7 +141,10 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 		m.now = time.Now
 	}
 	m.ctx, m.stop = context.WithCancel(context.Background())
-	m.win = a.NewWindow(AppTitle)
+	m.win = deps.Window
+	if m.win == nil {
+		m.win = a.NewWindow(AppTitle)
+	}
 	m.win.SetContent(m.build())
 	m.win.SetMainMenu(m.menu())
 	m.win.SetOnDropped(m.onDropped)

@@ -52,7 +52,21 @@ func runGUI(args []string, stderr io.Writer) error {
 	settings := settingsConfig(saved)
 
 	askedDemo := common.demo
-	opened, err := openApp(common, settings, log)
+	// The session opens (the store, the actor system) while the window is made (GLFW, the X
+	// connection, an OpenGL context): neither needs the other, and each was tens of
+	// milliseconds of the time from exec to the window on the screen (issue 36).
+	type openResult struct {
+		s   *session
+		err error
+	}
+	openDone := make(chan openResult, 1)
+	go func() {
+		s, err := openApp(common, settings, log)
+		openDone <- openResult{s, err}
+	}()
+	win := a.NewWindow(ui.AppTitle)
+	r := <-openDone
+	opened, err := r.s, r.err
 	var cfgErr *configError
 	if errors.As(err, &cfgErr) {
 		// Incomplete settings must not lock the person out of the Settings dialog that
@@ -64,7 +78,7 @@ func runGUI(args []string, stderr io.Writer) error {
 	if err != nil {
 		// The person started the app and deserves a window that says what is wrong (for
 		// example another instance holds the data directory), not a silent exit.
-		showStartupError(a, err)
+		showStartupError(a, win, err)
 		return err
 	}
 	defer opened.Close()
@@ -94,6 +108,7 @@ func runGUI(args []string, stderr io.Writer) error {
 		defer srv.Close()
 	}
 	deps := ui.Deps{
+		Window: win,
 		ListModels: func(ctx context.Context, s ui.Settings) ([]string, error) {
 			cfg := llm.ResolveConfig(llm.Config{BaseURL: common.baseURL, Model: common.model, Preset: common.preset},
 				os.Getenv, settingsConfig(s))
@@ -196,9 +211,8 @@ func paceDemo(m *model) {
 	}
 }
 
-func showStartupError(a fyne.App, err error) {
-	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	w := a.NewWindow("Phoenix Desktop")
+func showStartupError(a fyne.App, w fyne.Window, err error) {
+	w.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	msg := widget.NewLabel(err.Error())
 	msg.Wrapping = fyne.TextWrapWord
 	w.SetContent(container.NewBorder(widget.NewLabelWithStyle("Phoenix Desktop could not start",
