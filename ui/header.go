@@ -115,7 +115,7 @@ func (h *header) refresh() {
 	h.mode.set(c.Mode.Title(), modeColor(c.Mode))
 	m.refreshWorktreeButton(h.worktreeBtn)
 	// Switching down is offered from any mode above Restricted, to every mode below it.
-	h.switchBox.Hidden = !m.sandboxStatus().Available || c.Mode.Rank() == domain.ModeRestricted.Rank()
+	h.switchBox.Hidden = !m.sandboxKnownAvailable() || c.Mode.Rank() == domain.ModeRestricted.Rank()
 	h.projectBtn.Hidden = c.Mode.Rank() <= domain.ModeProject.Rank()
 	h.changesBtn.Hidden = !m.rv.enabled() || c.IsSubAgent()
 	h.box.Refresh()

@@ -229,3 +229,22 @@ func TestNewConversationBeforeSandboxProbe_REQ_BED_014(t *testing.T) {
 		t.Error("the dialog offers Restricted mode without Landlock")
 	}
 }
+
+// A conversation opened before the probe answered opens without waiting for it: the mode
+// switch shows once the probe says the sandbox is there.
+func TestOpenBeforeSandboxProbeDoesNotWait_REQ_BED_014(t *testing.T) {
+	gate := make(chan struct{})
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		f.sandboxGate = gate
+		f.add(domain.NewConversationParams{Title: "x", Cwd: "/x", Model: "gpt-4o", Mode: domain.ModeProject})
+	})
+	h.open(h.m.sidebar.convs[0].id)
+	if h.m.header.switchBox.Visible() {
+		t.Error("the mode switch shows before the probe answered")
+	}
+	close(gate)
+	h.waitFor("the sandbox's description", func() bool { return h.m.sandboxKnown })
+	if !h.m.header.switchBox.Visible() {
+		t.Error("the mode switch does not show once the sandbox is known")
+	}
+}

@@ -14,6 +14,12 @@ func (m *MainWindow) sandboxStatus() SandboxStatus {
 	return m.sandbox
 }
 
+// sandboxKnownAvailable is whether the sandbox is known to be available, without waiting:
+// what the window draws as a conversation opens (the mode switch, the conversation menu's
+// mode items) leaves out what needs it until the probe has answered, and shows it then, so
+// that opening the conversation the app showed last never waits for the probe.
+func (m *MainWindow) sandboxKnownAvailable() bool { return m.sandboxKnown && m.sandbox.Available }
+
 // probeSandbox asks for the sandbox's description off the UI goroutine and shows what it
 // says (the Landlock note, the mode switch) when it answers.
 func (m *MainWindow) probeSandbox() {
