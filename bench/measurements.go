@@ -82,6 +82,7 @@ func measurements() []measurement {
 		{name: "a conversation that touches no language, language servers on ÷ off", unit: "×", rows: noLanguageRows, count: 2},
 		{name: windowMapRowName, unit: "ms", rows: windowMapRows, count: 3},
 		{name: changesRowName, unit: "ms", rows: changesRows, count: 4},
+		{name: openLongRowName, unit: "ms", rows: openLongRows, count: 4},
 		{name: cacheRowName, unit: "%", target: 10, run: uncachedShare,
 			note: "100 − the cached share of all input tokens; the fake server caches as providers that cache prefixes by themselves do"},
 	}

@@ -130,6 +130,12 @@ type Deps struct {
 	// Clipboard reads images and copied file lists for the composer's paste (paste.go); nil
 	// reads the desktop's clipboard through xclip or wl-paste.
 	Clipboard clipboard.Reader
+	// Window is the window to build in, made by the caller while it opened the backend;
+	// nil makes one.
+	Window fyne.Window
+	// AfterShow runs on the UI goroutine once Run's window is on the screen: start-up work
+	// the first frame does not need (issue 36). Nil runs nothing.
+	AfterShow func()
 }
 
 // HostRules is the allowed hosts per project, as *actors.Runtime offers them (HostRules

@@ -41,6 +41,8 @@ type fakeBackend struct {
 	now     time.Time
 	nextID  int
 	sandbox SandboxStatus
+	// sandboxGate, when set, holds Sandbox() until it is closed: a probe that takes its time.
+	sandboxGate chan struct{}
 
 	// What the window asked for.
 	created     []NewConversation
@@ -390,7 +392,12 @@ func (f *fakeBackend) Blob(sha string) ([]byte, error) {
 	return b, nil
 }
 
-func (f *fakeBackend) Sandbox() SandboxStatus { return f.sandbox }
+func (f *fakeBackend) Sandbox() SandboxStatus {
+	if f.sandboxGate != nil {
+		<-f.sandboxGate
+	}
+	return f.sandbox
+}
 
 func (f *fakeBackend) OutputLimit(model string) int { return domain.MaxOutputFor(model) }
 

@@ -99,6 +99,11 @@ func (h *harness) start(b Backend, events EventSource) {
 		h.q.drain()
 	})
 	h.waitFor("the conversation list", func() bool { return h.m.listLoaded })
+	// As Run does once the window is on the screen.
+	h.m.probeSandbox()
+	if f, ok := b.(*fakeBackend); !ok || f.sandboxGate == nil {
+		h.waitFor("the sandbox's description", func() bool { return h.m.sandboxKnown })
+	}
 }
 
 // waitFor runs queued UI work until cond holds, or fails the test after a deadline.

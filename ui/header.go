@@ -75,7 +75,9 @@ func newHeader(m *MainWindow) *header {
 func (h *header) refresh() {
 	m := h.m
 	m.refreshModeMenu()
-	if !m.sandbox.Available {
+	// Until the probe has answered (after the window is shown), nothing is said: the note
+	// is for a machine that lacks Landlock, not for one still being asked.
+	if m.sandboxKnown && !m.sandbox.Available {
 		reason := m.sandbox.Reason
 		if reason == "" {
 			reason = "this kernel does not support it"
@@ -115,7 +117,7 @@ func (h *header) refresh() {
 	h.mode.set(c.Mode.Title(), modeColor(c.Mode))
 	m.refreshWorktreeButton(h.worktreeBtn)
 	// Switching down is offered from any mode above Restricted, to every mode below it.
-	h.switchBox.Hidden = !m.sandbox.Available || c.Mode.Rank() == domain.ModeRestricted.Rank()
+	h.switchBox.Hidden = !m.sandboxKnownAvailable() || c.Mode.Rank() == domain.ModeRestricted.Rank()
 	h.projectBtn.Hidden = c.Mode.Rank() <= domain.ModeProject.Rank()
 	h.changesBtn.Hidden = !m.rv.enabled() || c.IsSubAgent()
 	h.box.Refresh()
@@ -210,7 +212,7 @@ func (h *header) sandboxDetails() string {
 	}
 	// The report's own summary describes Restricted mode; the head above already says what
 	// this conversation's mode allows, and the dialog describes only that one (issue 36).
-	report := m.sandbox
+	report := m.sandboxStatus()
 	report.Summary = ""
 	return head + "\n\n" + report.String()
 }

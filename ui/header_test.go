@@ -194,3 +194,57 @@ func TestModeBadgeDetailsShowTheSandboxLayers_REQ_BED_014(t *testing.T) {
 		t.Errorf("tapping the badge opened no dialog")
 	}
 }
+
+// The window is built without waiting for the sandbox's description, which starts a
+// supervisor (tens of milliseconds before the window could map, issue 36); the Landlock
+// note appears when the probe answers, and a dialog opened before then waits for it.
+func TestWindowShowsBeforeSandboxProbe_REQ_BED_014(t *testing.T) {
+	gate := make(chan struct{})
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		f.sandbox = sandboxStatus(false, 0, "kernel 5.4 has no Landlock")
+		f.sandboxGate = gate
+		f.add(domain.NewConversationParams{Title: "x", Cwd: "/x", Model: "gpt-4o"})
+	})
+	if h.m.sandboxKnown || h.m.header.landlockNote.Visible() {
+		t.Fatalf("before the probe answered: known %v, note visible %v", h.m.sandboxKnown, h.m.header.landlockNote.Visible())
+	}
+	close(gate)
+	h.waitFor("the sandbox's description", func() bool { return h.m.sandboxKnown })
+	if !h.m.header.landlockNote.Visible() || !strings.Contains(h.m.header.landlockNote.Text, "kernel 5.4 has no Landlock") {
+		t.Fatalf("note %q visible %v", h.m.header.landlockNote.Text, h.m.header.landlockNote.Visible())
+	}
+}
+
+// A dialog that needs the sandbox's description before the probe answered asks for it then.
+func TestNewConversationBeforeSandboxProbe_REQ_BED_014(t *testing.T) {
+	gate := make(chan struct{})
+	close(gate) // the backend answers at once; the window has not asked yet
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		f.sandbox = sandboxStatus(false, 0, "kernel 5.4 has no Landlock")
+		f.sandboxGate = gate
+	})
+	h.m.sandboxKnown = false // as before the probe answered
+	h.m.showNewConversation()
+	if !h.m.newForm.mode.Disabled() || h.m.newForm.mode.Selected != modeUnrestrictedLabel {
+		t.Error("the dialog offers Restricted mode without Landlock")
+	}
+}
+
+// A conversation opened before the probe answered opens without waiting for it: the mode
+// switch shows once the probe says the sandbox is there.
+func TestOpenBeforeSandboxProbeDoesNotWait_REQ_BED_014(t *testing.T) {
+	gate := make(chan struct{})
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		f.sandboxGate = gate
+		f.add(domain.NewConversationParams{Title: "x", Cwd: "/x", Model: "gpt-4o", Mode: domain.ModeProject})
+	})
+	h.open(h.m.sidebar.convs[0].id)
+	if h.m.header.switchBox.Visible() {
+		t.Error("the mode switch shows before the probe answered")
+	}
+	close(gate)
+	h.waitFor("the sandbox's description", func() bool { return h.m.sandboxKnown })
+	if !h.m.header.switchBox.Visible() {
+		t.Error("the mode switch does not show once the sandbox is known")
+	}
+}

@@ -76,8 +76,10 @@ type MainWindow struct {
 	// arrived.
 	gen     int
 	focused bool
-	sandbox SandboxStatus
-	thumbs  *thumbCache
+	// sandbox is what the sandbox enforces here once sandboxKnown (sandboxstatus.go).
+	sandbox      SandboxStatus
+	sandboxKnown bool
+	thumbs       *thumbCache
 
 	convs      map[string]*convState
 	current    *convState
@@ -143,8 +145,10 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 		m.now = time.Now
 	}
 	m.ctx, m.stop = context.WithCancel(context.Background())
-	m.sandbox = b.Sandbox()
-	m.win = a.NewWindow(AppTitle)
+	m.win = deps.Window
+	if m.win == nil {
+		m.win = a.NewWindow(AppTitle)
+	}
 	m.win.SetContent(m.build())
 	m.win.SetMainMenu(m.menu())
 	m.win.SetOnDropped(m.onDropped)
@@ -207,7 +211,15 @@ func NewMainWindow(a fyne.App, b Backend, events EventSource, deps Deps) *MainWi
 // calls.
 func Run(a fyne.App, b Backend, events EventSource, deps Deps) {
 	m := NewMainWindow(a, b, events, deps)
-	a.Lifecycle().SetOnStarted(m.restorePlace)
+	// What the first frame does not need waits until the window is on the screen
+	// (issue 36: exec → window mapped).
+	a.Lifecycle().SetOnStarted(func() {
+		m.restorePlace()
+		m.probeSandbox()
+		if deps.AfterShow != nil {
+			deps.AfterShow()
+		}
+	})
 	m.win.ShowAndRun()
 }
 

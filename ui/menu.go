@@ -113,7 +113,7 @@ func (m *MainWindow) refreshModeMenu() {
 		return
 	}
 	offered := func(to domain.Mode) bool {
-		return m.current != nil && m.sandbox.Available && m.current.conv.Mode.Rank() > to.Rank()
+		return m.current != nil && m.sandboxKnownAvailable() && m.current.conv.Mode.Rank() > to.Rank()
 	}
 	changed := false
 	for _, it := range []struct {

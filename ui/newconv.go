@@ -78,7 +78,7 @@ func (m *MainWindow) showNewConversation() {
 	f.mode = widget.NewRadioGroup([]string{modeRestrictedLabel, modeProjectLabel, modeUnrestrictedLabel}, nil)
 	f.mode.Required = true
 	modeHint := ""
-	if m.sandbox.Available {
+	if m.sandboxStatus().Available {
 		f.mode.SetSelected(modeRestrictedLabel)
 		modeHint = "The agent can ask for write access later; you approve or deny."
 	} else {

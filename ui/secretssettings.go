@@ -46,7 +46,7 @@ func (m *MainWindow) showHiddenPaths() {
 	message := widget.NewLabel("")
 	message.Wrapping = fyne.TextWrapWord
 	var table []string
-	for _, s := range m.sandbox.Secrets {
+	for _, s := range m.sandboxStatus().Secrets {
 		if s.Present {
 			table = append(table, s.Path)
 		}

@@ -249,7 +249,7 @@ func (w *welcomeCard) startDemo(p demoPrompt) {
 		return
 	}
 	mode := domain.ModeRestricted
-	if !m.sandbox.Available {
+	if !m.sandboxStatus().Available {
 		mode = domain.ModeUnrestricted
 	}
 	params := NewConversation{Cwd: m.demoDir(), Model: domain.DemoModel, Title: p.Label, Mode: mode}

@@ -46,14 +46,27 @@ func runGUI(args []string, stderr io.Writer) error {
 	defer startCPUProfile(stderr)()
 
 	a := app.NewWithID(assets.AppID)
-	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	a.Settings().SetTheme(ui.Theme())
 	keys := openKeys(a.Preferences(), log, slog.LevelWarn)
 	saved := loadSettings(a.Preferences(), keys, log)
 	settings := settingsConfig(saved)
 
 	askedDemo := common.demo
-	opened, err := openApp(common, settings, log)
+	// The session opens (the store, the actor system) while the window is made (GLFW, the X
+	// connection, an OpenGL context): neither needs the other, and each was tens of
+	// milliseconds of the time from exec to the window on the screen (issue 36).
+	type openResult struct {
+		s   *session
+		err error
+	}
+	openDone := make(chan openResult, 1)
+	go func() {
+		s, err := openApp(common, settings, log)
+		openDone <- openResult{s, err}
+	}()
+	win := a.NewWindow(ui.AppTitle)
+	r := <-openDone
+	opened, err := r.s, r.err
 	var cfgErr *configError
 	if errors.As(err, &cfgErr) {
 		// Incomplete settings must not lock the person out of the Settings dialog that
@@ -65,16 +78,13 @@ func runGUI(args []string, stderr io.Writer) error {
 	if err != nil {
 		// The person started the app and deserves a window that says what is wrong (for
 		// example another instance holds the data directory), not a silent exit.
-		showStartupError(a, err)
+		showStartupError(a, win, err)
 		return err
 	}
 	defer opened.Close()
 	if err := applyModelOptions(opened.runtime, common, os.Getenv, saved); err != nil {
 		log.Warn("the reply limits could not be applied", "error", err)
 	}
-	// Conversations are about to be opened: start a sandbox supervisor now, so that the
-	// first bash call does not wait for one.
-	sandbox.Prewarm()
 	paceDemo(opened.model)
 
 	var mu sync.Mutex // guards opened.model and retired across Apply calls from the UI
@@ -98,6 +108,7 @@ func runGUI(args []string, stderr io.Writer) error {
 		defer srv.Close()
 	}
 	deps := ui.Deps{
+		Window: win,
 		ListModels: func(ctx context.Context, s ui.Settings) ([]string, error) {
 			cfg := llm.ResolveConfig(llm.Config{BaseURL: common.baseURL, Model: common.model, Preset: common.preset},
 				os.Getenv, settingsConfig(s))
@@ -162,8 +173,25 @@ func runGUI(args []string, stderr io.Writer) error {
 	deps.Desktop = notifier
 	// The window searches: open the index (and catch up) while it comes up.
 	opened.index.Warm()
+	deps.AfterShow = func() { afterShow(a) }
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
 	return nil
+}
+
+// afterShow is the start-up work the window's first frame does not need, done once the
+// window is on the screen (issue 36: each was part of the time from exec to the window).
+func afterShow(a fyne.App) {
+	// The icon: decoding the 512×512 PNG for the window manager took about 17 ms of CPU
+	// before the map. The app's icon is set here too, before any notification needs it.
+	icon := fyne.NewStaticResource("icon.png", assets.Icon)
+	a.SetIcon(icon)
+	for _, w := range a.Driver().AllWindows() {
+		w.SetIcon(icon)
+	}
+	// Conversations are about to be opened: start a sandbox supervisor now, so that the
+	// first bash call does not wait for one (starting it runs this binary again, which
+	// competed with the window for the CPU before the map).
+	sandbox.Prewarm()
 }
 
 // settingsConfig is what the Settings dialog saved, as the client's configuration: the
@@ -183,8 +211,8 @@ func paceDemo(m *model) {
 	}
 }
 
-func showStartupError(a fyne.App, err error) {
-	w := a.NewWindow("Phoenix Desktop")
+func showStartupError(a fyne.App, w fyne.Window, err error) {
+	w.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	msg := widget.NewLabel(err.Error())
 	msg.Wrapping = fyne.TextWrapWord
 	w.SetContent(container.NewBorder(widget.NewLabelWithStyle("Phoenix Desktop could not start",
