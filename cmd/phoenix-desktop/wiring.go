@@ -400,6 +400,11 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		a.Close()
 		return nil, &configError{err}
 	}
+	passivation, err := passivationFromEnv(os.Getenv)
+	if err != nil {
+		a.Close()
+		return nil, &configError{err}
+	}
 	// The proxy asks the runtime about new hosts; the runtime is set once it has started.
 	var started atomic.Pointer[actors.Runtime]
 	a.proxy = &lazyProxy{log: log, open: func() (*appProxy, error) { return openProxy(store.Dir(), started.Load, log) }}
@@ -409,6 +414,7 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		HostProxy:    a.proxy,
 		Search:       a.index,
 		OutputLimits: limits,
+		Passivation:  passivation,
 		Store:        store,
 		LLM:          m.client,
 		Tools:        tools.NewRegistry(),
