@@ -31,6 +31,11 @@ type Passivation struct {
 // go.
 var DefaultPassivation = Passivation{IdleAfter: 10 * time.Minute, MaxResident: 24}
 
+// EnvPassivateAfter names the environment variable the app reads IdleAfter from, as a Go
+// duration (cmd/phoenix-desktop): for measuring, so that the bench's soak with a window lets
+// its conversations rest in seconds.
+const EnvPassivateAfter = "PHOENIX_PASSIVATE_AFTER"
+
 func (p Passivation) withDefaults() Passivation {
 	if p.IdleAfter == 0 {
 		p.IdleAfter = DefaultPassivation.IdleAfter

@@ -11,7 +11,7 @@ import (
 func TestPassivationFromEnv(t *testing.T) {
 	env := func(v string) func(string) string {
 		return func(k string) string {
-			if k == EnvPassivateAfter {
+			if k == actors.EnvPassivateAfter {
 				return v
 			}
 			return ""
@@ -24,7 +24,7 @@ func TestPassivationFromEnv(t *testing.T) {
 		t.Errorf("2s: %+v, %v", p, err)
 	}
 	for _, bad := range []string{"soon", "-1s", "0"} {
-		if _, err := passivationFromEnv(env(bad)); err == nil || !strings.Contains(err.Error(), EnvPassivateAfter) {
+		if _, err := passivationFromEnv(env(bad)); err == nil || !strings.Contains(err.Error(), actors.EnvPassivateAfter) {
 			t.Errorf("%q: %v; want an error naming the variable", bad, err)
 		}
 	}
