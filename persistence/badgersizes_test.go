@@ -151,3 +151,33 @@ func copyDir(t *testing.T, from, to string) {
 		}
 	}
 }
+
+// TestSizesTableIsTrue: docs/ARCHITECTURE.md lists every cache and its size in one table
+// ("Memory over a long life"); its rows for this store say what badgersizes.go sets.
+func TestSizesTableIsTrue(t *testing.T) {
+	doc, err := os.ReadFile("../docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mib := func(n int) string { return fmt.Sprintf("%d MiB", n>>20) }
+	want := map[string]string{
+		"memtables":        fmt.Sprintf("| %s, %d (", mib(memTableSize), numMemtables),
+		"value threshold":  fmt.Sprintf("| %d KiB |", valueThreshold>>10),
+		"block cache":      fmt.Sprintf("| %s, %s |", mib(blockCacheSize), mib(indexCacheSize)),
+		"value log file (": fmt.Sprintf("| %s |", mib(valueLogFileSize)),
+	}
+	for what, cell := range want {
+		found := false
+		for line := range strings.SplitSeq(string(doc), "\n") {
+			if strings.HasPrefix(line, "| the store's Badger: "+what) {
+				found = true
+				if !strings.Contains(line, cell) {
+					t.Errorf("docs/ARCHITECTURE.md says %q; the store sets %q", line, cell)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("docs/ARCHITECTURE.md has no row for the store's Badger %s", what)
+		}
+	}
+}
