@@ -101,6 +101,12 @@ func (m *managerActor) passivateIdle(ctx actor.Context) {
 	if idle < 0 {
 		return
 	}
+	if m.restPending && len(m.convs) == 0 {
+		if f := m.rt.cfg.OnAllRested; f != nil {
+			go f()
+		}
+	}
+	m.restPending = false
 	for id := range m.convs {
 		if time.Since(m.lastUsed[id]) >= idle {
 			m.query(ctx, id)
@@ -122,6 +128,7 @@ func (m *managerActor) onPassivateAnswer(ctx actor.Context, a passivateAnswer) {
 	}
 	m.forget(a.ID)
 	ctx.Stop(pid)
+	m.restPending = len(m.convs) == 0
 	if m.rt.cfg.passivated != nil {
 		m.rt.cfg.passivated(a.ID)
 	}

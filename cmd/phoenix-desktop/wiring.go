@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -435,6 +436,9 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		HiddenPathsFile: hiddenPathsFile(),
 		// The person's prices (prices.go), over the built-in table.
 		Prices: openPrices(instructions.ConfigDir(), log),
+
+		// Once every conversation rested, the memory they freed goes back to the system.
+		OnAllRested: debug.FreeOSMemory,
 	})
 	if err != nil {
 		a.Close()
