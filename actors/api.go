@@ -158,6 +158,11 @@ type Config struct {
 	// Passivation bounds the conversation actors kept in memory; the zero value is
 	// DefaultPassivation.
 	Passivation Passivation
+	// OnAllRested, when set, is called on a goroutine of its own once the last conversation
+	// in memory has been unloaded (at the idle check after that, when its actor has
+	// stopped): the app gives back to the system the memory the conversations freed
+	// (debug.FreeOSMemory), which Go's runtime would otherwise keep for the next turns.
+	OnAllRested func()
 	// passivated, when set (by this package's tests), is called with each passivated id.
 	passivated func(id string)
 	// checkpointsUnwatched, when set (by this package's tests), is called when a stopping

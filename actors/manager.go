@@ -31,6 +31,9 @@ type managerActor struct {
 	forwards map[string]uint64
 	// stopTicker ends the passivation ticker when the manager stops.
 	stopTicker chan struct{}
+	// restPending says the last conversation in memory was unloaded since the last idle
+	// check (Config.OnAllRested).
+	restPending bool
 }
 
 func newManager(rt *Runtime) *managerActor {

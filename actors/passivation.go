@@ -31,6 +31,11 @@ type Passivation struct {
 // go.
 var DefaultPassivation = Passivation{IdleAfter: 10 * time.Minute, MaxResident: 24}
 
+// EnvPassivateAfter names the environment variable the app reads IdleAfter from, as a Go
+// duration (cmd/phoenix-desktop): for measuring, so that the bench's soak with a window lets
+// its conversations rest in seconds.
+const EnvPassivateAfter = "PHOENIX_PASSIVATE_AFTER"
+
 func (p Passivation) withDefaults() Passivation {
 	if p.IdleAfter == 0 {
 		p.IdleAfter = DefaultPassivation.IdleAfter
@@ -96,6 +101,12 @@ func (m *managerActor) passivateIdle(ctx actor.Context) {
 	if idle < 0 {
 		return
 	}
+	if m.restPending && len(m.convs) == 0 {
+		if f := m.rt.cfg.OnAllRested; f != nil {
+			go f()
+		}
+	}
+	m.restPending = false
 	for id := range m.convs {
 		if time.Since(m.lastUsed[id]) >= idle {
 			m.query(ctx, id)
@@ -117,6 +128,7 @@ func (m *managerActor) onPassivateAnswer(ctx actor.Context, a passivateAnswer) {
 	}
 	m.forget(a.ID)
 	ctx.Stop(pid)
+	m.restPending = len(m.convs) == 0
 	if m.rt.cfg.passivated != nil {
 		m.rt.cfg.passivated(a.ID)
 	}

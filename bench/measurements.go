@@ -65,6 +65,7 @@ func measurements() []measurement {
 		{name: "commit with and without search indexing", unit: "ms", rows: commitRows, count: 3},
 		{name: "heap after opening 1,000 conversations", unit: "×", rows: heapRows, count: 3},
 		{name: "soak: resident memory after 2000 turns", unit: "MiB", rows: soakRows, count: 2},
+		{name: windowSoakRowName, unit: "MiB", rows: windowSoakRows, count: 3},
 		{name: "MCP tool round (stdio echo server)", unit: "ms", target: 3,
 			note: "model reply received → MCP call sent over stdio to a running server (sandboxed where Landlock works) → answer → result committed → tools fixed for the next request → request sent; the server's echo does no work of its own",
 			run:  mcpRound},

@@ -161,19 +161,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	bopts := badger.DefaultOptions("").
-		WithLogger(badgerLogger{s.log}).
-		WithMetricsEnabled(false).
-		// A desktop app shares the machine: the default 256 MiB block cache is more than a
-		// conversation store needs.
-		WithBlockCacheSize(64 << 20).
-		WithNumCompactors(2).
-		WithNumMemtables(3).
-		// Small logs, so that the reserve a write leaves covers them (space.go).
-		WithMemTableSize(memTableSize).
-		WithValueLogFileSize(valueLogFileSize)
+	// Badger's sizes, and why each: badgersizes.go.
+	bopts := badgerOptions(opts.InMemory).WithLogger(badgerLogger{s.log})
 	if opts.InMemory {
-		bopts = bopts.WithInMemory(true)
 		// Without a value log, Badger keeps every value in the LSM tree and refuses one
 		// over its value threshold.
 		s.maxValue = int(bopts.ValueThreshold)
@@ -285,7 +275,7 @@ func (s *Store) openDB(readOnly bool) (*badger.DB, error) {
 		}
 	}
 	var db *badger.DB
-	err := guardFault(func() error {
+	open := func() error {
 		var err error
 		db, err = badger.Open(bopts)
 		for deadline := time.Now().Add(lockWait); err != nil && isBadgerLocked(err) && time.Now().Before(deadline); {
@@ -293,6 +283,22 @@ func (s *Store) openDB(readOnly bool) (*badger.DB, error) {
 			db, err = badger.Open(bopts)
 		}
 		return err
+	}
+	// A crash may have left memtable logs written with bigger memtables than ours: they are
+	// replayed into memtables of their size, and a writable store closes once (which flushes
+	// them into tables and deletes them) to open again with its own.
+	want := bopts.MemTableSize
+	bopts.MemTableSize = LeftoverMemTableSize(s.dir, want)
+	err := guardFault(func() error {
+		if err := open(); err != nil || readOnly || bopts.MemTableSize == want {
+			return err
+		}
+		s.log.Info("a crash left memtable logs bigger than the store's memtables: flushing them before opening again", "dir", s.dir)
+		if err := db.Close(); err != nil {
+			return err
+		}
+		bopts.MemTableSize = want
+		return open()
 	})
 	if err == nil {
 		if !readOnly && s.dir != "" {

@@ -486,9 +486,12 @@ func TestTooLarge(t *testing.T) {
 	}{
 		{name: "one message over the value limit", msgs: []domain.Message{userMsg(0, MaxValueSize+1)}},
 		{name: "one message over the in-memory limit", inMemory: true, msgs: []domain.Message{userMsg(0, 2<<20)}},
-		{name: "messages together over one commit", msgs: []domain.Message{userMsg(0, 900<<10), userMsg(1, 900<<10),
-			userMsg(2, 900<<10), userMsg(3, 900<<10), userMsg(4, 900<<10), userMsg(5, 900<<10), userMsg(6, 900<<10),
-			userMsg(7, 900<<10), userMsg(8, 900<<10), userMsg(9, 900<<10), userMsg(10, 900<<10), userMsg(11, 900<<10)}},
+		// Values under the value threshold count in full against one transaction
+		// (badgersizes.go); a dozen of them is more than one commit takes.
+		{name: "messages together over one commit", msgs: []domain.Message{userMsg(0, valueThreshold-1024), userMsg(1, valueThreshold-1024),
+			userMsg(2, valueThreshold-1024), userMsg(3, valueThreshold-1024), userMsg(4, valueThreshold-1024), userMsg(5, valueThreshold-1024),
+			userMsg(6, valueThreshold-1024), userMsg(7, valueThreshold-1024), userMsg(8, valueThreshold-1024), userMsg(9, valueThreshold-1024),
+			userMsg(10, valueThreshold-1024), userMsg(11, valueThreshold-1024)}},
 		{name: "image over the in-memory limit", inMemory: true, blob: 2 << 20},
 	}
 	for _, tc := range cases {

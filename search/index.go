@@ -189,22 +189,51 @@ func (x *Index) openReadOnly(full error) (*Index, error) {
 	return x, nil
 }
 
+// The index's Badger sizes (issue 43: the app stays open for weeks; the store's, and why
+// Badger's defaults do not suit, are in persistence/badgersizes.go):
+//
+//   - indexMemTable, 4 MiB: Badger holds the mutable memtable as an arena of 1.3 × this for
+//     as long as the index is open. The index writes through write batches, which Badger
+//     cuts into transactions itself, so only one entry must fit one (15% of this, 614 KiB).
+//   - indexValueThreshold, 512 KiB: under that 614 KiB (Badger refuses a threshold over
+//     it); a bigger value (the term list of a chunk of long messages) goes to the value log.
+//   - 2 memtables (one written, one flushing), a 16 MiB block cache for the posting lists a
+//     search reads, and a 4 MiB cache for the tables' indexes and Bloom filters instead of
+//     all of them in the heap (Badger's default), which would grow with the index.
+//   - 64 MiB value logs: no value comes near, and Badger maps the log it writes.
+const (
+	indexMemTable       = 4 << 20
+	indexValueThreshold = 512 << 10
+)
+
 func openDB(dir string, inMemory, readOnly bool) (*badger.DB, error) {
 	opts := badger.DefaultOptions(dir).
 		WithLogger(nil).
 		WithMetricsEnabled(false).
 		WithBlockCacheSize(16 << 20).
-		WithMemTableSize(16 << 20).
+		WithIndexCacheSize(4 << 20).
+		WithMemTableSize(indexMemTable).
+		WithValueThreshold(indexValueThreshold).
 		WithNumMemtables(2).
 		WithNumCompactors(2).
 		WithValueLogFileSize(64 << 20)
 	if inMemory {
-		opts = opts.WithDir("").WithValueDir("").WithInMemory(true)
+		return badger.Open(opts.WithDir("").WithValueDir("").WithInMemory(true))
 	}
 	if readOnly {
 		opts = opts.WithReadOnly(true)
 	}
-	return badger.Open(opts)
+	// A crash of a version with bigger memtables leaves logs that only memtables of their
+	// size take; a writable index flushes them (Close) and opens again with its own.
+	opts.MemTableSize = persistence.LeftoverMemTableSize(dir, indexMemTable)
+	db, err := badger.Open(opts)
+	if err != nil || readOnly || opts.MemTableSize == indexMemTable {
+		return db, err
+	}
+	if err := db.Close(); err != nil {
+		return nil, err
+	}
+	return badger.Open(opts.WithMemTableSize(indexMemTable))
 }
 
 func isLocked(err error) bool { return strings.Contains(err.Error(), "Cannot acquire directory lock") }

@@ -96,6 +96,8 @@ type MainWindow struct {
 
 	// exportForm is the last Export dialog opened (exportdialog.go).
 	exportForm *exportForm
+	// recent are the conversations shown most recently, the last the newest (keeploaded.go).
+	recent []string
 
 	// The components of the window, each owning its widgets.
 	sidebar  *sidebar
@@ -335,6 +337,7 @@ func (m *MainWindow) open(id string) {
 	}
 	m.saveDraft()
 	m.current = cs
+	m.noteShown(cs)
 	// The sidebar marks where the person went, also when they got there another way than
 	// by the sidebar (a fork, "Continue in new conversation", a search hit).
 	m.sidebar.selectCurrent(true)

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -400,6 +401,11 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		a.Close()
 		return nil, &configError{err}
 	}
+	passivation, err := passivationFromEnv(os.Getenv)
+	if err != nil {
+		a.Close()
+		return nil, &configError{err}
+	}
 	// The proxy asks the runtime about new hosts; the runtime is set once it has started.
 	var started atomic.Pointer[actors.Runtime]
 	a.proxy = &lazyProxy{log: log, open: func() (*appProxy, error) { return openProxy(store.Dir(), started.Load, log) }}
@@ -409,6 +415,7 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		HostProxy:    a.proxy,
 		Search:       a.index,
 		OutputLimits: limits,
+		Passivation:  passivation,
 		Store:        store,
 		LLM:          m.client,
 		Tools:        tools.NewRegistry(),
@@ -429,6 +436,9 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		HiddenPathsFile: hiddenPathsFile(),
 		// The person's prices (prices.go), over the built-in table.
 		Prices: openPrices(instructions.ConfigDir(), log),
+
+		// Once every conversation rested, the memory they freed goes back to the system.
+		OnAllRested: debug.FreeOSMemory,
 	})
 	if err != nil {
 		a.Close()

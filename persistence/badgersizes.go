@@ -1,0 +1,95 @@
+package persistence
+
+import (
+	"path/filepath"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Badger's memory, sized for an app that stays open for weeks (issue 43). Badger's defaults
+// are a server's: a 64 MiB memtable (held as a Go arena of 1.3 times that, in full, from
+// the moment it is made), 5 of them, a 256 MiB block cache and every table's index kept in
+// memory. What each size here is, and why:
+//
+//   - memTableSize (space.go), 4 MiB: the arena Badger allocates for a memtable is 1.3 ×
+//     this, and the mutable one is always held, so this is what a store holds at rest. A
+//     turn writes a few KiB, so a memtable still takes hundreds of turns; a flush of 4 MiB
+//     takes milliseconds. The cost is the size of one transaction: Badger refuses one over
+//     15% of the memtable (about 614 KiB here, counting a value's full size below
+//     valueThreshold and a pointer's 12 bytes above it) or over that many ÷ 96 entries
+//     (6,553), which valueThreshold keeps out of reach (TestLargestCommitFits).
+//   - valueThreshold, 64 KiB: a value this big or bigger goes to the value log and costs a
+//     transaction (and the memtable) a pointer. The largest commit the app makes is an
+//     assistant reply with tool calls together with the conversation record, whose state
+//     repeats those calls, or a round's results answered at once; with every value over
+//     64 KiB a pointer, nine values just under it still fit, where Badger's default (1 MiB)
+//     with these memtables would not fit two. Values between 64 KiB and 1 MiB (the longest
+//     tool outputs and replies) now sit in the value log beside the images: the log is
+//     appended to and read through its map, so they cost the process no heap.
+//   - numMemtables, 2: the mutable memtable and one being flushed. More only help a writer
+//     faster than a flush, which one person's conversations never are.
+//   - blockCacheSize, 16 MiB: decompressed table blocks (the tables are Snappy-compressed,
+//     which needs a cache). The conversations a person has open fit many times over; a
+//     conversation read once more after it fell out is read from the page cache.
+//   - indexCacheSize, 8 MiB: the tables' indexes and Bloom filters. Badger's default (0)
+//     keeps every table's in the heap, which grows with the store for as long as it is
+//     open; a cache bounds it, at the cost of reading an evicted index from its table.
+//   - valueLogFileSize (space.go), 128 MiB: one value log must hold the largest value
+//     (MaxValueSize). Badger maps it; the pages it touches are the file's, given back by the
+//     kernel under pressure and unmapped when the log turns over.
+//
+// An in-memory store (tests only) keeps Badger's value threshold and a memtable that takes
+// it: without a value log every value lives in the memtable.
+const (
+	valueThreshold = 64 << 10
+	numMemtables   = 2
+	blockCacheSize = 16 << 20
+	indexCacheSize = 8 << 20
+	// inMemoryMemTableSize takes one value of Badger's default threshold (1 MiB) in a
+	// transaction (15% of it, 2.4 MiB).
+	inMemoryMemTableSize = 16 << 20
+)
+
+// badgerOptions are the store's Badger options for dir ("" in memory), before the store adds
+// its logger, directories and sync choice.
+func badgerOptions(inMemory bool) badger.Options {
+	o := badger.DefaultOptions("").
+		WithMetricsEnabled(false).
+		WithNumCompactors(2).
+		WithNumMemtables(numMemtables).
+		WithBlockCacheSize(blockCacheSize).
+		WithIndexCacheSize(indexCacheSize).
+		// Small logs, so that the reserve a write leaves covers them (space.go).
+		WithMemTableSize(memTableSize).
+		WithValueThreshold(valueThreshold).
+		WithValueLogFileSize(valueLogFileSize)
+	if inMemory {
+		o = o.WithInMemory(true).WithMemTableSize(inMemoryMemTableSize).WithValueThreshold(badger.DefaultOptions("").ValueThreshold)
+	}
+	return o
+}
+
+// LeftoverMemTableSize is the memtable size to open the Badger database in dir with: want,
+// or more when a crash left memtable logs written with bigger memtables (a version before
+// issue 43's sizes). Badger replays each such log into one memtable of the size it is opened
+// with, and panics when the log holds more than that takes. Badger deletes every memtable
+// log on a clean close and stops filling one at its memtable size, so a log's size bounds
+// what it holds: a log left as Badger made it is twice its memtable, one a replay already
+// cut to its last entry is what it holds (a memtable's arena takes the entries in about the
+// bytes their log does, plus Badger's 30%). The search index opens its own Badger through
+// this too.
+func LeftoverMemTableSize(dir string, want int64) int64 {
+	if dir == "" {
+		return want
+	}
+	logs, err := logFiles(dir)
+	if err != nil {
+		return want
+	}
+	for name, size := range logs {
+		if filepath.Ext(name) == ".mem" && size > want {
+			want = size
+		}
+	}
+	return want
+}
