@@ -98,11 +98,7 @@ func NewView(opts Options) *View {
 	v.status.Hide()
 
 	v.files = widget.NewList(func() int { return len(v.ch.Files) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
+		func() fyne.CanvasObject { return newFileCell() },
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(v.ch.Files) {
 				return
@@ -112,7 +108,7 @@ func NewView(opts Options) *View {
 			if v.reviewed[f.Path] {
 				mark = "✓ "
 			}
-			o.(*widget.Label).SetText(fmt.Sprintf("%s%s %s  +%d −%d", mark, statusLetter(f.Status), f.Path, f.Added, f.Deleted))
+			o.(*fileCell).setText(fmt.Sprintf("%s%s %s  +%d −%d", mark, statusLetter(f.Status), f.Path, f.Added, f.Deleted))
 		})
 	v.files.OnSelected = func(id widget.ListItemID) {
 		if id < len(v.fileRow) {
