@@ -36,6 +36,9 @@ type reviewUI struct {
 	b        ReviewBackend
 	wins     map[string]*reviewWindow
 	comments map[string][]review.Comment
+	// stale are the open windows whose conversation changed since they were read: they
+	// are read again once it is at rest (reloadChanged).
+	stale map[string]bool
 }
 
 // reviewWindow is one conversation's Changes window.
@@ -49,7 +52,7 @@ type reviewWindow struct {
 }
 
 func newReviewUI(m *MainWindow) *reviewUI {
-	r := &reviewUI{m: m, wins: map[string]*reviewWindow{}, comments: map[string][]review.Comment{}}
+	r := &reviewUI{m: m, wins: map[string]*reviewWindow{}, comments: map[string][]review.Comment{}, stale: map[string]bool{}}
 	r.b, _ = m.b.(ReviewBackend)
 	return r
 }
@@ -290,4 +293,34 @@ func (r *reviewUI) turnChanged(convID string, seq uint64) bool {
 		}
 	}
 	return false
+}
+
+// noteEvent notes that an open Changes window's conversation changed: a message committed
+// (a turn's, or the notice of a revert, a Rewind or an Undo), a checkpoint saved, its state
+// changed.
+func (r *reviewUI) noteEvent(ev actors.Event) {
+	switch ev.(type) {
+	case actors.MessageCommitted, actors.CheckpointSaved, actors.StateChanged:
+		if r.wins[ev.Conversation()] != nil {
+			r.stale[ev.Conversation()] = true
+		}
+	}
+}
+
+// reloadChanged reads again the open Changes windows whose conversation changed and is at
+// rest (a turn's files are read once, when it ends, not at every tool call); the view keeps
+// the person's place, selection and marks where the lines still are (SetChanges).
+func (r *reviewUI) reloadChanged() {
+	for id := range r.stale {
+		w := r.wins[id]
+		if w == nil {
+			delete(r.stale, id)
+			continue
+		}
+		if w.cs.busy() {
+			continue
+		}
+		delete(r.stale, id)
+		r.load(w)
+	}
 }

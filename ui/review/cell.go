@@ -137,12 +137,12 @@ func (c *rowCell) show(id int) {
 		c.fileLabel.Text = text
 		c.fileLabel.Color = theme.Color(theme.ColorNameForeground)
 		path := f.Path
-		if v.reviewed[path] {
+		if v.Reviewed(path) {
 			c.reviewed.SetText("✓ Reviewed")
 		} else {
 			c.reviewed.SetText("Mark reviewed")
 		}
-		c.reviewed.OnTapped = func() { v.SetReviewed(path, !v.reviewed[path]) }
+		c.reviewed.OnTapped = func() { v.SetReviewed(path, !v.Reviewed(path)) }
 		file := r.file
 		c.revertFile.OnTapped = func() { v.revert(file, 0) }
 	case rowHunk:
