@@ -39,10 +39,10 @@ type View struct {
 	widget.BaseWidget
 	opts Options
 
-	ch       review.Changes
-	rows     []row
-	fileRow  []int
-	split    bool
+	ch      review.Changes
+	rows    []row
+	fileRow []int
+	split   bool
 	// reviewed are the marks: a file's path and the fingerprint of the diff it was marked
 	// on. A file shows as reviewed while its diff is that one.
 	reviewed map[string]string
