@@ -26,13 +26,16 @@ type reviewKeeper struct {
 	b    ReviewDraftsBackend
 	read map[string]bool
 	ver  map[string]int
+	// stored says the store may hold something for the conversation: an empty draft is
+	// written only then, not with every message sent.
+	stored map[string]bool
 
 	mu      sync.Mutex
 	written map[string]int // the newest version written per conversation
 }
 
 func newReviewKeeper(b Backend) *reviewKeeper {
-	k := &reviewKeeper{read: map[string]bool{}, ver: map[string]int{}, written: map[string]int{}}
+	k := &reviewKeeper{read: map[string]bool{}, ver: map[string]int{}, stored: map[string]bool{}, written: map[string]int{}}
 	k.b, _ = b.(ReviewDraftsBackend)
 	return k
 }
@@ -56,6 +59,7 @@ func (r *reviewUI) restoreKept(cs *convState) {
 			if r.m.closed {
 				return
 			}
+			k.stored[cs.id] = true
 			added := len(r.comments[cs.id]) > 0 || len(r.marks[cs.id]) > 0
 			if len(d.Comments) > 0 {
 				r.comments[cs.id] = append(slices.Clone(d.Comments), r.comments[cs.id]...)
@@ -83,12 +87,16 @@ func (r *reviewUI) keep(id string) {
 	if k.b == nil {
 		return
 	}
-	k.ver[id]++
-	v := k.ver[id]
 	d := actors.ReviewDraft{Comments: slices.Clone(r.comments[id]), Reviewed: maps.Clone(r.marks[id])}
 	if len(d.Reviewed) == 0 {
 		d.Reviewed = nil
 	}
+	if d.Empty() && !k.stored[id] {
+		return // nothing there to remove
+	}
+	k.stored[id] = !d.Empty()
+	k.ver[id]++
+	v := k.ver[id]
 	go func() {
 		k.mu.Lock()
 		defer k.mu.Unlock()
