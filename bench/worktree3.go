@@ -24,7 +24,7 @@ const worktree3RowName = "three worktree conversations' turns at once ÷ one tur
 // appears in another, the main working tree is untouched until a merge, and all three
 // merge cleanly in turn — and the row fails when one of them does not hold. What it times,
 // without a target, is the three turns at once against one such turn alone, taken just
-// before in the same run (about 3× on the 2-core VM at load 20, where they share two cores
+// before in the same run (2.4× on the 2-core VM at rest, where the three share two cores
 // with the fake server and git).
 func worktree3Rows(ctx context.Context, o Options) ([]Row, error) {
 	if ok, why := sandbox.ProjectAvailable(); !ok {
