@@ -76,6 +76,7 @@ func measurements() []measurement {
 		{name: "first request with an MCP server that never starts", unit: "ms", rows: mcpSilentRows, count: 2},
 		{name: checkpointRowName, unit: "ms", rows: checkpointSnapshot, count: 2},
 		{name: worktreeRowName, unit: "×", rows: worktreeRows, count: 3},
+		{name: worktree3RowName, unit: "×", rows: worktree3Rows, count: 3},
 		{name: proxyRowName, unit: "ms", rows: proxyRows, count: 3},
 		{name: coldStartRowName, unit: "ms", rows: coldStartRows, count: 5},
 		{name: idleRowName, unit: "×", rows: idleRows, count: 3},

@@ -21,7 +21,8 @@
 //	cblob/<id>/<sha256>     empty: the conversation references the blob
 //	del/<id>                a deletion that has begun and must be finished (see Delete)
 //	aux/<id>/<name>         runtime records of a conversation: instructions, queue, checkpoints,
-//	                        restores, the unsent draft (aux.go); files/<id>/ in the directory
+//	                        restores, the unsent draft, the Changes view's comments and marks
+//	                        (aux.go); files/<id>/ in the directory
 //	                        holds its checkpoint files
 //
 // Schema changes. People's data directories outlive every build, so the layout above and

@@ -42,6 +42,10 @@ var linkedPaths = []string{"hooks", "config", "config.worktree", "HEAD", "index"
 // linkedWorktreeFiles are the files of each worktrees/<name> directory kept read-only.
 var linkedWorktreeFiles = []string{"commondir", "gitdir", "config.worktree"}
 
+// otherWorktreeFiles are the files of the other linked worktrees' directories kept
+// read-only too: their checkouts, as the main working tree's HEAD and index.
+var otherWorktreeFiles = []string{"HEAD", "index"}
+
 // protectedOutside is a protected path outside the tree and whether it existed when the
 // command started.
 type protectedOutside struct {
@@ -49,53 +53,54 @@ type protectedOutside struct {
 	existed bool
 }
 
-// linkedRepository returns the common directory of the linked worktree tree is, or "" when
-// tree is not one laid out as git lays it out.
-func linkedRepository(tree string) string {
+// linkedRepository returns the common directory of the linked worktree tree is, and the
+// worktree's own directory in it (worktrees/<name>), or "" when tree is not one laid out as
+// git lays it out.
+func linkedRepository(tree string) (common, own string) {
 	pointer := filepath.Join(tree, ".git")
 	fi, err := os.Lstat(pointer)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
-		return ""
+		return "", ""
 	}
 	b, err := os.ReadFile(pointer)
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
 	if !ok || dir == "" {
-		return ""
+		return "", ""
 	}
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(tree, dir)
 	}
-	own, err := filepath.EvalSymlinks(dir)
+	own, err = filepath.EvalSymlinks(dir)
 	if err != nil || filepath.Base(filepath.Dir(own)) != "worktrees" {
-		return ""
+		return "", ""
 	}
-	common := filepath.Dir(filepath.Dir(own))
+	common = filepath.Dir(filepath.Dir(own))
 	cd, err := os.ReadFile(filepath.Join(own, "commondir"))
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	c := strings.TrimSpace(string(cd))
 	if !filepath.IsAbs(c) {
 		c = filepath.Join(own, c)
 	}
 	if real, err := filepath.EvalSymlinks(c); err != nil || real != common {
-		return ""
+		return "", ""
 	}
 	back, err := os.ReadFile(filepath.Join(own, "gitdir"))
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	if real, err := filepath.EvalSymlinks(string(bytes.TrimSpace(back))); err != nil || real != pointer {
-		return ""
+		return "", ""
 	}
 	entries := readDir(common)
 	if !looksLikeRepository(entries) || common == "/" || within(common, tree) || within(tree, common) {
-		return ""
+		return "", ""
 	}
-	return common
+	return common, own
 }
 
 // within says whether p is root or lies under it (both clean absolute paths).
@@ -108,7 +113,7 @@ func within(root, p string) bool {
 // with its protected files read-only, and records which of those existed.
 func (b *boundTree) bindLinkedRepository(tree string) error {
 	b.outside, b.common = nil, ""
-	common := linkedRepository(tree)
+	common, own := linkedRepository(tree)
 	if common == "" {
 		return nil
 	}
@@ -135,7 +140,12 @@ func (b *boundTree) bindLinkedRepository(tree string) error {
 	worktrees := filepath.Join(common, "worktrees")
 	for _, e := range readDir(worktrees) {
 		if e.IsDir() {
-			for _, f := range linkedWorktreeFiles {
+			files := linkedWorktreeFiles
+			if filepath.Join(worktrees, e.Name()) != own {
+				// Another worktree's checkout, as the main one's HEAD and index.
+				files = append(slices.Clone(files), otherWorktreeFiles...)
+			}
+			for _, f := range files {
 				protect = append(protect, filepath.Join(worktrees, e.Name(), f))
 			}
 		}
@@ -156,7 +166,7 @@ func (b *boundTree) bindLinkedRepository(tree string) error {
 			return err
 		}
 	}
-	return nil
+	return b.protectCheckedOutBranches(common, own)
 }
 
 // removeCreatedOutside removes the protected files of the common directory a command

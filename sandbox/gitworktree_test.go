@@ -81,3 +81,96 @@ func TestProjectModeCommitsInALinkedWorktree_Issue34(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectModeWorktreeCannotMoveTheBaseBranch_Issue34: from a linked worktree, a
+// Project command commits, stashes, makes and deletes its own branches (loose and packed),
+// but cannot move or delete the branch the main working tree has checked out (the base the
+// worktree merges into) nor another worktree's branch — by git update-ref, git branch -f,
+// writing the ref, renaming its directories or rewriting packed-refs — whether the base was
+// a loose ref or only in packed-refs when the command started.
+func TestProjectModeWorktreeCannotMoveTheBaseBranch_Issue34(t *testing.T) {
+	for _, packed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "loose", true: "packed"}[packed], func(t *testing.T) {
+			f := newProjectFixture(t)
+			main := f.tree
+			git := func(dir string, args ...string) string {
+				t.Helper()
+				cmd := exec.Command("git", args...)
+				cmd.Dir, cmd.Env = dir, f.env
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+				return strings.TrimSpace(string(out))
+			}
+			base := git(main, "symbolic-ref", "--short", "HEAD")
+			wt := filepath.Join(t.TempDir(), "wt")
+			other := filepath.Join(t.TempDir(), "other")
+			git(main, "worktree", "add", "-q", "-b", "phoenix/x", wt)
+			git(main, "worktree", "add", "-q", "-b", "phoenix/y", other)
+			if packed {
+				git(main, "pack-refs", "--all", "--prune")
+				if _, err := os.Stat(filepath.Join(main, ".git", "refs", "heads", base)); err == nil {
+					t.Fatal("the base branch is still a loose ref after pack-refs")
+				}
+			}
+			baseAt, otherAt := git(main, "rev-parse", base), git(main, "rev-parse", "phoenix/y")
+
+			f.tree = wt
+			f.env = append(f.env, "C="+filepath.Join(main, ".git"), "B="+base)
+			works := `set -e
+echo edited >> main.go && git commit -qam agent
+echo more >> main.go && git stash -q && git stash list | grep -q .
+git branch mine && git branch -D mine >/dev/null
+git branch packedmine && git pack-refs --all && git branch -D packedmine >/dev/null
+git log --oneline | wc -l`
+			if r, _ := f.run(t, works, ""); r.code != 0 || strings.TrimSpace(r.stdout) != "2" {
+				t.Fatalf("commit, stash and own branches in the worktree: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+			attempts := []string{
+				`git update-ref "refs/heads/$B" HEAD`,
+				`git branch -f "$B" HEAD`,
+				`git update-ref -d "refs/heads/$B"`,
+				`git branch -D "$B"`,
+				`git rev-parse HEAD > "$C/refs/heads/$B"`,
+				`rm -f "$C/refs/heads/$B" && test ! -e "$C/refs/heads/$B"`,
+				`mv "$C/refs/heads" "$C/refs/heads-old"`,
+				`mv "$C/refs" "$C/refs-old"`,
+				`git update-ref refs/heads/phoenix/y HEAD`,
+				`mv "$C/refs/heads/phoenix" "$C/refs/heads/phoenix-old"`,
+				`git rev-parse HEAD > "$C/worktrees/other/HEAD"`,
+			}
+			for _, a := range attempts {
+				if r, _ := f.run(t, a, ""); r.code == 0 {
+					t.Errorf("%q succeeded\nstderr: %s", a, r.stderr)
+				}
+			}
+			// packed-refs is the worktree's to rewrite, but the loose base wins over it.
+			f.run(t, `sed -i "s#^[0-9a-f]* refs/heads/$B\$#$(git rev-parse HEAD) refs/heads/$B#" "$C/packed-refs"`, "")
+			if got := git(main, "rev-parse", base); got != baseAt {
+				t.Errorf("the base branch %s moved: %s, was %s", base, got, baseAt)
+			}
+			if got := git(main, "rev-parse", "phoenix/y"); got != otherAt {
+				t.Errorf("the other worktree's branch moved: %s, was %s", got, otherAt)
+			}
+			if st := git(main, "status", "--porcelain"); st != "" {
+				t.Errorf("the main working tree changed: %q", st)
+			}
+			if got := git(main, "log", "-1", "--format=%s", "phoenix/x"); got != "agent" {
+				t.Errorf("the worktree's branch: %q, want its commit", got)
+			}
+			// The person commits on the base in their own tree (the loose file replaced
+			// under any bind): the next command still cannot move it.
+			mustWrite(t, filepath.Join(main, "person.txt"), "mine\n")
+			git(main, "add", "person.txt")
+			git(main, "commit", "-q", "-m", "person")
+			baseAt = git(main, "rev-parse", base)
+			if r, _ := f.run(t, `git update-ref "refs/heads/$B" HEAD`, ""); r.code == 0 {
+				t.Errorf("after the person's commit, update-ref of the base succeeded")
+			}
+			if got := git(main, "rev-parse", base); got != baseAt {
+				t.Errorf("the base branch %s moved after the person's commit: %s, was %s", base, got, baseAt)
+			}
+		})
+	}
+}

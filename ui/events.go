@@ -39,6 +39,7 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 			continue
 		}
 		cs := m.conv(ev.Conversation())
+		m.rv.noteEvent(ev)
 		switch e := ev.(type) {
 		case actors.ConversationCreated:
 			if !cs.hasState {
@@ -93,6 +94,7 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 			v.changed()
 		}
 	}
+	m.rv.reloadChanged()
 	if sidebar {
 		m.sidebar.refresh()
 	}

@@ -356,6 +356,7 @@ func (m *MainWindow) open(id string) {
 	m.find.hide()
 	m.loadDraft()
 	m.drafts.restore(cs)
+	m.rv.restoreKept(cs)
 	if !cs.loaded && !cs.loading {
 		m.load(cs)
 	}

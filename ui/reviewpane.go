@@ -37,6 +37,12 @@ type reviewUI struct {
 	b        ReviewBackend
 	wins     map[string]*reviewWindow
 	comments map[string][]review.Comment
+	// stale are the open windows whose conversation changed since they were read: they
+	// are read again once it is at rest (reloadChanged).
+	stale map[string]bool
+	// marks are the files marked reviewed per conversation (path → the diff's print).
+	marks  map[string]map[string]string
+	keeper *reviewKeeper
 }
 
 // reviewWindow is one conversation's Changes window.
@@ -50,7 +56,8 @@ type reviewWindow struct {
 }
 
 func newReviewUI(m *MainWindow) *reviewUI {
-	r := &reviewUI{m: m, wins: map[string]*reviewWindow{}, comments: map[string][]review.Comment{}}
+	r := &reviewUI{m: m, wins: map[string]*reviewWindow{}, comments: map[string][]review.Comment{}, stale: map[string]bool{},
+		marks: map[string]map[string]string{}, keeper: newReviewKeeper(m.b)}
 	r.b, _ = m.b.(ReviewBackend)
 	return r
 }
@@ -82,10 +89,13 @@ func (r *reviewUI) open(cs *convState, scope actors.ChangesScope) {
 			w.scope = actors.ChangesScope{Kind: s, Turn: w.scope.Turn}
 			r.load(w)
 		},
-		OnRevert:  func(path string, hunk int) { r.revert(w, path, hunk) },
-		OnComment: func(c review.Comment) { r.addComment(w, c) },
-		Do:        r.m.do,
+		OnRevert:   func(path string, hunk int) { r.revert(w, path, hunk) },
+		OnComment:  func(c review.Comment) { r.addComment(w, c) },
+		OnReviewed: func(path, diff string) { r.setMark(cs.id, path, diff) },
+		Do:         r.m.do,
 	})
+	w.view.SetMarks(r.marks[cs.id])
+	r.restoreKept(cs)
 	w.view.SetDraft(len(r.comments[cs.id]))
 	w.win = r.m.app.NewWindow("Changes — " + transcript.Title(cs.conv.Title, cs.conv.Cwd))
 	refresh := button.NewWithIcon("Refresh", theme.ViewRefreshIcon(), func() { r.load(w) })
@@ -201,6 +211,7 @@ func (r *reviewUI) revert(w *reviewWindow, path string, hunk int) {
 // addComment keeps a comment for the conversation's next message.
 func (r *reviewUI) addComment(w *reviewWindow, c review.Comment) {
 	r.comments[w.cs.id] = append(r.comments[w.cs.id], c)
+	r.keep(w.cs.id)
 	w.view.SetDraft(len(r.comments[w.cs.id]))
 	w.view.SetStatus("Comment added on " + c.Where() + ". It goes with your next message in the chat.")
 	r.m.refreshStrip()
@@ -224,6 +235,12 @@ func (r *reviewUI) putBack(cs *convState, c []review.Comment) {
 }
 
 func (r *reviewUI) draftChanged(cs *convState) {
+	r.keep(cs.id)
+	r.showDraft(cs)
+}
+
+// showDraft shows how many comments wait, in the Changes window and the composer.
+func (r *reviewUI) showDraft(cs *convState) {
 	if w := r.wins[cs.id]; w != nil {
 		w.view.SetDraft(len(r.comments[cs.id]))
 	}
@@ -291,4 +308,34 @@ func (r *reviewUI) turnChanged(convID string, seq uint64) bool {
 		}
 	}
 	return false
+}
+
+// noteEvent notes that an open Changes window's conversation changed: a message committed
+// (a turn's, or the notice of a revert, a Rewind or an Undo), a checkpoint saved, its state
+// changed.
+func (r *reviewUI) noteEvent(ev actors.Event) {
+	switch ev.(type) {
+	case actors.MessageCommitted, actors.CheckpointSaved, actors.StateChanged:
+		if r.wins[ev.Conversation()] != nil {
+			r.stale[ev.Conversation()] = true
+		}
+	}
+}
+
+// reloadChanged reads again the open Changes windows whose conversation changed and is at
+// rest (a turn's files are read once, when it ends, not at every tool call); the view keeps
+// the person's place, selection and marks where the lines still are (SetChanges).
+func (r *reviewUI) reloadChanged() {
+	for id := range r.stale {
+		w := r.wins[id]
+		if w == nil {
+			delete(r.stale, id)
+			continue
+		}
+		if w.cs.busy() {
+			continue
+		}
+		delete(r.stale, id)
+		r.load(w)
+	}
 }

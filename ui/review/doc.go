@@ -9,6 +9,11 @@
 // hunk headers, lines) whose templates are reused as it scrolls, so a change of 200 files
 // and 20,000 lines opens and scrolls at the speed of a short one.
 //
+// When the scope shown is given again (the conversation changed while the view was open),
+// the row on top, the selected lines and the comment being written stay where those lines
+// still are, and a file marked reviewed keeps its mark only while its diff is the one it
+// was marked on (keep.go).
+//
 // The view is a widget that shows what it is given (SetChanges) and says what the person
 // asks for through Options' callbacks; it calls nothing itself. Package ui wires it to the
 // actors (reviewpane.go). It may import Fyne, review (the files and hunks it shows, and the

@@ -27,8 +27,10 @@ type Options struct {
 	OnRevert func(path string, hunk int)
 	// OnComment adds a comment to the draft that goes with the next message.
 	OnComment func(review.Comment)
-	// OnReviewed is told when a file is marked reviewed, or no longer.
-	OnReviewed func(path string, on bool)
+	// OnReviewed is told when a file is marked reviewed (diff is the fingerprint of the
+	// file's diff it was marked on, DiffPrint), or no longer (diff ""): also when a mark is
+	// dropped because the file changed after it.
+	OnReviewed func(path, diff string)
 	// Do runs f on the UI goroutine (fyne.Do when nil): the highlighter reports through it.
 	Do func(func())
 }
@@ -38,11 +40,13 @@ type View struct {
 	widget.BaseWidget
 	opts Options
 
-	ch       review.Changes
-	rows     []row
-	fileRow  []int
-	split    bool
-	reviewed map[string]bool
+	ch      review.Changes
+	rows    []row
+	fileRow []int
+	split   bool
+	// reviewed are the marks: a file's path and the fingerprint of the diff it was marked
+	// on. A file shows as reviewed while its diff is that one.
+	reviewed map[string]string
 	// cursor and anchor are the rows of the selected lines (-1: none): the lines between
 	// them, of one file, are what a comment is about.
 	cursor, anchor int
@@ -72,7 +76,7 @@ var scopeLabels = []struct {
 
 // NewView makes an empty Changes view; SetChanges fills it.
 func NewView(opts Options) *View {
-	v := &View{opts: opts, reviewed: map[string]bool{}, cursor: -1, anchor: -1}
+	v := &View{opts: opts, reviewed: map[string]string{}, cursor: -1, anchor: -1}
 	v.ExtendBaseWidget(v)
 	if v.opts.Do == nil {
 		v.opts.Do = fyne.Do
@@ -99,21 +103,17 @@ func NewView(opts Options) *View {
 	v.status.Hide()
 
 	v.files = widget.NewList(func() int { return len(v.ch.Files) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
+		func() fyne.CanvasObject { return newFileCell() },
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(v.ch.Files) {
 				return
 			}
 			f := v.ch.Files[id]
 			mark := "  "
-			if v.reviewed[f.Path] {
+			if v.Reviewed(f.Path) {
 				mark = "✓ "
 			}
-			o.(*widget.Label).SetText(fmt.Sprintf("%s%s %s  +%d −%d", mark, statusLetter(f.Status), f.Path, f.Added, f.Deleted))
+			o.(*fileCell).setText(fmt.Sprintf("%s%s %s  +%d −%d", mark, statusLetter(f.Status), f.Path, f.Added, f.Deleted))
 		})
 	v.files.OnSelected = func(id widget.ListItemID) {
 		if id < len(v.fileRow) {
@@ -164,12 +164,23 @@ func (v *View) Resize(s fyne.Size) {
 	}
 }
 
-// SetChanges shows ch; what was marked reviewed stays marked for the files still shown.
+// SetChanges shows ch. When ch is the scope already shown, read again (the conversation
+// changed: a turn ended, a revert, a Rewind, an Undo), the scroll place and the selected
+// lines stay where those lines still are, and a file marked reviewed whose diff changed
+// loses its mark; another scope starts at the top with nothing selected.
 func (v *View) SetChanges(ch review.Changes) {
+	same := ch.Scope == v.ch.Scope && ch.Turn == v.ch.Turn && len(v.rows) > 0
+	var keep place
+	if same {
+		keep = v.place()
+	}
 	v.ch = ch
 	v.gen++
 	v.hl.reset()
 	v.cursor, v.anchor = -1, -1
+	if same {
+		v.dropChangedMarks()
+	}
 	for _, s := range scopeLabels {
 		if s.s == ch.Scope && v.scope.Selected != s.label {
 			v.scope.Selected = s.label
@@ -188,6 +199,11 @@ func (v *View) SetChanges(ch review.Changes) {
 		v.summary.SetText(fmt.Sprintf("%s  +%d −%d", transcript.Count(len(ch.Files), "file", "files"), added, deleted))
 	}
 	v.relayout()
+	if same {
+		v.restore(keep)
+	} else {
+		v.diff.ScrollToTop()
+	}
 	v.files.Refresh()
 	v.refreshSelection()
 }
@@ -244,25 +260,46 @@ func (v *View) Rows() int { return len(v.rows) }
 // ScrollToRow scrolls the diff to show row id at the top.
 func (v *View) ScrollToRow(id int) { v.diff.ScrollToOffset(v.rowOffset(id)) }
 
-// SetReviewed marks a file reviewed, or no longer.
+// SetReviewed marks a file shown reviewed, or no longer.
 func (v *View) SetReviewed(path string, on bool) {
-	if v.reviewed[path] == on {
+	f, shown := v.ch.File(path)
+	if on == v.Reviewed(path) || (on && !shown) {
 		return
 	}
+	diff := ""
 	if on {
-		v.reviewed[path] = true
+		diff = DiffPrint(f)
+		v.reviewed[path] = diff
 	} else {
 		delete(v.reviewed, path)
 	}
 	if v.opts.OnReviewed != nil {
-		v.opts.OnReviewed(path, on)
+		v.opts.OnReviewed(path, diff)
 	}
 	v.files.Refresh()
 	v.diff.Refresh()
 }
 
-// Reviewed says whether a file is marked reviewed.
-func (v *View) Reviewed(path string) bool { return v.reviewed[path] }
+// Reviewed says whether a file shown is marked reviewed (on the diff shown).
+func (v *View) Reviewed(path string) bool {
+	d, ok := v.reviewed[path]
+	if !ok {
+		return false
+	}
+	f, shown := v.ch.File(path)
+	return shown && DiffPrint(f) == d
+}
+
+// SetMarks puts back the marks kept for the conversation (path → DiffPrint), as
+// OnReviewed reported them; a mark whose file's diff is another shows nothing.
+func (v *View) SetMarks(marks map[string]string) {
+	v.reviewed = map[string]string{}
+	for p, d := range marks {
+		v.reviewed[p] = d
+	}
+	v.files.Refresh()
+	v.diff.Refresh()
+}
 
 // lineOf is the line a row shows for comments: the new side where it has one.
 func (v *View) lineOf(r row) (review.Line, bool) {
