@@ -145,23 +145,12 @@ func SampleChanges(files, lines int) review.Changes {
 
 // changesRows starts the measuring window on its own Xvfb display and reads its samples.
 func changesRows(ctx context.Context, o Options) ([]Row, error) {
-	if o.App == "" {
-		return nil, errNoApp
-	}
-	xvfb, err := findXvfb("draw the window off screen")
+	wb, err := startWindowBench(ctx, o, "draw the window off screen", "changes")
 	if err != nil {
 		return nil, err
 	}
-	home, err := os.MkdirTemp("", "phoenix-bench-changes-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(home)
-	display, stopX, err := startXvfb(ctx, xvfb)
-	if err != nil {
-		return nil, err
-	}
-	defer stopX()
+	defer wb.close()
+	home, display := wb.dir, wb.display
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	d, err := measureChangesDamage(ctx, o.App, display, filepath.Join(home, "home"), o.Quick)

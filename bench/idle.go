@@ -61,18 +61,12 @@ const idleSettle = 15 * time.Second
 // bare window, one after the other, several times, each on its own Xvfb display. The row
 // is the median of the pairs' ratios.
 func idleRows(ctx context.Context, o Options) ([]Row, error) {
-	if o.App == "" {
-		return nil, errNoApp
-	}
-	xvfb, err := findXvfb("draw the windows off screen")
+	wb, err := startWindowBench(ctx, o, "draw the windows off screen", "idle")
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "phoenix-bench-idle-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
+	defer wb.close()
+	dir, display := wb.dir, wb.display
 	data, home := filepath.Join(dir, "data"), filepath.Join(dir, "home")
 	if err := writeIdleConversation(data); err != nil {
 		return nil, err
@@ -86,11 +80,6 @@ func idleRows(ctx context.Context, o Options) ([]Row, error) {
 	if err := os.WriteFile(prefs, b, 0o600); err != nil {
 		return nil, err
 	}
-	display, stopX, err := startXvfb(ctx, xvfb)
-	if err != nil {
-		return nil, err
-	}
-	defer stopX()
 	env := append(appEnv(home), "DISPLAY="+display)
 	window := 15 * time.Second
 	if o.Quick {

@@ -42,27 +42,16 @@ const openSettle = 700 * time.Millisecond
 // list, the window's own first frame); their difference is what the conversation's length
 // costs, the row with the target.
 func openLongRows(ctx context.Context, o Options) ([]Row, error) {
-	if o.App == "" {
-		return nil, errNoApp
-	}
-	xvfb, err := findXvfb("draw the conversations")
+	wb, err := startWindowBench(ctx, o, "draw the conversations", "open")
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "phoenix-bench-open-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
+	defer wb.close()
+	dir, display := wb.dir, wb.display
 	data, home := filepath.Join(dir, "data"), filepath.Join(dir, "home")
 	if err := writeOpenConversations(data); err != nil {
 		return nil, fmt.Errorf("store the conversations to open: %w", err)
 	}
-	display, stopX, err := startXvfb(ctx, xvfb)
-	if err != nil {
-		return nil, err
-	}
-	defer stopX()
 	w, err := watchDamage(display)
 	if err != nil {
 		return nil, err

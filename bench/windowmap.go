@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -20,28 +19,17 @@ const windowMapRowName = "exec → window mapped"
 // marks the moment (x11map.go). The first pair only warms the page cache and the data
 // directory.
 func windowMapRows(ctx context.Context, o Options) ([]Row, error) {
-	if o.App == "" {
-		return nil, errNoApp
-	}
-	xvfb, err := findXvfb("map the windows off screen")
+	wb, err := startWindowBench(ctx, o, "map the windows off screen", "map")
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "phoenix-bench-map-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
+	defer wb.close()
+	dir, display := wb.dir, wb.display
 	bare := filepath.Join(dir, "barewindow")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bare, "github.com/phoenix-desktop/phoenix/bench/barewindow")
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("build the bare window (needs the go tool and this source tree; run the bench from it): %v: %s", err, lastLines(string(out)))
 	}
-	display, stopX, err := startXvfb(ctx, xvfb)
-	if err != nil {
-		return nil, err
-	}
-	defer stopX()
 	w, err := watchMaps(display)
 	if err != nil {
 		return nil, err

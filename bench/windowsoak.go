@@ -48,18 +48,12 @@ const (
 var convLineRE = regexp.MustCompile(`Conversation (\S+) in `)
 
 func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
-	if o.App == "" {
-		return nil, errNoApp
-	}
-	xvfb, err := findXvfb("run the app's window through the soak")
+	wb, err := startWindowBench(ctx, o, "run the app's window through the soak", "windowsoak")
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "phoenix-bench-windowsoak-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
+	defer wb.close()
+	dir, display := wb.dir, wb.display
 	data, home, work := filepath.Join(dir, "data"), filepath.Join(dir, "home"), filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		return nil, err
@@ -68,11 +62,6 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 	if o.Quick {
 		turns, early, idle = soakTurns/10, soakEarly/10, 5*time.Second
 	}
-	display, stopX, err := startXvfb(ctx, xvfb)
-	if err != nil {
-		return nil, err
-	}
-	defer stopX()
 	w, err := watchMaps(display)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strings"
 	"time"
 )
 
@@ -51,68 +50,21 @@ const (
 // bench's Xvfb is), makes sure it has the DAMAGE extension, and starts hearing top-level
 // windows being mapped.
 func watchDamage(display string) (*damageWatcher, error) {
-	num := strings.TrimPrefix(display, ":")
-	if i := strings.IndexByte(num, '.'); i >= 0 {
-		num = num[:i]
-	}
-	conn, err := net.Dial("unix", "/tmp/.X11-unix/X"+num)
+	c, err := dialX11(display)
 	if err != nil {
-		return nil, fmt.Errorf("connect to the X server %s: %w", display, err)
-	}
-	w := &damageWatcher{conn: conn, maps: make(chan mappedWindow, 16), damages: make(chan time.Time, 1<<16), errs: make(chan error, 1)}
-	root, err := w.setup()
-	if err != nil {
-		conn.Close()
 		return nil, err
 	}
+	w := &damageWatcher{conn: c, idBase: c.idBase, maps: make(chan mappedWindow, 16), damages: make(chan time.Time, 1<<16), errs: make(chan error, 1)}
 	if err := w.queryDamage(); err != nil {
-		conn.Close()
+		c.Close()
 		return nil, err
 	}
-	le := binary.LittleEndian
-	req := make([]byte, 16)
-	req[0] = x11ChangeWindowAttributes
-	le.PutUint16(req[2:], 4)
-	le.PutUint32(req[4:], root)
-	le.PutUint32(req[8:], x11CWEventMask)
-	le.PutUint32(req[12:], x11SubstructureNotifyMask)
-	if _, err := conn.Write(req); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("ask the X server for map events: %w", err)
+	if err := c.hearMaps(); err != nil {
+		c.Close()
+		return nil, err
 	}
 	go w.read()
 	return w, nil
-}
-
-// setup greets the server and returns its first screen's root window; it keeps the base of
-// the ids this client may give its own resources.
-func (w *damageWatcher) setup() (root uint32, err error) {
-	le := binary.LittleEndian
-	hello := make([]byte, 12)
-	hello[0] = 'l' // little-endian
-	le.PutUint16(hello[2:], 11)
-	if _, err := w.conn.Write(hello); err != nil {
-		return 0, fmt.Errorf("greet the X server: %w", err)
-	}
-	head := make([]byte, 8)
-	if _, err := io.ReadFull(w.conn, head); err != nil {
-		return 0, fmt.Errorf("read the X server's answer: %w", err)
-	}
-	body := make([]byte, 4*int(le.Uint16(head[6:])))
-	if _, err := io.ReadFull(w.conn, body); err != nil {
-		return 0, fmt.Errorf("read the X server's answer: %w", err)
-	}
-	if head[0] != 1 {
-		return 0, errors.New("the X server refused the connection (it asks for authorisation)")
-	}
-	w.idBase = le.Uint32(body[4:])
-	vendor := int(le.Uint16(body[16:]))
-	formats := int(body[21])
-	screen := 32 + (vendor+3)/4*4 + 8*formats
-	if len(body) < screen+4 {
-		return 0, errors.New("the X server's answer is too short to name a screen")
-	}
-	return le.Uint32(body[screen:]), nil
 }
 
 // queryDamage finds the DAMAGE extension's numbers and announces the version this client

@@ -29,9 +29,16 @@ const (
 	x11MapNotify              = 19
 )
 
-// watchMaps connects to display (":N", a local server without authorisation, as the bench's
-// Xvfb is) and starts hearing MapNotify events of the root window's children.
-func watchMaps(display string) (*mapWatcher, error) {
+// x11Conn is a connection to a local X server without authorisation (the bench's Xvfb),
+// greeted: its first screen's root window and the base of the ids this client may give
+// its own resources.
+type x11Conn struct {
+	net.Conn
+	root, idBase uint32
+}
+
+// dialX11 connects to display (":N") and greets the server.
+func dialX11(display string) (*x11Conn, error) {
 	num := strings.TrimPrefix(display, ":")
 	if i := strings.IndexByte(num, '.'); i >= 0 {
 		num = num[:i]
@@ -40,47 +47,71 @@ func watchMaps(display string) (*mapWatcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to the X server %s: %w", display, err)
 	}
-	le := binary.LittleEndian
-	setup := make([]byte, 12)
-	setup[0] = 'l' // little-endian
-	le.PutUint16(setup[2:], 11)
-	if _, err := conn.Write(setup); err != nil {
+	c := &x11Conn{Conn: conn}
+	if err := c.greet(); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("greet the X server: %w", err)
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *x11Conn) greet() error {
+	le := binary.LittleEndian
+	hello := make([]byte, 12)
+	hello[0] = 'l' // little-endian
+	le.PutUint16(hello[2:], 11)
+	if _, err := c.Write(hello); err != nil {
+		return fmt.Errorf("greet the X server: %w", err)
 	}
 	head := make([]byte, 8)
-	if _, err := io.ReadFull(conn, head); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("read the X server's answer: %w", err)
+	if _, err := io.ReadFull(c, head); err != nil {
+		return fmt.Errorf("read the X server's answer: %w", err)
 	}
 	body := make([]byte, 4*int(le.Uint16(head[6:])))
-	if _, err := io.ReadFull(conn, body); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("read the X server's answer: %w", err)
+	if _, err := io.ReadFull(c, body); err != nil {
+		return fmt.Errorf("read the X server's answer: %w", err)
 	}
 	if head[0] != 1 {
-		conn.Close()
-		return nil, errors.New("the X server refused the connection (it asks for authorisation)")
+		return errors.New("the X server refused the connection (it asks for authorisation)")
 	}
+	c.idBase = le.Uint32(body[4:])
 	vendor := int(le.Uint16(body[16:]))
 	formats := int(body[21])
 	screen := 32 + (vendor+3)/4*4 + 8*formats
 	if len(body) < screen+4 {
-		conn.Close()
-		return nil, errors.New("the X server's answer is too short to name a screen")
+		return errors.New("the X server's answer is too short to name a screen")
 	}
-	root := le.Uint32(body[screen:])
+	c.root = le.Uint32(body[screen:])
+	return nil
+}
+
+// hearMaps asks the server for the root window's substructure events (MapNotify among them).
+func (c *x11Conn) hearMaps() error {
+	le := binary.LittleEndian
 	req := make([]byte, 16)
 	req[0] = x11ChangeWindowAttributes
 	le.PutUint16(req[2:], 4)
-	le.PutUint32(req[4:], root)
+	le.PutUint32(req[4:], c.root)
 	le.PutUint32(req[8:], x11CWEventMask)
 	le.PutUint32(req[12:], x11SubstructureNotifyMask)
-	if _, err := conn.Write(req); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("ask the X server for map events: %w", err)
+	if _, err := c.Write(req); err != nil {
+		return fmt.Errorf("ask the X server for map events: %w", err)
 	}
-	w := &mapWatcher{conn: conn, maps: make(chan time.Time, 64), errs: make(chan error, 1)}
+	return nil
+}
+
+// watchMaps connects to display (":N", a local server without authorisation, as the bench's
+// Xvfb is) and starts hearing MapNotify events of the root window's children.
+func watchMaps(display string) (*mapWatcher, error) {
+	c, err := dialX11(display)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.hearMaps(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	w := &mapWatcher{conn: c, maps: make(chan time.Time, 64), errs: make(chan error, 1)}
 	go w.read()
 	return w, nil
 }

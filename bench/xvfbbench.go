@@ -1,0 +1,44 @@
+package bench
+
+import (
+	"context"
+	"os"
+)
+
+// windowBench is what every window row starts from: a temp folder of its own and an Xvfb
+// display, so the look-up of the app and of Xvfb, their words, and the clean-up live in one
+// place.
+type windowBench struct {
+	dir     string // the row's own temp folder, removed by close
+	display string // the Xvfb display, ":N"
+	stopX   func()
+}
+
+// startWindowBench checks that the bench has the app binary and Xvfb (why says what the row
+// needs Xvfb for), makes the row's temp folder (its name holds name) and starts Xvfb on a
+// display of its own. The caller defers close.
+func startWindowBench(ctx context.Context, o Options, why, name string) (*windowBench, error) {
+	if o.App == "" {
+		return nil, errNoApp
+	}
+	xvfb, err := findXvfb(why)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "phoenix-bench-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	display, stopX, err := startXvfb(ctx, xvfb)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &windowBench{dir: dir, display: display, stopX: stopX}, nil
+}
+
+// close stops Xvfb and removes the row's temp folder.
+func (b *windowBench) close() {
+	b.stopX()
+	os.RemoveAll(b.dir)
+}
