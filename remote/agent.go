@@ -254,6 +254,9 @@ func (s *Agent) Run(args RunArgs, reply *RunReply) error {
 		set = s.a.lsps.set(args.Conversation, args.LanguageServers)
 	}
 	reply.Output = runWithLanguageServers(ctx, set, s.a.reg, env, call)
+	if env.ProxySocket != "" {
+		reply.Output.Content = tools.WithRefusals(reply.Output.Content, s.a.refusals(args.Conversation))
+	}
 	if proxyErr != nil {
 		reply.Output.Content += "\n[The network proxy could not start on the remote machine, so this command ran without network: " + proxyErr.Error() + "]"
 	}

@@ -170,6 +170,17 @@ func (a *agent) proxySocket(project, conv string) (string, error) {
 	return a.proxy.Listen(project, conv)
 }
 
+// refusals takes the lines saying which connections of the conversation the proxy refused.
+func (a *agent) refusals(conv string) []string {
+	a.mu.Lock()
+	srv := a.proxy
+	a.mu.Unlock()
+	if srv == nil {
+		return nil
+	}
+	return srv.TakeRefusals(conv)
+}
+
 // closeProxy stops the proxy, refusing what waits, and removes its sockets.
 func (a *agent) closeProxy() {
 	a.mu.Lock()

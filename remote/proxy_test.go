@@ -43,8 +43,9 @@ func served(t *testing.T, body string) (*httptest.Server, int) {
 // TestRemoteProjectProxyAsksHere_REQ_BED_014: a Project-mode command of a remote conversation
 // reaches the network only through the proxy the agent runs there; a host the project does not
 // allow is asked about on the app's side (the question reaches the app's Ask), and the answer
-// goes back: allowed once, the command reaches it; denied, the proxy refuses it; always, it
-// joins the project's allowed hosts kept on the remote machine.
+// goes back: allowed once, the command reaches it; denied, the proxy refuses it and the
+// command's result says so; always, it joins the project's allowed hosts kept on the remote
+// machine.
 func TestRemoteProjectProxyAsksHere_REQ_BED_014(t *testing.T) {
 	if ok, why := sandbox.ProjectAvailable(); !ok {
 		t.Skip("Project mode's sandbox is not available here: " + why)
@@ -95,8 +96,11 @@ func TestRemoteProjectProxyAsksHere_REQ_BED_014(t *testing.T) {
 		t.Errorf("always: the command did not reach the host:\n%s", out)
 	}
 	// Denied last: a denial is remembered for the host, any port, for a minute.
-	if out := get(denied.URL); strings.Contains(out, "denied-body") || !strings.Contains(out, "code=403") {
+	// Through CONNECT (https), whose refusal curl does not print: the line comes from the proxy.
+	if out := get(strings.Replace(denied.URL, "http://", "https://", 1)); strings.Contains(out, "denied-body") || !strings.Contains(out, "403") {
 		t.Errorf("denied: the proxy did not refuse the host:\n%s", out)
+	} else if !strings.Contains(out, "The network proxy refused these connections") || !strings.Contains(out, fmt.Sprintf("- the proxy refused 127.0.0.1:%d", deniedPort)) {
+		t.Errorf("denied: the command's result does not say what the proxy refused:\n%s", out)
 	}
 
 	mu.Lock()
