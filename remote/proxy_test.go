@@ -179,3 +179,59 @@ func TestWithdrawnQuestionReachesTheApp(t *testing.T) {
 		t.Errorf("a late answer: %v", err)
 	}
 }
+
+// TestConnectionDroppedWhileAskingWithdrawsTheCard: the connection drops while a Project-mode
+// command waits for the person's answer about a host. The card here is taken away (the Ask's
+// context ends), the call reports the lost connection, and on the remote side the waiting
+// question is refused, the command killed and the agent gone.
+func TestConnectionDroppedWhileAskingWithdrawsTheCard(t *testing.T) {
+	if ok, why := sandbox.ProjectAvailable(); !ok {
+		t.Skip("Project mode's sandbox is not available here: " + why)
+	}
+	noLeaks(t)
+	s := remotetest.Start(t)
+	site, _ := served(t, "never-body")
+	asking := make(chan struct{})
+	withdrawn := make(chan struct{})
+	ask := func(ctx context.Context, _ proxy.Request) (proxy.Decision, error) {
+		close(asking)
+		<-ctx.Done()
+		close(withdrawn)
+		return proxy.Deny, ctx.Err()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, Options{Destination: s.Dest, ConfigFile: s.Config, Ask: ask})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	defer c.Close()
+	done := make(chan error, 1)
+	go func() {
+		cmd := `curl -sS --max-time 60 --noproxy "" -x "$HTTP_PROXY" ` + site.URL
+		_, err := c.Run(ctx, Call{Conversation: "conv", Cwd: s.ProjectDir(t), Mode: domain.ModeProject},
+			toolCall(t, domain.ToolBash, map[string]any{"command": cmd}))
+		done <- err
+	}()
+	select {
+	case <-asking:
+	case <-ctx.Done():
+		t.Fatal("the question never reached the app")
+	}
+	killMaster(t, s)
+	select {
+	case <-withdrawn:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the card was not taken away within 5 s of the drop")
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrConnectionLost) {
+			t.Errorf("Run after the drop: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call did not report the lost connection within 5 s")
+	}
+	s.WaitNoProcesses(t)
+	c.Close()
+}
