@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -286,21 +285,6 @@ func (r *Runtime) withRefusals(convID string, env tools.Env, res domain.ToolResu
 	if env.Mode != domain.ModeProject || r.cfg.HostProxy == nil || (res.Name != domain.ToolBash && res.Name != domain.ToolFetchURL) {
 		return res
 	}
-	lines := slices.DeleteFunc(r.cfg.HostProxy.TakeRefusals(convID), func(l string) bool {
-		return strings.Contains(res.Content, l)
-	})
-	if len(lines) == 0 {
-		return res
-	}
-	var b strings.Builder
-	b.WriteString(res.Content)
-	if res.Content != "" && !strings.HasSuffix(res.Content, "\n") {
-		b.WriteByte('\n')
-	}
-	b.WriteString("[The network proxy refused these connections; in Project mode commands reach only the hosts the person allowed, and you may ask them to allow one:]\n")
-	for _, l := range lines {
-		b.WriteString("- " + l + "\n")
-	}
-	res.Content = b.String()
+	res.Content = tools.WithRefusals(res.Content, r.cfg.HostProxy.TakeRefusals(convID))
 	return res
 }

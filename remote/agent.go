@@ -14,6 +14,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/assets"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/lsp"
+	"github.com/phoenix-desktop/phoenix/proxy"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -121,12 +122,18 @@ type agent struct {
 	ckpts checkpointAgent
 	// lsps holds the conversations' language servers here (lsp.go).
 	lsps languageSets
+	// proxy is Project mode's network proxy here, started on first use (proxy.go); asks says
+	// the app keeps a NextQuestion call waiting, so a new host can be asked about.
+	proxy     *proxy.Server
+	proxyDir  string
+	asks      bool
+	questions *questions
 }
 
 func newAgent() *agent {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &agent{ctx: ctx, cancel: cancel, reg: tools.NewRegistry(),
-		runs: map[string]context.CancelFunc{}, tempDirs: map[string]string{}}
+		runs: map[string]context.CancelFunc{}, tempDirs: map[string]string{}, questions: newQuestions(ctx)}
 }
 
 // serve answers calls on conn until it ends.
@@ -139,6 +146,9 @@ func (a *agent) serve(conn io.ReadWriteCloser) {
 	if err := srv.RegisterName(checkpointService, &Checkpoints{c: &a.ckpts}); err != nil {
 		panic(err)
 	}
+	if err := srv.RegisterName(proxyService, &Proxy{q: a.questions}); err != nil {
+		panic(err)
+	}
 	srv.ServeConn(conn)
 }
 
@@ -149,6 +159,7 @@ func (a *agent) shutdown() {
 	a.closed = true
 	a.mu.Unlock()
 	a.cancel()
+	a.closeProxy()
 	a.wg.Wait()
 	a.ckpts.closeAll()
 	a.lsps.closeAll()
@@ -206,6 +217,9 @@ func (s *Agent) Hello(args HelloArgs, reply *HelloReply) error {
 	if args.Version != assets.Version {
 		return fmt.Errorf("the remote agent is version %s, the app %s", assets.Version, args.Version)
 	}
+	s.a.mu.Lock()
+	s.a.asks = args.Asks
+	s.a.mu.Unlock()
 	*reply = HelloReply{Version: assets.Version, PID: os.Getpid(), Layers: sandbox.Describe()}
 	return nil
 }
@@ -225,12 +239,27 @@ func (s *Agent) Run(args RunArgs, reply *RunReply) error {
 		return fmt.Errorf("could not make the conversation's temp dir on the remote machine: %w", err)
 	}
 	env := tools.Env{Cwd: args.Cwd, Mode: domain.Mode(args.Mode), TempDir: tmp, ImageLimits: args.ImageLimits}
+	var proxyErr error
+	if env.Mode == domain.ModeProject && args.Tool == domain.ToolBash {
+		// Without its proxy a Project-mode command still runs, with no network at all.
+		sock, perr := s.a.proxySocket(args.Cwd, args.Conversation)
+		if perr != nil {
+			proxyErr = perr
+		}
+		env.ProxySocket = sock
+	}
 	call := domain.ToolCall{ID: args.ID, Name: args.Tool, Arguments: args.Arguments}
 	var set *lsp.Set
 	if isLanguageCall(args.Tool) {
 		set = s.a.lsps.set(args.Conversation, args.LanguageServers)
 	}
 	reply.Output = runWithLanguageServers(ctx, set, s.a.reg, env, call)
+	if env.ProxySocket != "" {
+		reply.Output.Content = tools.WithRefusals(reply.Output.Content, s.a.refusals(args.Conversation))
+	}
+	if proxyErr != nil {
+		reply.Output.Content += "\n[The network proxy could not start on the remote machine, so this command ran without network: " + proxyErr.Error() + "]"
+	}
 	return nil
 }
 

@@ -30,6 +30,12 @@ type Client struct {
 	agentErr  boundedBuffer
 	rpc       *rpc.Client
 
+	// askCtx ends with the connection: the cards it showed are taken away; asking is the
+	// question loop and its cards (proxy.go), waited for by Close.
+	askCtx    context.Context
+	askCancel context.CancelFunc
+	asking    sync.WaitGroup
+
 	lostOnce sync.Once
 	lost     chan struct{}
 	closed   atomic.Bool
@@ -58,7 +64,14 @@ func (c *Client) Destination() string { return c.opts.Destination }
 // Lost is closed when the connection has dropped (or was closed).
 func (c *Client) Lost() <-chan struct{} { return c.lost }
 
-func (c *Client) markLost() { c.lostOnce.Do(func() { close(c.lost) }) }
+func (c *Client) markLost() {
+	c.lostOnce.Do(func() {
+		close(c.lost)
+		if c.askCancel != nil {
+			c.askCancel()
+		}
+	})
+}
 
 // Ping makes one round trip to the agent and back: the connection's own latency, which the
 // bench compares a remote tool round with.
@@ -166,6 +179,7 @@ func (c *Client) Close() error {
 		endProcess(c.agent, c.agentDone)
 	}
 	c.markLost()
+	c.asking.Wait()
 	return nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/assets"
+	"github.com/phoenix-desktop/phoenix/proxy"
 )
 
 // Options say how to reach the remote machine.
@@ -32,6 +33,9 @@ type Options struct {
 	// Binary is the program copied to and started on the remote side; empty means the agent
 	// built alone, shipped beside the app (agentBinary), else this executable.
 	Binary string
+	// Ask shows the person a card about a host a Project-mode command there wants to reach
+	// (proxy.go); nil refuses every host the project does not allow.
+	Ask proxy.Asker
 }
 
 // Info is what Dial found on the remote side.
@@ -235,6 +239,7 @@ func Dial(ctx context.Context, opts Options) (c *Client, err error) {
 	}
 	// ssh expands %C to a hash of this host, the remote host, its port and user.
 	c = &Client{opts: opts, sshPath: sshPath, ctlPath: filepath.Join(ctlDir, "%C"), lost: make(chan struct{})}
+	c.askCtx, c.askCancel = context.WithCancel(context.Background())
 	// `return nil, err` sets c to nil before deferred calls run: close the one made here.
 	made := c
 	defer func() {
@@ -380,7 +385,7 @@ func (c *Client) startAgent(ctx context.Context) error {
 	}()
 	hctx, cancel := context.WithTimeout(ctx, helloTimeout)
 	defer cancel()
-	call := c.rpc.Go(agentService+".Hello", HelloArgs{Version: assets.Version}, &c.info.Hello, nil)
+	call := c.rpc.Go(agentService+".Hello", HelloArgs{Version: assets.Version, Asks: c.opts.Ask != nil}, &c.info.Hello, nil)
 	select {
 	case <-call.Done:
 	case <-hctx.Done():
@@ -389,6 +394,10 @@ func (c *Client) startAgent(ctx context.Context) error {
 	if call.Error != nil {
 		<-c.agentDone
 		return c.agentStartError(call.Error)
+	}
+	if c.opts.Ask != nil {
+		c.asking.Add(1)
+		go askLoop(c.askCtx, c.rpc, c.opts.Ask, &c.asking)
 	}
 	return nil
 }

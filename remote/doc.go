@@ -23,5 +23,9 @@
 // repository, which the agent keeps on the remote machine. The calls are net/rpc (gob) over the stream; see wire.go for why not
 // protoactor remoting.
 //
-// May import: assets, checkpoint, domain, imaging, lsp, sandbox, tools.
+// A Project-mode command there reaches the network through the proxy package's server, which
+// the agent runs on the remote machine; a host not yet allowed is asked about on the app's
+// side, over a NextQuestion call the app keeps waiting (proxy.go).
+//
+// May import: assets, checkpoint, domain, imaging, lsp, proxy, sandbox, tools.
 package remote

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/proxy"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -273,6 +274,9 @@ func (s *Session) Close() {
 type Hosts struct {
 	// ConfigFile, when set, replaces the person's ~/.ssh/config for every host (ssh -F).
 	ConfigFile string
+	// Ask shows the person the card about a host a Project-mode command there wants to reach
+	// (Options.Ask); nil refuses every host a project does not allow.
+	Ask proxy.Asker
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -291,7 +295,7 @@ func (h *Hosts) Session(dest string) *Session {
 	}
 	s, ok := h.sessions[dest]
 	if !ok {
-		s = NewSession(Options{Destination: dest, ConfigFile: h.ConfigFile}, nil)
+		s = NewSession(Options{Destination: dest, ConfigFile: h.ConfigFile, Ask: h.Ask}, nil)
 		h.sessions[dest] = s
 	}
 	return s

@@ -23,6 +23,9 @@ const agentService = "Agent"
 // HelloArgs opens a session: the app's version, which the agent must match.
 type HelloArgs struct {
 	Version string
+	// Asks says the app keeps a Proxy.NextQuestion call waiting (proxy.go), so the agent's
+	// proxy may ask the person about a new host; without it such a host is refused.
+	Asks bool
 }
 
 // HelloReply describes the remote side.

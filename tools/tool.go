@@ -178,3 +178,25 @@ func abbreviate(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// WithRefusals appends what Project mode's proxy refused during a command (lines, one per
+// refused connection) to the command's output, so that the model learns why a connection
+// failed instead of guessing from a tool's error message. A line the output already quotes
+// (fetch_url's usually does) is not repeated. One home for the words, whether the proxy runs
+// here or on a remote project's machine.
+func WithRefusals(content string, lines []string) string {
+	lines = slices.DeleteFunc(slices.Clone(lines), func(l string) bool { return strings.Contains(content, l) })
+	if len(lines) == 0 {
+		return content
+	}
+	var b strings.Builder
+	b.WriteString(content)
+	if content != "" && !strings.HasSuffix(content, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString("[The network proxy refused these connections; in Project mode commands reach only the hosts the person allowed, and you may ask them to allow one:]\n")
+	for _, l := range lines {
+		b.WriteString("- " + l + "\n")
+	}
+	return b.String()
+}

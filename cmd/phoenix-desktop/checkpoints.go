@@ -38,7 +38,8 @@ func openFilesApp(flags commonFlags, log *slog.Logger) (*session, error) {
 	// The notices a restore adds to the history are searchable like every message.
 	a.index = newLazyIndex(store, log)
 	// A remote conversation's checkpoints are on its host: a restore connects there.
-	a.remote = newRemoteHosts()
+	// It runs no command, so its agents' proxies never ask.
+	a.remote = newRemoteHosts(nil)
 	rt, err := actors.Start(actors.Config{Store: store, LLM: noModel{}, Tools: tools.NewRegistry(), Search: a.index,
 		Logger: log, TempRoot: filepath.Join(store.Dir(), "sandbox-tmp"), Remote: a.remote})
 	if err != nil {

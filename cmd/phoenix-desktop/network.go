@@ -68,7 +68,21 @@ func openProxy(dataDir string, runtime func() *actors.Runtime, log *slog.Logger)
 		}
 		dir = p.tempDir
 	}
-	ask := func(ctx context.Context, r proxy.Request) (proxy.Decision, error) {
+	if p.Server, err = proxy.Start(proxy.Options{Dir: dir, Rules: rules, Ask: hostAsker(runtime)}); err != nil {
+		if p.tempDir != "" {
+			_ = os.RemoveAll(p.tempDir)
+		}
+		return nil, err
+	}
+	log.Debug("network proxy for Project mode", "sockets", dir)
+	return p, nil
+}
+
+// hostAsker shows the person the card about a host a Project-mode command wants to reach,
+// through the runtime once it has started: for the local proxy and for the proxies that the
+// agents of remote projects run on their machines (remote.Options.Ask).
+func hostAsker(runtime func() *actors.Runtime) proxy.Asker {
+	return func(ctx context.Context, r proxy.Request) (proxy.Decision, error) {
 		rt := runtime()
 		if rt == nil {
 			return proxy.Deny, nil
@@ -91,12 +105,4 @@ func openProxy(dataDir string, runtime func() *actors.Runtime, log *slog.Logger)
 		}
 		return proxy.Deny, nil
 	}
-	if p.Server, err = proxy.Start(proxy.Options{Dir: dir, Rules: rules, Ask: ask}); err != nil {
-		if p.tempDir != "" {
-			_ = os.RemoveAll(p.tempDir)
-		}
-		return nil, err
-	}
-	log.Debug("network proxy for Project mode", "sockets", dir)
-	return p, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/mcp"
+	"github.com/phoenix-desktop/phoenix/proxy"
 	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -23,8 +24,8 @@ const envSSHConfig = "PHOENIX_SSH_CONFIG"
 // remote.Session per host.
 type remoteHosts struct{ hosts *remote.Hosts }
 
-func newRemoteHosts() *remoteHosts {
-	return &remoteHosts{hosts: &remote.Hosts{ConfigFile: os.Getenv(envSSHConfig)}}
+func newRemoteHosts(ask proxy.Asker) *remoteHosts {
+	return &remoteHosts{hosts: &remote.Hosts{ConfigFile: os.Getenv(envSSHConfig), Ask: ask}}
 }
 
 func (h *remoteHosts) Runs(tool string) bool { return slices.Contains(remote.RemoteTools, tool) }

@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +21,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
 	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/remote/remotetest"
+	"github.com/phoenix-desktop/phoenix/sandbox"
 )
 
 // TestDoctorRemoteRefusesAnOptionAsHost: the host goes to ssh as its destination, so a value
@@ -469,5 +474,50 @@ func TestChatRemoteRestartAfterACrash(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "back on") || !strings.Contains(out, "in "+s.Dest+":"+proj) {
 		t.Fatalf("continuing after the crash: exit %d\n%s\n%s", code, out, errs)
 	}
+	s.WaitNoProcesses(t)
+}
+
+// TestChatRemoteProjectCommandAsksHere_REQ_BED_014: a Project-mode command of a remote
+// conversation reaches the network through the proxy its host's agent runs; a host the
+// project does not allow is asked about through the app's approval path (headless: answered
+// by --allow-hosts, its line on stderr): the allowed one is reached, the other refused.
+func TestChatRemoteProjectCommandAsksHere_REQ_BED_014(t *testing.T) {
+	if ok, why := sandbox.ProjectAvailable(); !ok {
+		t.Skip("Project mode unavailable: " + why)
+	}
+	s := remotetest.Start(t)
+	t.Setenv(envSSHConfig, s.Config)
+	proj := s.ProjectDir(t)
+	site := func(addr, body string) *httptest.Server {
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, body)
+		}))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Skipf("cannot listen on %s: %v", addr, err)
+		}
+		srv.Listener.Close()
+		srv.Listener = ln
+		srv.Start()
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	allowed := site("127.0.0.1:0", "allowed-body")
+	denied := site("127.0.0.2:0", "denied-body")
+	get := func(u string) string {
+		return `bash: curl -sS --max-time 20 --noproxy "" -x "$HTTP_PROXY" -w ' code=%{http_code}' ` + u
+	}
+	code, out, errs := cli(t, "chat", "--demo", "--data-dir", t.TempDir(), "--remote", s.Dest, "--cwd", proj,
+		"--mode=project", "--allow-hosts=127.0.0.1", get(allowed.URL)+" ;; "+get(denied.URL))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	mustContainAll(t, out, "allowed-body code=200", "code=403")
+	if strings.Contains(out, "denied-body") {
+		t.Errorf("the host not allowed was reached:\n%s", out)
+	}
+	allowedHost := strings.TrimPrefix(allowed.URL, "http://")
+	deniedHost := strings.TrimPrefix(denied.URL, "http://")
+	mustContainAll(t, errs, "the agent asks to reach "+allowedHost+": allow once", "the agent asks to reach "+deniedHost+": deny")
 	s.WaitNoProcesses(t)
 }

@@ -409,7 +409,7 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 	// The proxy asks the runtime about new hosts; the runtime is set once it has started.
 	var started atomic.Pointer[actors.Runtime]
 	a.proxy = &lazyProxy{log: log, open: func() (*appProxy, error) { return openProxy(store.Dir(), started.Load, log) }}
-	a.remote = newRemoteHosts()
+	a.remote = newRemoteHosts(hostAsker(started.Load))
 	rt, err := actors.Start(actors.Config{
 		Remote:       a.remote,
 		HostProxy:    a.proxy,
