@@ -15,9 +15,10 @@ type Button struct {
 }
 
 // look is everything a Refresh from outside can show differently: the fields a caller sets
-// directly, and the theme, scale and size the button is drawn with. The button's own state
-// changes (hover, focus, Disable, SetText, SetIcon) refresh through widget.Button's Refresh,
-// which this type does not override, so they never wait on this.
+// directly, and the theme and scale the button is drawn with. The button's own state changes
+// (hover, focus, Disable, SetText, SetIcon) refresh through widget.Button's Refresh, which
+// this type does not override, so they never wait on this; a new size lays the button out
+// and re-rasterises its icon through Resize.
 type look struct {
 	text       string
 	icon       fyne.Resource
@@ -29,7 +30,6 @@ type look struct {
 	th         fyne.Theme
 	variant    fyne.ThemeVariant
 	scale      float32
-	size       fyne.Size
 	valid      bool
 }
 
@@ -38,7 +38,7 @@ func (b *Button) look() look {
 	return look{
 		text: b.Text, icon: b.Icon, importance: b.Importance, alignment: b.Alignment,
 		placement: b.IconPlacement, disabled: b.Disabled(), hidden: b.Hidden,
-		th: s.Theme(), variant: s.ThemeVariant(), scale: s.Scale(), size: b.Size(), valid: true,
+		th: s.Theme(), variant: s.ThemeVariant(), scale: s.Scale(), valid: true,
 	}
 }
 
@@ -55,6 +55,14 @@ func (l look) same(o look) bool {
 }
 
 func comparable(v any) bool { return v == nil || reflect.TypeOf(v).Comparable() }
+
+// CreateRenderer notes what the new renderer drew: widget.Button's draws the button as it is
+// (its text, icon and theme), so the first Refresh from a container has nothing to add.
+func (b *Button) CreateRenderer() fyne.WidgetRenderer {
+	r := b.Button.CreateRenderer()
+	b.shown = b.look()
+	return r
+}
 
 // Refresh redraws the button when what it shows has changed since the last Refresh called on
 // it. The window's containers refresh every child whenever a part is shown or hidden

@@ -74,8 +74,7 @@ func TestRefreshRedrawsOnlyWhatChanged(t *testing.T) {
 	box := container.NewVBox(b)
 	w := test.NewTempWindow(t, box)
 	w.Resize(fyne.NewSize(300, 100))
-	box.Refresh()
-	reads := icon.reads
+	reads := icon.reads // the renderer drew it as it is: the first refresh has nothing to add
 	for range 3 {
 		box.Refresh()
 	}
