@@ -77,7 +77,7 @@ func (s *smallScreen) short() bool { return s.size.Height > 0 && s.size.Height <
 func (s *smallScreen) toggleSidebar() {
 	show := !s.sidebarShown()
 	s.chosen = &show
-	s.apply()
+	s.apply(false)
 	if show {
 		s.m.win.Canvas().Focus(s.m.sidebar.search.entry)
 	} else {
@@ -85,13 +85,18 @@ func (s *smallScreen) toggleSidebar() {
 	}
 }
 
-// apply shows or hides what the size leaves room for.
-func (s *smallScreen) apply() {
+// apply shows or hides what the size leaves room for. resizing says the split is about to be
+// given a new size (rootLayout), which lays it out again anyway: a Refresh of the split as
+// well redrew the whole window, sidebar included, twice before the first frame (at the
+// content's minimum size, then at the window's; issue 36, open fast).
+func (s *smallScreen) apply(resizing bool) {
 	show := s.sidebarShown()
 	if s.frame.Visible() != show {
 		s.frame.Hidden = !show
 		s.toggle.Hidden = show
-		s.split.Refresh()
+		if !resizing {
+			s.split.Refresh()
+		}
 		s.m.relayout()
 	}
 	if s.m.todo != nil && s.m.todo.short != s.short() {
@@ -108,7 +113,11 @@ type rootLayout struct{ s *smallScreen }
 
 func (l *rootLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	l.s.size = size
-	l.s.apply()
+	resizing := false
+	for _, o := range objs {
+		resizing = resizing || o.Size() != size
+	}
+	l.s.apply(resizing)
 	for _, o := range objs {
 		o.Move(fyne.NewPos(0, 0))
 		o.Resize(size)

@@ -25,6 +25,11 @@ func TestSmallWindowCollapsesTheSidebar(t *testing.T) {
 	if s.frame.Visible() || !s.toggle.Visible() {
 		t.Fatalf("at 800 px: sidebar shown %v, toggle shown %v", s.frame.Visible(), s.toggle.Visible())
 	}
+	// The resize alone lays the split out (apply no longer refreshes it then): the chat's
+	// pane takes the whole width the sidebar gave up.
+	if w := h.m.right.Size().Width; w < 800-4*pad() {
+		t.Fatalf("at 800 px with the sidebar collapsed the right pane is %v px wide", w)
+	}
 	h.press("Ctrl+B")
 	h.settle()
 	if !s.frame.Visible() || s.toggle.Visible() {
@@ -45,6 +50,12 @@ func TestSmallWindowCollapsesTheSidebar(t *testing.T) {
 	h.settle()
 	if s.frame.Visible() {
 		t.Fatal("Ctrl+B did not hide the sidebar")
+	}
+	s.chosen = nil // the width decides again
+	h.m.win.Resize(fyne.NewSize(1100, 720))
+	h.settle()
+	if !s.frame.Visible() || s.frame.Size().Width < sidebarMinWidth(h.m) || h.m.right.Size().Width > 1100-sidebarMinWidth(h.m) {
+		t.Fatalf("back at 1100 px: sidebar shown %v, %v px wide; right pane %v px", s.frame.Visible(), s.frame.Size().Width, h.m.right.Size().Width)
 	}
 }
 
