@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -438,7 +437,7 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		Prices: openPrices(instructions.ConfigDir(), log),
 
 		// Once every conversation rested, the memory they freed goes back to the system.
-		OnAllRested: debug.FreeOSMemory,
+		OnAllRested: giveMemoryBack,
 	})
 	if err != nil {
 		a.Close()
