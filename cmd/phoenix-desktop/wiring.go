@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -437,7 +438,7 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		Prices: openPrices(instructions.ConfigDir(), log),
 
 		// Once every conversation rested, the memory they freed goes back to the system.
-		OnAllRested: giveMemoryBack,
+		OnAllRested: debug.FreeOSMemory,
 	})
 	if err != nil {
 		a.Close()
