@@ -29,7 +29,10 @@ func appEnv(home string) []string {
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 	}
-	for _, k := range []string{"PATH", "LANG", "LC_ALL", "TMPDIR"} {
+	// GOGC and GOMEMLIMIT pass through so that a run can measure the app under another
+	// collector setting (the soak with a window: docs/ARCHITECTURE.md, "Memory over a long
+	// life").
+	for _, k := range []string{"PATH", "LANG", "LC_ALL", "TMPDIR", "GOGC", "GOMEMLIMIT"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}

@@ -111,8 +111,12 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 		if err != nil {
 			return 0, err
 		}
-		parts = append(parts, fmt.Sprintf("%s %.1f MiB (anonymous %.1f, files %.1f)", point,
-			float64(st["VmRSS"])/1024, float64(st["RssAnon"])/1024, float64(st["RssFile"])/1024))
+		sm, err := readSmaps(pid)
+		if err != nil {
+			return 0, err
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f MiB (anonymous %.1f, files %.1f; %s)", point,
+			float64(st["VmRSS"])/1024, float64(st["RssAnon"])/1024, float64(st["RssFile"])/1024, sm))
 		return float64(st["VmRSS"]) / 1024, nil
 	}
 	start, err := rss("start")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -44,6 +45,9 @@ func runGUI(args []string, stderr io.Writer) error {
 	}
 	log := common.logger(stderr)
 	defer startCPUProfile(stderr)()
+	if p, set := windowGC(os.Getenv); set {
+		debug.SetGCPercent(p)
+	}
 
 	a := app.NewWithID(assets.AppID)
 	a.Settings().SetTheme(ui.Theme())
