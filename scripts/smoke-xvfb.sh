@@ -35,6 +35,12 @@ LASTLINE_Y=${LASTLINE_Y:-566}
 NAME=smoke-xvfb
 # shellcheck source=xvfb-lib.sh
 source scripts/xvfb-lib.sh
+# The Undo step patches smoke-undo.txt in the folder the app starts in (this checkout): a
+# copy left by an earlier run makes the patch change nothing and the step fail, and a copy
+# left behind would end up in a commit. So it goes before the run and after it.
+UNDO_FILE="$PWD/smoke-undo.txt"
+rm -f "$UNDO_FILE"
+AFTER_STOP='rm -f "$UNDO_FILE"'
 
 xvfb_start
 say "starting the app on $DISPLAY with --demo --data-dir $DATA"
