@@ -13,7 +13,6 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/llm"
-	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
@@ -101,12 +100,12 @@ func (a *conversationActor) startLLM(ctx actor.Context, e domain.RequestLLM) {
 	if e.Continuation != nil {
 		before = a.compactHooks()
 	}
-	var lsps *lsp.Set
+	var langs languageOffer
 	if req.Tools != nil {
-		lsps = a.languageServers()
+		langs = a.languageOffer()
 		env.Cwd = a.conv.Cwd
 	}
-	a.llmPID = ctx.Spawn(llmRequestProps(a.rt, a.id, e.Exec, reqCtx, cancel, req, servers, env, before, lsps))
+	a.llmPID = ctx.Spawn(llmRequestProps(a.rt, a.id, e.Exec, reqCtx, cancel, req, servers, env, before, langs))
 	if req.Tools != nil && !a.checkpointsWarmed {
 		// After the request is on its way: it never waits for the copy.
 		a.checkpointsWarmed = a.rt.warmCheckpointsFor(a.conv, true)

@@ -1,8 +1,10 @@
 package actors
 
 import (
+	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/lsp"
@@ -51,10 +53,63 @@ func (a *conversationActor) remoteLanguageServers(call domain.ToolCall) *lsp.Opt
 	return a.rt.cfg.LSP
 }
 
+// languageOffer says whether a conversation's request offers the language tools: where a
+// server for the project's files runs or can start, as its lsp.Set finds — the local one, or
+// for a remote conversation the one of the agent on its host, which reads the files there.
+type languageOffer interface {
+	Offered(ctx context.Context, cwd string) bool
+}
+
+// localLanguages is a local conversation's set.
+type localLanguages struct{ set *lsp.Set }
+
+func (l localLanguages) Offered(_ context.Context, cwd string) bool { return l.set.Offered(cwd) }
+
+// remoteOfferWait bounds the question to the host before a model request, connecting
+// included: a host that cannot be reached delays the request by this at most, which then
+// goes without the language tools (the next request asks again).
+const remoteOfferWait = 5 * time.Second
+
+// remoteLanguages asks a remote conversation's host.
+type remoteLanguages struct {
+	rt     *Runtime
+	convID string
+	host   string
+	opts   lsp.Options
+}
+
+func (r remoteLanguages) Offered(ctx context.Context, cwd string) bool {
+	ctx, cancel := context.WithTimeout(ctx, remoteOfferWait)
+	defer cancel()
+	ok, err := r.rt.cfg.Remote.LanguageToolsOffered(ctx, r.host, r.convID, cwd, r.opts, func(text string) {
+		r.rt.publish(Notice{ConvID: r.convID, Level: NoticeInfo, Text: text})
+	})
+	if err != nil {
+		r.rt.log.Info("the language tools are not offered: the host did not say whether its servers serve the project", "conversation", r.convID, "host", r.host, "error", err)
+	}
+	return ok
+}
+
+// languageOffer is what decides whether the conversation's next request offers the language
+// tools; nil when language servers are off.
+func (a *conversationActor) languageOffer() languageOffer {
+	switch {
+	case a.rt.cfg.LSP == nil:
+		return nil
+	case a.conv.Host != "":
+		if a.rt.cfg.Remote == nil {
+			return nil
+		}
+		return remoteLanguages{rt: a.rt, convID: a.id, host: a.conv.Host, opts: *a.rt.cfg.LSP}
+	}
+	return localLanguages{a.languageServers()}
+}
+
 // addLanguageTools offers the language tools in a request that offers tools, where a server
 // for the project's files runs or can start (it looks at the project once, in the worker).
+// The one place the tool list is added, for local and remote conversations alike.
 func (w *llmRequestActor) addLanguageTools() {
-	if w.lsps == nil || w.req.Tools == nil || !w.lsps.Offered(w.env.Cwd) {
+	if w.langs == nil || w.req.Tools == nil || !w.langs.Offered(w.ctx, w.env.Cwd) {
 		return
 	}
 	w.req.Tools = append(slices.Clip(w.req.Tools), domain.LanguageTools()...)
@@ -108,12 +163,17 @@ type LanguageServer struct {
 // LanguageServers lists the language servers the conversation started, none before its
 // first edit or question about a file a server serves.
 func (r *Runtime) LanguageServers(convID string) []LanguageServer {
-	v, ok := r.lspSets.Load(convID)
-	if !ok {
-		return nil
+	var list []lsp.Status
+	if v, ok := r.lspSets.Load(convID); ok {
+		list = v.(*lsp.Set).Status()
+	} else if r.cfg.Remote != nil {
+		// A remote conversation's servers run on its host: as its agent last reported them.
+		if c, err := r.cfg.Store.Get(convID); err == nil && c.Host != "" {
+			list = r.cfg.Remote.LanguageServers(c.Host, convID)
+		}
 	}
 	var out []LanguageServer
-	for _, st := range v.(*lsp.Set).Status() {
+	for _, st := range list {
 		out = append(out, LanguageServer{Name: st.Name, State: string(st.State), Reason: st.Reason})
 	}
 	return out

@@ -39,6 +39,14 @@ type RemoteRunner interface {
 	// a local command relaying its streams (mcp_remote.go). start bounds the connecting;
 	// cancelling life ends the process.
 	StartStdio(start, life context.Context, host string, spec mcp.StdioSpec) (mcp.Process, error)
+	// LanguageToolsOffered says whether the language tools are offered to the model in
+	// conversation conv, whose folder on host is cwd: the host's set of servers (configured
+	// by opts) checks its files there, connecting first as RunRemote does. An error says
+	// why the host could not answer.
+	LanguageToolsOffered(ctx context.Context, host, conv, cwd string, opts lsp.Options, status func(text string)) (bool, error)
+	// LanguageServers lists conv's language servers on host as the agent there last
+	// reported them; none while not connected.
+	LanguageServers(host, conv string) []lsp.Status
 }
 
 // RemoteCall is one tool call of a remote conversation.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
@@ -21,6 +23,11 @@ type hostRunner struct {
 	hosts   []string
 	forgot  []string
 	started chan struct{}
+	// offered answers LanguageToolsOffered, which offers records; servers answers
+	// LanguageServers.
+	offered bool
+	offers  []string
+	servers []lsp.Status
 }
 
 func (r *hostRunner) Runs(tool string) bool {
@@ -57,6 +64,15 @@ func (r *hostRunner) StartStdio(_, _ context.Context, host string, _ mcp.StdioSp
 }
 
 func (r *hostRunner) Connect(context.Context, string, func(string)) error { return nil }
+
+func (r *hostRunner) LanguageToolsOffered(_ context.Context, host, conv, cwd string, _ lsp.Options, _ func(string)) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.offers = append(r.offers, host+":"+cwd)
+	return r.offered, nil
+}
+
+func (r *hostRunner) LanguageServers(string, string) []lsp.Status { return r.servers }
 
 func withRemote(r RemoteRunner) harnessOption { return func(c *Config) { c.Remote = r } }
 
@@ -198,5 +214,54 @@ func TestRemoteSubAgentWorksOnTheSameHost(t *testing.T) {
 	defer r.mu.Unlock()
 	if len(r.calls) != 1 || r.hosts[0] != "me@box" || r.calls[0].Cwd != "/srv/p" || r.calls[0].Conversation == c.ID {
 		t.Errorf("the sub-agent's calls: %+v on %v", r.calls, r.hosts)
+	}
+}
+
+// TestRemoteConversationIsOfferedItsHostsLanguageTools_REQ_LSP_003: whether a remote
+// conversation's request offers the language tools is its host's answer, asked about its
+// folder there (nothing of that name is here); a host that says no, or language servers that
+// are off, offer none. The header's list of servers is the host's.
+func TestRemoteConversationIsOfferedItsHostsLanguageTools_REQ_LSP_003(t *testing.T) {
+	offered := func(h *harness) []bool {
+		var got []bool
+		for _, r := range h.srv.Requests() {
+			has := false
+			for _, tool := range r.Chat.Tools {
+				has = has || tool.Function.Name == domain.ToolDefinition
+			}
+			got = append(got, has)
+		}
+		return got
+	}
+	r := &hostRunner{started: make(chan struct{}), offered: true,
+		servers: []lsp.Status{{Name: "gopls", State: lsp.StateDown, Reason: "it did not answer within 30s of starting"}}}
+	h := newHarness(t, withRemote(r), func(c *Config) { c.LSP = &lsp.Options{} })
+	c := h.create(NewConversation{Cwd: "/srv/nowhere-here/proj", Host: "me@box"})
+	h.turn(c.ID, "bash: ls")
+	if got := offered(h); len(got) != 2 || !got[0] || !got[1] {
+		t.Fatalf("requests offering definition: %v", got)
+	}
+	r.mu.Lock()
+	offers := slices.Clone(r.offers)
+	r.offered = false
+	r.mu.Unlock()
+	if len(offers) != 2 || offers[0] != "me@box:/srv/nowhere-here/proj" {
+		t.Errorf("the host was asked %v", offers)
+	}
+	if got := LanguageServersText(h.rt.LanguageServers(c.ID)); got != "Language servers in this conversation:\n• gopls: down — it did not answer within 30s of starting" {
+		t.Errorf("the header's details say %q", got)
+	}
+	h.turn(c.ID, "echo: hi")
+	if got := offered(h); len(got) != 3 || got[2] {
+		t.Errorf("a host that serves nothing still offered them: %v", got)
+	}
+
+	// Language servers off: the host is not asked, nothing is offered.
+	r2 := &hostRunner{started: make(chan struct{}), offered: true}
+	h2 := newHarness(t, withRemote(r2))
+	c2 := h2.create(NewConversation{Cwd: "/srv/proj", Host: "me@box"})
+	h2.turn(c2.ID, "echo: hi")
+	if got := offered(h2); len(got) != 1 || got[0] || len(r2.offers) != 0 {
+		t.Errorf("with language servers off: offered %v, asked %v", got, r2.offers)
 	}
 }

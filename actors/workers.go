@@ -36,15 +36,15 @@ type llmRequestActor struct {
 	env     tools.Env
 	// before runs first, off the mailbox: the PreCompact hooks before a continuation summary.
 	before func(context.Context)
-	// lsps adds the language tools where a server can answer them; nil when off (lsp.go).
-	lsps *lsp.Set
+	// langs adds the language tools where a server can answer them; nil when off (lsp.go).
+	langs languageOffer
 }
 
 func llmRequestProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context,
-	cancel context.CancelFunc, req llm.Request, servers *mcp.Set, env tools.Env, before func(context.Context), lsps *lsp.Set) *actor.Props {
+	cancel context.CancelFunc, req llm.Request, servers *mcp.Set, env tools.Env, before func(context.Context), langs languageOffer) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &llmRequestActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, req: req,
-			servers: servers, env: env, before: before, lsps: lsps}
+			servers: servers, env: env, before: before, langs: langs}
 	})
 }
 

@@ -149,6 +149,9 @@ func (a *agent) serve(conn io.ReadWriteCloser) {
 	if err := srv.RegisterName(proxyService, &Proxy{q: a.questions}); err != nil {
 		panic(err)
 	}
+	if err := srv.RegisterName(languageService, &Languages{a: a}); err != nil {
+		panic(err)
+	}
 	srv.ServeConn(conn)
 }
 

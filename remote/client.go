@@ -35,6 +35,9 @@ type Client struct {
 	askCtx    context.Context
 	askCancel context.CancelFunc
 	asking    sync.WaitGroup
+	// langs is the language servers' states the agent reports (lsp.go's watchLoop, also
+	// waited for by Close through asking).
+	langs languageStates
 
 	lostOnce sync.Once
 	lost     chan struct{}

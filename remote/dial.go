@@ -399,6 +399,8 @@ func (c *Client) startAgent(ctx context.Context) error {
 		c.asking.Add(1)
 		go askLoop(c.askCtx, c.rpc, c.opts.Ask, &c.asking)
 	}
+	c.asking.Add(1)
+	go watchLoop(c.rpc, &c.langs, &c.asking)
 	return nil
 }
 

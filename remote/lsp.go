@@ -2,6 +2,11 @@ package remote
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/rpc"
+	"slices"
 	"sync"
 	"time"
 
@@ -39,6 +44,9 @@ type languageSets struct {
 	mu     sync.Mutex
 	sets   map[string]*lsp.Set
 	closed bool
+	// seq counts the changes of any server's state; wake is closed at the next (Watch).
+	seq  uint64
+	wake chan struct{}
 }
 
 // set returns the conversation's set, made (starting nothing) on first use; nil when the call
@@ -55,7 +63,7 @@ func (l *languageSets) set(conv string, cfg *LanguageServers) *lsp.Set {
 	if s, ok := l.sets[conv]; ok {
 		return s
 	}
-	s := lsp.NewSet(lsp.Options{Specs: cfg.Specs, StartTimeout: cfg.StartTimeout, RequestTimeout: cfg.RequestTimeout})
+	s := lsp.NewSet(lsp.Options{Specs: cfg.Specs, StartTimeout: cfg.StartTimeout, RequestTimeout: cfg.RequestTimeout, OnChange: l.changed})
 	if l.sets == nil {
 		l.sets = map[string]*lsp.Set{}
 	}
@@ -95,4 +103,168 @@ func runWithLanguageServers(ctx context.Context, set *lsp.Set, reg *tools.Regist
 		out = set.AfterCommand(ctx, env).AppendTo(out)
 	}
 	return out
+}
+
+// What the app asks the agent about a conversation's language servers, besides running its
+// calls (Agent.Run): whether the language tools are offered in it — the check reads the
+// project's files, which are on the host — and the servers' states for the header. Both are
+// answered by the agent's lsp.Set, the same code as for a local project.
+
+// languageService is the name of the agent's net/rpc service for the language servers.
+const languageService = "Languages"
+
+// OfferArgs asks whether the language tools are offered in a conversation on the host.
+type OfferArgs struct {
+	Conversation string
+	// Cwd is the conversation's working directory on the host.
+	Cwd     string
+	Servers LanguageServers
+}
+
+// OfferReply is lsp.Set.Offered's answer on the host.
+type OfferReply struct {
+	Offered bool
+}
+
+// WatchArgs asks for the servers' states once they have changed past Seen (a WatchReply.Seq).
+type WatchArgs struct {
+	Seen uint64
+}
+
+// WatchReply is every conversation's servers on the host, by conversation, as of Seq.
+type WatchReply struct {
+	Seq     uint64
+	Servers map[string][]lsp.Status
+}
+
+// Languages is the net/rpc service through which the app asks about language servers.
+type Languages struct{ a *agent }
+
+// Offered says whether the conversation's set offers the language tools in its folder there
+// (a server runs, or one on the host's PATH serves the project's files); it makes the set,
+// starting nothing.
+func (l *Languages) Offered(args OfferArgs, reply *OfferReply) error {
+	set := l.a.lsps.set(args.Conversation, &args.Servers)
+	if set == nil {
+		return errors.New("the remote agent is shutting down")
+	}
+	reply.Offered = set.Offered(args.Cwd)
+	return nil
+}
+
+// Watch answers the servers' states as soon as they differ from those the app saw last (at
+// once the first time); it fails when the session ends. The app keeps one waiting (watchLoop),
+// so a server's start, readiness and failure reach the header while the call that started it
+// still runs, as for a local project.
+func (l *Languages) Watch(args WatchArgs, reply *WatchReply) error {
+	ls := &l.a.lsps
+	for {
+		ls.mu.Lock()
+		if ls.closed {
+			ls.mu.Unlock()
+			return errSessionEnded
+		}
+		// Versions count from 1, so that the app's first call (Seen 0) is answered at once.
+		if version := ls.seq + 1; version != args.Seen {
+			seq, sets := version, maps.Clone(ls.sets)
+			ls.mu.Unlock()
+			reply.Seq, reply.Servers = seq, map[string][]lsp.Status{}
+			for conv, s := range sets {
+				if st := s.Status(); len(st) > 0 {
+					reply.Servers[conv] = st
+				}
+			}
+			return nil
+		}
+		if ls.wake == nil {
+			ls.wake = make(chan struct{})
+		}
+		wake := ls.wake
+		ls.mu.Unlock()
+		select {
+		case <-wake:
+		case <-l.a.ctx.Done():
+			return errSessionEnded
+		}
+	}
+}
+
+// changed wakes every waiting Watch: a server of some conversation changed state.
+func (l *languageSets) changed() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seq++
+	if l.wake != nil {
+		close(l.wake)
+		l.wake = nil
+	}
+}
+
+// languageStates is, on the app's side, the last servers' states the agent reported.
+type languageStates struct {
+	mu      sync.Mutex
+	servers map[string][]lsp.Status
+}
+
+// of is the conversation's servers as the agent last reported them.
+func (s *languageStates) of(conv string) []lsp.Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.servers[conv])
+}
+
+// watchLoop, on the app's side, keeps one Languages.Watch call waiting on the agent and keeps
+// what it answers; it ends when the connection does.
+func watchLoop(c *rpc.Client, st *languageStates, wg *sync.WaitGroup) {
+	defer wg.Done()
+	var seen uint64
+	for {
+		var r WatchReply
+		if err := c.Call(languageService+".Watch", WatchArgs{Seen: seen}, &r); err != nil {
+			return
+		}
+		seen = r.Seq
+		st.mu.Lock()
+		st.servers = r.Servers
+		st.mu.Unlock()
+	}
+}
+
+// LanguageServers is the conversation's servers on the host as its agent last reported them
+// (their states as lsp.Set.Status says); none while the connection is down — its servers
+// died with it.
+func (s *Session) LanguageServers(conv string) []lsp.Status {
+	s.mu.Lock()
+	c := s.cur
+	s.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.langs.of(conv)
+}
+
+// LanguageToolsOffered asks the host whether the language tools are offered in the
+// conversation in cwd there, connecting first when needed (report hears how, as for Run).
+func (s *Session) LanguageToolsOffered(ctx context.Context, conv, cwd string, servers LanguageServers, report func(Status)) (bool, error) {
+	c, err := s.client(ctx, report)
+	if err != nil {
+		return false, err
+	}
+	var reply OfferReply
+	call := c.rpc.Go(languageService+".Offered", OfferArgs{Conversation: conv, Cwd: cwd, Servers: servers}, &reply, make(chan *rpc.Call, 1))
+	select {
+	case <-call.Done:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	var serverErr rpc.ServerError
+	switch {
+	case call.Error == nil:
+		return reply.Offered, nil
+	case errors.As(call.Error, &serverErr):
+		return false, fmt.Errorf("on %s: %s", s.opts.Destination, string(serverErr))
+	}
+	c.markLost()
+	s.lost(c, call.Error)
+	return false, fmt.Errorf("%w: %w", ErrConnectionLost, call.Error)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/remote/remotetest"
+	"github.com/phoenix-desktop/phoenix/tools"
 )
 
 // remoteGopls puts a copy of this machine's gopls where the remote test user can run it (the
@@ -119,5 +120,111 @@ func TestRemotePatchIsCheckedByGoplsThere_REQ_LSP_001(t *testing.T) {
 	}
 	c.Close()
 	endMaster(t, s)
+	s.WaitNoProcesses(t)
+}
+
+// goModule writes a small Go module, owned by the remote user, into proj.
+func goModule(t *testing.T, s *remotetest.Server, proj string) {
+	t.Helper()
+	for name, text := range map[string]string{
+		"go.mod":  "module example.com/m\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar n int = 1\n\tfmt.Println(n)\n}\n",
+	} {
+		p := filepath.Join(proj, name)
+		remotetest.WriteFile(t, p, text)
+		if err := os.Chown(p, s.UID, s.UID); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitServers waits until the session's report of conv's servers satisfies ok.
+func waitServers(t *testing.T, sess *Session, conv string, ok func([]lsp.Status) bool) []lsp.Status {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		got := sess.LanguageServers(conv)
+		if ok(got) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the servers of %s on the host are reported as %+v", conv, got)
+		}
+		<-tick.C
+	}
+}
+
+// TestRemoteLanguageToolsOfferedAndAnsweredOnTheHost_REQ_LSP_003: whether the language
+// tools are offered in a remote conversation is decided on the host, by its files and its
+// PATH (gopls there serves a Go module; nothing serves a folder of notes), and a definition
+// asked there comes back as the place in the host's file; the app hears that gopls runs.
+func TestRemoteLanguageToolsOfferedAndAnsweredOnTheHost_REQ_LSP_003(t *testing.T) {
+	noLeaks(t)
+	s := remotetest.Start(t)
+	spec := remoteGopls(t, s)
+	proj, notes := s.ProjectDir(t), s.ProjectDir(t)
+	goModule(t, s, proj)
+	remotetest.WriteFile(t, filepath.Join(notes, "notes.txt"), "x\n")
+	sess := NewSession(Options{Destination: s.Dest, ConfigFile: s.Config}, nil)
+	defer sess.Close()
+	ctx := context.Background()
+	servers := LanguageServers{Specs: []lsp.Spec{spec}, StartTimeout: 2 * time.Minute, RequestTimeout: time.Minute}
+
+	if ok, err := sess.LanguageToolsOffered(ctx, "conv", proj, servers, nil); err != nil || !ok {
+		t.Fatalf("a Go module on the host with gopls there: offered %v, %v", ok, err)
+	}
+	if ok, err := sess.LanguageToolsOffered(ctx, "notes", notes, servers, nil); err != nil || ok {
+		t.Errorf("a folder of notes: offered %v, %v", ok, err)
+	}
+	where := Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeUnrestricted, LanguageServers: &servers}
+	// The use of n in fmt.Println(n) is defined on line 6 of the host's main.go.
+	out, err := sess.Run(ctx, where, toolCall(t, domain.ToolDefinition, map[string]any{"path": "main.go", "line": 7, "column": 14}), nil)
+	if err != nil || out.Outcome != domain.OutcomeSuccess || !strings.Contains(out.Content, "main.go:6:6: var n int = 1") {
+		t.Fatalf("definition on the host: %v %+v", err, out)
+	}
+	got := waitServers(t, sess, "conv", func(l []lsp.Status) bool { return len(l) == 1 && l[0].State == lsp.StateRunning })
+	if got[0].Name != "gopls" || got[0].PID == 0 {
+		t.Errorf("reported %+v", got)
+	}
+	if len(sess.LanguageServers("notes")) != 0 {
+		t.Errorf("a conversation that started no server has some: %+v", sess.LanguageServers("notes"))
+	}
+	sess.Close()
+	if len(sess.LanguageServers("conv")) != 0 {
+		t.Errorf("a closed session still reports servers")
+	}
+	s.WaitNoProcesses(t)
+}
+
+// TestRemoteLanguageServerStatesReachTheApp_REQ_LSP_009: the header's list of a remote
+// conversation's servers is fed by the agent while the call that starts one still runs: a
+// server that never answers is "starting", then "down" with why.
+func TestRemoteLanguageServerStatesReachTheApp_REQ_LSP_009(t *testing.T) {
+	noLeaks(t)
+	s := remotetest.Start(t)
+	proj := s.ProjectDir(t)
+	goModule(t, s, proj)
+	sess := NewSession(Options{Destination: s.Dest, ConfigFile: s.Config}, nil)
+	defer sess.Close()
+	mute := lsp.Spec{Name: "mute", Command: "/bin/sleep", Args: []string{"1000"}, Languages: map[string]string{".go": "go"}}
+	servers := LanguageServers{Specs: []lsp.Spec{mute}, StartTimeout: 3 * time.Second, RequestTimeout: time.Second}
+	where := Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeUnrestricted, LanguageServers: &servers}
+	done := make(chan tools.Output, 1)
+	go func() {
+		out, _ := sess.Run(context.Background(), where, toolCall(t, domain.ToolDiagnostics, map[string]any{"path": "main.go"}), nil)
+		done <- out
+	}()
+	waitServers(t, sess, "conv", func(l []lsp.Status) bool { return len(l) == 1 && l[0].State == lsp.StateStarting })
+	out := <-done
+	if out.Outcome != domain.OutcomeError || !strings.Contains(out.Content, "did not answer within 3s") {
+		t.Errorf("the call on a mute server: %+v", out)
+	}
+	got := waitServers(t, sess, "conv", func(l []lsp.Status) bool { return len(l) == 1 && l[0].State == lsp.StateDown })
+	if got[0].Name != "mute" || got[0].Reason != "it did not answer within 3s of starting" {
+		t.Errorf("reported %+v", got)
+	}
+	sess.Close()
 	s.WaitNoProcesses(t)
 }

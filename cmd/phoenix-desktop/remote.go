@@ -10,6 +10,7 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/proxy"
 	"github.com/phoenix-desktop/phoenix/remote"
@@ -37,10 +38,32 @@ func (h *remoteHosts) RunRemote(ctx context.Context, host string, call actors.Re
 	}
 	where := remote.Call{Conversation: call.Conversation, Cwd: call.Cwd, Mode: call.Mode, ImageLimits: call.ImageLimits}
 	if o := call.LanguageServers; o != nil {
-		where.LanguageServers = &remote.LanguageServers{Specs: o.Specs, StartTimeout: o.StartTimeout, RequestTimeout: o.RequestTimeout}
+		servers := remoteLanguageServers(*o)
+		where.LanguageServers = &servers
 	}
 	out, _ := s.Run(ctx, where, call.Call, connectingStatus(status))
 	return out
+}
+
+// remoteLanguageServers is what of the language servers' configuration goes to the host.
+func remoteLanguageServers(o lsp.Options) remote.LanguageServers {
+	return remote.LanguageServers{Specs: o.Specs, StartTimeout: o.StartTimeout, RequestTimeout: o.RequestTimeout}
+}
+
+func (h *remoteHosts) LanguageToolsOffered(ctx context.Context, host, conv, cwd string, opts lsp.Options, status func(string)) (bool, error) {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return false, errors.New("the app is closing")
+	}
+	return s.LanguageToolsOffered(ctx, conv, cwd, remoteLanguageServers(opts), connectingStatus(status))
+}
+
+func (h *remoteHosts) LanguageServers(host, conv string) []lsp.Status {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return nil
+	}
+	return s.LanguageServers(conv)
 }
 
 func (h *remoteHosts) Connect(ctx context.Context, host string, status func(string)) error {
