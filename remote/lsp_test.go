@@ -2,9 +2,7 @@ package remote
 
 import (
 	"context"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,53 +15,11 @@ import (
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
-// remoteGopls puts a copy of this machine's gopls where the remote test user can run it (the
-// app side's is in root's home) and returns the server's spec for that side.
+// remoteGopls is the spec of gopls on the remote side (remotetest.Server.Gopls).
 func remoteGopls(t *testing.T, s *remotetest.Server) lsp.Spec {
 	t.Helper()
-	gopls, err := exec.LookPath("gopls")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("gopls is not installed; scripts/setup.sh installs it")
-		}
-		t.Skip("gopls is not installed; bash scripts/setup.sh installs it")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH")
-	}
-	dir, err := os.MkdirTemp(s.Home, "bin-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	copyFile(t, gopls, filepath.Join(dir, "gopls"), 0o755)
-	for _, p := range []string{dir, filepath.Join(dir, "gopls")} {
-		if err := os.Chown(p, s.UID, s.UID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return lsp.Spec{Name: "gopls", Command: filepath.Join(dir, "gopls"), Languages: map[string]string{".go": "go"},
-		Env: map[string]string{"PATH": filepath.Dir(goBin) + ":/usr/bin:/bin", "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"}}
-}
-
-func copyFile(t *testing.T, from, to string, mode os.FileMode) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
+	command, env := s.Gopls(t)
+	return lsp.Spec{Name: "gopls", Command: command, Languages: map[string]string{".go": "go"}, Env: env}
 }
 
 // TestRemotePatchIsCheckedByGoplsThere_REQ_LSP_001: a remote conversation's language server

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,8 +18,12 @@ import (
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/checkpoint"
+	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/llm/fakellm"
+	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
+	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/remote/remotetest"
 	"github.com/phoenix-desktop/phoenix/sandbox"
@@ -519,5 +524,66 @@ func TestChatRemoteProjectCommandAsksHere_REQ_BED_014(t *testing.T) {
 	allowedHost := strings.TrimPrefix(allowed.URL, "http://")
 	deniedHost := strings.TrimPrefix(denied.URL, "http://")
 	mustContainAll(t, errs, "the agent asks to reach "+allowedHost+": allow once", "the agent asks to reach "+deniedHost+": deny")
+	s.WaitNoProcesses(t)
+}
+
+// TestChatRemoteUsesALanguageToolOnTheHost_REQ_LSP_003: a headless conversation on another
+// machine is offered the language tools because gopls serves the project there (the person's
+// lsp.json names a gopls only that machine's user has), and the model's definition call is
+// answered there with the place in the host's file.
+func TestChatRemoteUsesALanguageToolOnTheHost_REQ_LSP_003(t *testing.T) {
+	s := remotetest.Start(t)
+	t.Setenv(envSSHConfig, s.Config)
+	command, env := s.Gopls(t)
+	proj := s.ProjectDir(t)
+	for name, text := range map[string]string{
+		"go.mod":  "module example.com/m\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar n int = 1\n\tfmt.Println(n)\n}\n",
+	} {
+		p := filepath.Join(proj, name)
+		remotetest.WriteFile(t, p, text)
+		if err := os.Chown(p, s.UID, s.UID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	lspJSON, err := json.Marshal(map[string]any{"lsp": map[string]any{"gopls": map[string]any{
+		"command": command, "env": env, "extensions": []string{".go"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cfg, "phoenix-desktop"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	remotetest.WriteFile(t, filepath.Join(cfg, "phoenix-desktop", lsp.ConfigFileName), string(lspJSON))
+	srv, err := fakellm.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv(providers.EnvAPIKey, "sk-test-remote-lsp-0001")
+
+	code, out, errs := cli(t, "chat", "--base-url", srv.URL(), "--model", "gpt-4o", "--data-dir", t.TempDir(), "--remote", s.Dest, "--cwd", proj,
+		"lsp: definition main.go:7:14")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "main.go:6:6: var n int = 1") {
+		t.Errorf("the definition is not the host file's place:\n%s\n%s", out, errs)
+	}
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no model request")
+	}
+	for i, r := range reqs {
+		var names []string
+		for _, tool := range r.Chat.Tools {
+			names = append(names, tool.Function.Name)
+		}
+		if !slices.Contains(names, domain.ToolDefinition) || !slices.Contains(names, domain.ToolReferences) {
+			t.Errorf("request %d does not offer the language tools: %v", i, names)
+		}
+	}
 	s.WaitNoProcesses(t)
 }
