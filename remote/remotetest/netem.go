@@ -16,19 +16,32 @@ const netemPort = 2222
 
 var netemSeq atomic.Int32
 
-// StartNetem starts the server as Start does, but in a network namespace of its own, reached
-// from this one over a veth pair whose two ends each delay every packet by oneWay (tc qdisc
-// … netem delay): a round trip between the app and the remote side costs 2×oneWay more than on
-// loopback, as over a real network. The namespace and the pair go when the test ends. It
-// skips, saying why, where network namespaces, veth pairs or tc's netem are unavailable (a
-// kernel without sch_netem, a container without the right to make them): the rows it serves
-// compare with a baseline measured in the same run, so they mean nothing without the delay.
+// StartNetem starts the server as Start does, with every packet between the app and the
+// remote side delayed by oneWay in each direction: a round trip costs 2×oneWay more than on
+// loopback, as over a real network. Where it can, the server runs in a network namespace of
+// its own, reached over a veth pair whose two ends each delay every packet (tc qdisc … netem
+// delay); where that cannot be made (a kernel without sch_netem, no iproute2, no right to make
+// namespaces) it runs on loopback behind a relay of the test's own that holds each chunk of
+// bytes for oneWay each way (relay.go). Server.Link says which ("netem" or "relay"): the rows
+// it serves compare with a baseline measured in the same run, over the same link.
 func StartNetem(t testing.TB, oneWay time.Duration) *Server {
 	t.Helper()
 	needSSHD(t)
+	w, err := netemLink(t, oneWay)
+	if err != nil {
+		t.Logf("tc's netem cannot delay the link here, so a relay of the test delays it instead: %v", err)
+		return start(t, where{relay: oneWay})
+	}
+	return start(t, w)
+}
+
+// netemLink makes the namespace and its delayed veth pair; its error says what is missing.
+// What it made goes when the test ends.
+func netemLink(t testing.TB, oneWay time.Duration) (where, error) {
+	t.Helper()
 	for _, tool := range []string{"ip", "tc"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s (iproute2) is not installed; the netem rows need it (scripts/setup.sh installs iproute2)", tool)
+			return where{}, fmt.Errorf("%s (iproute2) is not installed", tool)
 		}
 	}
 	id := os.Getpid()%100000*10 + int(netemSeq.Add(1)%10)
@@ -47,7 +60,7 @@ func StartNetem(t testing.TB, oneWay time.Duration) *Server {
 		return nil
 	}
 	if err := try("make a network namespace", "ip", "netns", "add", ns); err != nil {
-		t.Skipf("network namespaces are unavailable here, so the netem rows cannot run: %v", err)
+		return where{}, err
 	}
 	// Deleting the namespace deletes its end of the pair, which deletes ours; the link is
 	// deleted by name too in case the namespace never got it. Registered before the server
@@ -57,7 +70,7 @@ func StartNetem(t testing.TB, oneWay time.Duration) *Server {
 		_ = exec.Command("ip", "netns", "del", ns).Run()
 	})
 	if err := try("make a veth pair", "ip", "link", "add", here, "type", "veth", "peer", "name", there); err != nil {
-		t.Skipf("a veth pair cannot be made here, so the netem rows cannot run: %v", err)
+		return where{}, err
 	}
 	delay := fmt.Sprintf("%dus", oneWay.Microseconds())
 	steps := [][]string{
@@ -67,19 +80,13 @@ func StartNetem(t testing.TB, oneWay time.Duration) *Server {
 		{"ip", "netns", "exec", ns, "ip", "addr", "add", thereIP + "/30", "dev", there},
 		{"ip", "netns", "exec", ns, "ip", "link", "set", there, "up"},
 		{"ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"},
-	}
-	for _, s := range steps {
-		if err := try("set up the veth pair", s...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, s := range [][]string{
 		{"tc", "qdisc", "add", "dev", here, "root", "netem", "delay", delay},
 		{"ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", there, "root", "netem", "delay", delay},
-	} {
-		if err := try("delay the link with netem", s...); err != nil {
-			t.Skipf("tc's netem is unavailable here (the kernel needs sch_netem), so the netem rows cannot run: %v", err)
+	}
+	for _, s := range steps {
+		if err := try("set up the delayed veth pair", s...); err != nil {
+			return where{}, err
 		}
 	}
-	return start(t, where{netns: ns, addr: thereIP, port: netemPort})
+	return where{netns: ns, addr: thereIP, port: netemPort}, nil
 }

@@ -31,6 +31,9 @@ type Server struct {
 	Dest   string
 	UID    int
 	Home   string
+	// Link is how the app side reaches it: "loopback", or with a delay (StartNetem) "netem"
+	// or "relay".
+	Link string
 }
 
 // needSSHD skips, with the reason, where a real sshd cannot run: not root (the test creates
@@ -77,12 +80,14 @@ func Start(t testing.TB) *Server {
 
 // where says how the server runs: by default on a free port of 127.0.0.1 in this machine's
 // namespaces; hidden names library files masked for it (headless.go); netns runs it in that
-// network namespace on addr:port (netem.go).
+// network namespace on addr:port (netem.go); relay puts a relay delaying each direction by
+// that much between the client and it (relay.go).
 type where struct {
 	hidden []string
 	netns  string
 	addr   string
 	port   int
+	relay  time.Duration
 }
 
 // serverSeq numbers the servers this process starts.
@@ -159,7 +164,22 @@ LogLevel INFO
 	if err != nil {
 		t.Fatal(err)
 	}
-	WriteFile(t, filepath.Join(dir, "known_hosts"), fmt.Sprintf("[%s]:%d %s", addr, port, hostPub))
+	// The client connects to the relay's port when there is one: known_hosts names that one.
+	link, clientPort := "loopback", port
+	switch {
+	case w.netns != "":
+		link = "netem"
+	case w.relay > 0:
+		r, err := startRelay(fmt.Sprintf("%s:%d", addr, port), w.relay)
+		if err != nil {
+			t.Fatalf("the delay relay did not start: %v", err)
+		}
+		// Registered now, it runs after the server's clean-up below (which ends the ssh
+		// processes, so the relay has nothing left to hold).
+		t.Cleanup(r.close)
+		link, clientPort = "relay", r.port()
+	}
+	WriteFile(t, filepath.Join(dir, "known_hosts"), fmt.Sprintf("[%s]:%d %s", addr, clientPort, hostPub))
 	client := filepath.Join(dir, "ssh_config")
 	WriteFile(t, client, fmt.Sprintf(`Host phoenix-test
   HostName %s
@@ -170,7 +190,7 @@ LogLevel INFO
   UserKnownHostsFile %s
   GlobalKnownHostsFile /dev/null
   StrictHostKeyChecking yes
-`, addr, port, TestUser, filepath.Join(dir, "client"), filepath.Join(dir, "known_hosts")))
+`, addr, clientPort, TestUser, filepath.Join(dir, "client"), filepath.Join(dir, "known_hosts")))
 
 	cmd := exec.Command(sshd, "-D", "-e", "-f", cfg)
 	switch {
@@ -203,7 +223,7 @@ LogLevel INFO
 		}
 		_, _ = io.Copy(io.Discard, stderr)
 	}()
-	srv := &Server{Config: client, Dest: "phoenix-test", UID: uid, Home: u.HomeDir}
+	srv := &Server{Config: client, Dest: "phoenix-test", UID: uid, Home: u.HomeDir, Link: link}
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		// What a failed test left — a master connection, which keeps its sshd session and
