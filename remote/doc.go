@@ -27,5 +27,9 @@
 // the agent runs on the remote machine; a host not yet allowed is asked about on the app's
 // side, over a NextQuestion call the app keeps waiting (proxy.go).
 //
+// A remote conversation's language servers run in the agent (lsp.go): it answers whether the
+// language tools are offered in the conversation's folder there (Languages.Offered), and the
+// app keeps one Languages.Watch call waiting for the servers' states, which the header shows.
+//
 // May import: assets, checkpoint, domain, imaging, lsp, proxy, sandbox, tools.
 package remote
