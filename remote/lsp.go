@@ -8,6 +8,7 @@ import (
 	"net/rpc"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -244,27 +245,78 @@ func (s *Session) LanguageServers(conv string) []lsp.Status {
 }
 
 // LanguageToolsOffered asks the host whether the language tools are offered in the
-// conversation in cwd there, connecting first when needed (report hears how, as for Run).
+// conversation in cwd there. It is asked before each model request, which it must not hold
+// up: over the live connection it is one round trip; the session's first connection is made
+// for it (report hears how, as for Run), and ctx bounds only the wait — the connection goes on
+// being made for the call that follows; after a drop it does not reconnect (the next tool call
+// does, showing the loss first) and says what the host said last.
 func (s *Session) LanguageToolsOffered(ctx context.Context, conv, cwd string, servers LanguageServers, report func(Status)) (bool, error) {
-	c, err := s.client(ctx, report)
-	if err != nil {
-		return false, err
+	s.mu.Lock()
+	c, dropped, last := s.cur, s.dropped, s.offered[conv]
+	s.mu.Unlock()
+	if c != nil {
+		select {
+		case <-c.Lost():
+			c, dropped = nil, true
+		default:
+		}
+	}
+	if c == nil {
+		if dropped {
+			return last, nil
+		}
+		var err error
+		if c, err = s.connectFor(ctx, report); err != nil {
+			return false, err
+		}
 	}
 	var reply OfferReply
 	call := c.rpc.Go(languageService+".Offered", OfferArgs{Conversation: conv, Cwd: cwd, Servers: servers}, &reply, make(chan *rpc.Call, 1))
 	select {
 	case <-call.Done:
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return last, ctx.Err()
 	}
 	var serverErr rpc.ServerError
 	switch {
 	case call.Error == nil:
+		s.mu.Lock()
+		s.offered[conv] = reply.Offered
+		s.mu.Unlock()
 		return reply.Offered, nil
 	case errors.As(call.Error, &serverErr):
 		return false, fmt.Errorf("on %s: %s", s.opts.Destination, string(serverErr))
 	}
 	c.markLost()
 	s.lost(c, call.Error)
-	return false, fmt.Errorf("%w: %w", ErrConnectionLost, call.Error)
+	return last, fmt.Errorf("%w: %w", ErrConnectionLost, call.Error)
+}
+
+// connectFor connects in the session's own lifetime, waiting for it as long as ctx lets: a
+// caller that stops waiting does not cut off a connection — a first one copies the agent —
+// that the next call will use.
+func (s *Session) connectFor(ctx context.Context, report func(Status)) (*Client, error) {
+	type result struct {
+		c   *Client
+		err error
+	}
+	done := make(chan result, 1)
+	// The caller hears the states only while it waits: after, they are the next call's.
+	var waiting atomic.Bool
+	waiting.Store(true)
+	go func() {
+		c, err := s.client(s.life, func(st Status) {
+			if report != nil && waiting.Load() {
+				report(st)
+			}
+		})
+		done <- result{c, err}
+	}()
+	select {
+	case r := <-done:
+		return r.c, r.err
+	case <-ctx.Done():
+		waiting.Store(false)
+		return nil, ctx.Err()
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -180,6 +181,63 @@ func TestRemoteLanguageServerStatesReachTheApp_REQ_LSP_009(t *testing.T) {
 	got := waitServers(t, sess, "conv", func(l []lsp.Status) bool { return len(l) == 1 && l[0].State == lsp.StateDown })
 	if got[0].Name != "mute" || got[0].Reason != "it did not answer within 3s of starting" {
 		t.Errorf("reported %+v", got)
+	}
+	sess.Close()
+	s.WaitNoProcesses(t)
+}
+
+// TestRemoteLanguageOfferNeverHoldsARequestForAConnection: the question asked before each
+// model request makes the session's first connection, and a request that stops waiting for
+// it does not cut it off (the next call uses it); after the connection dropped it does not
+// reconnect — the next tool call does, showing the loss first — and says what the host said
+// last.
+func TestRemoteLanguageOfferNeverHoldsARequestForAConnection(t *testing.T) {
+	noLeaks(t)
+	s := remotetest.Start(t)
+	proj := s.ProjectDir(t)
+	goModule(t, s, proj)
+	sess := NewSession(Options{Destination: s.Dest, ConfigFile: s.Config}, nil)
+	defer sess.Close()
+	servers := LanguageServers{Specs: []lsp.Spec{{Name: "sleepy", Command: "/bin/sleep", Languages: map[string]string{".go": "go"}}}}
+
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sess.LanguageToolsOffered(gone, "conv", proj, servers, nil); err == nil {
+		t.Fatal("a request that does not wait got an answer")
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, ok := sess.Info(); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the connection the first question started was not made")
+		}
+		<-tick.C
+	}
+	if ok, err := sess.LanguageToolsOffered(context.Background(), "conv", proj, servers, nil); err != nil || !ok {
+		t.Fatalf("over the connection: offered %v, %v", ok, err)
+	}
+
+	// The network drops: the next question answers at once from what the host said last,
+	// and nothing connects again.
+	sess.mu.Lock()
+	c := sess.cur
+	sess.mu.Unlock()
+	for _, pid := range s.LocalSSH() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	<-c.Lost()
+	if ok, err := sess.LanguageToolsOffered(context.Background(), "conv", proj, servers, nil); err != nil || !ok {
+		t.Errorf("after the drop: offered %v, %v", ok, err)
+	}
+	sess.mu.Lock()
+	again := sess.cur != nil && sess.cur != c
+	sess.mu.Unlock()
+	if again || len(s.LocalSSH()) != 0 {
+		t.Errorf("the question reconnected after the drop")
 	}
 	sess.Close()
 	s.WaitNoProcesses(t)

@@ -83,6 +83,11 @@ type Session struct {
 	dialing chan struct{}
 	dropped bool // a connection of this session was lost: the next is a reconnection
 	closed  bool
+	// life ends with Close: a connection made for no one call in particular (lsp.go).
+	life context.Context
+	end  context.CancelFunc
+	// offered is each conversation's last answer about its language tools (lsp.go).
+	offered map[string]bool
 }
 
 // NewSession makes a session; nothing connects until the first call. onStatus, when set, hears
@@ -91,7 +96,8 @@ func NewSession(opts Options, onStatus func(Status)) *Session {
 	if onStatus == nil {
 		onStatus = func(Status) {}
 	}
-	return &Session{opts: opts, onStatus: onStatus, backoff: backoff}
+	life, end := context.WithCancel(context.Background())
+	return &Session{opts: opts, onStatus: onStatus, backoff: backoff, life: life, end: end, offered: map[string]bool{}}
 }
 
 // Destination is the host as the person named it.
@@ -260,6 +266,7 @@ func (s *Session) Close() {
 	c := s.cur
 	s.cur = nil
 	s.mu.Unlock()
+	s.end()
 	if c != nil {
 		c.Close()
 	}
