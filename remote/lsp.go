@@ -241,7 +241,12 @@ func (s *Session) LanguageServers(conv string) []lsp.Status {
 	if c == nil {
 		return nil
 	}
-	return c.langs.of(conv)
+	select {
+	case <-c.Lost():
+		return nil
+	default:
+		return c.langs.of(conv)
+	}
 }
 
 // LanguageToolsOffered asks the host whether the language tools are offered in the

@@ -220,6 +220,12 @@ func TestRemoteLanguageOfferNeverHoldsARequestForAConnection(t *testing.T) {
 	if ok, err := sess.LanguageToolsOffered(context.Background(), "conv", proj, servers, nil); err != nil || !ok {
 		t.Fatalf("over the connection: offered %v, %v", ok, err)
 	}
+	// A question starts the server, which fails (sleep needs an operand): it is listed.
+	where := Call{Conversation: "conv", Cwd: proj, Mode: domain.ModeUnrestricted, LanguageServers: &servers}
+	if _, err := sess.Run(context.Background(), where, toolCall(t, domain.ToolDiagnostics, map[string]any{"path": "main.go"}), nil); err != nil {
+		t.Fatal(err)
+	}
+	waitServers(t, sess, "conv", func(l []lsp.Status) bool { return len(l) == 1 && l[0].State == lsp.StateDown })
 
 	// The network drops: the next question answers at once from what the host said last,
 	// and nothing connects again.
@@ -230,6 +236,9 @@ func TestRemoteLanguageOfferNeverHoldsARequestForAConnection(t *testing.T) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	<-c.Lost()
+	if l := sess.LanguageServers("conv"); len(l) != 0 {
+		t.Errorf("the servers of a dropped connection are still listed: %+v", l)
+	}
 	if ok, err := sess.LanguageToolsOffered(context.Background(), "conv", proj, servers, nil); err != nil || !ok {
 		t.Errorf("after the drop: offered %v, %v", ok, err)
 	}
