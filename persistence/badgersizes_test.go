@@ -3,13 +3,14 @@ package persistence
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/phoenix-desktop/phoenix/persistence/crashtest"
 
 	"github.com/phoenix-desktop/phoenix/domain"
 )
@@ -103,7 +104,7 @@ func TestOpenAfterCrashWithBiggerMemtables(t *testing.T) {
 		t.Fatal(err)
 	}
 	crashed := t.TempDir()
-	copyDir(t, dir, crashed)
+	crashtest.CopyDir(t, dir, crashed)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -120,34 +121,6 @@ func TestOpenAfterCrashWithBiggerMemtables(t *testing.T) {
 	for name, size := range logs {
 		if filepath.Ext(name) == ".mem" && size > 2*memTableSize {
 			t.Errorf("the store still writes a memtable log of the old size: %s is %d bytes", name, size)
-		}
-	}
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		src, err := os.Open(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst, err := os.Create(filepath.Join(to, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(dst, src); err != nil {
-			t.Fatal(err)
-		}
-		_ = src.Close()
-		if err := dst.Close(); err != nil {
-			t.Fatal(err)
 		}
 	}
 }

@@ -3,12 +3,12 @@ package search
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/phoenix-desktop/phoenix/persistence/crashtest"
 )
 
 // TestOpenAfterCrashWithBiggerMemtables: a crash of a version whose index had 16 MiB
@@ -32,43 +32,12 @@ func TestOpenAfterCrashWithBiggerMemtables(t *testing.T) {
 		t.Fatal(err)
 	}
 	crashed := filepath.Join(t.TempDir(), "index")
-	copyDir(t, dir, crashed)
+	crashtest.CopyDir(t, dir, crashed)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
 	x := openIndex(t, crashed, memStore(t))
 	if _, err := x.Search(Query{Text: "anything"}); err != nil {
 		t.Fatalf("search the reopened index: %v", err)
-	}
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.MkdirAll(to, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		src, err := os.Open(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst, err := os.Create(filepath.Join(to, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(dst, src); err != nil {
-			t.Fatal(err)
-		}
-		_ = src.Close()
-		if err := dst.Close(); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
