@@ -34,8 +34,9 @@ import (
 //     block cache (only uncompressed, unencrypted ones may go without). What is read again
 //     soon is a conversation's record and the last blocks of its messages, which fit; a
 //     conversation opened again is read from the page cache and decompressed again (Snappy:
-//     about a millisecond per MiB). With 16 MiB the window's soak (issue 43) kept the cache
-//     full at rest, and the search index's beside it (TestReadingTheStoreHoldsLittle).
+//     about a millisecond per MiB). The cache fills with what was read and stays full: the
+//     old 16 MiB was reached once a person had read that much (the window's soak, issue 43,
+//     left the two caches holding 3.7 MiB after 2,000 turns; TestReadingTheStoreHoldsLittle).
 //   - no index cache (Badger's default): Badger reads an unencrypted table's index and Bloom
 //     filter in place from the mapped table and never puts them in this cache (only
 //     encrypted tables use it), so a size here bought nothing but the cache's own counters.

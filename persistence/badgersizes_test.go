@@ -159,7 +159,7 @@ func TestSizesTableIsTrue(t *testing.T) {
 // TestReadingTheStoreHoldsLittle: what reading a store leaves in the Go heap for as long as
 // the app stays open is Badger's block cache (decompressed table blocks, in the heap; issue
 // 43). Reading every record of a store far bigger than that cache, twice, leaves it holding
-// at most 2 MiB (with the old 16 MiB the window's soak kept it full at rest).
+// at most 2 MiB (the old 16 MiB filled with what was read and stayed full).
 func TestReadingTheStoreHoldsLittle(t *testing.T) {
 	s := openDir(t, t.TempDir(), Options{})
 	defer s.Close()

@@ -201,7 +201,7 @@ func (x *Index) openReadOnly(full error) (*Index, error) {
 //   - indexBlockCache, 2 MiB: the decompressed blocks (the tables are Snappy-compressed, as
 //     the store's, which needs a block cache) of the posting lists an update or a search
 //     reads again: the frequent terms' blocks stay, the rest is read from the page cache and
-//     decompressed again. With 16 MiB it stayed full at rest in the window's soak (issue 43;
+//     decompressed again. The old 16 MiB filled as the index grew, and stayed full (issue 43;
 //     TestIndexReadsHoldLittle).
 //   - no index cache: Badger reads an unencrypted table's index and Bloom filter in place
 //     from the mapped table; only encrypted tables go through that cache.

@@ -45,8 +45,8 @@ func TestOpenAfterCrashWithBiggerMemtables(t *testing.T) {
 
 // TestIndexReadsHoldLittle: what reading the index leaves in the Go heap for as long as the
 // app stays open is its Badger's block cache (issue 43). Reading back far more than that
-// cache leaves it holding at most indexBlockCache, which is small (16 MiB stayed full at rest
-// in the window's soak), and there is no index cache, which only encrypted tables use.
+// cache leaves it holding at most 2 MiB (the old 16 MiB filled and stayed full), and there
+// is no index cache, which only encrypted tables use.
 func TestIndexReadsHoldLittle(t *testing.T) {
 	x := openIndex(t, filepath.Join(t.TempDir(), "index"), memStore(t))
 	if x.db.IndexCacheMetrics() != nil {
