@@ -94,6 +94,15 @@ func startCPUProfile(stderr io.Writer) (stop func()) {
 // nothing the model runs can set.
 const EnvHeapProfile = bench.EnvAppHeapProfile
 
+// A heap profile samples every 64 KiB allocated instead of Go's 512 when one is asked for:
+// the differences between the soak's points are a few MiB, made of many small objects. Set
+// before main, as Go asks (a sample's weight is the rate when the profile is written).
+func init() {
+	if os.Getenv(EnvHeapProfile) != "" {
+		runtime.MemProfileRate = 64 << 10
+	}
+}
+
 // startHeapProfiles writes a heap profile on each SIGUSR2 when PHOENIX_HEAP_PROFILE is set,
 // and returns the function that stops listening; without the variable it does nothing.
 func startHeapProfiles(stderr io.Writer) (stop func()) {
@@ -101,9 +110,6 @@ func startHeapProfiles(stderr io.Writer) (stop func()) {
 	if path == "" {
 		return func() {}
 	}
-	// A sample every 64 KiB instead of Go's 512: the differences between points are a few
-	// MiB, made of many small objects.
-	runtime.MemProfileRate = 64 << 10
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGUSR2)
 	done := make(chan struct{})
