@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -194,17 +193,8 @@ func idleCPU(ctx context.Context, app string, env []string, window time.Duration
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}()
+	exited := waitProcess(cmd)
+	defer stopGracefully(cmd, exited)
 	wait := func(d time.Duration) error {
 		select {
 		case err := <-exited:

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/assets"
@@ -90,7 +89,7 @@ func openLongRows(ctx context.Context, o Options) ([]Row, error) {
 
 // openTime starts the app with conv as the conversation it showed last and returns the
 // milliseconds from its window's map to its last frame before rest, and the frames it drew;
-// then it ends the app (SIGTERM, so that it closes its store; SIGKILL after 10 s).
+// then it ends the app (stopGracefully).
 func openTime(ctx context.Context, w *damageWatcher, app string, env []string, home, data, conv string) (float64, int, error) {
 	prefs := filepath.Join(home, ".config", "fyne", assets.AppID, "preferences.json")
 	if err := os.MkdirAll(filepath.Dir(prefs), 0o700); err != nil {
@@ -107,17 +106,7 @@ func openTime(ctx context.Context, w *damageWatcher, app string, env []string, h
 	if err := cmd.Start(); err != nil {
 		return 0, 0, err
 	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	}()
+	defer stopGracefully(cmd, waitProcess(cmd))
 	mapped, err := w.nextWindow(30 * time.Second)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%w: %s", err, lastLines(out.String()))

@@ -32,9 +32,11 @@ const (
 	soakRestAfter = 2 * time.Second
 )
 
-// EnvSoakHeapProfiles names a directory the soak writes a heap profile into at each point
-// (start, after the first turns, after all of them, after the rest): `go tool pprof -top
-// -sample_index=inuse_space` on two of them shows what held the difference.
+// EnvSoakHeapProfiles names a directory the soaks write a heap profile into at each point
+// (start, after the first turns, after all of them, after the rest): the headless soak its
+// own process's as soak-POINT.pb.gz, the soak with a window the app's as window-POINT.pb.gz
+// (EnvAppHeapProfile). `go tool pprof -top -sample_index=inuse_space -base` on two of them
+// shows what held the difference.
 const EnvSoakHeapProfiles = "PHOENIX_BENCH_HEAP_PROFILES"
 
 func soakRows(ctx context.Context, o Options) ([]Row, error) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -64,7 +63,7 @@ func windowMapRows(ctx context.Context, o Options) ([]Row, error) {
 }
 
 // mapTime starts bin and returns the milliseconds until a window is mapped, then ends it
-// (SIGTERM, so the app closes its store; SIGKILL after 10 s).
+// (stopGracefully).
 func mapTime(ctx context.Context, w *mapWatcher, bin string, env []string, args ...string) (float64, error) {
 	w.drain()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -76,15 +75,7 @@ func mapTime(ctx context.Context, w *mapWatcher, bin string, env []string, args 
 		return 0, err
 	}
 	at, err := w.next(30 * time.Second)
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-	}
+	stopGracefully(cmd, waitProcess(cmd))
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s", err, lastLines(out.String()))
 	}

@@ -70,23 +70,18 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 	env := append(appEnv(home), "DISPLAY="+display)
 	app := exec.CommandContext(ctx, o.App, "--demo", "--data-dir", data)
 	app.Env = append(env, actors.EnvPassivateAfter+"="+windowSoakRestAfter.String())
+	profiles := os.Getenv(EnvSoakHeapProfiles)
+	if profiles != "" {
+		app.Env = append(app.Env, EnvAppHeapProfile+"="+filepath.Join(profiles, "window"))
+	}
 	app.Dir = work
 	var appOut bytes.Buffer
 	app.Stdout, app.Stderr = &appOut, &appOut
 	if err := app.Start(); err != nil {
 		return nil, fmt.Errorf("start the app: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- app.Wait() }()
-	defer func() {
-		_ = app.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = app.Process.Kill()
-			<-exited
-		}
-	}()
+	exited := waitProcess(app)
+	defer stopGracefully(app, exited)
 	wait := func(d time.Duration) error {
 		select {
 		case err := <-exited:
@@ -117,6 +112,12 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 		}
 		parts = append(parts, fmt.Sprintf("%s %.1f MiB (anonymous %.1f, files %.1f; %s)", point,
 			float64(st["VmRSS"])/1024, float64(st["RssAnon"])/1024, float64(st["RssFile"])/1024, sm))
+		if profiles != "" {
+			// After the reading, so that writing the profile is not in it.
+			if err := appHeapProfile(pid, filepath.Join(profiles, "window"), len(parts), filepath.Join(profiles, "window-"+point+".pb.gz")); err != nil {
+				return 0, err
+			}
+		}
 		return float64(st["VmRSS"]) / 1024, nil
 	}
 	start, err := rss("start")
@@ -189,6 +190,35 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 	cpu := summarise(windowSoakRowName+": idle CPU afterwards ÷ a bare window's", "×", 1.2, []float64{appCPU / bareCPU})
 	cpu.Note = fmt.Sprintf("the app's CPU over %v after the rest, %.2f%% of a core, over a bare Fyne window's on the same display (%.2f%%, after %v to settle)", idle, appCPU, bareCPU, idleSettle)
 	return []Row{grow, restRow, cpu}, nil
+}
+
+// EnvAppHeapProfile names a file the app writes a heap profile to at each SIGUSR2 (FILE.1,
+// FILE.2, …; cmd/phoenix-desktop reads it): the window soak sets it when
+// EnvSoakHeapProfiles names a directory, and keeps each point's as window-POINT.pb.gz there.
+const EnvAppHeapProfile = "PHOENIX_HEAP_PROFILE"
+
+// appHeapProfile asks the app (pid, started with EnvAppHeapProfile=base) for its n-th heap
+// profile and moves it to dst once written.
+func appHeapProfile(pid int, base string, n int, dst string) error {
+	src := fmt.Sprintf("%s.%d", base, n)
+	if err := syscall.Kill(pid, syscall.SIGUSR2); err != nil {
+		return fmt.Errorf("ask the app for a heap profile: %w", err)
+	}
+	// The app writes it in a few milliseconds; its size stops changing once it is closed.
+	deadline := time.Now().Add(30 * time.Second)
+	last := int64(-1)
+	for tick := time.NewTicker(200 * time.Millisecond); ; <-tick.C {
+		if fi, err := os.Stat(src); err == nil && fi.Size() > 0 && fi.Size() == last {
+			tick.Stop()
+			return os.Rename(src, dst)
+		} else if err == nil {
+			last = fi.Size()
+		}
+		if time.Now().After(deadline) {
+			tick.Stop()
+			return fmt.Errorf("the app wrote no heap profile %s in 30 s (is it a build with %s?)", src, EnvAppHeapProfile)
+		}
+	}
 }
 
 // idleShare is the share of one core the process pid uses over d; wait waits d unless the

@@ -3,6 +3,9 @@ package bench
 import (
 	"context"
 	"os"
+	"os/exec"
+	"syscall"
+	"time"
 )
 
 // windowBench is what every window row starts from: a temp folder of its own and an Xvfb
@@ -41,4 +44,26 @@ func startWindowBench(ctx context.Context, o Options, why, name string) (*window
 func (b *windowBench) close() {
 	b.stopX()
 	os.RemoveAll(b.dir)
+}
+
+// waitProcess waits for the started cmd on a goroutine of its own: the channel receives Wait's
+// result once it exits (a caller that takes it to see the process end puts it back for
+// stopGracefully).
+func waitProcess(cmd *exec.Cmd) chan error {
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return exited
+}
+
+// stopGracefully ends a process the bench started (exited is waitProcess's): SIGTERM first, so
+// that the app closes its store as a person's quitting does, and SIGKILL if it has not exited
+// 10 s later.
+func stopGracefully(cmd *exec.Cmd, exited <-chan error) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-exited
+	}
 }

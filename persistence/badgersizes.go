@@ -28,12 +28,18 @@ import (
 //     appended to and read through its map, so they cost the process no heap.
 //   - numMemtables, 2: the mutable memtable and one being flushed. More only help a writer
 //     faster than a flush, which one person's conversations never are.
-//   - blockCacheSize, 16 MiB: decompressed table blocks (the tables are Snappy-compressed,
-//     which needs a cache). The conversations a person has open fit many times over; a
-//     conversation read once more after it fell out is read from the page cache.
-//   - indexCacheSize, 8 MiB: the tables' indexes and Bloom filters. Badger's default (0)
-//     keeps every table's in the heap, which grows with the store for as long as it is
-//     open; a cache bounds it, at the cost of reading an evicted index from its table.
+//   - blockCacheSize, 2 MiB: decompressed table blocks, in the Go heap for as long as the
+//     store is open. The tables are Snappy-compressed (Badger's default, never changed, and
+//     what every store on disk holds), and Badger refuses to open compressed tables without a
+//     block cache (only uncompressed, unencrypted ones may go without). What is read again
+//     soon is a conversation's record and the last blocks of its messages, which fit; a
+//     conversation opened again is read from the page cache and decompressed again (Snappy:
+//     about a millisecond per MiB). The cache fills with what was read and stays full: the
+//     old 16 MiB was reached once a person had read that much (the window's soak, issue 43,
+//     left the two caches holding 3.7 MiB after 2,000 turns; TestReadingTheStoreHoldsLittle).
+//   - no index cache (Badger's default): Badger reads an unencrypted table's index and Bloom
+//     filter in place from the mapped table and never puts them in this cache (only
+//     encrypted tables use it), so a size here bought nothing but the cache's own counters.
 //   - valueLogFileSize (space.go), 128 MiB: one value log must hold the largest value
 //     (MaxValueSize). Badger maps it; the pages it touches are the file's, given back by the
 //     kernel under pressure and unmapped when the log turns over.
@@ -43,8 +49,7 @@ import (
 const (
 	valueThreshold = 64 << 10
 	numMemtables   = 2
-	blockCacheSize = 16 << 20
-	indexCacheSize = 8 << 20
+	blockCacheSize = 2 << 20
 	// inMemoryMemTableSize takes one value of Badger's default threshold (1 MiB) in a
 	// transaction (15% of it, 2.4 MiB).
 	inMemoryMemTableSize = 16 << 20
@@ -58,7 +63,7 @@ func badgerOptions(inMemory bool) badger.Options {
 		WithNumCompactors(2).
 		WithNumMemtables(numMemtables).
 		WithBlockCacheSize(blockCacheSize).
-		WithIndexCacheSize(indexCacheSize).
+		WithIndexCacheSize(0).
 		// Small logs, so that the reserve a write leaves covers them (space.go).
 		WithMemTableSize(memTableSize).
 		WithValueThreshold(valueThreshold).

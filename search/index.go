@@ -197,21 +197,27 @@ func (x *Index) openReadOnly(full error) (*Index, error) {
 //     cuts into transactions itself, so only one entry must fit one (15% of this, 614 KiB).
 //   - indexValueThreshold, 512 KiB: under that 614 KiB (Badger refuses a threshold over
 //     it); a bigger value (the term list of a chunk of long messages) goes to the value log.
-//   - 2 memtables (one written, one flushing), a 16 MiB block cache for the posting lists a
-//     search reads, and a 4 MiB cache for the tables' indexes and Bloom filters instead of
-//     all of them in the heap (Badger's default), which would grow with the index.
+//   - 2 memtables (one written, one flushing).
+//   - indexBlockCache, 2 MiB: the decompressed blocks (the tables are Snappy-compressed, as
+//     the store's, which needs a block cache) of the posting lists an update or a search
+//     reads again: the frequent terms' blocks stay, the rest is read from the page cache and
+//     decompressed again. The old 16 MiB filled as the index grew, and stayed full (issue 43;
+//     TestIndexReadsHoldLittle).
+//   - no index cache: Badger reads an unencrypted table's index and Bloom filter in place
+//     from the mapped table; only encrypted tables go through that cache.
 //   - 64 MiB value logs: no value comes near, and Badger maps the log it writes.
 const (
 	indexMemTable       = 4 << 20
 	indexValueThreshold = 512 << 10
+	indexBlockCache     = 2 << 20
 )
 
 func openDB(dir string, inMemory, readOnly bool) (*badger.DB, error) {
 	opts := badger.DefaultOptions(dir).
 		WithLogger(nil).
 		WithMetricsEnabled(false).
-		WithBlockCacheSize(16 << 20).
-		WithIndexCacheSize(4 << 20).
+		WithBlockCacheSize(indexBlockCache).
+		WithIndexCacheSize(0).
 		WithMemTableSize(indexMemTable).
 		WithValueThreshold(indexValueThreshold).
 		WithNumMemtables(2).

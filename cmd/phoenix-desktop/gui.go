@@ -45,6 +45,7 @@ func runGUI(args []string, stderr io.Writer) error {
 	}
 	log := common.logger(stderr)
 	defer startCPUProfile(stderr)()
+	defer startHeapProfiles(stderr)()
 	if p, set := windowGC(os.Getenv); set {
 		debug.SetGCPercent(p)
 	}
