@@ -69,7 +69,7 @@ func countEntries(t *testing.T, dir string) int {
 
 // How /proc shows a seccomp filter's listener and a Landlock ruleset.
 const (
-	seccompListener = "anon_inode:seccomp notify"
+	seccompListener     = "anon_inode:seccomp notify"
 	landlockRulesetLink = "anon_inode:landlock-ruleset"
 )
 
