@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -122,7 +123,7 @@ func supervise(cfg helperConfig, script string) int {
 		default:
 			return false
 		}
-	})
+	}, nil)
 	if err != nil {
 		return setupFailed(err)
 	}
@@ -158,12 +159,14 @@ type launch struct {
 // startCommand starts `bash -c script` under cfg. stopped is asked once the command exists
 // but, if restricted, has not been let run: when it reports a stop, the command is swept
 // and pid 0 returned. On error nothing is left running.
-func startCommand(cfg helperConfig, script string, l launch, stopped func() bool) (int, error) {
+func startCommand(cfg helperConfig, script string, l launch, stopped func() bool, ahead *restrictedThread) (int, error) {
 	bash, err := findBash()
 	if err != nil {
+		ahead.end()
 		return 0, fmt.Errorf("find bash: %w", err)
 	}
 	if !cfg.Restricted {
+		ahead.end()
 		pid, err := syscall.ForkExec(bash, []string{"bash", "-c", script}, &syscall.ProcAttr{
 			Dir:   l.dir,
 			Env:   l.env,
@@ -178,7 +181,7 @@ func startCommand(cfg helperConfig, script string, l launch, stopped func() bool
 		return pid, nil
 	}
 	l.env = withCaches(withTempDir(l.env, cfg.TempDir), cfg.Caches, cfg.Mounted, cfg.TempDir)
-	pid, release, err := startRestricted(cfg, bash, script, l)
+	pid, release, err := startRestricted(cfg, bash, script, l, ahead)
 	if err == nil && stopped() {
 		sweep(pid)
 		return 0, nil
@@ -331,18 +334,24 @@ const threadExitTimeout = 5 * time.Second
 // restricting thread ends (it follows the parent thread, not the process); setpriv(1), when
 // Command found one that can (cfg.Setpriv), sets it after the release instead. That costs
 // two more program starts (the gate's bash and setpriv), so a command that needs no such
-// signal — one on a long-lived supervisor, which sweeps it when the app ends — is gated
-// inside its own bash instead (shellGate).
+// signal — one on a long-lived supervisor, which sweeps it when the app ends or closes the
+// socket — is gated inside its own bash instead (shellGate).
+//
+// ahead, when not nil, is a thread restricted before the command came (see
+// restrictedThread); it is used when it was restricted for exactly cfg, and ended otherwise.
 //
 // On error the returned pid, if not zero, is a started gate the caller must sweep.
-func startRestricted(cfg helperConfig, bash, script string, l launch) (pid int, release func() error, err error) {
-	policy, err := prepareThreadPolicy(cfg)
-	if err != nil {
-		return 0, nil, err
+func startRestricted(cfg helperConfig, bash, script string, l launch, ahead *restrictedThread) (pid int, release func() error, err error) {
+	t := ahead
+	if t == nil || !t.fits(cfg) {
+		t.end()
+		if t, err = restrictThread(cfg); err != nil {
+			return 0, nil, err
+		}
 	}
-	defer policy.close()
 	var gate [2]int // read end for the gate, write end for the go-ahead
 	if err := unix.Pipe2(gate[:], unix.O_CLOEXEC); err != nil {
+		t.end()
 		return 0, nil, fmt.Errorf("create the start pipe: %w", err)
 	}
 	defer unix.Close(gate[0])
@@ -354,6 +363,7 @@ func startRestricted(cfg helperConfig, bash, script string, l launch) (pid int, 
 		var text [2]int
 		if err := unix.Pipe2(text[:], unix.O_CLOEXEC); err != nil {
 			unix.Close(gate[1])
+			t.end()
 			return 0, nil, fmt.Errorf("create the gate pipe: %w", err)
 		}
 		defer unix.Close(text[0])
@@ -362,6 +372,7 @@ func startRestricted(cfg helperConfig, bash, script string, l launch) (pid int, 
 		unix.Close(text[1])
 		if err != nil {
 			unix.Close(gate[1])
+			t.end()
 			return 0, nil, fmt.Errorf("write the gate: %w", err)
 		}
 		files = append(files, uintptr(text[0]))
@@ -377,12 +388,70 @@ func startRestricted(cfg helperConfig, bash, script string, l launch) (pid int, 
 		// SIGHUP the kernel sends an orphaned group with a stopped member).
 		Sys: &syscall.SysProcAttr{Setsid: true},
 	}
-
-	type started struct {
-		pid, tid int
-		err      error
+	pid, err = t.fork(bash, argv, attr)
+	if err != nil {
+		unix.Close(gate[1])
+		return pid, nil, err
 	}
-	done := make(chan started, 1)
+	release = func() error {
+		defer unix.Close(gate[1])
+		if err := waitThreadGone(t.tid); err != nil {
+			return err
+		}
+		if _, err := unix.Write(gate[1], []byte("\n")); err != nil {
+			return fmt.Errorf("let the command start: %w", err)
+		}
+		return nil
+	}
+	return pid, release, nil
+}
+
+// restrictedThread is an OS thread of the supervisor that has restricted itself for one
+// command (capabilities dropped, no_new_privs, Landlock, the seccomp filter, in the mount
+// view an IPC namespace of its own) and waits to fork it. A long-lived supervisor restricts
+// one as soon as it has answered a command, for a next command with the same policy
+// (serve), so that the restriction — most of a Restricted command's start — is done while
+// nothing waits for it. It is as sound as restricting when the command comes: the thread
+// forks exactly one command, from a Landlock domain of its own that no process shares
+// before that fork, and ends before the command may run (startRestricted's gate); its
+// rules name the files they allow by inode, so it is used only when the view's mounts have
+// not changed since (viewEpoch) and the policy is the same, and ended unused otherwise.
+type restrictedThread struct {
+	cfg   helperConfig
+	epoch uint64
+	tid   int
+	// orders carries the one fork; closing it ends the thread unused.
+	orders chan forkOrder
+	done   chan forkResult
+	// ended says the thread forked or was ended; forked says it forked.
+	ended, forked bool
+}
+
+type forkOrder struct {
+	path string
+	argv []string
+	attr *syscall.ProcAttr
+}
+
+type forkResult struct {
+	pid int
+	err error
+}
+
+// restrictThread restricts a new thread for a command under cfg and returns it waiting for
+// the fork.
+func restrictThread(cfg helperConfig) (*restrictedThread, error) {
+	policy, err := prepareThreadPolicy(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer policy.close()
+	t := &restrictedThread{cfg: cfg, epoch: viewEpoch.Load(), orders: make(chan forkOrder, 1), done: make(chan forkResult, 1)}
+	type restricted struct {
+		tid int
+		err error
+	}
+	ready := make(chan restricted, 1)
 	onThreadOfItsOwn(func() {
 		// Never unlocked (onThreadOfItsOwn locked it): when this function returns, the
 		// runtime ends the thread, and its restrictions with it, instead of running other
@@ -390,7 +459,7 @@ func startRestricted(cfg helperConfig, bash, script string, l launch) (pid int, 
 		tid := unix.Gettid()
 		listener, err := policy.applyToThread()
 		if err != nil {
-			done <- started{tid: tid, err: err}
+			ready <- restricted{tid, err}
 			return
 		}
 		if listener >= 0 {
@@ -403,31 +472,53 @@ func startRestricted(cfg helperConfig, bash, script string, l launch) (pid int, 
 			}
 			serveNotifications(listener, tempDir)
 		}
+		ready <- restricted{tid: tid}
+		o, ok := <-t.orders
+		if !ok {
+			return
+		}
 		// Go forks on the calling thread, so the child inherits this thread's
 		// credentials, no_new_privs and seccomp filter.
-		pid, err := syscall.ForkExec(bash, argv, attr)
+		pid, err := syscall.ForkExec(o.path, o.argv, o.attr)
 		if err != nil {
-			err = startFailed(err, attr.Dir, canEnter)
+			err = startFailed(err, o.attr.Dir, canEnter)
 		}
-		done <- started{pid: pid, tid: tid, err: err}
+		t.done <- forkResult{pid, err}
 	})
-	s := <-done
-	if s.err != nil {
-		unix.Close(gate[1])
-		return s.pid, nil, s.err
+	r := <-ready
+	if r.err != nil {
+		return nil, r.err
 	}
-	release = func() error {
-		defer unix.Close(gate[1])
-		if err := waitThreadGone(s.tid); err != nil {
-			return err
-		}
-		if _, err := unix.Write(gate[1], []byte("\n")); err != nil {
-			return fmt.Errorf("let the command start: %w", err)
-		}
-		return nil
-	}
-	return s.pid, release, nil
+	t.tid = r.tid
+	return t, nil
 }
+
+// fits reports whether t was restricted for exactly cfg, with the view's mounts as they are.
+func (t *restrictedThread) fits(cfg helperConfig) bool {
+	return t.epoch == viewEpoch.Load() && reflect.DeepEqual(t.cfg, cfg)
+}
+
+// fork starts the command from the thread, which then ends.
+func (t *restrictedThread) fork(path string, argv []string, attr *syscall.ProcAttr) (int, error) {
+	t.ended, t.forked = true, true
+	t.orders <- forkOrder{path, argv, attr}
+	f := <-t.done
+	return f.pid, f.err
+}
+
+// end ends an unused thread; nil and a thread that forked already are left as they are.
+func (t *restrictedThread) end() {
+	if t == nil || t.ended {
+		return
+	}
+	t.ended = true
+	close(t.orders)
+}
+
+// viewEpoch counts the changes of the mount view's mounts that a thread restricted ahead
+// depends on (the temp dir's binding, the shared caches): its Landlock rules hold the
+// directories that were mounted when it was restricted.
+var viewEpoch atomic.Uint64
 
 // mainThreadHeld counts how often onThreadOfItsOwn's goroutine started on the main thread;
 // tests read it to know that path was taken.

@@ -137,6 +137,7 @@ func (b *boundTempDir) bind(dir string, fd int, caches []CacheDir) error {
 	// binding would still show the old one.
 	if b.dir == dir && b.dev == st.Dev && b.ino == st.Ino {
 		if !slices.Equal(b.wanted, caches) {
+			viewEpoch.Add(1)
 			// A cache appeared since the last command of this conversation (the person's
 			// first build outside made it) or went away: the next build shares what is
 			// there now.
@@ -147,6 +148,7 @@ func (b *boundTempDir) bind(dir string, fd int, caches []CacheDir) error {
 		return nil
 	}
 	b.unbind()
+	viewEpoch.Add(1)
 	// The source must be a mount of this namespace, so the app's descriptor only tells
 	// which directory is meant; the supervisor opens its own and checks it is the same.
 	source := dir
@@ -182,6 +184,7 @@ func (b *boundTempDir) bind(dir string, fd int, caches []CacheDir) error {
 
 // unbind takes the binding away, so that the next command binds afresh.
 func (b *boundTempDir) unbind() {
+	viewEpoch.Add(1)
 	unmountCaches(b.caches)
 	b.caches, b.wanted = nil, nil
 	if b.undo != nil {
@@ -245,6 +248,7 @@ func prepareView(cfg helperConfig, tempDirFd int) error {
 		return err
 	}
 	if changed {
+		viewEpoch.Add(1)
 		// A new cover may lie above the binding and hide it.
 		writableTempDir.unbind()
 	}

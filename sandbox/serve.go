@@ -144,6 +144,9 @@ func serve(view, project bool) int {
 			msgs <- incoming{m, fds}
 		}
 	}()
+	// A thread restricted, once a command has been answered, for a next one like it
+	// (restrictedThread).
+	var ahead *restrictedThread
 	for {
 		var in incoming
 		select {
@@ -177,7 +180,9 @@ func serve(view, project bool) int {
 			_ = writeFrame(conn, outcome{SetupError: "a command was sent to a supervisor of the wrong kind (Project or not)"})
 			continue
 		}
-		o, quit := runOne(*in.msg.Run, launch{files: [3]int{devNull, in.fds[0], in.fds[1]}, dir: in.msg.Run.Dir, env: in.msg.Run.Env}, tempDirFd, proxyFd, msgs, stop)
+		var ran helperConfig
+		o, quit := runOne(*in.msg.Run, launch{files: [3]int{devNull, in.fds[0], in.fds[1]}, dir: in.msg.Run.Dir, env: in.msg.Run.Env}, tempDirFd, proxyFd, msgs, stop, ahead, &ran)
+		ahead = nil
 		closeFds(in.fds)
 		if shm {
 			emptyShm()
@@ -188,12 +193,19 @@ func serve(view, project bool) int {
 		if err := writeFrame(conn, o); err != nil {
 			return 0
 		}
+		if ran.Restricted && ran.MountView && ran.Project == nil && o.SetupError == "" {
+			// The next command of a conversation most often has the same policy; should
+			// this fail, that command restricts a thread of its own and reports why.
+			ahead, _ = restrictThread(ran)
+		}
 	}
 }
 
 // runOne runs one command for serve. quit reports that the app is gone (the socket closed,
-// or a signal), after which the supervisor ends.
-func runOne(req runRequest, l launch, tempDirFd, proxyFd int, msgs <-chan incoming, stop <-chan os.Signal) (o outcome, quit bool) {
+// or a signal), after which the supervisor ends. ahead is a thread restricted ahead, which
+// runOne uses or ends (restrictedThread); ran receives the policy the command ran under.
+func runOne(req runRequest, l launch, tempDirFd, proxyFd int, msgs <-chan incoming, stop <-chan os.Signal, ahead *restrictedThread, ran *helperConfig) (o outcome, quit bool) {
+	defer ahead.end()
 	if req.Restricted && req.TempDir == "" {
 		return outcome{SetupError: "a restricted policy needs a temp dir"}, false
 	}
@@ -239,13 +251,16 @@ func runOne(req runRequest, l launch, tempDirFd, proxyFd int, msgs <-chan incomi
 		}
 		return false
 	}
-	pid, err := startCommand(req.helperConfig, req.Script, l, stopped)
+	*ran = req.helperConfig
+	pid, err := startCommand(req.helperConfig, req.Script, l, stopped, ahead)
 	if err != nil {
 		return outcome{SetupError: err.Error()}, quit
 	}
 	if pid == 0 {
 		return outcome{Status: 128 + int(syscall.SIGKILL)}, quit
 	}
+	// Only ever true for a thread that fitted: one that did not was ended, not forked from.
+	o.Ahead = ahead != nil && ahead.forked
 	if pending != nil {
 		// A second command while one runs: the app never sends one, so refuse it.
 		closeFds(pending.fds)
@@ -270,7 +285,8 @@ func runOne(req runRequest, l launch, tempDirFd, proxyFd int, msgs <-chan incomi
 			}
 		}
 	})
-	return outcome{Status: status}, quit
+	o.Status = status
+	return o, quit
 }
 
 func closeFds(fds []int) {

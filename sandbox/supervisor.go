@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -189,6 +190,9 @@ type outcome struct {
 	// Notes are what the supervisor did about the command that the model should know
 	// (a protected file it created and that was removed).
 	Notes []string `json:"notes,omitempty"`
+	// Ahead says the command was forked from a thread restricted before it came
+	// (restrictedThread).
+	Ahead bool `json:"ahead,omitempty"`
 }
 
 // kind is the sort of supervisor: one for Unrestricted commands and Restricted ones without
@@ -517,6 +521,9 @@ func (s *supervisor) run(ctx context.Context, req runRequest, proxySocket string
 		outR.Close()
 		errR.Close()
 	}
+	if out.Ahead {
+		startedAhead.Add(1)
+	}
 	if o.Notice != nil {
 		for _, n := range out.Notes {
 			o.Notice(n)
@@ -532,6 +539,10 @@ func (s *supervisor) run(ctx context.Context, req runRequest, proxySocket string
 	}
 	return out.Status, true, nil
 }
+
+// startedAhead counts the commands this process ran that started from a thread restricted
+// ahead; the tests read it to know that path was taken.
+var startedAhead atomic.Int64
 
 // waitTimeout waits for wg, and reports true when d passed first.
 func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,6 +67,55 @@ func countEntries(t *testing.T, dir string) int {
 	return len(entries)
 }
 
+// How /proc shows a seccomp filter's listener and a Landlock ruleset.
+const (
+	seccompListener     = "anon_inode:seccomp notify"
+	landlockRulesetLink = "anon_inode:landlock-ruleset"
+)
+
+// settled waits until a supervisor (its /proc/<pid>/fd directory) has finished restricting
+// a thread for its next command, which it does just after it has answered the last
+// (restrictedThread), in the mount view: the thread's listener exists and the ruleset and
+// the files its rules opened are closed. /proc gives no event for it, so it is polled.
+func settled(t *testing.T, dir string, view bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if countLinks(t, dir, landlockRulesetLink) == 0 && (!view || countListeners(t, dir) > 0) {
+			return
+		}
+		runtime.Gosched()
+	}
+	t.Fatalf("the supervisor did not finish restricting a thread for its next command")
+}
+
+// countFDs counts the descriptors in a /proc/<pid>/fd directory other than seccomp
+// listeners, which countListeners counts: a thread restricted ahead holds one.
+func countFDs(t *testing.T, dir string) int {
+	t.Helper()
+	return countEntries(t, dir) - countListeners(t, dir)
+}
+
+func countListeners(t *testing.T, dir string) int {
+	t.Helper()
+	return countLinks(t, dir, seccompListener)
+}
+
+func countLinks(t *testing.T, dir, target string) int {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && l == target {
+			n++
+		}
+	}
+	return n
+}
+
 // TestThousandCommandsLeaveNothing_REQ_BED_005: a thousand commands in one conversation,
 // some leaving background jobs and setsid escapees, leave the long-lived supervisor with no
 // child, no extra thread (each restricting thread ends) and no extra descriptor, and the app
@@ -91,7 +141,8 @@ func TestThousandCommandsLeaveNothing_REQ_BED_005(t *testing.T) {
 		sup := idleSupervisor(t, k)
 		task := fmt.Sprintf("/proc/%d/task", sup)
 		fds := fmt.Sprintf("/proc/%d/fd", sup)
-		threads, supFDs, appFDs := countEntries(t, task), countEntries(t, fds), countEntries(t, "/proc/self/fd")
+		settled(t, fds, view)
+		threads, supFDs, appFDs := countEntries(t, task), countFDs(t, fds), countEntries(t, "/proc/self/fd")
 		for i := range 1000 {
 			script := "true"
 			if i%100 == 0 {
@@ -110,8 +161,13 @@ func TestThousandCommandsLeaveNothing_REQ_BED_005(t *testing.T) {
 		if n := countEntries(t, task); n > threads+4 {
 			t.Errorf("the supervisor has %d threads, %d before the thousand commands", n, threads)
 		}
-		if n := countEntries(t, fds); n != supFDs {
+		settled(t, fds, view)
+		if n := countFDs(t, fds); n != supFDs {
 			t.Errorf("the supervisor has %d descriptors open, %d before", n, supFDs)
+		}
+		// A thread restricted ahead for the next command holds its filter's listener.
+		if n := countListeners(t, fds); n > 1 {
+			t.Errorf("the supervisor holds %d seccomp listeners; at most the one of a thread restricted ahead may wait", n)
 		}
 		if n := countEntries(t, "/proc/self/fd"); n > appFDs+2 {
 			t.Errorf("the app has %d descriptors open, %d before", n, appFDs)

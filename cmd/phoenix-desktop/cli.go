@@ -162,6 +162,13 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	defer env.signals.Stop(signals)
 
 	log := common.logger(stderr)
+	// A chat in a process of its own collects no garbage until its first turn rests
+	// (quietGC); one served inside the open app leaves the window's collector alone.
+	restoreGC := func() {}
+	if env.app == nil {
+		restoreGC = quietGC(os.Getenv)
+	}
+	defer restoreGC()
 	// No sandbox supervisor is started ahead: a turn that runs no command needs none, and the
 	// first command starts one (the bench's "first command (cold supervisor)" row).
 	a, err := env.openChat(common, log)
@@ -363,7 +370,13 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 					return fmt.Errorf("chat: answer the host request: %w", err)
 				}
 			case actors.StateChanged:
-				if domain.Busy(e.Conv.State) || (stopCode == 0 && queueGoesOn(ctx, rt, e.Conv)) {
+				if domain.Busy(e.Conv.State) {
+					continue
+				}
+				if stopCode == 0 && queueGoesOn(ctx, rt, e.Conv) {
+					// More turns follow: they collect as any process does. A chat that
+					// ends here closes the store with the collector still off.
+					restoreGC()
 					continue
 				}
 				return chatResult(e.Conv, stopCode)
