@@ -54,9 +54,10 @@
 //     tree's path must still name the directory that was watched (device and inode): a tree
 //     moved away and made again, or a symbolic link pointed elsewhere, sends no event.
 //   - No event still in flight: the kernel queues an event when the write happens, but the
-//     watcher reads it a little later. Before trusting "clean", a snapshot creates a marker
-//     file in a watched directory of its own (phoenix-watch, in the shadow repository) and
-//     waits for its event: one inotify instance has one ordered queue, so every earlier event
+//     watcher reads it a little later. Before trusting "clean", a snapshot renames a marker
+//     file in a watched directory of its own (phoenix-watch, in the shadow repository) to a
+//     new name (the first one creates it; a new file each time cost ext4 0.25 ms) and waits
+//     for its event: one inotify instance has one ordered queue, so every earlier event
 //     has been read by then (watchman's cookie files work the same way). ~0.05–0.2 ms.
 //   - Order: the watch list is brought up to date first, then the dirty flag is cleared, then
 //     git reads the tree. A change git may have missed is an event after the clear, so the

@@ -130,30 +130,31 @@ func (s *Store) commit(c domain.Conversation, msgs []domain.Message) (domain.Con
 	var (
 		outConv domain.Conversation
 		outMsgs []domain.Message
+		raw     []byte // the record written
 	)
 	if slices.ContainsFunc(msgs, func(m domain.Message) bool { return len(imagesOf(m)) > 0 }) {
 		s.blobMu.Lock()
 		defer s.blobMu.Unlock()
 	}
 	err := s.update(func(txn *badger.Txn) error {
-		stored, err := getConv(txn, c.ID)
+		stored, err := s.convs.storedHeadOf(txn, c.ID)
 		if err != nil {
 			return err
 		}
-		if err := checkSequence(stored.NextSeq, c.NextSeq, msgs); err != nil {
+		if err := checkSequence(stored.nextSeq, c.NextSeq, msgs); err != nil {
 			return err
 		}
-		if c.Cwd != stored.Cwd || c.ParentID != stored.ParentID {
+		if c.Cwd != stored.cwd || c.ParentID != stored.parentID {
 			return fmt.Errorf("%w: the working directory and parent are fixed at creation (stored %q, %q; got %q, %q)",
-				ErrInvalid, stored.Cwd, stored.ParentID, c.Cwd, c.ParentID)
+				ErrInvalid, stored.cwd, stored.parentID, c.Cwd, c.ParentID)
 		}
 		now := s.stamp()
 		// Times never go backwards within a conversation, even if the wall clock does.
-		if now.Before(stored.UpdatedAt) {
-			now = stored.UpdatedAt
+		if now.Before(stored.updatedAt) {
+			now = stored.updatedAt
 		}
 		next := c
-		next.CreatedAt, next.Archived, next.UpdatedAt = stored.CreatedAt, stored.Archived, now
+		next.CreatedAt, next.Archived, next.UpdatedAt = stored.createdAt, stored.archived, now
 		stamped := make([]domain.Message, len(msgs))
 		for i, m := range msgs {
 			m.At = now
@@ -173,7 +174,7 @@ func (s *Store) commit(c domain.Conversation, msgs []domain.Message) (domain.Con
 		if err := refBlobs(txn, c.ID, msgs); err != nil {
 			return err
 		}
-		if err := putConv(txn, next); err != nil {
+		if raw, err = putConvRaw(txn, next); err != nil {
 			return err
 		}
 		outConv, outMsgs = next, stamped
@@ -186,6 +187,7 @@ func (s *Store) commit(c domain.Conversation, msgs []domain.Message) (domain.Con
 	if err != nil {
 		return domain.Conversation{}, nil, fmt.Errorf("commit %s: %w", c.ID, err)
 	}
+	s.convs.remember(outConv, raw)
 	if s.syncUser && slices.ContainsFunc(msgs, func(m domain.Message) bool { return m.Kind == domain.KindUser }) {
 		if err := s.db.Sync(); err != nil {
 			return domain.Conversation{}, nil, fmt.Errorf("commit %s: the commit was applied but could not be flushed to disk in %s: %w; "+
@@ -293,21 +295,27 @@ func decodeConv(item *badger.Item, id string) (domain.Conversation, error) {
 // putConv writes the conversation record and, for a conversation the person started, its
 // summary.
 func putConv(txn *badger.Txn, c domain.Conversation) error {
+	_, err := putConvRaw(txn, c)
+	return err
+}
+
+// putConvRaw is putConv, and returns the record's bytes as written.
+func putConvRaw(txn *badger.Txn, c domain.Conversation) ([]byte, error) {
 	data, err := json.Marshal(c)
 	if err != nil {
-		return fmt.Errorf("encode conversation %s: %w", c.ID, err)
+		return nil, fmt.Errorf("encode conversation %s: %w", c.ID, err)
 	}
 	if err := txn.Set(convKey(c.ID), data); err != nil {
-		return err
+		return nil, err
 	}
 	if !c.UserInitiated() {
-		return nil
+		return data, nil
 	}
 	sum, err := json.Marshal(summaryOf(c))
 	if err != nil {
-		return fmt.Errorf("encode summary of %s: %w", c.ID, err)
+		return nil, fmt.Errorf("encode summary of %s: %w", c.ID, err)
 	}
-	return txn.Set(summaryKey(c.ID), sum)
+	return data, txn.Set(summaryKey(c.ID), sum)
 }
 
 func exists(txn *badger.Txn, key []byte) (bool, error) {

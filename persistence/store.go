@@ -106,6 +106,8 @@ type Store struct {
 	maxValue int
 	// syncUser flushes commits that hold a user message (see Options.SyncWrites).
 	syncUser bool
+	// convs remembers the records the last commits wrote (convmemo.go).
+	convs convMemo
 	// auxFlushes counts the flushes of auxiliary records (for tests).
 	auxFlushes atomic.Int64
 	// stopSync ends the background flush; syncDone is closed when it has ended.

@@ -57,8 +57,10 @@ type Server struct {
 	// recent holds the bodies of the last requests, for the prefix-cache accounting
 	// (cache.go).
 	recent [][]byte
-	// tools is the last tools array decoded (decode.go).
+	// tools is the last tools array decoded, body the last chat body's bytes around its
+	// messages (decode.go).
 	tools toolsMemo
+	body  bodyMemo
 	// models is what GET /models lists (SetModels); nil lists domain.DemoModel alone.
 	models []string
 }
