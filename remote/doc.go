@@ -27,5 +27,9 @@
 // the agent runs on the remote machine; a host not yet allowed is asked about on the app's
 // side, over a NextQuestion call the app keeps waiting (proxy.go).
 //
-// May import: assets, checkpoint, domain, imaging, lsp, proxy, sandbox, tools.
+// A remote project's own instructions, commands and skills are read there by the agent with
+// the instructions and custom packages, and the host's allowed hosts are listed and changed
+// there (project.go).
+//
+// May import: assets, checkpoint, custom, domain, imaging, instructions, lsp, proxy, sandbox, tools.
 package remote
