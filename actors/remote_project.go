@@ -60,8 +60,13 @@ func (r *Runtime) readProject(ctx context.Context, convID, host, cwd string, noI
 		})
 		cancel()
 		if err != nil {
-			r.publish(Notice{ConvID: convID, Level: NoticeWarning, Text: fmt.Sprintf(
-				"The project's instructions, commands and skills on %s were not read: %s. Reload instructions reads them again once the host can be reached.", host, err)})
+			// Kept with the instructions too, so whoever shows them (the window, headless
+			// chat) says why the project's are missing.
+			why := fmt.Sprintf("the project's instructions, commands and skills on %s were not read: %s; Reload instructions reads them again once the host can be reached", host, err)
+			proj.Notices = []string{why}
+			if noInstructions {
+				r.publish(Notice{ConvID: convID, Level: NoticeWarning, Text: upperFirst(why)})
+			}
 		} else {
 			proj, cust = pi, pc
 		}

@@ -99,6 +99,9 @@ func TestRemoteProjectInstructionsCommandsAndSkillsComeFromTheHost(t *testing.T)
 		t.Fatalf("reload with the host down: %+v %v", set, err)
 	}
 	waitNotice(t, sub, c.ID, "were not read: could not reach me@box")
+	if n := strings.Join(set.Notices, "\n"); !strings.Contains(n, "on me@box were not read: could not reach me@box") {
+		t.Fatalf("the instructions do not say why the project's are missing: %q", set.Notices)
+	}
 	if cmds, _ := h.rt.Commands(context.Background(), c.ID); len(cmds.Commands) != 1 || cmds.Commands[0].Name != "mine" {
 		t.Fatalf("commands with the host down: %+v", cmds.Commands)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"slices"
@@ -113,12 +114,17 @@ func (h *remoteHosts) RemoveRemoteAllowedHost(ctx context.Context, host, project
 }
 
 // createRemote makes a conversation whose project is on host, in the folder dir there.
-func createRemote(ctx context.Context, rt *actors.Runtime, host, dir, model string, mode domain.Mode, noInstructions bool) (domain.Conversation, error) {
+// It connects first, saying so on status: the project's instructions, commands and skills are
+// read there as the conversation is made, before any event of it reaches the printer.
+func createRemote(ctx context.Context, rt *actors.Runtime, hosts *remoteHosts, status io.Writer, host, dir, model string, mode domain.Mode, noInstructions bool) (domain.Conversation, error) {
 	if err := remote.CheckDestination(host); err != nil {
 		return domain.Conversation{}, fmt.Errorf("chat --remote: %w", err)
 	}
 	if !path.IsAbs(dir) {
 		return domain.Conversation{}, fmt.Errorf("chat --remote %s: --cwd must be the absolute path of the project on that machine, as in --cwd /home/you/project (it was %q)", host, dir)
+	}
+	if err := hosts.Connect(ctx, host, func(text string) { fmt.Fprintln(status, text) }); err != nil {
+		return domain.Conversation{}, fmt.Errorf("chat --remote: %w", err)
 	}
 	return rt.Create(ctx, actors.NewConversation{Cwd: path.Clean(dir), Host: host, Model: model, Mode: mode, NoInstructions: noInstructions})
 }
