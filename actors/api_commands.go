@@ -31,7 +31,8 @@ type NewConversation struct {
 	// on again).
 	NoInstructions bool
 	// Host is the SSH host of a project on another machine, Cwd a path there; it needs
-	// Config.Remote. The project's instructions, commands and hooks are not read from there yet.
+	// Config.Remote. The project's instructions, commands and skills are read there (its
+	// hooks are not run yet).
 	Host string
 	// Worktree makes the conversation a git worktree of Cwd's repository of its own, on a
 	// new branch named after Title (or WorktreeName when there is no title yet), and works
@@ -101,22 +102,13 @@ func (r *Runtime) Create(ctx context.Context, p NewConversation) (domain.Convers
 	}
 	// The instructions are read here, on the caller's goroutine (never in a mailbox), and
 	// saved before the caller learns the id, so before anything can be sent.
-	set := Instructions{Disabled: true}
-	if p.Host != "" {
-		// The project's files are on the remote machine; none of them is read here.
-		if err := r.saveInstructions(rc.Conv.ID, set); err != nil {
-			r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Project instructions will not be used: " + err.Error()})
-		}
-		return rc.Conv, nil
-	}
-	if !p.NoInstructions {
-		set = r.readInstructions(rc.Conv.ID, p.Cwd)
-	}
+	// A remote project's files are read on its host, the person's own here (readProject).
+	set, cust := r.readProject(ctx, rc.Conv.ID, p.Host, p.Cwd, p.NoInstructions)
 	if err := r.saveInstructions(rc.Conv.ID, set); err != nil {
 		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Project instructions will not be used: " + err.Error()})
 	}
 	// Commands and skills likewise, fixed for the conversation until a reload.
-	if err := r.saveCustom(rc.Conv.ID, r.readCustom(rc.Conv.ID, p.Cwd)); err != nil {
+	if err := r.saveCustom(rc.Conv.ID, cust); err != nil {
 		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Commands and skills will not be used: " + err.Error()})
 	}
 	// The checkpoint repository is warmed when the first model request goes out

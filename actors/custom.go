@@ -142,17 +142,13 @@ func (r *Runtime) Commands(ctx context.Context, id string) (Custom, error) {
 	return r.storedCustom(c)
 }
 
-// reloadCustom reads the commands and skills again (Reload instructions).
-func (r *Runtime) reloadCustom(c domain.Conversation) {
-	if c.Host != "" {
-		return // a remote project's files are not here (issue 37)
-	}
-	set := r.readCustom(c.ID, c.Cwd)
-	if err := r.saveCustom(c.ID, set); err != nil {
-		r.publish(Notice{ConvID: c.ID, Level: NoticeWarning, Text: "Commands and skills were not reloaded: " + err.Error()})
+// reloadCustom keeps the commands and skills read again (Reload instructions).
+func (r *Runtime) reloadCustom(id string, set Custom) {
+	if err := r.saveCustom(id, set); err != nil {
+		r.publish(Notice{ConvID: id, Level: NoticeWarning, Text: "Commands and skills were not reloaded: " + err.Error()})
 		return
 	}
-	r.publish(CustomChanged{ConvID: c.ID, Custom: set})
+	r.publish(CustomChanged{ConvID: id, Custom: set})
 }
 
 // skillsPrompt is the skills section of a conversation's system prompt, "" for none.

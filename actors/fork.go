@@ -39,18 +39,13 @@ func (r *Runtime) Fork(ctx context.Context, id string, seq uint64) (domain.Conve
 	if rc.Err != nil {
 		return rc.Conv, rc.Err
 	}
-	if src.Host != "" {
-		// As Create does for a project on another machine: nothing of it is read here.
-		if err := r.saveInstructions(rc.Conv.ID, Instructions{Disabled: true}); err != nil {
-			r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Project instructions will not be used: " + err.Error()})
-		}
-		return rc.Conv, nil
-	}
-	// As Create does: read on the caller's goroutine, saved before the caller learns the id.
-	if err := r.saveInstructions(rc.Conv.ID, r.readInstructions(rc.Conv.ID, src.Cwd)); err != nil {
+	// As Create does: read on the caller's goroutine (a remote project's on its host), saved
+	// before the caller learns the id.
+	set, cust := r.readProject(ctx, rc.Conv.ID, src.Host, src.Cwd, false)
+	if err := r.saveInstructions(rc.Conv.ID, set); err != nil {
 		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Project instructions will not be used: " + err.Error()})
 	}
-	if err := r.saveCustom(rc.Conv.ID, r.readCustom(rc.Conv.ID, src.Cwd)); err != nil {
+	if err := r.saveCustom(rc.Conv.ID, cust); err != nil {
 		r.publish(Notice{ConvID: rc.Conv.ID, Level: NoticeWarning, Text: "Commands and skills will not be used: " + err.Error()})
 	}
 	return rc.Conv, nil

@@ -97,15 +97,12 @@ func (r *Runtime) ReloadInstructions(ctx context.Context, id string) (Instructio
 	if c.IsSubAgent() {
 		return Instructions{}, fmt.Errorf("reload instructions of %s: a sub-agent uses its parent's instructions", id)
 	}
-	set := Instructions{Disabled: true} // a remote project's files are not here (issue 37)
-	if c.Host == "" {
-		set = r.readInstructions(id, c.Cwd)
-	}
+	set, cust := r.readProject(ctx, id, c.Host, c.Cwd, false)
 	if err := r.saveInstructions(id, set); err != nil {
 		return Instructions{}, err
 	}
 	r.publish(InstructionsChanged{ConvID: id, Instructions: set})
-	r.reloadCustom(c)
+	r.reloadCustom(id, cust)
 	return set, nil
 }
 

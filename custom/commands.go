@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,26 +96,55 @@ type root struct {
 // directory up to the repository root, nearest first), then the person's directories in the
 // order given (PersonalDirs).
 func Load(cwd string, personal []string) Set {
-	var roots []root
-	for _, d := range projectDirs(cwd) {
-		roots = append(roots, root{dir: d, commands: CommandFolders, skills: SkillFolders})
-	}
-	for _, d := range personal {
-		if d != "" {
-			roots = append(roots, root{dir: d, personal: true, commands: personalCommandFolders, skills: personalSkillFolders})
-		}
-	}
+	return WithPersonal(LoadProject(cwd), personal, true)
+}
+
+// LoadProject reads only the project's commands and skills, on the machine where the project
+// is: for a project on another machine that is not where the person's own are (WithPersonal
+// adds them here).
+func LoadProject(cwd string) Set {
 	var s Set
 	seenCmd, seenSkill := map[string]string{}, map[string]string{}
-	for _, r := range roots {
-		for _, folder := range r.commands {
-			s.readCommands(r, folder, seenCmd)
-		}
-		for _, folder := range r.skills {
-			s.readSkills(r, folder, seenSkill)
-		}
+	for _, d := range projectDirs(cwd) {
+		s.readRoot(root{dir: d, commands: CommandFolders, skills: SkillFolders}, seenCmd, seenSkill)
 	}
 	return s
+}
+
+// WithPersonal adds the person's commands and, with skills, their skills (from the
+// directories given, PersonalDirs) to a project's reading; the project's keep precedence over
+// a name defined twice. Without skills the person's skills are left out: a conversation whose
+// tools run on another machine could not read their files, which are here.
+func WithPersonal(project Set, personal []string, skills bool) Set {
+	s := Set{Commands: slices.Clone(project.Commands), Skills: slices.Clone(project.Skills), Notices: slices.Clone(project.Notices)}
+	seenCmd, seenSkill := map[string]string{}, map[string]string{}
+	for _, c := range s.Commands {
+		seenCmd[c.Name] = c.Path
+	}
+	for _, sk := range s.Skills {
+		seenSkill[sk.Name] = sk.Path
+	}
+	for _, d := range personal {
+		if d == "" {
+			continue
+		}
+		r := root{dir: d, personal: true, commands: personalCommandFolders}
+		if skills {
+			r.skills = personalSkillFolders
+		}
+		s.readRoot(r, seenCmd, seenSkill)
+	}
+	return s
+}
+
+// readRoot reads the command and skill folders below one root.
+func (s *Set) readRoot(r root, seenCmd, seenSkill map[string]string) {
+	for _, folder := range r.commands {
+		s.readCommands(r, folder, seenCmd)
+	}
+	for _, folder := range r.skills {
+		s.readSkills(r, folder, seenSkill)
+	}
 }
 
 // PersonalDirs are the person's directories read for commands and skills: the configuration

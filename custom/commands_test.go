@@ -1,8 +1,10 @@
 package custom
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,5 +81,49 @@ func TestLargeSkillsLoadAndTooLargeAreSkippedWithTheReason(t *testing.T) {
 	}
 	if len(s.Notices) != 1 || !strings.Contains(s.Notices[0], filepath.Join("giant", "SKILL.md")+" was skipped: it is 1.0 MB, larger than the 1 MB") {
 		t.Errorf("notices = %q; want one that names giant's SKILL.md, its size and the limit", s.Notices)
+	}
+}
+
+// TestProjectReadElsewhereThenPersonal: a project on another machine is read there
+// (LoadProject) and the person's commands added here (WithPersonal): with skills it is what
+// Load gives on one machine, the project's names first; without, the person's skills are
+// left out (their files are not where the conversation's tools run) and their commands kept.
+func TestProjectReadElsewhereThenPersonal(t *testing.T) {
+	dir := fixture(t)
+	personal := t.TempDir()
+	writeFile(t, filepath.Join(personal, "commands", "mine.md"), "my own command")
+	writeFile(t, filepath.Join(personal, "commands", "review.md"), "shadowed by the project's")
+	writeFile(t, filepath.Join(personal, "skills", "notes", "SKILL.md"), "---\nname: notes\ndescription: my notes\n---\n")
+
+	project := LoadProject(dir)
+	if _, ok := project.Command("mine"); ok || len(project.Commands) == 0 {
+		t.Fatalf("the project's reading holds %d commands, mine among them: %v", len(project.Commands), ok)
+	}
+	whole, want := WithPersonal(project, []string{personal}, true), Load(dir, []string{personal})
+	if fmt.Sprint(whole) != fmt.Sprint(want) {
+		t.Fatalf("LoadProject + WithPersonal differs from Load:\n%v\n%v", whole, want)
+	}
+	if r, _ := whole.Command("review"); r.Label == "personal "+filepath.Join(personal, "commands") {
+		t.Fatalf("the person's /review took precedence over the project's")
+	}
+	remote := WithPersonal(project, []string{personal}, false)
+	if _, ok := remote.Command("mine"); !ok {
+		t.Fatalf("the person's command is missing: %v", remote.Commands)
+	}
+	if slices.Contains(remote.SkillNames(), "notes") || !slices.Contains(whole.SkillNames(), "notes") {
+		t.Fatalf("skills: with the person's %v, without %v", whole.SkillNames(), remote.SkillNames())
+	}
+	if !slices.Equal(remote.SkillNames(), project.SkillNames()) {
+		t.Fatalf("the project's skills changed: %v, want %v", remote.SkillNames(), project.SkillNames())
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

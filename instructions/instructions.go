@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -56,12 +57,31 @@ func (s Set) Labels() []string {
 // Load reads the instructions for a working directory. configDir is the person's
 // phoenix-desktop configuration directory ("" for none; see ConfigDir).
 func Load(cwd, configDir string) Set {
+	return WithPersonal(LoadProject(cwd), configDir, cwd)
+}
+
+// LoadProject reads only the project's files for a working directory (ProjectDirs), in prompt
+// order, each read up to MaxBytes but not yet capped together: on the machine where the
+// project is, which for a project on another machine is not the one where the person's own
+// file is (WithPersonal adds it there and caps the whole).
+func LoadProject(cwd string) Set {
 	var s Set
-	var found []File // nearest first while collecting
 	for _, dir := range ProjectDirs(cwd) {
 		if f, ok := s.readDir(dir, cwd); ok {
-			found = append(found, f)
+			s.Files = append(s.Files, f)
 		}
+	}
+	slices.Reverse(s.Files) // read nearest first, kept farthest first
+	return s
+}
+
+// WithPersonal adds the person's own file (configDir, "" for none) to a project's reading
+// (LoadProject) and caps the whole at MaxBytes. cwd names the files for the person.
+func WithPersonal(project Set, configDir, cwd string) Set {
+	s := Set{Notices: slices.Clone(project.Notices), Disabled: project.Disabled}
+	var found []File // nearest first
+	for i := len(project.Files) - 1; i >= 0; i-- {
+		found = append(found, project.Files[i])
 	}
 	if configDir != "" {
 		if f, ok := s.readDir(configDir, cwd); ok {

@@ -141,3 +141,33 @@ func TestConfigDir(t *testing.T) {
 		t.Fatalf("ConfigDir with a relative XDG_CONFIG_HOME = %s", got)
 	}
 }
+
+// TestProjectReadElsewhereThenPersonalIsLoad: a project on another machine is read there
+// (LoadProject) and the person's own file added here (WithPersonal); the result is what Load
+// gives when both are on one machine, the cap over all of them included.
+func TestProjectReadElsewhereThenPersonalIsLoad(t *testing.T) {
+	root := t.TempDir()
+	cwd := filepath.Join(root, "sub")
+	config := filepath.Join(root, "config")
+	write(t, filepath.Join(root, ".git", "HEAD"), "x")
+	write(t, filepath.Join(root, "AGENTS.md"), strings.Repeat("far ", 6000))
+	write(t, filepath.Join(cwd, "CLAUDE.md"), "never read: AGENTS.md is there")
+	write(t, filepath.Join(config, "AGENTS.md"), strings.Repeat("mine ", 2000))
+	if err := os.WriteFile(filepath.Join(root, "sub", "AGENTS.md"), []byte{0xff}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	project := LoadProject(cwd)
+	if got := project.Labels(); !slices.Equal(got, []string{"../AGENTS.md"}) {
+		t.Fatalf("project labels = %q (a non-UTF-8 AGENTS.md hides CLAUDE.md, as locally)", got)
+	}
+	if project.Files[0].Cut != 0 {
+		t.Fatalf("the project's reading cut already: %d", project.Files[0].Cut)
+	}
+	got, want := WithPersonal(project, config, cwd), Load(cwd, config)
+	if got.Prompt() != want.Prompt() || !slices.Equal(got.Notices, want.Notices) || !slices.Equal(got.Labels(), want.Labels()) {
+		t.Fatalf("LoadProject + WithPersonal differs from Load: labels %q / %q, notices %q / %q", got.Labels(), want.Labels(), got.Notices, want.Notices)
+	}
+	if len(got.Files) != 2 || got.Files[0].Cut != 24000+10000-MaxBytes {
+		t.Fatalf("the cap did not cut the personal file (the farthest): labels %q", got.Labels())
+	}
+}

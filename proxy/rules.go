@@ -202,6 +202,20 @@ func (r *Rules) List(project string) []string {
 	return out
 }
 
+// Projects lists, sorted, the projects that have an entry or their registries switch on:
+// Settings shows the rules of a machine whose projects it does not otherwise know (a remote
+// host's, read there by the agent).
+func (r *Rules) Projects() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.projects))
+	for p := range r.projects {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Allowed says whether a connection from a project to host:port is allowed by the project's
 // entries or, when its switch is on, by the package registries.
 func (r *Rules) Allowed(project, hostName string, port int) bool {

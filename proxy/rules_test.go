@@ -271,3 +271,31 @@ func TestRulesRegistriesSwitch(t *testing.T) {
 		t.Error("a registry is allowed after the switch was turned off")
 	}
 }
+
+func TestRulesListTheirProjects(t *testing.T) {
+	r, path := loadTestRules(t)
+	if got := r.Projects(); len(got) != 0 {
+		t.Fatalf("an empty file lists %q", got)
+	}
+	for _, step := range []func() error{
+		func() error { return r.Allow("/b/app", "example.org") },
+		func() error { return r.SetRegistries("/a/app/", true) },
+		func() error { return r.Allow("/c/app", "example.org") },
+		func() error { return r.Remove("/c/app", "example.org") },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"/a/app", "/b/app"}
+	if got := r.Projects(); !slices.Equal(got, want) {
+		t.Fatalf("Projects = %q, want %q (a project left with nothing is not listed)", got, want)
+	}
+	again, err := LoadRules(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := again.Projects(); !slices.Equal(got, want) {
+		t.Fatalf("after a reload Projects = %q", got)
+	}
+}

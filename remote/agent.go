@@ -128,6 +128,9 @@ type agent struct {
 	proxyDir  string
 	asks      bool
 	questions *questions
+	// rules is the host's allowed hosts, shared by the proxy and Settings (project.go).
+	rulesMu sync.Mutex
+	rules   *proxy.Rules
 }
 
 func newAgent() *agent {
@@ -150,6 +153,9 @@ func (a *agent) serve(conn io.ReadWriteCloser) {
 		panic(err)
 	}
 	if err := srv.RegisterName(languageService, &Languages{a: a}); err != nil {
+		panic(err)
+	}
+	if err := srv.RegisterName(projectService, &Project{a: a}); err != nil {
 		panic(err)
 	}
 	srv.ServeConn(conn)

@@ -31,5 +31,9 @@
 // language tools are offered in the conversation's folder there (Languages.Offered), and the
 // app keeps one Languages.Watch call waiting for the servers' states, which the header shows.
 //
-// May import: assets, checkpoint, domain, imaging, lsp, proxy, sandbox, tools.
+// A remote project's own instructions, commands and skills are read there by the agent with
+// the instructions and custom packages, and the host's allowed hosts are listed and changed
+// there (project.go).
+//
+// May import: assets, checkpoint, custom, domain, imaging, instructions, lsp, proxy, sandbox, tools.
 package remote

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/rpc"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/phoenix-desktop/phoenix/proxy"
@@ -143,11 +142,7 @@ func (a *agent) proxySocket(project, conv string) (string, error) {
 		return "", errors.New("the remote agent is shutting down")
 	}
 	if a.proxy == nil {
-		cfg, err := os.UserConfigDir()
-		if err != nil {
-			return "", fmt.Errorf("could not find the configuration directory on the remote machine for the allowed hosts: %w", err)
-		}
-		rules, err := proxy.LoadRules(filepath.Join(cfg, "phoenix-desktop", remoteRulesFile))
+		rules, err := a.networkRules()
 		if err != nil {
 			return "", err
 		}

@@ -72,12 +72,94 @@ func (p *remoteHostsPanel) show(hosts []string, err error) {
 	case len(hosts) == 0:
 		p.body.Add(widget.NewLabel("None yet: a conversation on user@host:/path adds its host here."))
 	}
+	_, rules := p.m.b.(RemoteAllowedHostsBackend)
 	for _, h := range hosts {
 		forget := button.New("Forget", nil)
 		forget.OnTapped = func() { p.forget(h, forget) }
-		p.body.Add(container.NewBorder(nil, nil, nil, forget, widget.NewLabel(h)))
+		right := fyne.CanvasObject(forget)
+		allowed := container.NewVBox()
+		if rules {
+			// Read on demand, not on opening: each host is one connection, and a host that is
+			// down would keep the others waiting.
+			show := button.New("Allowed hosts", nil)
+			show.OnTapped = func() { p.loadAllowed(h, allowed) }
+			right = container.NewHBox(show, forget)
+		}
+		p.body.Add(container.NewVBox(container.NewBorder(nil, nil, nil, right, widget.NewLabel(h)), allowed))
 	}
 	p.body.Refresh()
+}
+
+// RemoteAllowedHostsBackend is the part of the command API that reads and changes a remote
+// host's allowed hosts (Project mode's "always" answers, kept on that host), through its
+// agent. *actors.Runtime satisfies it; a Backend without it shows no such list.
+type RemoteAllowedHostsBackend interface {
+	RemoteAllowedHosts(ctx context.Context, host string) ([]actors.RemoteProjectHosts, error)
+	RemoveRemoteAllowedHost(ctx context.Context, host, project, pattern string) error
+}
+
+var _ RemoteAllowedHostsBackend = (*actors.Runtime)(nil)
+
+// loadAllowed reads a host's allowed hosts there and shows them in box, each with Forget.
+func (p *remoteHostsPanel) loadAllowed(host string, box *fyne.Container) {
+	b := p.m.b.(RemoteAllowedHostsBackend)
+	box.RemoveAll()
+	box.Add(widget.NewLabel("Reading the allowed hosts on " + host + "…"))
+	box.Refresh()
+	go func() {
+		ctx, cancel := context.WithTimeout(p.m.ctx, callTimeout)
+		defer cancel()
+		projects, err := b.RemoteAllowedHosts(ctx, host)
+		p.m.do(func() { p.showAllowed(host, box, projects, err) })
+	}()
+}
+
+func (p *remoteHostsPanel) showAllowed(host string, box *fyne.Container, projects []actors.RemoteProjectHosts, err error) {
+	box.RemoveAll()
+	note := func(text string) {
+		l := widget.NewLabel(text)
+		l.Wrapping = fyne.TextWrapWord
+		box.Add(l)
+	}
+	switch {
+	case err != nil:
+		note("The allowed hosts on " + host + " could not be read: " + err.Error())
+	case len(projects) == 0:
+		note("No project on " + host + " has allowed hosts: Project mode asks before a command there reaches one.")
+	}
+	for _, pr := range projects {
+		box.Add(widget.NewLabelWithStyle(pr.Project, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		if pr.Registries {
+			note("Package registries allowed (read from the toolchains' settings on " + host + ")")
+		}
+		for _, allowed := range pr.Hosts {
+			forget := button.New("Forget", nil)
+			forget.OnTapped = func() { p.forgetAllowed(host, pr.Project, allowed, box, forget) }
+			box.Add(container.NewBorder(nil, nil, nil, forget, widget.NewLabel(allowed)))
+		}
+	}
+	box.Refresh()
+}
+
+// forgetAllowed takes one host off a project's allowed hosts on its machine, then reads the
+// list there again.
+func (p *remoteHostsPanel) forgetAllowed(host, project, allowed string, box *fyne.Container, btn *button.Button) {
+	b := p.m.b.(RemoteAllowedHostsBackend)
+	btn.Disable()
+	go func() {
+		ctx, cancel := context.WithTimeout(p.m.ctx, callTimeout)
+		defer cancel()
+		err := b.RemoveRemoteAllowedHost(ctx, host, project, allowed)
+		p.m.do(func() {
+			if err != nil {
+				btn.Enable()
+				p.message.SetText(allowed + " is still allowed for " + project + " on " + host + ": " + err.Error())
+				return
+			}
+			p.message.SetText(allowed + " is no longer allowed for " + project + " on " + host + "; Project mode asks again before a command there reaches it.")
+			p.loadAllowed(host, box)
+		})
+	}()
 }
 
 func (p *remoteHostsPanel) forget(host string, btn *button.Button) {

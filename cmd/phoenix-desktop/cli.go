@@ -202,7 +202,7 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	} else if remoteHost != "" {
-		if conv, err = createRemote(ctx, rt, remoteHost, cwd, common.model, mode); err != nil {
+		if conv, err = createRemote(ctx, rt, a.remote, stderr, remoteHost, cwd, common.model, mode, noInstr); err != nil {
 			return err
 		}
 	} else {

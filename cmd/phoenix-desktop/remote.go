@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"slices"
@@ -108,13 +109,45 @@ func (h *remoteHosts) StartStdio(start, life context.Context, host string, spec 
 
 func (h *remoteHosts) Close() { h.hosts.Close() }
 
+var _ actors.RemoteProject = (*remoteHosts)(nil)
+
+func (h *remoteHosts) ReadProject(ctx context.Context, host, dir string, status func(string)) (actors.Instructions, actors.Custom, error) {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return actors.Instructions{}, actors.Custom{}, errors.New("the app is closing, so nothing was read on " + host)
+	}
+	files, err := s.ReadProject(ctx, dir, connectingStatus(status))
+	return files.Instructions, files.Custom, err
+}
+
+func (h *remoteHosts) RemoteAllowedHosts(ctx context.Context, host string) ([]actors.RemoteProjectHosts, error) {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return nil, errors.New("the app is closing, so nothing was read on " + host)
+	}
+	return s.AllowedHosts(ctx)
+}
+
+func (h *remoteHosts) RemoveRemoteAllowedHost(ctx context.Context, host, project, pattern string) error {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return errors.New("the app is closing, so nothing was changed on " + host)
+	}
+	return s.RemoveAllowedHost(ctx, project, pattern)
+}
+
 // createRemote makes a conversation whose project is on host, in the folder dir there.
-func createRemote(ctx context.Context, rt *actors.Runtime, host, dir, model string, mode domain.Mode) (domain.Conversation, error) {
+// It connects first, saying so on status: the project's instructions, commands and skills are
+// read there as the conversation is made, before any event of it reaches the printer.
+func createRemote(ctx context.Context, rt *actors.Runtime, hosts *remoteHosts, status io.Writer, host, dir, model string, mode domain.Mode, noInstructions bool) (domain.Conversation, error) {
 	if err := remote.CheckDestination(host); err != nil {
 		return domain.Conversation{}, fmt.Errorf("chat --remote: %w", err)
 	}
 	if !path.IsAbs(dir) {
 		return domain.Conversation{}, fmt.Errorf("chat --remote %s: --cwd must be the absolute path of the project on that machine, as in --cwd /home/you/project (it was %q)", host, dir)
 	}
-	return rt.Create(ctx, actors.NewConversation{Cwd: path.Clean(dir), Host: host, Model: model, Mode: mode})
+	if err := hosts.Connect(ctx, host, func(text string) { fmt.Fprintln(status, text) }); err != nil {
+		return domain.Conversation{}, fmt.Errorf("chat --remote: %w", err)
+	}
+	return rt.Create(ctx, actors.NewConversation{Cwd: path.Clean(dir), Host: host, Model: model, Mode: mode, NoInstructions: noInstructions})
 }
