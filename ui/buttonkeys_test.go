@@ -26,6 +26,9 @@ var buttonsMadeElsewhere = map[string]bool{
 	"dialog.NewInformation": true, "dialog.ShowInformation": true,
 	// Fyne's save dialog also keeps Escape in its file name field (exportdialog.go).
 	"dialog.NewFileSave": true, "dialog.ShowFileSave": true,
+	// Fyne's open dialogs take only Space too, and offer no typed path; ui/filepick is ours.
+	"dialog.NewFileOpen": true, "dialog.ShowFileOpen": true,
+	"dialog.NewFolderOpen": true, "dialog.ShowFolderOpen": true,
 }
 
 // TestEveryButtonIsTheAppsButton (issue 36): no code of the window (ui and its packages, tests
@@ -54,7 +57,7 @@ func TestEveryButtonIsTheAppsButton(t *testing.T) {
 				return true
 			}
 			if x, ok := sel.X.(*ast.Ident); ok && buttonsMadeElsewhere[x.Name+"."+sel.Sel.Name] {
-				t.Errorf("%s: %s.%s makes a button Enter does not press; use ui/button (or dialogs.go)", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+				t.Errorf("%s: %s.%s makes a button Enter does not press; use ui/button (or dialogs.go, or ui/filepick for files and folders)", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
 			}
 			return true
 		})
