@@ -103,6 +103,9 @@ func New(opt Options, win fyne.Window) *Picker {
 		}
 		places = append(places, p.button(label, theme.FolderIcon(), func() { p.goTo(opt.Start) }))
 	}
+	for _, b := range places {
+		b.(*button.Button).Alignment = widget.ButtonAlignLeading
+	}
 	places = append(places, p.showHidden)
 	top := container.NewBorder(nil, nil, up, nil, p.path)
 	content := container.NewBorder(top, p.status, container.NewVBox(places...), nil, p.list)
