@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,8 +146,14 @@ func TestEnterOnADialogsButtons(t *testing.T) {
 	h.m.askDelete(h.m.current)
 	h.tabTo("Delete", h.dialogButton("Delete"))
 	h.enter(fyne.KeyEnter)
-	h.waitFor("the conversation deleted", func() bool { return len(h.f.deleted) == 1 })
-	if h.f.deleted[0] != gone {
-		t.Fatalf("deleted %v, want %s", h.f.deleted, gone)
+	// The backend's Delete runs on a command goroutine: read what it recorded under its lock.
+	deleted := func() []string {
+		h.f.mu.Lock()
+		defer h.f.mu.Unlock()
+		return slices.Clone(h.f.deleted)
+	}
+	h.waitFor("the conversation deleted", func() bool { return len(deleted()) == 1 })
+	if d := deleted(); d[0] != gone {
+		t.Fatalf("deleted %v, want %s", d, gone)
 	}
 }
