@@ -297,10 +297,15 @@ func (m *MainWindow) showAttachDialog() {
 		return
 	}
 	// Start where the conversation works (screenshots and diagrams usually live there),
-	// unless an earlier Attach chose from another folder.
+	// unless an earlier Attach chose from another folder; a remote project's folder is on
+	// another machine, so there the home folder is the start.
+	start := ""
+	if m.current.conv.Host == "" {
+		start = m.current.conv.Cwd
+	}
 	p := filepick.New(filepick.Options{
 		Mode: filepick.File, Title: "Attach an image", Confirm: "Attach",
-		Start: m.current.conv.Cwd, StartLabel: "Project folder",
+		Start: start, StartLabel: "Project folder",
 		Show:  isImageName,
 		Prefs: m.app.Preferences(), Remember: prefAttachDir,
 		OnChosen: func(path string) { m.attachURIs([]fyne.URI{storage.NewFileURI(path)}) },
