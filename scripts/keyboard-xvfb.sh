@@ -4,7 +4,8 @@
 #
 # Starts the app under Xvfb with the offline demo model in a scratch project folder, makes
 # the window 800×600 and then uses xdotool key and type events only: a new conversation
-# (Ctrl+N, Enter), a message sent (Enter), the agent's request for write access approved
+# (Ctrl+N, Enter), a message sent (Enter), an image attached with the app's picker (Ctrl+Shift+A,
+# its name, Enter) and sent, the agent's request for write access approved
 # (Alt+A), a file written by the agent, Find (Ctrl+F) and its Escape, the file change undone
 # (Ctrl+Alt+Z, then the dialog's confirm button reached with Tab and pressed with Enter), a
 # fork (Ctrl+Shift+N), the Keyboard shortcuts sheet (Ctrl+/), the sidebar shown and hidden
@@ -72,6 +73,7 @@ EOF
   fail "no pixels of the theme's hint grey in $png: the hint line is not drawn in it"
 }
 
+ATTACHED="echo: the picture attached by keyboard"
 cli() { HOME="$APP_HOME" XDG_CONFIG_HOME="$APP_HOME/.config" "$BIN" "$@" --data-dir "$DATA"; }
 
 xvfb_start
@@ -103,6 +105,22 @@ key Return
 wait_until 20 "the message to be sent (window title naming it)" title_has "echo: hello by keyboard"
 sleep 1
 shot 800x600-sent
+
+# Attach: Ctrl+Shift+A opens the app's own picker in the project folder with the focus in its
+# path field (Fyne's file dialog took Space but not Enter); the file's name typed and Enter
+# attach it, and the next message carries it (checked in the store below).
+convert -size 40x24 xc:'#3070e0' "$WORK/kb-shot.png" || fail "could not make a PNG to attach"
+key ctrl+shift+a
+sleep 0.8
+shot 800x600-attach
+typed "kb-shot.png"
+key Return
+sleep 1
+typed "$ATTACHED"
+key Return
+sent_attached() { cli search "picture attached" | grep -qi "picture attached"; }
+wait_until 20 "the message typed after attaching (did Enter in the picker leave it open?)" sent_attached
+shot 800x600-attached
 
 # Approve: the agent asks for write access; Alt+A answers "Allow edits in this project".
 typed "upgrade: to write notes.txt"
@@ -202,4 +220,15 @@ LIST=$(cli list) || fail "phoenix-desktop list failed"
 N=$(grep -c . <<<"$LIST" || true)
 [ "$N" -ge 2 ] || fail "the data directory lists $N conversations, want the conversation and its fork:\n$LIST"
 grep -qw "project" <<<"$LIST" || fail "no conversation is in Project mode after Alt+A:\n$LIST"
-say "PASS: new conversation, send, approve, find, undo (Enter on its button), fork and export (Escape, Enter) by keyboard at 800×600; screenshots in $ART/$NAME-*.png"
+ATTACHED_OK=""
+for id in $(awk 'NR > 1 {print $1}' <<<"$LIST"); do
+  if cli show "$id" --json | ATTACHED="$ATTACHED" python3 -c '
+import json, os, sys
+msgs = json.load(sys.stdin)["messages"]
+sent = [m for m in msgs if m.get("kind") == "user" and m.get("text") == os.environ["ATTACHED"]]
+imgs = (sent[0].get("images") or []) if sent else []
+sys.exit(0 if len(imgs) == 1 and (imgs[0].get("width"), imgs[0].get("height")) == (40, 24) else 1)
+'; then ATTACHED_OK=$id; break; fi
+done
+[ -n "$ATTACHED_OK" ] || fail "no stored message \"$ATTACHED\" carries the 40x24 kb-shot.png attached with Ctrl+Shift+A, its name and Enter"
+say "PASS: new conversation, send, attach (Ctrl+Shift+A, a name, Enter), approve, find, undo (Enter on its button), fork and export (Escape, Enter) by keyboard at 800×600; screenshots in $ART/$NAME-*.png"

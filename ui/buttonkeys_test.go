@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +27,9 @@ var buttonsMadeElsewhere = map[string]bool{
 	"dialog.NewInformation": true, "dialog.ShowInformation": true,
 	// Fyne's save dialog also keeps Escape in its file name field (exportdialog.go).
 	"dialog.NewFileSave": true, "dialog.ShowFileSave": true,
+	// Fyne's open dialogs take only Space too, and offer no typed path; ui/filepick is ours.
+	"dialog.NewFileOpen": true, "dialog.ShowFileOpen": true,
+	"dialog.NewFolderOpen": true, "dialog.ShowFolderOpen": true,
 }
 
 // TestEveryButtonIsTheAppsButton (issue 36): no code of the window (ui and its packages, tests
@@ -54,7 +58,7 @@ func TestEveryButtonIsTheAppsButton(t *testing.T) {
 				return true
 			}
 			if x, ok := sel.X.(*ast.Ident); ok && buttonsMadeElsewhere[x.Name+"."+sel.Sel.Name] {
-				t.Errorf("%s: %s.%s makes a button Enter does not press; use ui/button (or dialogs.go)", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+				t.Errorf("%s: %s.%s makes a button Enter does not press; use ui/button (or dialogs.go, or ui/filepick for files and folders)", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
 			}
 			return true
 		})
@@ -142,8 +146,14 @@ func TestEnterOnADialogsButtons(t *testing.T) {
 	h.m.askDelete(h.m.current)
 	h.tabTo("Delete", h.dialogButton("Delete"))
 	h.enter(fyne.KeyEnter)
-	h.waitFor("the conversation deleted", func() bool { return len(h.f.deleted) == 1 })
-	if h.f.deleted[0] != gone {
-		t.Fatalf("deleted %v, want %s", h.f.deleted, gone)
+	// The backend's Delete runs on a command goroutine: read what it recorded under its lock.
+	deleted := func() []string {
+		h.f.mu.Lock()
+		defer h.f.mu.Unlock()
+		return slices.Clone(h.f.deleted)
+	}
+	h.waitFor("the conversation deleted", func() bool { return len(deleted()) == 1 })
+	if d := deleted(); d[0] != gone {
+		t.Fatalf("deleted %v, want %s", d, gone)
 	}
 }

@@ -3,13 +3,10 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -17,6 +14,7 @@ import (
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/ui/button"
+	"github.com/phoenix-desktop/phoenix/ui/filepick"
 )
 
 // saveDraft keeps the composer's text with the open conversation before switching away.
@@ -298,28 +296,19 @@ func (m *MainWindow) showAttachDialog() {
 		m.attachURIs(nil) // says why nothing can be attached
 		return
 	}
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil {
-			m.showInline(fmt.Sprintf("Could not open the file: %v.", err))
-			return
-		}
-		if r == nil {
-			return
-		}
-		u := r.URI()
-		_ = r.Close()
-		m.attachURIs([]fyne.URI{u})
+	// Start where the conversation works (screenshots and diagrams usually live there),
+	// unless an earlier Attach chose from another folder; a remote project's folder is on
+	// another machine, so there the home folder is the start.
+	start := ""
+	if m.current.conv.Host == "" {
+		start = m.current.conv.Cwd
+	}
+	p := filepick.New(filepick.Options{
+		Mode: filepick.File, Title: "Attach an image", Confirm: "Attach",
+		Start: start, StartLabel: "Project folder",
+		Show:  isImageName,
+		Prefs: m.app.Preferences(), Remember: prefAttachDir,
+		OnChosen: func(path string) { m.attachURIs([]fyne.URI{storage.NewFileURI(path)}) },
 	}, m.win)
-	exts := slices.Clone(imageExts)
-	for _, e := range imageExts {
-		exts = append(exts, strings.ToUpper(e))
-	}
-	d.SetFilter(storage.NewExtensionFileFilter(exts))
-	d.SetConfirmText("Attach")
-	// Start where the conversation works: screenshots and diagrams usually live there.
-	if l, err := storage.ListerForURI(storage.NewFileURI(m.current.conv.Cwd)); err == nil {
-		d.SetLocation(l)
-	}
-	d.Resize(fyne.NewSize(760, 520))
-	m.showModal(d)
+	m.showModal(p)
 }

@@ -8,7 +8,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -19,11 +18,14 @@ import (
 // The Export dialog (issue 41): a folder and a file name, Save and Cancel, built from our own
 // fields and buttons. Fyne's save dialog focuses its file name field, which takes Escape for
 // itself, so Escape did not close it, and its buttons took only Space. Here Escape closes the
-// dialog from either field or from the window, Enter in a field saves, and the Fyne folder
-// picker remains one click away for browsing.
+// dialog from either field or from the window, Enter in a field saves, and the folder picker
+// (ui/filepick, "Choose…") is one button away for browsing.
 
 // prefExportDir is the folder the last export went to.
 const prefExportDir = "export.dir"
+
+// prefPickExport is the folder the Export dialog's folder picker last chose.
+const prefPickExport = "pick.export.dir"
 
 // exportForm is the open Export dialog.
 type exportForm struct {
@@ -50,17 +52,12 @@ func (m *MainWindow) showExportDialog(cs *convState, name, md string) {
 		}
 		return nil
 	}
+	start := ""
+	if cs != nil && cs.conv.Host == "" {
+		start = cs.conv.Cwd
+	}
 	browse := button.NewWithIcon("Choose…", theme.FolderOpenIcon(), func() {
-		fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
-			if err == nil && u != nil {
-				f.folder.SetText(u.Path())
-			}
-		}, m.win)
-		if l, err := storage.ListerForURI(storage.NewFileURI(strings.TrimSpace(f.folder.Text))); err == nil {
-			fd.SetLocation(l)
-		}
-		fd.Resize(fyne.NewSize(760, 520))
-		fd.Show()
+		m.chooseFolder("Choose where to save", f.folder, start, "Project folder", prefPickExport)
 	})
 	items := []*widget.FormItem{
 		{Text: "Folder", Widget: container.NewBorder(nil, nil, nil, browse, f.folder)},

@@ -23,6 +23,9 @@ const thumbSide = 192
 // dialog's filter, and which files of a pasted file list are meant as images.
 var imageExts = []string{".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
 
+// prefAttachDir is the folder the last Attach chose from.
+const prefAttachDir = "attach.dir"
+
 // attachment is an image in a draft: the bytes to send and a thumbnail to show.
 type attachment struct {
 	name  string

@@ -49,6 +49,10 @@ var widgetKeys = [][2]string{
 	{"Tab, Shift+Tab", "Move to the next or the previous control"},
 	{"Esc", "Close the dialog; otherwise stop the agent"},
 	{"Up, Down", "Choose in the / and @ menus"},
+	// The file and folder pickers (ui/filepick).
+	{"Tab (in a picker's path)", "Complete the file or folder name"},
+	{"Backspace, Alt+Up", "In a picker's list: go to the parent folder"},
+	{"Ctrl+H", "In a picker: show or hide hidden files"},
 }
 
 // showShortcutSheet is the Keyboard shortcuts sheet (Ctrl+/): every named row of the

@@ -253,6 +253,7 @@ func (m *MainWindow) build() fyne.CanvasObject {
 	m.empty = m.startState()
 	m.chatHolder = container.New(&chatFill{m: m}, m.empty)
 	m.notice = newNotice(m.clearInline)
+	m.notice.readAll = m.showNoticeWhole
 	m.composer = newComposerBar(m)
 	m.status = newStatusBar(m)
 	m.proj = newProjectUI(m)

@@ -46,6 +46,7 @@ func (m *MainWindow) shortcuts() []shortcut {
 		{ctrl(fyne.KeySlash), m.showShortcutSheet, "Keyboard shortcuts"},
 		{ctrl(fyne.KeyB), func() { m.small.toggleSidebar() }, "Show or hide the list of conversations"},
 		{ctrlShift(fyne.KeyD), func() { m.rv.openCurrent() }, "Show the changes of this conversation"},
+		{ctrlShift(fyne.KeyA), m.showAttachDialog, "Attach an image"},
 	}
 }
 
@@ -81,7 +82,7 @@ func (m *MainWindow) menu() *fyne.MainMenu {
 	conv := fyne.NewMenu("Conversation",
 		item("Find…", sc[1]),
 		item("Search all conversations…", sc[3]),
-		fyne.NewMenuItem("Attach image…", m.showAttachDialog),
+		item("Attach image…", sc[len(sc)-1]),
 		fyne.NewMenuItem("Stop (Esc)", m.stopAgent),
 		m.menuWrapUp,
 		item("Show changes…", sc[12]),

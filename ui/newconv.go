@@ -10,14 +10,13 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/ui/button"
+	"github.com/phoenix-desktop/phoenix/ui/filepick"
 )
 
 const (
@@ -53,16 +52,7 @@ func (m *MainWindow) showNewConversation() {
 	}
 	f.cwd.Validator = validPlace
 	browse := button.NewWithIcon("Choose…", theme.FolderOpenIcon(), func() {
-		fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
-			if err == nil && u != nil {
-				f.cwd.SetText(u.Path())
-			}
-		}, m.win)
-		if l, err := storage.ListerForURI(storage.NewFileURI(f.cwd.Text)); err == nil {
-			fd.SetLocation(l)
-		}
-		fd.Resize(fyne.NewSize(760, 520))
-		fd.Show()
+		m.chooseFolder("Choose the working folder", f.cwd, m.deps.StartDir, "Started in", prefPickNewConv)
 	})
 	f.model = newEscSelectEntry(m.modelOptions())
 	f.model.SetText(p.StringWithFallback(prefLastModel, m.defaultModel()))
@@ -142,6 +132,21 @@ func (f *newConvForm) refreshWorktree(item *widget.FormItem) {
 	if f.dlg != nil {
 		f.dlg.Refresh()
 	}
+}
+
+// prefPickNewConv is the folder New conversation's folder picker last chose.
+const prefPickNewConv = "pick.newconv.dir"
+
+// chooseFolder opens the folder picker (ui/filepick) for a folder field: it opens at the
+// field's folder and puts the chosen one there. start is offered as a place named label;
+// remember keeps the last folder of this use.
+func (m *MainWindow) chooseFolder(title string, field *escEntry, start, label, remember string) {
+	m.showModal(filepick.New(filepick.Options{
+		Mode: filepick.Folder, Title: title, Confirm: "Choose",
+		Open: strings.TrimSpace(field.Text), Start: start, StartLabel: label,
+		Prefs: m.app.Preferences(), Remember: remember,
+		OnChosen: func(path string) { field.SetText(path) },
+	}, m.win))
 }
 
 // validPlace accepts an existing directory here, or user@host:/path on another machine (which

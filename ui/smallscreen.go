@@ -14,8 +14,8 @@ import (
 // Small screens (issue 36) and a sidebar that stays as it was left (issue 41): below
 // sidebarCollapseWidth the sidebar collapses to a toggle (Ctrl+B); shown, it is never so
 // narrow that titles cut below sidebarTitlePrefix characters; below shortWindowHeight the
-// task list folds to its one-line summary, so the chat keeps at least half the window; the
-// header's two rows fold into one; the divider's place is kept across restarts.
+// task list folds to its one-line summary and a notice to one line (its whole text a button
+// away), so the chat keeps at least half the window; the header's two rows fold into one; the divider's place is kept across restarts.
 
 const (
 	// sidebarCollapseWidth is the window width below which the sidebar starts collapsed: at
@@ -104,6 +104,9 @@ func (s *smallScreen) apply(resizing bool) {
 		s.m.todo.show()
 		s.m.header.folded = s.short()
 		s.m.header.refresh()
+		s.m.relayout()
+	}
+	if s.m.notice != nil && s.m.notice.fold(s.short()) {
 		s.m.relayout()
 	}
 }

@@ -10,6 +10,9 @@ import (
 // Button is a widget.Button that Enter presses too.
 type Button struct {
 	widget.Button
+	// OnEscape, when set, runs on Escape (a dialog's Cancel): the key goes to what has the
+	// focus, so without it Escape on a focused button in a dialog did nothing.
+	OnEscape func()
 	// shown is what the last Refresh called on this Button drew (see Refresh).
 	shown look
 }
@@ -93,9 +96,13 @@ func NewWithIcon(label string, icon fyne.Resource, tapped func()) *Button {
 	return b
 }
 
-// TypedKey presses the button on Return and the keypad's Enter as on Space; widget.Button's
-// Tapped already does nothing while the button is disabled.
+// TypedKey presses the button on Return and the keypad's Enter as on Space, and runs OnEscape
+// on Escape; widget.Button's Tapped already does nothing while the button is disabled.
 func (b *Button) TypedKey(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeyEscape && b.OnEscape != nil {
+		b.OnEscape()
+		return
+	}
 	if ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter {
 		ev = &fyne.KeyEvent{Name: fyne.KeySpace, Physical: ev.Physical}
 	}

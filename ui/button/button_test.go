@@ -37,6 +37,13 @@ func TestEnterPressesTheButton(t *testing.T) {
 	if n != 0 {
 		t.Errorf("the key A pressed the button")
 	}
+	// Escape runs OnEscape (a dialog's Cancel) and does not press the button.
+	escaped := 0
+	b.OnEscape = func() { escaped++ }
+	b.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if escaped != 1 || n != 0 {
+		t.Errorf("Escape ran OnEscape %d times and pressed the button %d times, want once and never", escaped, n)
+	}
 }
 
 // countingIcon is an SVG icon that counts how often the button reads (and so re-parses) it.
