@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,18 +133,20 @@ func TestEnterOnADialogsButtons(t *testing.T) {
 	}
 
 	gone := h.m.current.id
+	// Delete runs off the UI goroutine: the fake's record is read under its lock.
+	deleted := func() []string { h.f.mu.Lock(); defer h.f.mu.Unlock(); return slices.Clone(h.f.deleted) }
 	h.m.askDelete(h.m.current)
 	h.tabTo("Keep it", h.dialogButton("Keep it"))
 	h.enter(fyne.KeyReturn)
 	h.settle()
-	if h.m.win.Canvas().Overlays().Top() != nil || len(h.f.deleted) != 0 {
-		t.Fatalf("Enter on Keep it: dialog open %v, deleted %v", h.m.win.Canvas().Overlays().Top() != nil, h.f.deleted)
+	if d := deleted(); h.m.win.Canvas().Overlays().Top() != nil || len(d) != 0 {
+		t.Fatalf("Enter on Keep it: dialog open %v, deleted %v", h.m.win.Canvas().Overlays().Top() != nil, d)
 	}
 	h.m.askDelete(h.m.current)
 	h.tabTo("Delete", h.dialogButton("Delete"))
 	h.enter(fyne.KeyEnter)
-	h.waitFor("the conversation deleted", func() bool { return len(h.f.deleted) == 1 })
-	if h.f.deleted[0] != gone {
-		t.Fatalf("deleted %v, want %s", h.f.deleted, gone)
+	h.waitFor("the conversation deleted", func() bool { return len(deleted()) == 1 })
+	if d := deleted(); d[0] != gone {
+		t.Fatalf("deleted %v, want %s", d, gone)
 	}
 }
