@@ -154,6 +154,9 @@ func (m *managerActor) delete(ctx actor.Context, id string) {
 		}
 		rt.releaseCheckpoints(id)
 		rt.hookBaselined.Delete(id)
+		if conv.ID != "" {
+			rt.forgetRemovedWorktree(conv)
+		}
 		err := rt.cfg.Store.Delete(id)
 		rt.checkpointsReleased(id)
 		if err == nil && rt.cfg.Search != nil {

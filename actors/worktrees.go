@@ -27,6 +27,9 @@ type (
 // ErrUnmerged says a removal would lose work (worktree.ErrUnmerged).
 var ErrUnmerged = worktree.ErrUnmerged
 
+// ErrNothingKept says there is no removed worktree to bring back (worktree.ErrNothingKept).
+var ErrNothingKept = worktree.ErrNothingKept
+
 // InRepository says whether dir lies in a git repository (a .git in it or a folder above),
 // without running git: the New conversation dialog asks it as the folder is typed.
 func InRepository(dir string) bool {
@@ -66,7 +69,7 @@ func (r *Runtime) dropWorktree(w *domain.Worktree) {
 	if w == nil {
 		return
 	}
-	if err := worktree.Remove(context.Background(), infoOf(w), true); err != nil {
+	if err := worktree.Remove(context.Background(), infoOf(w), true, ""); err != nil {
 		r.log.Error("remove the worktree of a conversation that was not made", "path", w.Path, "error", err)
 	}
 }
@@ -164,15 +167,51 @@ func (r *Runtime) KeepWorktree(ctx context.Context, id string) error {
 }
 
 // RemoveWorktree removes conversation id's worktree and its branch; without confirmed it
-// refuses with a *worktree.UnmergedError when work would be lost.
+// refuses with a *worktree.UnmergedError when work would be lost. What it removes is kept
+// under worktree.KeptPrefix+id (the branch's commit, and the folder's changes not committed)
+// until RestoreWorktree brings it back or the conversation is deleted.
 func (r *Runtime) RemoveWorktree(ctx context.Context, id string, confirmed bool) error {
 	c, err := r.worktreeConv(ctx, id, true)
 	if err != nil {
 		return err
 	}
-	if err := worktree.Remove(ctx, infoOf(c.Worktree), confirmed); err != nil {
+	if err := worktree.Remove(ctx, infoOf(c.Worktree), confirmed, id); err != nil {
 		return err
 	}
-	r.publish(Notice{ConvID: id, Level: NoticeInfo, Text: fmt.Sprintf("The worktree %s and the branch %s are removed.", c.Worktree.Path, c.Worktree.Branch)})
+	r.publish(Notice{ConvID: id, Level: NoticeInfo, Text: RemovedText(*c.Worktree)})
 	return nil
+}
+
+// RemovedText says a worktree was removed and how to take it back, for the transcript and
+// the command line.
+func RemovedText(w domain.Worktree) string {
+	return fmt.Sprintf("The worktree %s and the branch %s are removed (Undo, or phoenix-desktop worktree ID --restore, brings them back).", w.Path, w.Branch)
+}
+
+// RestoreWorktree undoes RemoveWorktree of conversation id: its branch and its folder come
+// back at their places with the changes that were not committed, and the conversation works
+// there again; worktree.ErrNothingKept when nothing was removed or it is back already.
+func (r *Runtime) RestoreWorktree(ctx context.Context, id string) error {
+	c, err := r.worktreeConv(ctx, id, true)
+	if err != nil {
+		return err
+	}
+	if err := worktree.Restore(ctx, infoOf(c.Worktree), id); err != nil {
+		return err
+	}
+	r.publish(Notice{ConvID: id, Level: NoticeInfo, Text: fmt.Sprintf("The worktree %s on the branch %s is back.", c.Worktree.Path, c.Worktree.Branch)})
+	return nil
+}
+
+// forgetRemovedWorktree drops what RemoveWorktree kept of a deleted conversation's worktree.
+func (r *Runtime) forgetRemovedWorktree(c domain.Conversation) {
+	if c.Worktree == nil {
+		return
+	}
+	if _, err := os.Stat(c.Worktree.Repo); err != nil {
+		return // the repository is gone, and what it kept with it
+	}
+	if err := worktree.Forget(context.Background(), infoOf(c.Worktree), c.ID); err != nil {
+		r.log.Warn("could not remove what was kept of a deleted conversation's worktree", "conversation", c.ID, "error", err)
+	}
 }

@@ -187,3 +187,71 @@ func TestThreeWorktreesAtOnceInProjectMode_Issue34(t *testing.T) {
 		}
 	}
 }
+
+// Issue 34: removing a conversation's worktree is undoable as Rewind is. The removal keeps
+// the branch and the agent's changes not committed; RestoreWorktree brings both back, the
+// conversation works there again, and deleting the conversation drops what was kept.
+func TestRemovedWorktreeComesBackAndWorksAgain_Issue34(t *testing.T) {
+	needGit(t)
+	h := newHarness(t)
+	ctx := context.Background()
+	writeFile(t, filepath.Join(h.cwd, "a.txt"), "a1\n")
+	gitInit(t, h.cwd)
+	c := h.create(NewConversation{Unrestricted: true, Worktree: true, WorktreeName: "Undo removal"})
+	w := c.Worktree
+	h.turn(c.ID, "patch: a.txt <<< a2\\n")
+	if err := h.rt.RestoreWorktree(ctx, c.ID); !errors.Is(err, ErrNothingKept) {
+		t.Fatalf("restore before any removal: %v", err)
+	}
+	if err := h.rt.RemoveWorktree(ctx, c.ID, true); err != nil {
+		t.Fatalf("remove: %v", err)
+	}
+	if st, err := h.rt.WorktreeStatus(ctx, c.ID); err != nil || st.Present || !st.BranchGone {
+		t.Fatalf("status after the removal: %+v, %v", st, err)
+	}
+	if err := h.rt.RestoreWorktree(ctx, c.ID); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	st, err := h.rt.WorktreeStatus(ctx, c.ID)
+	if err != nil || !st.Present || st.BranchGone || !st.Dirty {
+		t.Fatalf("status after the restore: %+v, %v", st, err)
+	}
+	if got := readFile(t, filepath.Join(w.Path, "a.txt")); got != "a2\n" {
+		t.Fatalf("the agent's change came back as %q", got)
+	}
+	before, err := h.store.Get(c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.send(c.ID, "patch: b.txt <<< b\\n")
+	h.waitFor(c.ID, "the turn's end", func(c domain.Conversation) bool {
+		return !domain.Busy(c.State) && c.NextSeq > before.NextSeq+1
+	})
+	if got := readFile(t, filepath.Join(w.Path, "b.txt")); got != "b\n" {
+		t.Fatalf("the turn after the restore wrote b.txt as %q", got)
+	}
+
+	if err := h.rt.RemoveWorktree(ctx, c.ID, true); err != nil {
+		t.Fatalf("second removal: %v", err)
+	}
+	if kept := gitOut(t, h.cwd, "for-each-ref", worktree.KeptPrefix+c.ID+"/"); kept == "" {
+		t.Fatal("the removal kept nothing")
+	}
+	if err := h.rt.Delete(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if kept := gitOut(t, h.cwd, "for-each-ref", worktree.KeptPrefix); kept != "" {
+		t.Errorf("refs kept for a deleted conversation: %q", kept)
+	}
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return strings.TrimSpace(string(out))
+}

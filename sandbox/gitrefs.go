@@ -79,6 +79,7 @@ func (b *boundTree) protectCheckedOutBranches(common, own string) error {
 				return err
 			}
 		}
+		b.guardLock(p)
 	}
 	return nil
 }

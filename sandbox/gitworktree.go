@@ -112,7 +112,7 @@ func within(root, p string) bool {
 // bindLinkedRepository makes the common directory of the linked worktree tree is writable
 // with its protected files read-only, and records which of those existed.
 func (b *boundTree) bindLinkedRepository(tree string) error {
-	b.outside, b.common = nil, ""
+	b.outside, b.common, b.locks = nil, "", nil
 	common, own := linkedRepository(tree)
 	if common == "" {
 		return nil
@@ -159,6 +159,9 @@ func (b *boundTree) bindLinkedRepository(tree string) error {
 		var st unix.Statx_t
 		err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE, &st)
 		b.outside = append(b.outside, protectedOutside{path: p, existed: err == nil})
+		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+			b.guardLock(p)
+		}
 		if err != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK || st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
 			continue
 		}
@@ -170,9 +173,9 @@ func (b *boundTree) bindLinkedRepository(tree string) error {
 }
 
 // removeCreatedOutside removes the protected files of the common directory a command
-// created, and says which.
+// created, and git's lock files of them it left (removeStaleLocks), and says which.
 func (b *boundTree) removeCreatedOutside() []string {
-	var notes []string
+	notes := b.removeStaleLocks()
 	for _, p := range b.outside {
 		if p.existed {
 			continue
@@ -185,6 +188,80 @@ func (b *boundTree) removeCreatedOutside() []string {
 			continue
 		}
 		notes = append(notes, fmt.Sprintf("The command created %s, a protected file of the repository that makes programs run later, so it was removed: only the person may change it.", p.path))
+	}
+	return notes
+}
+
+// Git's lock files of the protected files (issue 34). To change a file of the repository —
+// a branch's ref, the main working tree's index or HEAD, config — git creates <file>.lock
+// beside it (O_CREAT|O_EXCL), writes the new content there and renames it over the file.
+// The file being bound read-only, the rename fails (EBUSY) and git removes its lock; but a
+// git ended with SIGKILL — the command stopped, its time up, or its shell gone while git ran
+// in the background, after which the supervisor kills what is left — removes nothing, and
+// the lock stays in the person's repository: their next `git commit` on that branch, or any
+// git in their working tree, fails with "Unable to create '….lock': File exists" until they
+// delete it by hand. The lock's directory must stay writable (the worktree's own branches,
+// its index, packed-refs live there), and no bind can stand on a name that does not exist
+// without creating it in the person's repository, so creating the lock cannot be refused;
+// instead the supervisor removes, when the command ends, each lock it can prove the command
+// left: not there when the command started, and the file it locks the same file (inode,
+// size, modification time) as then. The command cannot change the file (it is bound
+// read-only); a git of the person's that takes the lock meanwhile is about to change it, and
+// the proof fails once it has. What stays open is a git of the person's that created the lock
+// in the instant before the command ended and has not renamed it yet: its update then fails
+// ("unable to update ref"), as with any concurrent git, and nothing is lost.
+
+// guardedLock is the lock file of a protected file, with what the command's start saw.
+type guardedLock struct {
+	lock    string
+	existed bool
+	file    fileStamp
+}
+
+// fileStamp is what tells a file apart from one put in its place or rewritten.
+type fileStamp struct {
+	ino, size uint64
+	mtime     unix.StatxTimestamp
+}
+
+func stampOf(p string) (fileStamp, bool) {
+	var st unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_INO|unix.STATX_SIZE|unix.STATX_MTIME, &st); err != nil {
+		return fileStamp{}, false
+	}
+	return fileStamp{ino: st.Ino, size: st.Size, mtime: st.Mtime}, true
+}
+
+// guardLock records the lock of the protected file p as the command starts.
+func (b *boundTree) guardLock(p string) {
+	stamp, ok := stampOf(p)
+	if !ok {
+		return
+	}
+	_, err := os.Lstat(p + ".lock")
+	b.locks = append(b.locks, guardedLock{lock: p + ".lock", existed: err == nil, file: stamp})
+}
+
+// removeStaleLocks removes the locks of protected files the command left (see above), and
+// says which.
+func (b *boundTree) removeStaleLocks() []string {
+	var notes []string
+	for _, l := range b.locks {
+		if l.existed {
+			continue
+		}
+		fi, err := os.Lstat(l.lock)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if now, ok := stampOf(strings.TrimSuffix(l.lock, ".lock")); !ok || now != l.file {
+			continue // the file changed: a git of the person's holds the lock
+		}
+		if err := os.Remove(l.lock); err != nil && !errors.Is(err, os.ErrNotExist) {
+			notes = append(notes, fmt.Sprintf("The command was ended while git held %s, the lock of a file it may not change; removing it failed (%v): delete it by hand, or git refuses to change that file.", l.lock, err))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("The command was ended while git held %s, the lock of a file it may not change, so the lock was removed (the file is unchanged).", l.lock))
 	}
 	return notes
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -173,4 +174,62 @@ git log --oneline | wc -l`
 			}
 		})
 	}
+}
+
+// TestProjectModeLeavesNoLockOfAProtectedFile_Issue34: a git the command started that holds
+// the locks of the base branch and another worktree's branch when it is killed (here: left
+// running in the background when the command's shell exits, so the supervisor kills it; a
+// Stop or a timeout does the same) leaves refs/heads/<base>.lock behind, which would refuse
+// the person's next commit on their branch. The supervisor removes the locks it can prove
+// the command left, says so, and leaves alone a lock that was there before the command.
+func TestProjectModeLeavesNoLockOfAProtectedFile_Issue34(t *testing.T) {
+	f := newProjectFixture(t)
+	main := f.tree
+	git := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, f.env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	base := git(main, "symbolic-ref", "--short", "HEAD")
+	wt := filepath.Join(t.TempDir(), "wt")
+	git(main, "worktree", "add", "-q", "-b", "phoenix/x", wt)
+	git(main, "worktree", "add", "-q", "-b", "phoenix/y", filepath.Join(t.TempDir(), "other"))
+	common := filepath.Join(main, ".git")
+	// A git of the person's holds the config's lock as the command starts.
+	theirs := filepath.Join(common, "config.lock")
+	mustWrite(t, theirs, "")
+	f.tree = wt
+	f.env = append(f.env, "C="+common, "B="+base)
+	r, notes := f.run(t, `echo x >> main.go && git commit -qam agent
+(printf 'start\nupdate refs/heads/%s HEAD\nupdate refs/heads/phoenix/y HEAD\nprepare\n' "$B"; exec sleep 600) |
+	git update-ref --stdin >/dev/null 2>&1 &
+until [ -e "$C/refs/heads/$B.lock" ] && [ -e "$C/refs/heads/phoenix/y.lock" ]; do sleep 0.02; done
+echo locked`, "")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "locked" {
+		t.Fatalf("the command: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	for _, ref := range []string{base, "phoenix/y"} {
+		lock := filepath.Join(common, "refs", "heads", filepath.FromSlash(ref)+".lock")
+		if _, err := os.Lstat(lock); err == nil {
+			t.Errorf("the lock %s outlived the command", lock)
+		}
+		if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, lock) }) {
+			t.Errorf("no note names the removed %s: %q", lock, notes)
+		}
+	}
+	if _, err := os.Lstat(theirs); err != nil {
+		t.Errorf("the person's lock %s, there before the command, was removed: %v", theirs, err)
+	}
+	if err := os.Remove(theirs); err != nil {
+		t.Fatal(err)
+	}
+	// The person commits on their branch.
+	mustWrite(t, filepath.Join(main, "person.txt"), "mine\n")
+	git(main, "add", "person.txt")
+	git(main, "commit", "-q", "-m", "person")
 }

@@ -86,6 +86,8 @@ type boundTree struct {
 	// tree (gitworktree.go).
 	outside []protectedOutside
 	common  string
+	// locks are git's lock files of the protected files there (gitworktree.go).
+	locks []guardedLock
 }
 
 var writableTree boundTree

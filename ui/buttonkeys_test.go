@@ -27,9 +27,6 @@ var buttonsMadeElsewhere = map[string]bool{
 	"dialog.NewInformation": true, "dialog.ShowInformation": true,
 	// Fyne's save dialog also keeps Escape in its file name field (exportdialog.go).
 	"dialog.NewFileSave": true, "dialog.ShowFileSave": true,
-	// Fyne's open dialogs take only Space too, and offer no typed path; ui/filepick is ours.
-	"dialog.NewFileOpen": true, "dialog.ShowFileOpen": true,
-	"dialog.NewFolderOpen": true, "dialog.ShowFolderOpen": true,
 }
 
 // TestEveryButtonIsTheAppsButton (issue 36): no code of the window (ui and its packages, tests
@@ -58,7 +55,7 @@ func TestEveryButtonIsTheAppsButton(t *testing.T) {
 				return true
 			}
 			if x, ok := sel.X.(*ast.Ident); ok && buttonsMadeElsewhere[x.Name+"."+sel.Sel.Name] {
-				t.Errorf("%s: %s.%s makes a button Enter does not press; use ui/button (or dialogs.go, or ui/filepick for files and folders)", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+				t.Errorf("%s: %s.%s makes a button Enter does not press; use ui/button (or dialogs.go)", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
 			}
 			return true
 		})
@@ -136,22 +133,18 @@ func TestEnterOnADialogsButtons(t *testing.T) {
 	}
 
 	gone := h.m.current.id
+	// Delete runs off the UI goroutine: the fake's record is read under its lock.
+	deleted := func() []string { h.f.mu.Lock(); defer h.f.mu.Unlock(); return slices.Clone(h.f.deleted) }
 	h.m.askDelete(h.m.current)
 	h.tabTo("Keep it", h.dialogButton("Keep it"))
 	h.enter(fyne.KeyReturn)
 	h.settle()
-	if h.m.win.Canvas().Overlays().Top() != nil || len(h.f.deleted) != 0 {
-		t.Fatalf("Enter on Keep it: dialog open %v, deleted %v", h.m.win.Canvas().Overlays().Top() != nil, h.f.deleted)
+	if d := deleted(); h.m.win.Canvas().Overlays().Top() != nil || len(d) != 0 {
+		t.Fatalf("Enter on Keep it: dialog open %v, deleted %v", h.m.win.Canvas().Overlays().Top() != nil, d)
 	}
 	h.m.askDelete(h.m.current)
 	h.tabTo("Delete", h.dialogButton("Delete"))
 	h.enter(fyne.KeyEnter)
-	// The backend's Delete runs on a command goroutine: read what it recorded under its lock.
-	deleted := func() []string {
-		h.f.mu.Lock()
-		defer h.f.mu.Unlock()
-		return slices.Clone(h.f.deleted)
-	}
 	h.waitFor("the conversation deleted", func() bool { return len(deleted()) == 1 })
 	if d := deleted(); d[0] != gone {
 		t.Fatalf("deleted %v, want %s", d, gone)

@@ -2,12 +2,9 @@ package ui
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/phoenix-desktop/phoenix/actors"
-	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/review"
 )
 
@@ -17,25 +14,7 @@ import (
 // person selected stays selected, the comment being written stays in its box, and the mark
 // on a file whose diff did not change stays.
 func TestChangesViewFollowsTheConversation_Issue34(t *testing.T) {
-	if err := checkpoint.Available(); err != nil {
-		t.Skip(err)
-	}
-	h, env := newRealHarness(t)
-	path := filepath.Join(env.Cwd, "f.txt")
-	other := filepath.Join(env.Cwd, "g.txt")
-	for _, p := range []string{path, other} {
-		if err := os.WriteFile(p, []byte(numberedFile(nil)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cs := h.newConversation(env.Cwd, true)
-	h.typeAndSend("patch: f.txt ::: line 3\\n ==> three by the agent\\n")
-	h.waitRest("rest after the first turn")
-	h.waitFor("the turn's checkpoint", func() bool { return h.m.rv.turnChanged(cs.id, lastUserSeq(h)) })
-
-	h.m.rv.open(cs, actors.ChangesScope{Kind: review.Conversation})
-	w := h.m.rv.wins[cs.id]
-	h.waitFor("the conversation's changes", func() bool { return len(w.view.Changes().Files) == 1 })
+	h, _, cs, w := changesAfterATurn(t, "f.txt", "g.txt")
 	if !w.view.SelectLine("f.txt", 3, false) {
 		t.Fatal("no row shows line 3 of f.txt")
 	}

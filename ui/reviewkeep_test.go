@@ -1,12 +1,9 @@
 package ui
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/phoenix-desktop/phoenix/actors"
-	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/review"
 )
 
@@ -16,21 +13,7 @@ import (
 // once the file changes in a later turn, its mark is gone, also from the store; sending
 // the comment takes it out of the store.
 func TestCommentsAndMarksSurviveARestart_Issue34(t *testing.T) {
-	if err := checkpoint.Available(); err != nil {
-		t.Skip(err)
-	}
-	h, env := newRealHarness(t)
-	path := filepath.Join(env.Cwd, "f.txt")
-	if err := os.WriteFile(path, []byte(numberedFile(nil)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cs := h.newConversation(env.Cwd, true)
-	h.typeAndSend("patch: f.txt ::: line 3\\n ==> three by the agent\\n")
-	h.waitRest("rest after the turn")
-	h.waitFor("the turn's checkpoint", func() bool { return h.m.rv.turnChanged(cs.id, lastUserSeq(h)) })
-	h.m.rv.open(cs, actors.ChangesScope{Kind: review.Conversation})
-	w := h.m.rv.wins[cs.id]
-	h.waitFor("the conversation's changes", func() bool { return len(w.view.Changes().Files) == 1 })
+	h, env, cs, w := changesAfterATurn(t, "f.txt")
 	if !w.view.SelectLine("f.txt", 3, false) {
 		t.Fatal("no row shows line 3 of f.txt")
 	}

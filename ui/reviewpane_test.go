@@ -11,8 +11,11 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/actors/rig"
 	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/review"
 )
 
 // numberedFile is thirty numbered lines, some replaced.
@@ -127,6 +130,31 @@ func TestChangesViewRevertCommentAndSend(t *testing.T) {
 		t.Fatalf("the chat shows the message as %q", shown)
 	}
 	w.win.Close()
+}
+
+// changesAfterATurn is the set-up of the Changes view tests that follow a conversation: a
+// real harness on a folder holding the files named (each numberedFile), a conversation there
+// with checkpoints, a turn whose patch changes line 3 of f.txt, and the Changes view of the
+// conversation, open once it shows that change.
+func changesAfterATurn(t *testing.T, files ...string) (*harness, *rig.Env, *convState, *reviewWindow) {
+	t.Helper()
+	if err := checkpoint.Available(); err != nil {
+		t.Skip(err)
+	}
+	h, env := newRealHarness(t)
+	for _, name := range files {
+		if err := os.WriteFile(filepath.Join(env.Cwd, name), []byte(numberedFile(nil)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := h.newConversation(env.Cwd, true)
+	h.typeAndSend("patch: f.txt ::: line 3\\n ==> three by the agent\\n")
+	h.waitRest("rest after the first turn")
+	h.waitFor("the turn's checkpoint", func() bool { return h.m.rv.turnChanged(cs.id, lastUserSeq(h)) })
+	h.m.rv.open(cs, actors.ChangesScope{Kind: review.Conversation})
+	w := h.m.rv.wins[cs.id]
+	h.waitFor("the conversation's changes", func() bool { return len(w.view.Changes().Files) == 1 })
+	return h, env, cs, w
 }
 
 func lastUserSeq(h *harness) uint64 {

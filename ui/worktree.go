@@ -22,6 +22,7 @@ type WorktreeBackend interface {
 	MergeWorktree(ctx context.Context, id string) (actors.MergeResult, error)
 	KeepWorktree(ctx context.Context, id string) error
 	RemoveWorktree(ctx context.Context, id string, confirmed bool) error
+	RestoreWorktree(ctx context.Context, id string) error
 }
 
 var _ WorktreeBackend = (*actors.Runtime)(nil)
@@ -32,6 +33,7 @@ const (
 	worktreeNoRepo     = "The folder is not in a git repository."
 	keepBranchLabel    = "Keep the branch (remove the folder)"
 	removeWorktreeText = "Remove the worktree and its branch…"
+	undoRemovalText    = "Undo"
 )
 
 // mergeLabel is the menu item that merges into base.
@@ -175,7 +177,8 @@ func (m *MainWindow) keepWorktree(cs *convState) {
 }
 
 // removeWorktree removes the worktree and its branch; when that would lose work it asks
-// first, naming what would be lost.
+// first, naming what would be lost. The notice that says it is removed offers Undo, as a
+// Rewind's does.
 func (m *MainWindow) removeWorktree(cs *convState, confirmed bool) {
 	w := *cs.conv.Worktree
 	m.worktreeCall(func(ctx context.Context, wb WorktreeBackend) error { return wb.RemoveWorktree(ctx, cs.id, confirmed) },
@@ -194,8 +197,23 @@ func (m *MainWindow) removeWorktree(cs *convState, confirmed bool) {
 			case err != nil:
 				m.showInline(fmt.Sprintf("Could not remove the worktree: %v.", err))
 			default:
-				m.showDone(fmt.Sprintf("The worktree %s and the branch %s are removed.", w.Path, w.Branch))
+				m.showDoneWithAction(fmt.Sprintf("The worktree %s and the branch %s are removed.", w.Path, w.Branch),
+					undoRemovalText, func() { m.restoreWorktree(cs) })
 			}
+		})
+}
+
+// restoreWorktree undoes the removal: the branch and the folder come back with the changes
+// that were not committed.
+func (m *MainWindow) restoreWorktree(cs *convState) {
+	w := *cs.conv.Worktree
+	m.worktreeCall(func(ctx context.Context, wb WorktreeBackend) error { return wb.RestoreWorktree(ctx, cs.id) },
+		func(err error) {
+			if err != nil {
+				m.showInline(fmt.Sprintf("Could not bring back the worktree: %v.", err))
+				return
+			}
+			m.showDone(fmt.Sprintf("The worktree %s on the branch %s is back.", w.Path, w.Branch))
 		})
 }
 

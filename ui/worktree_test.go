@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -23,6 +24,7 @@ type worktreeFake struct {
 	mergeErr error
 	removes  []bool // the confirmed flag of each RemoveWorktree
 	merges   int
+	restores int
 }
 
 func (w *worktreeFake) WorktreeStatus(context.Context, string) (actors.WorktreeStatus, error) {
@@ -48,6 +50,19 @@ func (w *worktreeFake) RemoveWorktree(_ context.Context, _ string, confirmed boo
 		return &actors.UnmergedError{Branch: w.status.Branch, Commits: 2}
 	}
 	return nil
+}
+
+func (w *worktreeFake) RestoreWorktree(context.Context, string) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	w.restores++
+	return nil
+}
+
+func (w *worktreeFake) restored() int {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	return w.restores
 }
 
 func (w *worktreeFake) removed() []bool {
@@ -88,7 +103,8 @@ func TestNewConversationOffersAWorktree_Issue34(t *testing.T) {
 }
 
 // Issue 34: the header names the branch of a conversation in a worktree; its menu merges
-// (a conflict shown with its files), and Remove asks first when work would be lost.
+// (a conflict shown with its files), Remove asks first when work would be lost, and the
+// notice of the removal offers Undo, which brings the worktree back.
 func TestWorktreeHeaderMenu_Issue34(t *testing.T) {
 	f := newFakeBackend()
 	wf := &worktreeFake{fakeBackend: f}
@@ -150,5 +166,15 @@ func TestWorktreeHeaderMenu_Issue34(t *testing.T) {
 	h.waitFor("the confirmed removal", func() bool { return len(wf.removed()) == 2 })
 	if got := wf.removed(); !got[1] {
 		t.Errorf("removals: %v", got)
+	}
+	h.waitFor("the removal's notice", func() bool { return !h.m.notice.action.Hidden })
+	if h.m.notice.action.Text != undoRemovalText || !strings.Contains(h.m.notice.label.Text, "removed") {
+		t.Fatalf("the notice says %q and offers %q", h.m.notice.label.Text, h.m.notice.action.Text)
+	}
+	test.Tap(h.m.notice.action)
+	h.waitFor("the restore", func() bool { return wf.restored() == 1 })
+	h.waitFor("the restore's notice", func() bool { return strings.Contains(h.m.notice.label.Text, "is back") })
+	if !h.m.notice.action.Hidden {
+		t.Errorf("the notice of the restore still offers %q", h.m.notice.action.Text)
 	}
 }

@@ -110,11 +110,24 @@ func (g git) run(ctx context.Context, dir string, args ...string) (string, error
 	return out, err
 }
 
+// runIn is run with more environment and with stdin as git's input.
+func (g git) runIn(ctx context.Context, dir string, more []string, stdin string, args ...string) (string, error) {
+	out, _, err := g.runWith(ctx, dir, more, stdin, args...)
+	return out, err
+}
+
 // runCode is run that also returns git's exit status (-1 when it did not run or was ended).
 func (g git) runCode(ctx context.Context, dir string, args ...string) (string, int, error) {
+	return g.runWith(ctx, dir, nil, "", args...)
+}
+
+func (g git) runWith(ctx context.Context, dir string, more []string, stdin string, args ...string) (string, int, error) {
 	cmd := exec.CommandContext(ctx, g.path, args...)
 	cmd.Dir = dir
-	cmd.Env = env()
+	cmd.Env = append(env(), more...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -299,12 +312,7 @@ func (g git) commitAll(ctx context.Context, w Info, message string) error {
 	if _, err := g.run(ctx, w.Path, "add", "-A"); err != nil {
 		return fmt.Errorf("commit the worktree's changes: %w", err)
 	}
-	args := []string{"commit", "-q", "--no-verify", "-m", message}
-	if name, _ := g.run(ctx, w.Path, "config", "user.email"); strings.TrimSpace(name) == "" {
-		// No identity set: git would refuse; the commit is the app's.
-		args = append([]string{"-c", "user.name=Phoenix Desktop", "-c", "user.email=phoenix-desktop@localhost"}, args...)
-	}
-	if _, err := g.run(ctx, w.Path, args...); err != nil {
+	if _, err := g.run(ctx, w.Path, g.identity(ctx, w.Path, "commit", "-q", "--no-verify", "-m", message)...); err != nil {
 		return fmt.Errorf("commit the worktree's changes: %w", err)
 	}
 	return nil
@@ -461,10 +469,28 @@ func Keep(ctx context.Context, w Info, message string) error {
 	return g.removeFolder(ctx, w)
 }
 
+// KeptPrefix starts the refs under which Remove keeps what it removes, one folder of refs for
+// each name it is given (a conversation's id), so Restore can bring it back: <name>/branch is
+// the branch's last commit, <name>/worktree (only when the folder was there) a commit of the
+// folder as it was, its changes not committed and its files git did not track included (as
+// `git stash create -u` would take them, without touching the person's stash list). The refs
+// live in the repository beside its branches, which keeps their commits from git's garbage
+// collection; Forget removes them.
+const KeptPrefix = "refs/phoenix/removed/"
+
+// ErrNothingKept says Restore found nothing Remove kept under that name.
+var ErrNothingKept = errors.New("nothing of the removed worktree was kept")
+
+func keptRefs(name string) (branch, folder string) {
+	return KeptPrefix + name + "/branch", KeptPrefix + name + "/worktree"
+}
+
 // Remove removes the worktree's folder and its branch. Without confirmed it refuses with an
 // *UnmergedError when that would lose work: changes not committed, or commits no other
-// branch, tag or remote branch holds.
-func Remove(ctx context.Context, w Info, confirmed bool) error {
+// branch, tag or remote branch holds. With keep not empty it first keeps everything it
+// removes under KeptPrefix+keep, for Restore; the files git ignores (build output) are not
+// kept.
+func Remove(ctx context.Context, w Info, confirmed bool, keep string) error {
 	g, err := findGit(w.Repo, w.Path)
 	if err != nil {
 		return err
@@ -476,6 +502,11 @@ func Remove(ctx context.Context, w Info, confirmed bool) error {
 	if !confirmed && (st.Dirty || st.Unmerged > 0) {
 		return &UnmergedError{Branch: w.Branch, Commits: st.Unmerged, Dirty: st.Dirty}
 	}
+	if keep != "" && !st.BranchGone {
+		if err := g.keep(ctx, w, st, keep); err != nil {
+			return err
+		}
+	}
 	if err := g.removeFolder(ctx, w); err != nil {
 		return err
 	}
@@ -483,6 +514,157 @@ func Remove(ctx context.Context, w Info, confirmed bool) error {
 		if _, err := g.run(ctx, w.Repo, "branch", "-D", w.Branch); err != nil {
 			return fmt.Errorf("delete the branch %s: %w", w.Branch, err)
 		}
+	}
+	return nil
+}
+
+// keep writes the refs Restore reads (KeptPrefix): the branch's commit and, when the folder
+// is there, a commit of it as it is.
+func (g git) keep(ctx context.Context, w Info, st Status, name string) error {
+	branchRef, folderRef := keptRefs(name)
+	tip, err := g.run(ctx, w.Repo, "rev-parse", "--verify", "-q", "refs/heads/"+w.Branch+"^{commit}")
+	if err != nil {
+		return fmt.Errorf("read the branch %s to keep it: %w", w.Branch, err)
+	}
+	tip = strings.TrimSpace(tip)
+	folder := ""
+	if st.Present {
+		if folder, err = g.snapshot(ctx, w, st.Dirty); err != nil {
+			return fmt.Errorf("keep the worktree's changes before removing it: %w; nothing was removed", err)
+		}
+	}
+	// Both refs at once, and an earlier removal's folder commit gone with its branch commit.
+	script := "start\nupdate " + branchRef + " " + tip + "\n"
+	if folder != "" {
+		script += "update " + folderRef + " " + folder + "\n"
+	} else {
+		script += "delete " + folderRef + "\n"
+	}
+	script += "prepare\ncommit\n"
+	if _, err := g.runIn(ctx, w.Repo, nil, script, "update-ref", "-m", "phoenix: keep the removed worktree "+w.Branch, "--stdin"); err != nil {
+		return fmt.Errorf("keep the branch %s before removing it: %w; nothing was removed", w.Branch, err)
+	}
+	return nil
+}
+
+// snapshot returns a commit of the worktree's folder as it is, whose parent is its HEAD: its
+// HEAD itself when it is clean. It reads the folder through an index of its own, so the
+// worktree's index and the person's stash list are not touched.
+func (g git) snapshot(ctx context.Context, w Info, dirty bool) (string, error) {
+	head, err := g.run(ctx, w.Path, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	if err != nil {
+		return "", err
+	}
+	head = strings.TrimSpace(head)
+	if !dirty {
+		return head, nil
+	}
+	index, err := g.run(ctx, w.Path, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp("", "phoenix-worktree-index-")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	// A copy of the worktree's index keeps git from reading every file again to learn it is
+	// unchanged; without one (never staged) git reads them.
+	if b, err := os.ReadFile(strings.TrimSpace(index)); err == nil {
+		if err := os.WriteFile(tmp.Name(), b, 0o600); err != nil {
+			return "", err
+		}
+	} else {
+		os.Remove(tmp.Name())
+	}
+	own := []string{"GIT_INDEX_FILE=" + tmp.Name()}
+	if _, err := g.runIn(ctx, w.Path, own, "", "add", "-A"); err != nil {
+		return "", err
+	}
+	tree, err := g.runIn(ctx, w.Path, own, "", "write-tree")
+	if err != nil {
+		return "", err
+	}
+	out, err := g.run(ctx, w.Path, g.identity(ctx, w.Path, "commit-tree", strings.TrimSpace(tree), "-p", head,
+		"-m", "phoenix: the worktree "+w.Path+" as it was when it was removed")...)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// identity is args with the app as the commit's author where the person has set none (git
+// would refuse the commit).
+func (g git) identity(ctx context.Context, dir string, args ...string) []string {
+	if name, _ := g.run(ctx, dir, "config", "user.email"); strings.TrimSpace(name) == "" {
+		return append([]string{"-c", "user.name=Phoenix Desktop", "-c", "user.email=phoenix-desktop@localhost"}, args...)
+	}
+	return args
+}
+
+// Restore brings back what Remove removed and kept under KeptPrefix+keep: the branch (made
+// again at its kept commit when it is gone; refused when a branch of that name now holds
+// something else), the folder on it at its path when it was there, with its changes not
+// committed and its files git did not track as they were. The kept refs go once it is back.
+// ErrNothingKept when there is nothing to restore.
+func Restore(ctx context.Context, w Info, keep string) error {
+	g, err := findGit(w.Repo, w.Path)
+	if err != nil {
+		return err
+	}
+	branchRef, folderRef := keptRefs(keep)
+	tip, err := g.run(ctx, w.Repo, "rev-parse", "--verify", "-q", branchRef)
+	if err != nil {
+		return fmt.Errorf("bring back the worktree %s: %w (it was not removed here, or it is back already)", w.Path, ErrNothingKept)
+	}
+	tip = strings.TrimSpace(tip)
+	folder, err := g.run(ctx, w.Repo, "rev-parse", "--verify", "-q", folderRef)
+	folder = strings.TrimSpace(folder)
+	if err != nil {
+		folder = ""
+	}
+	if folder != "" {
+		if _, err := os.Lstat(w.Path); err == nil {
+			return fmt.Errorf("bring back the worktree %s: something is in its place now; move it away and try again", w.Path)
+		}
+	}
+	if now, err := g.run(ctx, w.Repo, "rev-parse", "--verify", "-q", "refs/heads/"+w.Branch); err == nil {
+		if strings.TrimSpace(now) != tip {
+			return fmt.Errorf("bring back the branch %s: a branch of that name holds other commits now; rename or delete it and try again", w.Branch)
+		}
+	} else if _, err := g.run(ctx, w.Repo, "branch", w.Branch, tip); err != nil {
+		return fmt.Errorf("bring back the branch %s: %w", w.Branch, err)
+	}
+	if folder != "" {
+		if err := os.MkdirAll(filepath.Dir(w.Path), 0o755); err != nil {
+			return fmt.Errorf("make the folder for worktrees beside the repository: %w; make %s writable", err, filepath.Dir(filepath.Dir(w.Path)))
+		}
+		if _, err := g.run(ctx, w.Repo, "worktree", "add", "-q", w.Path, w.Branch); err != nil {
+			return fmt.Errorf("bring back the worktree %s: %w", w.Path, err)
+		}
+		if folder != tip {
+			// The kept folder's files over the branch's: changed, deleted and untracked
+			// files come back as they were, still not committed.
+			if _, err := g.run(ctx, w.Path, "restore", "--source="+folder, "--worktree", "--", ":/"); err != nil {
+				return fmt.Errorf("bring back the changes of the worktree %s: %w (they are kept in the commit %.12s)", w.Path, err, folder)
+			}
+		}
+	}
+	return Forget(ctx, w, keep)
+}
+
+// Forget removes what Remove kept under KeptPrefix+keep, when it kept anything (the
+// conversation is deleted, or its worktree is back).
+func Forget(ctx context.Context, w Info, keep string) error {
+	g, err := findGit(w.Repo)
+	if err != nil {
+		return err
+	}
+	branchRef, folderRef := keptRefs(keep)
+	script := "start\ndelete " + branchRef + "\ndelete " + folderRef + "\nprepare\ncommit\n"
+	if _, err := g.runIn(ctx, w.Repo, nil, script, "update-ref", "--stdin"); err != nil {
+		return fmt.Errorf("remove what was kept of the removed worktree %s: %w", w.Path, err)
 	}
 	return nil
 }

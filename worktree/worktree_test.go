@@ -146,7 +146,7 @@ func TestMergeFastForwardsTheCheckedOutBase(t *testing.T) {
 		t.Errorf("a second merge: %+v, %v", res, err)
 	}
 	// Merged: removing asks nothing.
-	if err := Remove(ctx, w, false); err != nil {
+	if err := Remove(ctx, w, false, ""); err != nil {
 		t.Fatalf("remove after the merge: %v", err)
 	}
 	if _, err := os.Stat(w.Path); !errors.Is(err, os.ErrNotExist) {
@@ -248,20 +248,20 @@ func TestRemoveRefusesUnmergedWorkWithoutConfirmation(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(w.Path, "a.txt"), "agent\n")
-	err = Remove(ctx, w, false)
+	err = Remove(ctx, w, false, "")
 	var unmerged *UnmergedError
 	if !errors.As(err, &unmerged) || !unmerged.Dirty {
 		t.Fatalf("remove of a changed worktree: %v", err)
 	}
 	gitT(t, w.Path, "commit", "-q", "-am", "agent")
-	err = Remove(ctx, w, false)
+	err = Remove(ctx, w, false, "")
 	if !errors.As(err, &unmerged) || unmerged.Commits != 1 || unmerged.Dirty || !errors.Is(err, ErrUnmerged) {
 		t.Fatalf("remove of an unmerged commit: %v", err)
 	}
 	if _, err := os.Stat(w.Path); err != nil {
 		t.Fatal("a refused removal removed the folder")
 	}
-	if err := Remove(ctx, w, true); err != nil {
+	if err := Remove(ctx, w, true, ""); err != nil {
 		t.Fatalf("confirmed removal: %v", err)
 	}
 	if _, err := os.Stat(w.Path); !errors.Is(err, os.ErrNotExist) {
@@ -330,5 +330,126 @@ func TestMergeLeavesThePersonsChangesAlone(t *testing.T) {
 	}
 	if gitT(t, dir, "rev-parse", "HEAD") != head {
 		t.Error("main moved")
+	}
+}
+
+// A removal keeps what it removes, and Restore brings it back as it was: the branch with its
+// commit that no other branch holds, the folder with a changed, a deleted and an untracked
+// file, none of it committed; the person's stash list is not touched, and the kept refs go.
+func TestRemoveIsUndoneByRestore_Issue34(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", ".gitignore": "out/\n"})
+	w, _, err := Create(ctx, dir, "undo me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(w.Path, "a.txt"), "committed\n")
+	gitT(t, w.Path, "commit", "-q", "-am", "agent")
+	tip := gitT(t, dir, "rev-parse", "refs/heads/"+w.Branch)
+	write(t, filepath.Join(w.Path, "a.txt"), "not committed\n")
+	if err := os.Remove(filepath.Join(w.Path, "b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(w.Path, "sub", "new.txt"), "untracked\n")
+	write(t, filepath.Join(w.Path, "out", "build.o"), "ignored\n")
+	before := gitT(t, w.Path, "status", "--porcelain")
+
+	if err := Remove(ctx, w, true, "conv-1"); err != nil {
+		t.Fatalf("remove: %v", err)
+	}
+	if _, err := os.Stat(w.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the worktree's folder is still there")
+	}
+	if out := gitT(t, dir, "branch", "--list", w.Branch); out != "" {
+		t.Fatalf("the branch is still there: %q", out)
+	}
+	if kept := gitT(t, dir, "for-each-ref", "--format=%(refname)", KeptPrefix+"conv-1/"); kept != KeptPrefix+"conv-1/branch\n"+KeptPrefix+"conv-1/worktree" {
+		t.Fatalf("kept refs: %q", kept)
+	}
+	if out := gitT(t, dir, "stash", "list"); out != "" {
+		t.Fatalf("the removal used the stash list: %q", out)
+	}
+
+	if err := Restore(ctx, w, "conv-1"); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if got := gitT(t, dir, "rev-parse", "refs/heads/"+w.Branch); got != tip {
+		t.Fatalf("the branch is back at %s, want %s", got, tip)
+	}
+	if got := gitT(t, w.Path, "symbolic-ref", "HEAD"); got != "refs/heads/"+w.Branch {
+		t.Fatalf("the folder is back on %s", got)
+	}
+	if got := read(t, filepath.Join(w.Path, "a.txt")); got != "not committed\n" {
+		t.Errorf("a.txt is back as %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(w.Path, "b.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the deleted b.txt came back")
+	}
+	if got := read(t, filepath.Join(w.Path, "sub", "new.txt")); got != "untracked\n" {
+		t.Errorf("the untracked file is back as %q", got)
+	}
+	if after := gitT(t, w.Path, "status", "--porcelain"); after != before {
+		t.Errorf("status after the restore:\n%s\nwant as before the removal:\n%s", after, before)
+	}
+	if kept := gitT(t, dir, "for-each-ref", KeptPrefix); kept != "" {
+		t.Errorf("kept refs left after the restore: %q", kept)
+	}
+	if err := Restore(ctx, w, "conv-1"); !errors.Is(err, ErrNothingKept) {
+		t.Errorf("a second restore: %v, want ErrNothingKept", err)
+	}
+	// Worked on again, the worktree merges as any other.
+	if _, err := Merge(ctx, w, "work"); err != nil {
+		t.Fatalf("merge after the restore: %v", err)
+	}
+	if got := read(t, filepath.Join(dir, "a.txt")); got != "not committed\n" {
+		t.Errorf("merged a.txt is %q", got)
+	}
+}
+
+// A branch kept without its folder comes back without one; a branch of the same name made
+// since is not overwritten; Forget drops what was kept.
+func TestRestoreOfAKeptBranchAndItsRefusals_Issue34(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t, map[string]string{"a.txt": "a\n"})
+	w, _, err := Create(ctx, dir, "kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(w.Path, "a.txt"), "agent\n")
+	if err := Keep(ctx, w, "keep"); err != nil {
+		t.Fatal(err)
+	}
+	tip := gitT(t, dir, "rev-parse", "refs/heads/"+w.Branch)
+	if err := Remove(ctx, w, true, "c2"); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "branch", w.Branch, "main")
+	if err := Restore(ctx, w, "c2"); err == nil || !strings.Contains(err.Error(), "holds other commits") {
+		t.Fatalf("restore over a new branch of the same name: %v", err)
+	}
+	if got := gitT(t, dir, "rev-parse", "refs/heads/"+w.Branch); got == tip {
+		t.Fatal("the refused restore moved the new branch")
+	}
+	gitT(t, dir, "branch", "-D", w.Branch)
+	if err := Restore(ctx, w, "c2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitT(t, dir, "rev-parse", "refs/heads/"+w.Branch); got != tip {
+		t.Fatalf("the branch is back at %s, want %s", got, tip)
+	}
+	if _, err := os.Stat(w.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a folder came back that was not there at the removal")
+	}
+	if err := Remove(ctx, w, true, "c2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Forget(ctx, w, "c2"); err != nil {
+		t.Fatal(err)
+	}
+	if kept := gitT(t, dir, "for-each-ref", KeptPrefix); kept != "" {
+		t.Errorf("kept refs left after Forget: %q", kept)
+	}
+	if err := Forget(ctx, w, "c2"); err != nil {
+		t.Errorf("forget with nothing kept: %v", err)
 	}
 }

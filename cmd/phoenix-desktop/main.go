@@ -32,7 +32,7 @@ var usage = `Usage:
   phoenix-desktop queue ID [--json] [--clear] [--release]   messages queued while the agent worked
   phoenix-desktop fork ID MSG [--json]      continue from message MSG in a new conversation, keeping ID
   phoenix-desktop merge ID [--json]         merge the conversation's worktree branch into its base (exit 4 on conflict)
-  phoenix-desktop worktree ID [--keep | --remove [--confirm]] [--json]   the worktree; keep its branch, or remove both
+  phoenix-desktop worktree ID [--keep | --remove [--confirm] | --restore] [--json]   the worktree; keep its branch, remove both, or undo the removal
   phoenix-desktop spent [--today] [--json]   what the replies took and cost, each counted once (today: Settings' figure)
   phoenix-desktop search WORDS… [--archived] [--json]   find messages in every conversation
   phoenix-desktop delete ID [--data-dir DIR]   delete a conversation for good

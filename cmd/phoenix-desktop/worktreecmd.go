@@ -65,23 +65,25 @@ func runMerge(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 }
 
 // runWorktree shows conversation ID's worktree, or with --keep removes its folder keeping the
-// branch, or with --remove removes both (refused when work would be lost, unless --confirm).
+// branch, or with --remove removes both (refused when work would be lost, unless --confirm),
+// or with --restore brings back what --remove (or the window's Remove) removed.
 func runWorktree(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("worktree", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var common commonFlags
-	var jsonOut, keep, remove, confirm bool
+	var jsonOut, keep, remove, confirm, restore bool
 	common.register(fs, false)
 	fs.BoolVar(&jsonOut, "json", false, "print the worktree as JSON")
 	fs.BoolVar(&keep, "keep", false, "commit what is not committed, remove the folder and keep the branch")
 	fs.BoolVar(&remove, "remove", false, "remove the folder and the branch")
 	fs.BoolVar(&confirm, "confirm", false, "with --remove: remove even work that is merged nowhere")
+	fs.BoolVar(&restore, "restore", false, "undo the removal: bring back the branch and the folder with its changes")
 	pos, err := parseIDArgs(fs, args, 1)
 	if err != nil {
 		return err
 	}
-	if keep && remove {
-		return errors.New("worktree: choose --keep or --remove, not both")
+	if n := btoi(keep) + btoi(remove) + btoi(restore); n > 1 {
+		return errors.New("worktree: choose one of --keep, --remove and --restore")
 	}
 	a, err := openForConversation(env, common, stderr, "worktree", pos[0])
 	if err != nil {
@@ -103,6 +105,10 @@ func runWorktree(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("worktree --remove: %w", err)
 		}
+	case restore:
+		if err := a.runtime.RestoreWorktree(ctx, id); err != nil {
+			return fmt.Errorf("worktree --restore: %w", err)
+		}
 	}
 	st, err := a.runtime.WorktreeStatus(ctx, id)
 	if err != nil {
@@ -122,7 +128,7 @@ func runWorktree(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 func worktreeLine(st actors.WorktreeStatus) string {
 	switch {
 	case st.BranchGone && !st.Present:
-		return fmt.Sprintf("The worktree %s and its branch %s are removed.", st.Path, st.Branch)
+		return fmt.Sprintf("The worktree %s and its branch %s are removed. Bring them back with: phoenix-desktop worktree ID --restore", st.Path, st.Branch)
 	case !st.Present:
 		return fmt.Sprintf("The branch %s is kept (%s not in %s); its worktree folder is removed.", st.Branch, transcript.Count(st.Ahead, "commit", "commits"), st.Base)
 	}
@@ -141,4 +147,11 @@ func worktreeName(prompt string) string {
 		words = words[:6]
 	}
 	return strings.Join(words, " ")
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -20,7 +20,8 @@ func gitIn(t *testing.T, dir string, args ...string) {
 
 // Issue 34, headless: chat --worktree works in a worktree of its own that list --json names;
 // merge exits non-zero on a conflict with the files named and changes nothing; a removal of
-// unmerged work needs --confirm; a clean merge brings the work into the base.
+// unmerged work needs --confirm and --restore undoes it; a clean merge brings the work into
+// the base.
 func TestWorktreeHeadless_Issue34(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip(err)
@@ -97,5 +98,15 @@ func TestWorktreeHeadless_Issue34(t *testing.T) {
 	}
 	if _, err := os.Stat(firstPath); !os.IsNotExist(err) {
 		t.Fatalf("the worktree is still there: %v", err)
+	}
+	// The removal is undone headless: the folder is back with the agent's change.
+	if code, out, errs := cli(t, "worktree", first.ID, "--restore", "--data-dir", data); code != 0 || !strings.Contains(out, firstPath) {
+		t.Fatalf("restore: %d\n%s\n%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(firstPath, "a.txt")); string(b) != "agent\n" {
+		t.Fatalf("after the restore the worktree's a.txt is %q", b)
+	}
+	if code, _, errs := cli(t, "worktree", first.ID, "--restore", "--data-dir", data); code == 0 || !strings.Contains(errs, "nothing") {
+		t.Fatalf("a second restore: %d\n%s", code, errs)
 	}
 }

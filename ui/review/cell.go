@@ -48,15 +48,90 @@ func newRowCell(v *View) *rowCell {
 	c.fileLabel.TextStyle = fyne.TextStyle{Bold: true}
 	c.reviewed = newTextLink("Mark reviewed")
 	c.revertFile = newTextLink("Revert file")
-	c.fileBar = container.NewBorder(nil, nil, nil, container.NewHBox(c.reviewed, c.revertFile), c.fileLabel)
+	c.fileBar = container.New(barLayout{}, c.fileLabel, c.reviewed, c.revertFile)
 	c.hunkLabel = canvas.NewText("", theme.Color(theme.ColorNamePlaceHolder))
 	c.hunkLabel.TextStyle = fyne.TextStyle{Monospace: true}
 	c.revertHunk = newTextLink("Revert hunk")
-	c.hunkBar = container.NewBorder(nil, nil, nil, c.revertHunk, c.hunkLabel)
+	c.hunkBar = container.New(barLayout{}, c.hunkLabel, c.revertHunk)
 	c.line = newLineView(v)
 	c.note = canvas.NewText("", theme.Color(theme.ColorNamePlaceHolder))
-	c.all = container.NewStack(c.fileBar, c.hunkBar, c.line, c.note)
+	c.all = container.New(steadyStack{}, c.fileBar, c.hunkBar, c.line, c.note)
 	return c
+}
+
+// The row's layouts move an object only when its place changes. fyne.Container.Move asks
+// for a new frame even when the place is the same, and while a frame is drawn Fyne lays out
+// again every container a child of which has a new minimum size — the bars whose text a
+// scroll step rebinds — so Fyne's own stack and border layouts here made every scroll step
+// draw a second frame identical to the first, as costly (a whole window in software OpenGL).
+
+// moveTo moves o to pos unless it is there.
+func moveTo(o fyne.CanvasObject, pos fyne.Position) {
+	if o.Position() != pos {
+		o.Move(pos)
+	}
+}
+
+// steadyStack lays its objects over each other, each the container's size (Fyne's stack).
+type steadyStack struct{}
+
+func (steadyStack) Layout(objs []fyne.CanvasObject, s fyne.Size) {
+	for _, o := range objs {
+		o.Resize(s)
+		moveTo(o, fyne.Position{})
+	}
+}
+
+func (steadyStack) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var m fyne.Size
+	for _, o := range objs {
+		if o.Visible() {
+			m = m.Max(o.MinSize())
+		}
+	}
+	return m
+}
+
+// barLayout is a header row: its first object (the text) from the left edge, the others
+// (its controls) at their own widths at the right end, a padding apart, as a Border with an
+// HBox on the right lays them out.
+type barLayout struct{}
+
+func (barLayout) Layout(objs []fyne.CanvasObject, s fyne.Size) {
+	if len(objs) == 0 {
+		return
+	}
+	pad := theme.Padding()
+	x := s.Width
+	for i := len(objs) - 1; i >= 1; i-- {
+		o := objs[i]
+		if !o.Visible() {
+			continue
+		}
+		w := o.MinSize().Width
+		x -= w
+		o.Resize(fyne.NewSize(w, s.Height))
+		moveTo(o, fyne.NewPos(x, 0))
+		x -= pad
+	}
+	objs[0].Resize(fyne.NewSize(max(x, 0), s.Height))
+	moveTo(objs[0], fyne.Position{})
+}
+
+func (barLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var m fyne.Size
+	for i, o := range objs {
+		if !o.Visible() {
+			continue
+		}
+		ms := o.MinSize()
+		if i > 0 {
+			m.Width += theme.Padding()
+		}
+		m.Width += ms.Width
+		m.Height = max(m.Height, ms.Height)
+	}
+	return m
 }
 
 func (c *rowCell) CreateRenderer() fyne.WidgetRenderer { return &cellRenderer{c: c} }
