@@ -29,7 +29,8 @@ import (
 // says. The directories on its path (refs, refs/heads, refs/heads/feature for
 // feature/x) are bound over themselves writable, so that they cannot be renamed away to
 // make the loose file disappear; creating, committing on and deleting other branches, a
-// stash (refs/stash), tags and packed-refs stay writable.
+// stash (refs/stash), tags and packed-refs stay writable. The branch's reflog
+// (logs/refs/heads/…) is kept the same way, so a refused update leaves no entry there.
 //
 // A repository whose refs are in a reftable (extensions.refStorage=reftable) has one
 // file for all of them: no file of one branch can be kept, so the reftable is bound
@@ -62,24 +63,42 @@ func (b *boundTree) protectCheckedOutBranches(common, own string) error {
 		if !fi.Mode().IsRegular() {
 			continue // a symbolic ref of old gits: a bind would follow it
 		}
-		for dir := filepath.Join(common, "refs"); ; {
-			if !isMountRoot(dir) {
-				if err := b.mount(dir, false); err != nil {
-					return err
-				}
-			}
-			rel, _ := filepath.Rel(dir, filepath.Dir(p))
-			if rel == "." {
-				break
-			}
-			dir = filepath.Join(dir, strings.Split(rel, string(filepath.Separator))[0])
+		if err := b.keepFile(filepath.Join(common, "refs"), p); err != nil {
+			return err
 		}
-		if !isMountRoot(p) {
-			if err := b.mount(p, true); err != nil {
+		b.guardLock(p)
+		// Its reflog too: git appends the update to logs/<ref> before the rename of the
+		// lock fails, so a refused update would leave an entry in the person's reflog
+		// saying the branch moved when it did not.
+		logs := filepath.Join(common, "logs")
+		lp := filepath.Join(logs, filepath.FromSlash(ref))
+		if fi, err := os.Lstat(lp); err == nil && fi.Mode().IsRegular() {
+			if err := b.keepFile(logs, lp); err != nil {
 				return err
 			}
 		}
-		b.guardLock(p)
+	}
+	return nil
+}
+
+// keepFile binds p, a file under root, read-only, and each directory from root down to p's
+// over itself (writable), so that neither p nor a directory on its path can be renamed away
+// and replaced.
+func (b *boundTree) keepFile(root, p string) error {
+	for dir := root; ; {
+		if !isMountRoot(dir) {
+			if err := b.mount(dir, false); err != nil {
+				return err
+			}
+		}
+		rel, _ := filepath.Rel(dir, filepath.Dir(p))
+		if rel == "." {
+			break
+		}
+		dir = filepath.Join(dir, strings.Split(rel, string(filepath.Separator))[0])
+	}
+	if !isMountRoot(p) {
+		return b.mount(p, true)
 	}
 	return nil
 }

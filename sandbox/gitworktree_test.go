@@ -116,6 +116,7 @@ func TestProjectModeWorktreeCannotMoveTheBaseBranch_Issue34(t *testing.T) {
 				}
 			}
 			baseAt, otherAt := git(main, "rev-parse", base), git(main, "rev-parse", "phoenix/y")
+			reflog := git(main, "reflog", "show", "--format=%H %gs", base)
 
 			f.tree = wt
 			f.env = append(f.env, "C="+filepath.Join(main, ".git"), "B="+base)
@@ -153,6 +154,10 @@ git log --oneline | wc -l`
 			}
 			if got := git(main, "rev-parse", "phoenix/y"); got != otherAt {
 				t.Errorf("the other worktree's branch moved: %s, was %s", got, otherAt)
+			}
+			// A refused update must not leave a false entry in the base's reflog either.
+			if got := git(main, "reflog", "show", "--format=%H %gs", base); got != reflog {
+				t.Errorf("the base branch's reflog changed though the branch did not move:\n%s\nwas:\n%s", got, reflog)
 			}
 			if st := git(main, "status", "--porcelain"); st != "" {
 				t.Errorf("the main working tree changed: %q", st)
