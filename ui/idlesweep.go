@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"image/color"
 	"os"
 	"runtime/debug"
 	"time"
+
+	"fyne.io/fyne/v2/canvas"
 )
 
 // The window at rest gives back what Fyne keeps for objects it no longer shows (issue 43).
@@ -56,7 +59,12 @@ func (m *MainWindow) armSweep() {
 	s := &m.sweep
 	if s.repaint == nil {
 		s.after, s.free = rendererExpiry()+sweepMargin, cleanGate
-		s.repaint = func() { m.win.Canvas().Refresh(m.win.Content()) }
+		// What is refreshed is a rectangle outside the window's tree: the canvas is marked
+		// for a repaint, and the frame counts as refreshed for Clean (the GL driver counts
+		// the objects queued for a refresh), while nothing else changes. Refreshing the content instead would make
+		// Fyne free the textures of everything in it (every text drawn again from scratch).
+		mark := canvas.NewRectangle(color.Transparent)
+		s.repaint = func() { m.win.Canvas().Refresh(mark) }
 		s.giveBack = debug.FreeOSMemory
 	}
 	if s.timer != nil {
