@@ -142,7 +142,12 @@ func TestEnterOnADialogsButtons(t *testing.T) {
 	h.m.askDelete(h.m.current)
 	h.tabTo("Delete", h.dialogButton("Delete"))
 	h.enter(fyne.KeyEnter)
-	h.waitFor("the conversation deleted", func() bool { return len(h.f.deleted) == 1 })
+	h.waitFor("the conversation deleted", func() bool {
+		// Delete runs on a command's goroutine: read what it wrote under its lock.
+		h.f.mu.Lock()
+		defer h.f.mu.Unlock()
+		return len(h.f.deleted) == 1
+	})
 	if h.f.deleted[0] != gone {
 		t.Fatalf("deleted %v, want %s", h.f.deleted, gone)
 	}
