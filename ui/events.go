@@ -13,6 +13,7 @@ func (m *MainWindow) applyBatch(evs []actors.Event) {
 	if m.closed {
 		return
 	}
+	m.armSweep()
 	// Whether each view follows new rows is decided before the rows arrive.
 	touched := map[string]bool{}
 	for _, ev := range evs {

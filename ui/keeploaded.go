@@ -17,6 +17,7 @@ const keepLoaded = 4
 // noteShown records that cs is shown in the main window and unloads the conversation that
 // thereby falls out of the keepLoaded most recent.
 func (m *MainWindow) noteShown(cs *convState) {
+	m.armSweep()
 	m.recent = append(slices.DeleteFunc(m.recent, func(id string) bool { return id == cs.id }), cs.id)
 	for len(m.recent) > keepLoaded {
 		if old := m.convs[m.recent[0]]; old != nil {

@@ -98,6 +98,9 @@ type MainWindow struct {
 	exportForm *exportForm
 	// recent are the conversations shown most recently, the last the newest (keeploaded.go).
 	recent []string
+	// sweep repaints the window once it has been quiet for a while, so that Fyne drops the
+	// renderers of what it no longer shows (idlesweep.go).
+	sweep idleSweep
 
 	// The components of the window, each owning its widgets.
 	sidebar  *sidebar
@@ -235,6 +238,9 @@ func (m *MainWindow) shutdown() {
 	}
 	m.closed = true
 	m.stop()
+	if m.sweep.timer != nil {
+		m.sweep.timer.Stop()
+	}
 	m.events.Close()
 	for _, w := range m.subWins {
 		w.win.Close()

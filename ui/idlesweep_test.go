@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
+)
+
+// TestIdleWindowRepaintsOnceSoFyneDropsRenderers (issue 43): Fyne destroys the renderers
+// of what it no longer shows only in a frame that repainted a canvas, and an idle window is
+// never repainted. So after an event, once the window has been quiet for the renderer
+// cache's expiry, it repaints once and later gives the freed memory back; then it stays
+// idle (no repaint without a new event), and the next event starts the spell again.
+func TestIdleWindowRepaintsOnceSoFyneDropsRenderers(t *testing.T) {
+	var id string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		id = f.add(domain.NewConversationParams{Title: "Resting", Cwd: "/w", Model: "gpt-4o"},
+			domain.Message{Kind: domain.KindUser, Text: "question"}).ID
+	})
+	h.settle()
+	var repaints int
+	var givenBack atomic.Int32
+	h.m.sweep.after, h.m.sweep.free = 30*time.Millisecond, time.Millisecond
+	h.m.sweep.repaint = func() { repaints++ }
+	h.m.sweep.giveBack = func() { givenBack.Add(1) }
+	if h.m.sweep.timer != nil {
+		// What the start armed, with the real expiry, is not the test's spell.
+		h.m.sweep.timer.Stop()
+		h.m.sweep.timer = nil
+	}
+	before := repaints
+
+	h.f.publish(actors.MessageCommitted{ConvID: id, Message: domain.Message{Kind: domain.KindAssistant, Text: "an answer while the window sits idle"}})
+	h.waitFor("the repaint after the quiet spell", func() bool { return repaints > before })
+	h.waitFor("the memory given back after Fyne's clean", func() bool { return givenBack.Load() >= 1 })
+	h.settle()
+	if n := repaints - before; n != 1 {
+		t.Fatalf("the idle window repainted %d times after one event, want once", n)
+	}
+	if n := givenBack.Load(); n != 1 {
+		t.Fatalf("the memory was given back %d times after one quiet spell, want once", n)
+	}
+
+	h.f.publish(actors.MessageCommitted{ConvID: id, Message: domain.Message{Kind: domain.KindAssistant, Text: "another answer"}})
+	h.waitFor("the repaint after the next quiet spell", func() bool { return repaints-before == 2 })
+}
+
+// TestRendererExpiryFollowsFyne: the quiet spell is Fyne's renderer expiry, FYNE_CACHE when
+// the person set it, as Fyne reads it.
+func TestRendererExpiryFollowsFyne(t *testing.T) {
+	t.Setenv("FYNE_CACHE", "")
+	if d := rendererExpiry(); d != time.Minute {
+		t.Errorf("default expiry %v, want Fyne's minute", d)
+	}
+	t.Setenv("FYNE_CACHE", "90s")
+	if d := rendererExpiry(); d != 90*time.Second {
+		t.Errorf("expiry with FYNE_CACHE=90s: %v", d)
+	}
+}
