@@ -94,16 +94,7 @@ func TestProjectModeWorktreeCannotMoveTheBaseBranch_Issue34(t *testing.T) {
 		t.Run(map[bool]string{false: "loose", true: "packed"}[packed], func(t *testing.T) {
 			f := newProjectFixture(t)
 			main := f.tree
-			git := func(dir string, args ...string) string {
-				t.Helper()
-				cmd := exec.Command("git", args...)
-				cmd.Dir, cmd.Env = dir, f.env
-				out, err := cmd.CombinedOutput()
-				if err != nil {
-					t.Fatalf("git %v: %v\n%s", args, err, out)
-				}
-				return strings.TrimSpace(string(out))
-			}
+			git := f.git(t)
 			base := git(main, "symbolic-ref", "--short", "HEAD")
 			wt := filepath.Join(t.TempDir(), "wt")
 			other := filepath.Join(t.TempDir(), "other")
@@ -190,16 +181,7 @@ git log --oneline | wc -l`
 func TestProjectModeLeavesNoLockOfAProtectedFile_Issue34(t *testing.T) {
 	f := newProjectFixture(t)
 	main := f.tree
-	git := func(dir string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, f.env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := f.git(t)
 	base := git(main, "symbolic-ref", "--short", "HEAD")
 	wt := filepath.Join(t.TempDir(), "wt")
 	git(main, "worktree", "add", "-q", "-b", "phoenix/x", wt)
@@ -237,4 +219,19 @@ echo locked`, "")
 	mustWrite(t, filepath.Join(main, "person.txt"), "mine\n")
 	git(main, "add", "person.txt")
 	git(main, "commit", "-q", "-m", "person")
+}
+
+// git runs git outside the sandbox, as the person would, in the fixture's environment
+// and returns its trimmed output; a failure ends the test.
+func (f *projectFixture) git(t *testing.T) func(dir string, args ...string) string {
+	return func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, f.env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
 }
