@@ -370,6 +370,9 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 					return fmt.Errorf("chat: answer the host request: %w", err)
 				}
 			case actors.StateChanged:
+				if collectAgain(e.Conv.State) {
+					restoreGC()
+				}
 				if domain.Busy(e.Conv.State) {
 					continue
 				}

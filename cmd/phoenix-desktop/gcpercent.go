@@ -3,6 +3,8 @@ package main
 import (
 	"runtime/debug"
 	"sync"
+
+	"github.com/phoenix-desktop/phoenix/domain"
 )
 
 // windowGCPercent is the window's GOGC: Go lets the heap grow to twice what is live before
@@ -30,7 +32,7 @@ func windowGC(getenv func(string) string) (percent int, set bool) {
 const quietGCLimit = 64 << 20
 
 // quietGC turns the collector off in a headless chat, a process of its own, until its first
-// turn has come to rest, and returns what turns it back on (once; later calls do nothing).
+// turn has come to rest or goes past its first model request (collectAgain), and returns what turns it back on (once; later calls do nothing).
 // A one-turn chat allocates little that lives, but opening the store allocates Badger's
 // memtable arena and caches (some 12 MB, most never touched): with GOGC=100 each such step
 // started a collection, three in all after package initialisation, whose mark work took
@@ -50,4 +52,17 @@ func quietGC(getenv func(string) string) (restore func()) {
 			debug.SetMemoryLimit(limit)
 		})
 	}
+}
+
+// collectAgain reports whether a headless chat's collector, off for its cold first turn
+// (quietGC), comes back on at state s: the turn has gone past its first model request — a
+// tool runs, or it waits for an approval, sub-agents or a continuation. Such a turn is no
+// longer the cold one-turn chat quietGC is for, and a tool may read a large file or image:
+// past quietGCLimit the collector would run at the limit, up to half the CPU, for the rest
+// of the turn.
+func collectAgain(s domain.State) bool {
+	if _, first := s.(domain.LLMRequesting); first {
+		return false
+	}
+	return domain.Busy(s)
 }

@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"testing"
+
+	"github.com/phoenix-desktop/phoenix/domain"
 )
 
 // TestWindowCollectsAtHalfTheHeadroom (issue 43): the window runs at GOGC 50 unless the
@@ -91,5 +93,31 @@ func TestColdChatCollectsNoGarbage(t *testing.T) {
 	}
 	if p := gcPercent(); p != before {
 		t.Errorf("the chat left the collector at GOGC %d; it was %d", p, before)
+	}
+}
+
+// TestCollectAgainOncePastTheFirstRequest (issue 39): a headless chat's collector comes back
+// at the first state past its first model request (a tool runs, an approval, sub-agents, a
+// continuation), so that a turn that reads a large file never runs at quietGCLimit; a turn
+// that only asks the model and rests keeps it off.
+func TestCollectAgainOncePastTheFirstRequest(t *testing.T) {
+	for _, c := range []struct {
+		state domain.State
+		want  bool
+	}{
+		{domain.Idle{}, false},
+		{domain.LLMRequesting{}, false},
+		{domain.ToolExecuting{}, true},
+		{domain.AwaitingModeApproval{}, true},
+		{domain.AwaitingSubAgents{}, true},
+		{domain.AwaitingContinuation{}, true},
+		{domain.ContextExhausted{}, false},
+		{domain.Error{}, false},
+		{domain.Completed{}, false},
+		{domain.Failed{}, false},
+	} {
+		if got := collectAgain(c.state); got != c.want {
+			t.Errorf("collectAgain(%s) = %v; want %v", c.state.Kind(), got, c.want)
+		}
 	}
 }
