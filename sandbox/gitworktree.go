@@ -137,6 +137,11 @@ func (b *boundTree) bindLinkedRepository(tree string) error {
 	for _, rel := range linkedPaths {
 		protect = append(protect, filepath.Join(common, rel))
 	}
+	// Files git writes itself while it makes a worktree, and another's checkout: missing
+	// when the command starts only while a `git worktree add` (another conversation's new
+	// worktree) is under way, so one there when the command ends is that git's, not the
+	// command's, and is left to it. Only a file that makes programs run later is removed.
+	var gitsOwn []string
 	worktrees := filepath.Join(common, "worktrees")
 	for _, e := range readDir(worktrees) {
 		if e.IsDir() {
@@ -146,7 +151,11 @@ func (b *boundTree) bindLinkedRepository(tree string) error {
 				files = append(slices.Clone(files), otherWorktreeFiles...)
 			}
 			for _, f := range files {
-				protect = append(protect, filepath.Join(worktrees, e.Name(), f))
+				p := filepath.Join(worktrees, e.Name(), f)
+				protect = append(protect, p)
+				if !slices.Contains(runsPrograms, f) {
+					gitsOwn = append(gitsOwn, p)
+				}
 			}
 		}
 	}
@@ -158,7 +167,9 @@ func (b *boundTree) bindLinkedRepository(tree string) error {
 	for _, p := range protect {
 		var st unix.Statx_t
 		err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE, &st)
-		b.outside = append(b.outside, protectedOutside{path: p, existed: err == nil})
+		if err == nil || !slices.Contains(gitsOwn, p) {
+			b.outside = append(b.outside, protectedOutside{path: p, existed: err == nil})
+		}
 		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
 			b.guardLock(p)
 		}
@@ -171,6 +182,10 @@ func (b *boundTree) bindLinkedRepository(tree string) error {
 	}
 	return b.protectCheckedOutBranches(common, own)
 }
+
+// runsPrograms are the per-worktree files that can make the person's git run a program
+// (config.worktree: core.hooksPath, core.fsmonitor) where extensions.worktreeConfig is on.
+var runsPrograms = []string{"config.worktree"}
 
 // removeCreatedOutside removes the protected files of the common directory a command
 // created, and git's lock files of them it left (removeStaleLocks), and says which.

@@ -221,6 +221,96 @@ echo locked`, "")
 	git(main, "commit", "-q", "-m", "person")
 }
 
+// TestProjectModeStartsWhileAnotherWorktreeCommits_Issue34: a git outside the sandbox
+// committing in another worktree (another conversation's command, the person's) renames a
+// new index and a new branch ref over the old ones as this command's protections are bound;
+// the command still starts, every time. (Once renamed over, a file is no longer bound in a
+// command that was already running: docs/ARCHITECTURE.md says so.)
+func TestProjectModeStartsWhileAnotherWorktreeCommits_Issue34(t *testing.T) {
+	f := newProjectFixture(t)
+	main := f.tree
+	git := f.git(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	git(main, "worktree", "add", "-q", "-b", "phoenix/x", wt)
+	git(main, "worktree", "add", "-q", "-b", "phoenix/y", filepath.Join(t.TempDir(), "other"))
+	common := filepath.Join(main, ".git")
+	replaced := []string{
+		filepath.Join(common, "worktrees", "other", "index"),
+		filepath.Join(common, "refs", "heads", "phoenix", "y"),
+	}
+	stop := make(chan struct{})
+	churned := make(chan error, 1)
+	go func() {
+		// What git does to each file on a commit: write <file>.lock, rename it over <file>.
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				churned <- nil
+				return
+			default:
+			}
+			for _, p := range replaced {
+				old, err := os.ReadFile(p)
+				if err == nil {
+					err = os.WriteFile(p+".tmp", old, 0o644)
+				}
+				if err == nil {
+					err = os.Rename(p+".tmp", p)
+				}
+				if err != nil {
+					churned <- err
+					return
+				}
+			}
+		}
+	}()
+	f.tree = wt
+	for i := range 60 {
+		r, _ := f.run(t, `echo ran`, "")
+		if r.code != 0 || strings.TrimSpace(r.stdout) != "ran" {
+			close(stop)
+			<-churned
+			t.Fatalf("command %d while another worktree commits: exit %d\nstdout: %s\nstderr: %s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+	close(stop)
+	if err := <-churned; err != nil {
+		t.Fatalf("the commits outside: %v", err)
+	}
+}
+
+// TestProjectModeLeavesAWorktreeBeingMade_Issue34: files git writes itself while it makes a
+// worktree (its index, HEAD, commondir, gitdir), missing when a command starts because a
+// `git worktree add` is under way, are that git's when the command ends and stay; a
+// config.worktree that appears there (it can make the person's git run a program) is removed.
+func TestProjectModeLeavesAWorktreeBeingMade_Issue34(t *testing.T) {
+	f := newProjectFixture(t)
+	main := f.tree
+	git := f.git(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	git(main, "worktree", "add", "-q", "-b", "phoenix/x", wt)
+	common := filepath.Join(main, ".git")
+	making := filepath.Join(common, "worktrees", "making")
+	mustWrite(t, filepath.Join(making, "locked"), "initializing\n")
+	f.tree = wt
+	f.env = append(f.env, "W="+making)
+	r, notes := f.run(t, `for f in index HEAD commondir gitdir config.worktree; do echo "$f" > "$W/$f"; done; echo ran`, "")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "ran" {
+		t.Fatalf("the command: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	for _, name := range []string{"index", "HEAD", "commondir", "gitdir"} {
+		if _, err := os.Lstat(filepath.Join(making, name)); err != nil {
+			t.Errorf("%s of the worktree being made was removed: %v", name, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(making, "config.worktree")); err == nil {
+		t.Errorf("a config.worktree that appeared in the worktree being made is still there")
+	}
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "config.worktree") }) {
+		t.Errorf("no note names the removed config.worktree: %q", notes)
+	}
+}
+
 // git runs git outside the sandbox, as the person would, in the fixture's environment
 // and returns its trimmed output; a failure ends the test.
 func (f *projectFixture) git(t *testing.T) func(dir string, args ...string) string {

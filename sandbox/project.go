@@ -168,12 +168,34 @@ func (b *boundTree) bind(tree string) error {
 }
 
 // mount binds p over itself, read-only or writable, and records it.
+//
+// A git outside the sandbox — another conversation's command in its worktree, the
+// person's — replaces a file (a worktree's index, a branch's ref) by renaming a new one over
+// it. A bind that looked the name up just before meets the old, now unlinked, entry and the
+// kernel refuses it (ENOENT) though the path is there; one made just before is dissolved
+// with it, and making it read-only then finds no mount (EINVAL). Either way p is bound
+// again, a few times, so that a commit elsewhere never makes this command fail to start.
 func (b *boundTree) mount(p string, readOnly bool) error {
-	if err := unix.Mount(p, p, "", unix.MS_BIND, ""); err != nil {
-		return fmt.Errorf("project mode: protect %s: %w", p, err)
+	const attempts = 8
+	for try := 1; ; try++ {
+		err := unix.Mount(p, p, "", unix.MS_BIND, "")
+		if err == nil {
+			if !slices.Contains(b.mounts, p) {
+				b.mounts = append(b.mounts, p)
+			}
+			if err = setReadOnly(p, readOnly); err == nil {
+				return nil
+			}
+		} else {
+			err = fmt.Errorf("project mode: protect %s: %w", p, err)
+		}
+		if try == attempts || !(errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EINVAL)) {
+			return err
+		}
+		if _, statErr := os.Lstat(p); statErr != nil {
+			return err // gone for good, not replaced
+		}
 	}
-	b.mounts = append(b.mounts, p)
-	return setReadOnly(p, readOnly)
 }
 
 // protectRepositories keeps the repositories that were in the tree before a command (a
