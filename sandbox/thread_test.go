@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -192,5 +194,72 @@ func TestThreadOfItsOwnIsNeverTheMainThread(t *testing.T) {
 	}
 	if !held {
 		t.Errorf("the goroutine never started on the main thread, so holding it was not exercised")
+	}
+}
+
+// TestWaitThreadGoneWaitsForTheEndOnItsPidfd: the gate that lets a Restricted command run
+// opens only once the thread that forked it is gone, and where the kernel gives a pidfd for
+// one thread (Linux 6.9) that end is waited for on it, not polled: a poll's pauses grow to
+// a millisecond, and on a busy machine each one woke late (issue 39).
+func TestWaitThreadGoneWaitsForTheEndOnItsPidfd(t *testing.T) {
+	probe, err := unix.PidfdOpen(unix.Gettid(), pidfdThread)
+	if err != nil {
+		t.Skipf("no pidfd for a thread here (Linux 6.9): %v", err)
+	}
+	unix.Close(probe)
+	release := make(chan struct{})
+	tids := make(chan int, 1)
+	// As the restricting thread is made: one that ends with its function.
+	onThreadOfItsOwn(func() {
+		tids <- unix.Gettid()
+		<-release
+	})
+	tid := <-tids
+	var released atomic.Bool
+	waiter := make(chan int, 1)
+	type result struct {
+		err      error
+		released bool
+		alive    error
+	}
+	done := make(chan result, 1)
+	before := threadWaitPolls.Load()
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		waiter <- unix.Gettid()
+		err := waitThreadGone(tid)
+		done <- result{err, released.Load(), unix.Tgkill(unix.Getpid(), tid, 0)}
+	}()
+	// The thread is let go only once the waiter sleeps, so that the wait is for a thread
+	// that was alive when it began.
+	stat := fmt.Sprintf("/proc/self/task/%d/stat", <-waiter)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 && strings.HasPrefix(string(b[i+1:]), " S") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the waiter never slept: %s", b)
+		}
+		runtime.Gosched()
+	}
+	released.Store(true)
+	close(release)
+	r := <-done
+	switch {
+	case r.err != nil:
+		t.Fatal(r.err)
+	case !r.released:
+		t.Fatal("waitThreadGone returned while the thread was still running")
+	case !errors.Is(r.alive, unix.ESRCH):
+		t.Fatalf("waitThreadGone returned but thread %d still exists (%v)", tid, r.alive)
+	}
+	if n := threadWaitPolls.Load() - before; n != 0 {
+		t.Errorf("the wait polled %d times; it should have waited on the thread's pidfd", n)
 	}
 }
