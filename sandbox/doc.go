@@ -52,13 +52,16 @@
 //     that then execs setpriv and bash.
 //
 //   - A long-lived supervisor in the mount view restricts that thread ahead: as soon as it
-//     has answered a Restricted command, it restricts a new thread for a next command with
-//     the same policy, which then only forks (restrictedThread in helper.go; most of a
+//     has answered a Restricted or Project command, it restricts a new thread for a next
+//     command with the same policy, which then only forks (restrictedThread in helper.go; most of a
 //     Restricted command's start is the ruleset, the IPC namespace and the seccomp filter's
 //     load). The thread serves one fork, from a Landlock domain no process shares before it,
 //     and the gate waits for its end as for any other; a command with another policy, or
-//     after the view's mounts changed (its rules hold inodes), ends it unused and restricts
-//     a thread of its own. Project supervisors and supervisors of one command do not.
+//     after the view's mounts changed (its rules hold inodes: the temp dir's binding, the
+//     caches, in Project mode the tree's binding), ends it unused and restricts a thread of
+//     its own. The gate waits for the thread's end on a pidfd of the thread where the
+//     kernel has one (Linux 6.9), else by polling. Supervisors of one command restrict none
+//     ahead.
 //
 //   - Every Landlock ABI from 1 (Linux 5.13) is accepted. What an older ABI lacks, another
 //     layer covers (truncate(2) before ABI 3 is denied by seccomp; TCP before ABI 4 and

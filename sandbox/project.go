@@ -237,6 +237,9 @@ func (b *boundTree) protectRepositories(repositories []gitDir) error {
 
 // unbind takes every binding of the tree away.
 func (b *boundTree) unbind() {
+	// A thread restricted ahead holds the tree's directory in its Landlock rules: after a
+	// new binding (the tree replaced at its path) it would not let the command write there.
+	viewEpoch.Add(1)
 	for i := len(b.mounts) - 1; i >= 0; i-- {
 		_ = unix.Unmount(b.mounts[i], unix.MNT_DETACH)
 	}

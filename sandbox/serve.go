@@ -193,8 +193,10 @@ func serve(view, project bool) int {
 		if err := writeFrame(conn, o); err != nil {
 			return 0
 		}
-		if ran.Restricted && ran.MountView && ran.Project == nil && o.SetupError == "" {
-			// The next command of a conversation most often has the same policy; should
+		if ran.Restricted && ran.MountView && o.SetupError == "" {
+			// The next command of a conversation most often has the same policy, in
+			// Project mode too (the tree's and repository's rules hold their directories,
+			// and a new binding of the tree ends the thread: boundTree.unbind); should
 			// this fail, that command restricts a thread of its own and reports why.
 			ahead, _ = restrictThread(ran)
 		}
