@@ -561,7 +561,7 @@ func waitThreadGone(tid int) error {
 	if fd, err := unix.PidfdOpen(tid, pidfdThread); err == nil {
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		for {
-			n, err := unix.Poll(fds, int(time.Until(deadline).Milliseconds())+1)
+			n, err := unix.Poll(fds, max(0, int(time.Until(deadline).Milliseconds())+1))
 			if errors.Is(err, unix.EINTR) {
 				continue
 			}
