@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/phoenix-desktop/phoenix/domain"
+	"github.com/phoenix-desktop/phoenix/initgc"
 	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/remote"
@@ -29,6 +30,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	initgc.Restore() // as main does
 	sandbox.MaybeRunHelper()
 	remote.MaybeRunAgent()   // the test binary, copied over SSH, as the remote agent (remote_test.go)
 	mcptest.MaybeRunServer() // the test binary as the small MCP server (mcpask_test.go)
