@@ -49,6 +49,9 @@ func TestMain(m *testing.M) {
 // Restore turns it back on at the runtime's default, once; a GOGC or GOMEMLIMIT the person
 // set is left alone.
 func TestCollectorOffWhilePackagesInitialise(t *testing.T) {
+	if len(garbage) != 4096 || len(sink) != 4096 {
+		t.Fatal("this test binary's packages made no garbage as they initialised")
+	}
 	base := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "GOGC=") || strings.HasPrefix(kv, "GOMEMLIMIT=")
 	})
