@@ -7,9 +7,10 @@
 // translations, prometheus and goldmark, which allocate most of the rest
 // (TestInitGCComesBeforeTheHeavyInits in cmd/phoenix-desktop keeps it so).
 //
-// Why: the binary's package initialisation (some 270 packages: Fyne's translations, the
-// protobuf descriptors protoactor brings, goldmark's tables…) allocates about 3 MB, most of
-// it kept, and passed the runtime's first heap goal (4 MB) on the way, so a collection ran
+// Why: the binary's package initialisation (some 270 packages: the protobuf descriptors
+// protoactor brings, goldmark's tables, Fyne's fonts…) allocated 3 MB, most of it kept (2.2 MB
+// once Fyne's translations were parsed on first use, third_party/go-i18n), and passed the
+// runtime's first heap goal (4 MB) on the way, so a collection ran
 // during every start, headless or not, with little to free. Without it, `--version` and a
 // one-turn chat each take about 1 ms less CPU and peak 0.9 MiB lower (issue 39; perf stat
 // task-clock and the app's VmHWM, medians of 20 interleaved runs). GOGC or GOMEMLIMIT set by
