@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/phoenix-desktop/phoenix/bench"
-	"github.com/phoenix-desktop/phoenix/initgc"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/remote"
@@ -52,9 +51,6 @@ demo model is used.
 `
 
 func main() {
-	// The collector, off while the packages initialised (package initgc), runs again from
-	// here, for every role of this binary.
-	initgc.Restore()
 	// The sandbox helper must run before anything else: when this process is the restricted
 	// re-execution of bash, it must not start the app (it never returns in that case).
 	sandbox.MaybeRunHelper()

@@ -20,7 +20,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/phoenix-desktop/phoenix/domain"
-	"github.com/phoenix-desktop/phoenix/initgc"
 	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
 	"github.com/phoenix-desktop/phoenix/persistence"
 	"github.com/phoenix-desktop/phoenix/remote"
@@ -30,7 +29,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	initgc.Restore() // as main does
 	maybePrintFyneWord()
 	sandbox.MaybeRunHelper()
 	remote.MaybeRunAgent()   // the test binary, copied over SSH, as the remote agent (remote_test.go)
