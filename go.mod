@@ -109,3 +109,8 @@ replace github.com/jeandeaual/go-locale => ./third_party/go-locale
 // created, so that a new store's first write does not make the kernel zero-fill megabytes of
 // read-ahead: third_party/ristretto/README.md.
 replace github.com/dgraph-io/ristretto/v2 => ./third_party/ristretto
+
+// Fyne's lang package parses its 40-odd translation files into go-i18n's bundle during
+// package initialisation, in every start of the app, headless or not: a copy of go-i18n that
+// parses them on first use: third_party/go-i18n/README.md.
+replace github.com/nicksnyder/go-i18n/v2 => ./third_party/go-i18n

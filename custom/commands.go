@@ -173,8 +173,26 @@ func shortHome(p string) string {
 	return p
 }
 
-// validName is what a command or skill may be called: it must be typeable after a slash.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$`)
+// validName reports whether a command or skill may be called name: it must be typeable after
+// a slash, a letter or digit, then at most 63 letters, digits, '.', '_', ':' or '-'. Checked by
+// hand, not by the regular expression it stands for: compiling that one's counted repetition
+// ({0,63}) cost every start of the app, headless or not, a thousand allocations of package
+// initialisation (issue 39).
+func validName(name string) bool {
+	if name == "" || len(name) > 64 || !asciiAlnum(name[0]) {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !asciiAlnum(c) && c != '.' && c != '_' && c != ':' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 func (s *Set) readCommands(r root, folder string, seen map[string]string) {
 	base := filepath.Join(r.dir, folder)
@@ -206,7 +224,7 @@ func (s *Set) readCommands(r root, folder string, seen map[string]string) {
 			return
 		}
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-		if !validName.MatchString(name) {
+		if !validName(name) {
 			s.Notices = append(s.Notices, fmt.Sprintf("%s was skipped: a command's name must be letters, digits, '.', '_', ':' or '-' (at most 64)", path))
 			continue
 		}
@@ -339,7 +357,7 @@ func (s *Set) readSkills(r root, folder string, seen map[string]string) {
 		}
 		desc := oneLine(meta["description"])
 		switch {
-		case !validName.MatchString(name):
+		case !validName(name):
 			s.Notices = append(s.Notices, fmt.Sprintf("%s was skipped: its name %q must be letters, digits, '.', '_', ':' or '-' (at most 64)", path, name))
 			continue
 		case desc == "":
@@ -382,7 +400,7 @@ func ParseInvocation(text string) (name, args string, ok bool) {
 		end = len(t)
 	}
 	name = t[:end]
-	if !validName.MatchString(name) {
+	if !validName(name) {
 		return "", "", false
 	}
 	return name, strings.TrimSpace(t[end:]), true

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"fyne.io/fyne/v2/lang"
 )
 
 // TestNoLocaleErrorUnderTheCLocale runs the built binary under the C locale, spelled as
@@ -41,6 +43,40 @@ func TestNoLocaleErrorUnderTheCLocale(t *testing.T) {
 			if stderr.Len() != 0 {
 				t.Errorf("LANG=%s phoenix-desktop %s printed on stderr:\n%s", lang, strings.Join(args, " "), stderr.String())
 			}
+		}
+	}
+}
+
+// envFyneWord makes the test binary print Fyne's translation of the word it names, in the
+// locale its environment gives, and exit (TestFyneTranslatesAfterLazyParse).
+const envFyneWord = "PHOENIX_TEST_FYNE_WORD"
+
+func maybePrintFyneWord() {
+	if w := os.Getenv(envFyneWord); w != "" {
+		os.Stdout.WriteString(lang.L(w))
+		os.Exit(0)
+	}
+}
+
+// TestFyneTranslatesAfterLazyParse: Fyne's words (its dialogs' buttons) are still translated
+// into the person's language now that its translation files are parsed on first use, not
+// while the packages initialise (the patched go-i18n, third_party/go-i18n, issue 39).
+func TestFyneTranslatesAfterLazyParse(t *testing.T) {
+	base := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return name == "LANG" || name == "LANGUAGE" || strings.HasPrefix(name, "LC_")
+	})
+	for _, c := range []struct{ lang, want string }{
+		{"de_DE.UTF-8", "Abbrechen"}, {"fr_FR.UTF-8", "Annuler"}, {"en_US.UTF-8", "Cancel"}, {"C.UTF-8", "Cancel"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(slices.Clone(base), "LANG="+c.lang, envFyneWord+"=Cancel")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("LANG=%s: the test binary as Fyne: %v", c.lang, err)
+		}
+		if string(out) != c.want {
+			t.Errorf("LANG=%s: Fyne says %q for Cancel, want %q", c.lang, out, c.want)
 		}
 	}
 }

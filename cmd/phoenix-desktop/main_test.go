@@ -29,6 +29,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	maybePrintFyneWord()
 	sandbox.MaybeRunHelper()
 	remote.MaybeRunAgent()   // the test binary, copied over SSH, as the remote agent (remote_test.go)
 	mcptest.MaybeRunServer() // the test binary as the small MCP server (mcpask_test.go)

@@ -2,13 +2,41 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
+	"errors"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// Only the binary's read-only mappings are listed: not its data, not another file's, not
+// TestStartupRangesAreTheReadOnlyMappings: what releaseStartupPages unmaps, read from the
+// program headers in memory, is what /proc/self/maps lists as this binary's read-only
+// mappings, less the RELRO range the file's program headers give (how it was found before
+// issue 39, kept here as the reference).
+func TestStartupRangesAreTheReadOnlyMappings(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skipf("no /proc/self/maps: %v", err)
+	}
+	mine := readOnlyMappings(string(maps), exe)
+	relro, err := relroRange(exe, mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.DeleteFunc(mine, func(m mapping) bool { return m.start < relro.end && relro.start < m.end })
+	got := startupRanges()
+	if len(got) == 0 || !slices.Equal(got, want) {
+		t.Fatalf("startupRanges() = %x, the read-only mappings outside RELRO %x are %x", got, relro, want)
+	}
+}
+
+// Only the binary's read-only mappings are listed (by the reference above): not its data, not another file's, not
 // the heap; a path with spaces is read whole.
 func TestReadOnlyMappings(t *testing.T) {
 	const exe = "/opt/phoenix desktop/phoenix-desktop"
@@ -100,4 +128,99 @@ func privateReadOnlyMappings(t *testing.T, smaps, exe string) []mapping {
 		}
 	}
 	return out
+}
+
+// readOnlyMappings lists, from /proc/self/maps, the mappings of the file path that are not
+// writable.
+func readOnlyMappings(maps, path string) []mapping {
+	var out []mapping
+	for line := range strings.Lines(maps) {
+		line = strings.TrimRight(line, "\n")
+		fields := strings.Fields(line)
+		// start-end perms offset dev inode path; the path may hold spaces.
+		if len(fields) < 6 || !strings.HasSuffix(line, " "+path) || strings.Contains(fields[1], "w") {
+			continue
+		}
+		lo, hi, ok := strings.Cut(fields[0], "-")
+		a, err1 := strconv.ParseUint(lo, 16, 64)
+		b, err2 := strconv.ParseUint(hi, 16, 64)
+		off, err3 := strconv.ParseUint(fields[2], 16, 64)
+		if !ok || err1 != nil || err2 != nil || err3 != nil || b <= a {
+			continue
+		}
+		out = append(out, mapping{start: uintptr(a), end: uintptr(b), offset: uintptr(off)})
+	}
+	return out
+}
+
+// relroRange is where the binary's PT_GNU_RELRO segment lies in this process (empty when it
+// has none), found from the file's program headers and, for a position-independent binary,
+// the address its first page was loaded at.
+func relroRange(exe string, mine []mapping) (mapping, error) {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return mapping{}, err
+	}
+	defer f.Close()
+	var relro, first *elf.Prog
+	for _, p := range f.Progs {
+		switch {
+		case p.Type == elf.PT_GNU_RELRO:
+			relro = p
+		case p.Type == elf.PT_LOAD && p.Off == 0 && first == nil:
+			first = p
+		}
+	}
+	if relro == nil {
+		return mapping{}, nil
+	}
+	var bias uintptr
+	if f.Type == elf.ET_DYN {
+		if first == nil {
+			return mapping{}, errors.New("no PT_LOAD segment at offset 0")
+		}
+		var base uintptr
+		for _, m := range mine {
+			if m.offset == 0 {
+				base = m.start
+				break
+			}
+		}
+		if base == 0 {
+			return mapping{}, errors.New("the binary's first page is not mapped read-only")
+		}
+		bias = base - uintptr(first.Vaddr&^uint64(os.Getpagesize()-1))
+	}
+	page := uintptr(os.Getpagesize())
+	start := (uintptr(relro.Vaddr) + bias) &^ (page - 1)
+	end := (uintptr(relro.Vaddr+relro.Memsz) + bias + page - 1) &^ (page - 1)
+	return mapping{start: start, end: end}, nil
+}
+
+// BenchmarkStartupRanges: finding what releaseStartupPages unmaps, from the program headers
+// in memory, beside the way it was found before issue 39 (/proc/self/maps, the ELF file).
+func BenchmarkStartupRanges(b *testing.B) {
+	b.Run("program headers", func(b *testing.B) {
+		for b.Loop() {
+			if len(startupRanges()) == 0 {
+				b.Fatal("nothing found")
+			}
+		}
+	})
+	b.Run("maps and file (before)", func(b *testing.B) {
+		exe, err := os.Executable()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			maps, err := os.ReadFile("/proc/self/maps")
+			if err != nil {
+				b.Fatal(err)
+			}
+			mine := readOnlyMappings(string(maps), exe)
+			if _, err := relroRange(exe, mine); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
