@@ -241,7 +241,7 @@ func (p *Picker) openFirst(at []string) {
 // what (a folder, or a path being checked) until it ends or something else supersedes it.
 func (p *Picker) folderJob(what string, work func(ctx context.Context) func()) {
 	p.read.run(laneFolder, func() {
-		p.reading.SetText(fmt.Sprintf("Reading %s…\nEscape cancels; Home or another folder goes there instead.", what))
+		p.reading.SetText(fmt.Sprintf("Reading %s…\nHome or another folder goes there instead; Escape closes the picker.", what))
 		p.reading.Show()
 		p.list.Hide()
 	}, work)
@@ -294,6 +294,9 @@ func (p *Picker) show(dir string, l listing, before string) {
 // reload lists the folder shown again (hidden files toggled, a file vanished), then runs
 // then (if not nil).
 func (p *Picker) reload(then func()) {
+	if p.dir == "" {
+		return // the first folder is still being read, with the current settings
+	}
 	name := ""
 	if p.cursor >= 0 && p.cursor < len(p.entries) {
 		name = p.entries[p.cursor].name
@@ -547,12 +550,12 @@ func (p *Picker) pathChanged() {
 	p.namesWanted = dir
 	d := p.read.disk
 	p.read.run(laneNames, nil, func(ctx context.Context) func() {
-		l, err := readFolder(ctx, d, dir, Folder, nil, true)
+		// A folder that cannot be read lists no names (Tab moves on), and is not read again
+		// at each key typed after it.
+		l, _ := readFolder(ctx, d, dir, Folder, nil, true)
 		return func() {
 			p.namesWanted = ""
-			if err == nil {
-				p.names, p.namesDir = l.all, dir
-			}
+			p.names, p.namesDir = l.all, dir
 		}
 	})
 }
