@@ -77,7 +77,8 @@ type Picker struct {
 	cursor  int     // the list's current row, -1 for none
 	hidden  bool    // names beginning with a dot are listed
 
-	read *reader
+	read    *reader
+	opening []string // where the picker opens: the first of these that can be read
 	// names are every name of the folder namesDir, which Tab completes from: the folder
 	// shown, or the one the path field names, read while the person types.
 	names       []entry
@@ -144,6 +145,7 @@ func New(opt Options, win fyne.Window) *Picker {
 			at = append(at, expand(d, p.home, p.home))
 		}
 	}
+	p.opening = at
 	p.openFirst(at)
 	return p
 }
@@ -295,7 +297,8 @@ func (p *Picker) show(dir string, l listing, before string) {
 // then (if not nil).
 func (p *Picker) reload(then func()) {
 	if p.dir == "" {
-		return // the first folder is still being read, with the current settings
+		p.openFirst(p.opening) // nothing shown yet: open again, with the settings as they are now
+		return
 	}
 	name := ""
 	if p.cursor >= 0 && p.cursor < len(p.entries) {
