@@ -307,7 +307,7 @@ func (m *MainWindow) showAttachDialog() {
 		Mode: filepick.File, Title: "Attach an image", Confirm: "Attach",
 		Start: start, StartLabel: "Project folder",
 		Show:  isImageName,
-		Prefs: m.app.Preferences(), Remember: prefAttachDir,
+		Prefs: m.app.Preferences(), Remember: prefAttachDir, Do: m.do,
 		OnChosen: func(path string) { m.attachURIs([]fyne.URI{storage.NewFileURI(path)}) },
 	}, m.win)
 	m.showModal(p)

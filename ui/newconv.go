@@ -144,7 +144,7 @@ func (m *MainWindow) chooseFolder(title string, field *escEntry, start, label, r
 	m.showModal(filepick.New(filepick.Options{
 		Mode: filepick.Folder, Title: title, Confirm: "Choose",
 		Open: strings.TrimSpace(field.Text), Start: start, StartLabel: label,
-		Prefs: m.app.Preferences(), Remember: remember,
+		Prefs: m.app.Preferences(), Remember: remember, Do: m.do,
 		OnChosen: func(path string) { field.SetText(path) },
 	}, m.win))
 }

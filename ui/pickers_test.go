@@ -12,16 +12,24 @@ import (
 	"github.com/phoenix-desktop/phoenix/ui/filepick"
 )
 
-// topPicker is the picker on top of the window, or fails the test.
+// topPicker is the picker on top of the window, once it has read what it shows, or fails
+// the test.
 func (h *harness) topPicker() *filepick.Picker {
 	h.t.Helper()
 	if len(h.m.modals) > 0 {
 		if p, ok := h.m.modals[len(h.m.modals)-1].(*filepick.Picker); ok && h.m.win.Canvas().Overlays().Top() != nil {
+			h.pickerRead(p)
 			return p
 		}
 	}
 	h.t.Fatalf("no file or folder picker is open (modals %T)", h.m.modals)
 	return nil
+}
+
+// pickerRead runs UI work until p has read the disk for what it shows or chooses.
+func (h *harness) pickerRead(p *filepick.Picker) {
+	h.t.Helper()
+	h.waitFor("the picker's read", func() bool { return !p.Busy() })
 }
 
 // typeInto types s into what has the focus.
@@ -102,6 +110,7 @@ func TestKeyboardOnlyChooseFolder(t *testing.T) {
 	}
 	h.typeInto("parser")
 	h.enter(fyne.KeyReturn)
+	h.pickerRead(p)
 	h.enter(fyne.KeyReturn)
 	h.settle()
 	if want := filepath.Join(dir, "parser"); f.cwd.Text != want {

@@ -52,25 +52,33 @@ func runGUI(args []string, stderr io.Writer) error {
 
 	a := app.NewWithID(assets.AppID)
 	a.Settings().SetTheme(ui.Theme())
-	keys := openKeys(a.Preferences(), log, slog.LevelWarn)
-	saved := loadSettings(a.Preferences(), keys, log)
-	settings := settingsConfig(saved)
+	// The font faces of the first frame load while the window and the session are made
+	// (ui.WarmFonts); nothing measures text until they are loaded.
+	fontsLoaded := ui.WarmFonts()
 
 	askedDemo := common.demo
-	// The session opens (the store, the actor system) while the window is made (GLFW, the X
-	// connection, an OpenGL context): neither needs the other, and each was tens of
-	// milliseconds of the time from exec to the window on the screen (issue 36).
+	// The session opens (the key from the keyring, the store, the actor system) while the
+	// window is made (GLFW, the X connection, an OpenGL context): neither needs the other, and
+	// each was tens of milliseconds of the time from exec to the window on the screen (issue
+	// 36). Asking the keyring is a D-Bus round trip or more on a desktop.
 	type openResult struct {
-		s   *session
-		err error
+		s     *session
+		err   error
+		keys  ui.KeyStore
+		saved ui.Settings
 	}
+	prefs := a.Preferences()
 	openDone := make(chan openResult, 1)
 	go func() {
-		s, err := openApp(common, settings, log)
-		openDone <- openResult{s, err}
+		keys := openKeys(prefs, log, slog.LevelWarn)
+		saved := loadSettings(prefs, keys, log)
+		s, err := openApp(common, settingsConfig(saved), log)
+		openDone <- openResult{s, err, keys, saved}
 	}()
 	win := a.NewWindow(ui.AppTitle)
 	r := <-openDone
+	fontsLoaded() // before any text is measured, the start-up error's window's included
+	keys, saved, settings := r.keys, r.saved, settingsConfig(r.saved)
 	opened, err := r.s, r.err
 	var cfgErr *configError
 	if errors.As(err, &cfgErr) {

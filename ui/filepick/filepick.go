@@ -1,6 +1,7 @@
 package filepick
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -50,6 +51,11 @@ type Options struct {
 	Remember string
 	// OnChosen hears the chosen path, after the picker closed. Cancel calls nothing.
 	OnChosen func(path string)
+	// Do runs a function on the UI goroutine without waiting; nil means fyne.Do. The picker
+	// reads the disk on its own goroutine and applies what it read through Do.
+	Do func(func())
+
+	disk disk // nil is the real disk; tests put in one that blocks
 }
 
 // entry is a row of the folder's list.
@@ -71,8 +77,17 @@ type Picker struct {
 	cursor  int     // the list's current row, -1 for none
 	hidden  bool    // names beginning with a dot are listed
 
+	read    *reader
+	opening []string // where the picker opens: the first of these that can be read
+	// names are every name of the folder namesDir, which Tab completes from: the folder
+	// shown, or the one the path field names, read while the person types.
+	names       []entry
+	namesDir    string
+	namesWanted string // the folder the reader is reading names of, or ""
+
 	path        *pathEntry
 	list        *fileList
+	reading     *widget.Label // "Reading <folder>…", in the list's place while a read takes long
 	status      *widget.Label
 	showHidden  *toggle
 	confirm     *button.Button
@@ -81,10 +96,14 @@ type Picker struct {
 
 // New makes a picker over win; Show shows it.
 func New(opt Options, win fyne.Window) *Picker {
-	p := &Picker{opt: opt, win: win, cursor: -1}
+	p := &Picker{opt: opt, win: win, cursor: -1, read: newReader(opt.Do, opt.disk)}
 	p.home, _ = os.UserHomeDir()
 	p.path = newPathEntry(p)
 	p.list = newFileList(p)
+	p.reading = widget.NewLabel("")
+	p.reading.Alignment = fyne.TextAlignCenter
+	p.reading.Wrapping = fyne.TextWrapWord
+	p.reading.Hide()
 	p.status = widget.NewLabel("")
 	p.status.Wrapping = fyne.TextWrapWord
 	p.status.Importance = widget.WarningImportance
@@ -92,23 +111,24 @@ func New(opt Options, win fyne.Window) *Picker {
 	p.showHidden = newToggle("Hidden files", p)
 	p.showHidden.OnChanged = func(on bool) {
 		p.hidden = on
-		p.reload()
+		p.reload(nil)
 	}
 	up := p.button("", theme.MoveUpIcon(), p.parent)
-	places := []fyne.CanvasObject{p.button("Home", theme.HomeIcon(), func() { p.goTo(p.home) })}
+	places := []fyne.CanvasObject{p.button("Home", theme.HomeIcon(), func() { p.goTo(p.home, nil) })}
 	if opt.Start != "" && opt.Start != p.home {
 		label := opt.StartLabel
 		if label == "" {
 			label = filepath.Base(opt.Start)
 		}
-		places = append(places, p.button(label, theme.FolderIcon(), func() { p.goTo(opt.Start) }))
+		places = append(places, p.button(label, theme.FolderIcon(), func() { p.goTo(opt.Start, nil) }))
 	}
 	for _, b := range places {
 		b.(*button.Button).Alignment = widget.ButtonAlignLeading
 	}
 	places = append(places, p.showHidden)
 	top := container.NewBorder(nil, nil, up, nil, p.path)
-	content := container.NewBorder(top, p.status, container.NewVBox(places...), nil, p.list)
+	listed := container.NewStack(p.list, container.NewCenter(p.reading))
+	content := container.NewBorder(top, p.status, container.NewVBox(places...), nil, listed)
 	p.CustomDialog = dialog.NewCustomWithoutButtons(opt.Title, content, win)
 	cancel := p.button("Cancel", theme.CancelIcon(), p.Hide)
 	word := opt.Confirm
@@ -119,11 +139,14 @@ func New(opt Options, win fyne.Window) *Picker {
 	p.confirm.Importance = widget.HighImportance
 	p.SetButtons([]fyne.CanvasObject{cancel, p.confirm})
 
+	var at []string
 	for _, d := range []string{opt.Open, p.remembered(), opt.Start, p.home, string(filepath.Separator)} {
-		if d != "" && p.goTo(expand(d, p.home, p.home)) {
-			break
+		if d != "" {
+			at = append(at, expand(d, p.home, p.home))
 		}
 	}
+	p.opening = at
+	p.openFirst(at)
 	return p
 }
 
@@ -144,8 +167,9 @@ func (p *Picker) Show() {
 }
 
 // Hide closes the picker without a choice (Cancel, Escape) and gives the focus back to what
-// had it before the picker opened.
+// had it before the picker opened. A read under way is cancelled and its result dropped.
 func (p *Picker) Hide() {
+	p.read.close()
 	p.CustomDialog.Hide()
 	if p.prevFocused != nil {
 		p.win.Canvas().Focus(p.prevFocused)
@@ -155,8 +179,11 @@ func (p *Picker) Hide() {
 // Dismiss is Hide.
 func (p *Picker) Dismiss() { p.Hide() }
 
-// Folder is the folder shown.
+// Folder is the folder shown: "" until the first folder has been read.
 func (p *Picker) Folder() string { return p.dir }
+
+// Busy reports whether the picker is reading the disk for what it shows or chooses.
+func (p *Picker) Busy() bool { return p.read.busy(laneFolder) }
 
 // Names are the names the list shows, in its order.
 func (p *Picker) Names() []string {
@@ -192,44 +219,109 @@ func (p *Picker) say(s string) {
 	}
 }
 
-// goTo shows the folder dir, and reports whether it could be read; when it cannot, the
-// picker stays where it was and says why.
-func (p *Picker) goTo(dir string) bool {
-	entries, err := readFolder(dir, p.opt.Mode, p.opt.Show, p.hidden)
-	if err != nil {
-		p.say(fmt.Sprintf("Could not open %s: %s. Choose another folder.", dir, reason(err)))
-		return false
+// openFirst shows the first folder of at that can be read (the picker's opening).
+func (p *Picker) openFirst(at []string) {
+	if len(at) == 0 {
+		return
 	}
-	p.dir, p.entries, p.cursor = dir, entries, -1
+	opt, d, hidden, before := p.opt, p.read.disk, p.hidden, p.path.Text
+	p.folderJob(at[0], func(ctx context.Context) func() {
+		for _, dir := range at {
+			l, err := readFolder(ctx, d, dir, opt.Mode, opt.Show, hidden)
+			if err == nil {
+				return func() { p.show(dir, l, before) }
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		return func() {}
+	})
+}
+
+// folderJob runs work in the folder lane; if it takes long, the list says it is reading
+// what (a folder, or a path being checked) until it ends or something else supersedes it.
+func (p *Picker) folderJob(what string, work func(ctx context.Context) func()) {
+	p.read.run(laneFolder, func() {
+		p.reading.SetText(fmt.Sprintf("Reading %s…\nHome or another folder goes there instead; Escape closes the picker.", what))
+		p.reading.Show()
+		p.list.Hide()
+	}, work)
+}
+
+// notReading puts the list back in place of "Reading …".
+func (p *Picker) notReading() {
+	if !p.reading.Hidden {
+		p.reading.Hide()
+		p.list.Show()
+	}
+}
+
+// goTo starts going to the folder dir; once it is shown, then runs (if not nil). When it
+// cannot be read, the picker stays where it was and says why. The read is the picker
+// reader's: the window goes on while it lasts, and a later goTo supersedes it.
+func (p *Picker) goTo(dir string, then func()) {
+	opt, d, hidden, before := p.opt, p.read.disk, p.hidden, p.path.Text
+	p.folderJob(dir, func(ctx context.Context) func() {
+		l, err := readFolder(ctx, d, dir, opt.Mode, opt.Show, hidden)
+		return func() {
+			if err != nil {
+				p.notReading()
+				p.say(fmt.Sprintf("Could not open %s: %s. Choose another folder.", dir, reason(err)))
+				return
+			}
+			p.show(dir, l, before)
+			if then != nil {
+				then()
+			}
+		}
+	})
+}
+
+// show puts the listing l of dir in the picker. The path field gets the folder unless the
+// person typed there while it was read (it held before when the read started).
+func (p *Picker) show(dir string, l listing, before string) {
+	p.notReading()
+	p.dir, p.entries, p.cursor = dir, l.shown, -1
+	p.names, p.namesDir = l.all, dir
 	p.list.UnselectAll()
 	p.list.Refresh()
 	p.list.ScrollToTop()
-	p.setPath(withSeparator(dir))
+	if p.path.Text == before {
+		p.setPath(withSeparator(dir))
+	}
 	p.say("")
-	return true
 }
 
-// reload lists the folder shown again (hidden files toggled, a file vanished).
-func (p *Picker) reload() {
+// reload lists the folder shown again (hidden files toggled, a file vanished), then runs
+// then (if not nil).
+func (p *Picker) reload(then func()) {
+	if p.dir == "" {
+		p.openFirst(p.opening) // nothing shown yet: open again, with the settings as they are now
+		return
+	}
 	name := ""
 	if p.cursor >= 0 && p.cursor < len(p.entries) {
 		name = p.entries[p.cursor].name
 	}
-	if p.goTo(p.dir) && name != "" {
-		p.moveToName(name)
-	}
+	p.goTo(p.dir, func() {
+		if name != "" {
+			p.moveToName(name)
+		}
+		if then != nil {
+			then()
+		}
+	})
 }
 
 // parent goes to the folder above, with the list's cursor on the folder it came from.
 func (p *Picker) parent() {
 	up := filepath.Dir(p.dir)
-	if up == p.dir {
+	if up == p.dir || p.dir == "" {
 		return
 	}
 	from := filepath.Base(p.dir)
-	if p.goTo(up) {
-		p.moveToName(from)
-	}
+	p.goTo(up, func() { p.moveToName(from) })
 }
 
 func (p *Picker) setPath(s string) {
@@ -274,7 +366,7 @@ func (p *Picker) activate(i int) {
 	e := p.entries[i]
 	path := filepath.Join(p.dir, e.name)
 	if e.dir {
-		p.goTo(path)
+		p.goTo(path, nil)
 		return
 	}
 	if p.opt.Mode == File {
@@ -286,23 +378,35 @@ func (p *Picker) activate(i int) {
 // folder shown is chosen in Folder mode; a file is chosen in File mode.
 func (p *Picker) submitPath() {
 	path := p.typed()
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
-		p.say(fmt.Sprintf("Could not find %s: %s. Check the name, or pick from the list.", path, reason(err)))
-	case st.IsDir() && (path != p.dir || p.opt.Mode == File):
-		if path == p.dir {
-			p.activate(p.cursor) // the folder's path with a folder row selected: open it
-			return
+	p.stat(path, func(st fs.FileInfo, err error) {
+		switch {
+		case err != nil:
+			p.say(fmt.Sprintf("Could not find %s: %s. Check the name, or pick from the list.", path, reason(err)))
+		case st.IsDir() && (path != p.dir || p.opt.Mode == File):
+			if path == p.dir {
+				p.activate(p.cursor) // the folder's path with a folder row selected: open it
+				return
+			}
+			p.goTo(path, nil)
+		case st.IsDir(), p.opt.Mode == File:
+			p.done(path)
+		default:
+			p.say(path + " is a file. Choose a folder.")
 		}
-		p.goTo(path)
-	case st.IsDir():
-		p.choose(path)
-	case p.opt.Mode == File:
-		p.choose(path)
-	default:
-		p.say(path + " is a file. Choose a folder.")
-	}
+	})
+}
+
+// stat looks path up on the reader, then runs then on the UI goroutine with what it found
+// (unless something the person did since supersedes it).
+func (p *Picker) stat(path string, then func(fs.FileInfo, error)) {
+	d := p.read.disk
+	p.folderJob(path, func(context.Context) func() {
+		st, err := d.Stat(path)
+		return func() {
+			p.notReading()
+			then(st, err)
+		}
+	})
 }
 
 // confirmPressed is the confirm button: in Folder mode it chooses the folder typed (the one
@@ -317,13 +421,15 @@ func (p *Picker) confirmPressed() {
 		return
 	}
 	path := p.typed()
-	if st, err := os.Stat(path); err != nil {
-		p.say(fmt.Sprintf("Could not find %s: %s. Check the name, or pick from the list.", path, reason(err)))
-	} else if !st.IsDir() {
-		p.say(path + " is a file. Choose a folder.")
-	} else {
-		p.choose(path)
-	}
+	p.stat(path, func(st fs.FileInfo, err error) {
+		if err != nil {
+			p.say(fmt.Sprintf("Could not find %s: %s. Check the name, or pick from the list.", path, reason(err)))
+		} else if !st.IsDir() {
+			p.say(path + " is a file. Choose a folder.")
+		} else {
+			p.done(path)
+		}
+	})
 }
 
 // typed is the path field's text as a full path (~ is the home folder; a relative path is
@@ -334,11 +440,19 @@ func (p *Picker) typed() string {
 
 // choose closes the picker with path, checking first that it is still there.
 func (p *Picker) choose(path string) {
-	if _, err := os.Stat(path); err != nil {
-		p.reload()
-		p.say(fmt.Sprintf("Could not choose %s: %s. Choose another.", path, reason(err)))
-		return
-	}
+	p.stat(path, func(_ fs.FileInfo, err error) {
+		if err != nil {
+			problem := fmt.Sprintf("Could not choose %s: %s. Choose another.", path, reason(err))
+			p.say(problem)
+			p.reload(func() { p.say(problem) })
+			return
+		}
+		p.done(path)
+	})
+}
+
+// done closes the picker with path, which was just found on the disk.
+func (p *Picker) done(path string) {
 	folder := path
 	if p.opt.Mode == File {
 		folder = filepath.Dir(path)
@@ -366,7 +480,7 @@ func (p *Picker) shortcut(s fyne.Shortcut) bool {
 	case cs.Modifier == fyne.KeyModifierAlt && cs.KeyName == fyne.KeyUp:
 		p.parent()
 	case cs.Modifier == fyne.KeyModifierAlt && cs.KeyName == fyne.KeyHome:
-		p.goTo(p.home)
+		p.goTo(p.home, nil)
 	case cs.Modifier == fyne.KeyModifierShortcutDefault && cs.KeyName == fyne.KeyH:
 		p.toggleHidden()
 	case cs.Modifier == fyne.KeyModifierShortcutDefault && cs.KeyName == fyne.KeyL:
@@ -378,7 +492,9 @@ func (p *Picker) shortcut(s fyne.Shortcut) bool {
 }
 
 // completion is the path field's text with its last name completed as far as the names in
-// its folder agree, or the text itself when there is nothing to add.
+// its folder agree, or the text itself when there is nothing to add. It reads no disk: the
+// names are the folder shown's, or those the reader read as the person typed (pathChanged);
+// until they are there, Tab moves the focus on as usual.
 func (p *Picker) completion() string {
 	text := p.path.Text
 	if text == "" || strings.HasSuffix(text, string(filepath.Separator)) {
@@ -386,23 +502,21 @@ func (p *Picker) completion() string {
 	}
 	full := p.typed()
 	dir, prefix := filepath.Dir(full), filepath.Base(full)
-	des, err := os.ReadDir(dir)
-	if err != nil && len(des) == 0 {
+	if dir != p.namesDir {
 		return text
 	}
 	var match []string
 	onlyDir := false
-	for _, d := range des {
-		name := d.Name()
+	for _, e := range p.names {
+		name := e.name
 		if !strings.HasPrefix(name, prefix) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, ".") && !p.hidden) {
 			continue
 		}
-		isDir := isFolder(dir, d)
-		if p.opt.Mode == Folder && !isDir {
+		if p.opt.Mode == Folder && !e.dir {
 			continue
 		}
 		match = append(match, name)
-		onlyDir = isDir
+		onlyDir = e.dir
 	}
 	if len(match) == 0 {
 		return text
@@ -422,27 +536,56 @@ func (p *Picker) completion() string {
 	return text + add
 }
 
-// readFolder lists dir for the picker: folders first, then files, each by name ignoring case;
-// names beginning with a dot only when hidden is set; only folders in Folder mode, and only
-// the files show accepts in File mode.
-func readFolder(dir string, mode Mode, show func(string) bool, hidden bool) ([]entry, error) {
-	des, err := os.ReadDir(dir)
-	if err != nil && len(des) == 0 {
-		return nil, err
+// pathChanged follows the path field: when its text is in a folder other than the one whose
+// names Tab completes from, the reader reads that folder's names.
+func (p *Picker) pathChanged() {
+	text := p.path.Text
+	if text == "" || p.dir == "" {
+		return
 	}
-	out := make([]entry, 0, len(des))
-	for _, d := range des {
-		name := d.Name()
-		if !hidden && strings.HasPrefix(name, ".") {
-			continue
-		}
-		isDir := isFolder(dir, d)
-		if !isDir && (mode == Folder || (show != nil && !show(name))) {
-			continue
-		}
-		out = append(out, entry{name: name, key: strings.ToLower(name), dir: isDir})
+	dir := p.typed()
+	if !strings.HasSuffix(text, string(filepath.Separator)) {
+		dir = filepath.Dir(dir)
 	}
-	slices.SortFunc(out, func(a, b entry) int {
+	if dir == p.namesDir || dir == p.namesWanted {
+		return
+	}
+	p.namesWanted = dir
+	d := p.read.disk
+	p.read.run(laneNames, nil, func(ctx context.Context) func() {
+		// A folder that cannot be read lists no names (Tab moves on), and is not read again
+		// at each key typed after it.
+		l, _ := readFolder(ctx, d, dir, Folder, nil, true)
+		return func() {
+			p.namesWanted = ""
+			p.names, p.namesDir = l.all, dir
+		}
+	})
+}
+
+// listing is a folder read: every name (Tab completes from them) and those the list shows,
+// each folders first, by name ignoring case.
+type listing struct {
+	all, shown []entry
+}
+
+// readFolder reads dir for the picker (on its reader, never on the UI goroutine). The list
+// shows names beginning with a dot only when hidden is set; only folders in Folder mode, and
+// only the files show accepts in File mode.
+func readFolder(ctx context.Context, d disk, dir string, mode Mode, show func(string) bool, hidden bool) (listing, error) {
+	des, err := d.ReadDir(ctx, dir)
+	if err != nil && (len(des) == 0 || ctx.Err() != nil) {
+		return listing{}, err
+	}
+	all := make([]entry, 0, len(des))
+	for i, de := range des {
+		if i%readBatch == 0 && ctx.Err() != nil {
+			return listing{}, ctx.Err()
+		}
+		name := de.Name()
+		all = append(all, entry{name: name, key: strings.ToLower(name), dir: isFolder(d, dir, de)})
+	}
+	slices.SortFunc(all, func(a, b entry) int {
 		switch {
 		case a.dir != b.dir:
 			if a.dir {
@@ -454,15 +597,25 @@ func readFolder(dir string, mode Mode, show func(string) bool, hidden bool) ([]e
 		}
 		return strings.Compare(a.name, b.name)
 	})
-	return out, nil
+	shown := make([]entry, 0, len(all))
+	for _, e := range all {
+		if !hidden && strings.HasPrefix(e.name, ".") {
+			continue
+		}
+		if !e.dir && (mode == Folder || (show != nil && !show(e.name))) {
+			continue
+		}
+		shown = append(shown, e)
+	}
+	return listing{all: all, shown: shown}, nil
 }
 
-// isFolder reports whether d is a folder or a link to one.
-func isFolder(dir string, d fs.DirEntry) bool {
-	if d.Type()&fs.ModeSymlink == 0 {
-		return d.IsDir()
+// isFolder reports whether de is a folder or a link to one.
+func isFolder(d disk, dir string, de fs.DirEntry) bool {
+	if de.Type()&fs.ModeSymlink == 0 {
+		return de.IsDir()
 	}
-	st, err := os.Stat(filepath.Join(dir, d.Name()))
+	st, err := d.Stat(filepath.Join(dir, de.Name()))
 	return err == nil && st.IsDir()
 }
 

@@ -22,6 +22,7 @@ func newPathEntry(p *Picker) *pathEntry {
 	e := &pathEntry{p: p}
 	e.Wrapping = fyne.TextWrap(fyne.TextTruncateClip)
 	e.SetPlaceHolder("Type a path, or pick from the list")
+	e.OnChanged = func(string) { p.pathChanged() }
 	e.ExtendBaseWidget(e)
 	return e
 }
