@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/ristretto/v2/z"
 )
 
 // Badger's memory, sized for an app that stays open for weeks (issue 43). Badger's defaults
@@ -41,8 +42,9 @@ import (
 //     filter in place from the mapped table and never puts them in this cache (only
 //     encrypted tables use it), so a size here bought nothing but the cache's own counters.
 //   - valueLogFileSize (space.go), 128 MiB: one value log must hold the largest value
-//     (MaxValueSize). Badger maps it; the pages it touches are the file's, given back by the
-//     kernel under pressure and unmapped when the log turns over.
+//     (MaxValueSize). Badger maps it, as it maps the memtable logs and tables; the pages
+//     touched leave the app's resident memory once written back and at rest
+//     (ReleaseMappedFiles, below).
 //
 // An in-memory store (tests only) keeps Badger's value threshold and a memtable that takes
 // it: without a value log every value lives in the memtable.
@@ -98,3 +100,13 @@ func LeftoverMemTableSize(dir string, want int64) int64 {
 	}
 	return want
 }
+
+// ReleaseMappedFiles drops from the process's resident memory the pages of every Badger file
+// it maps — the store's and the search index's tables, logs and discard files — which stay
+// in the kernel's page cache and come back at their next access; it returns how many
+// mappings it advised. The app calls it once every conversation rested: what reads brought
+// in (a table a conversation was loaded from) would otherwise count in its resident memory
+// until the file is unmapped, which for a table is when a compaction replaces it. What
+// writes touch is dropped as it reaches the disk: a table once written, a log at each sync
+// (the patched ristretto in third_party/ristretto).
+func ReleaseMappedFiles() int { return z.ReleaseMapped() }
