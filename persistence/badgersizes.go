@@ -29,15 +29,17 @@ import (
 //     appended to and read through its map, so they cost the process no heap.
 //   - numMemtables, 2: the mutable memtable and one being flushed. More only help a writer
 //     faster than a flush, which one person's conversations never are.
-//   - blockCacheSize, 2 MiB: decompressed table blocks, in the Go heap for as long as the
+//   - blockCacheSize, 512 KiB: decompressed table blocks, in the Go heap for as long as the
 //     store is open. The tables are Snappy-compressed (Badger's default, never changed, and
 //     what every store on disk holds), and Badger refuses to open compressed tables without a
-//     block cache (only uncompressed, unencrypted ones may go without). What is read again
-//     soon is a conversation's record and the last blocks of its messages, which fit; a
-//     conversation opened again is read from the page cache and decompressed again (Snappy:
-//     about a millisecond per MiB). The cache fills with what was read and stays full: the
-//     old 16 MiB was reached once a person had read that much (the window's soak, issue 43,
-//     left the two caches holding 3.7 MiB after 2,000 turns; TestReadingTheStoreHoldsLittle).
+//     block cache (only uncompressed, unencrypted ones may go without). The cache fills with
+//     what was read and stays full, so its size is what it holds: the window's soak (issue
+//     43) left the two stores' caches holding 3.1 MiB of 4 at rest after 2,000 turns, and at
+//     GOGC 50 the heap grows by half as much again before a collection. What is read again
+//     soon fits in 128 blocks: the conversations' records (a commit reads its own from a
+//     memo, convmemo.go) and the list's summaries; a conversation loaded again — its whole
+//     history, once per rest — is read from the page cache and decompressed again (Snappy:
+//     about a millisecond per MiB; TestReadingTheStoreHoldsLittle).
 //   - no index cache (Badger's default): Badger reads an unencrypted table's index and Bloom
 //     filter in place from the mapped table and never puts them in this cache (only
 //     encrypted tables use it), so a size here bought nothing but the cache's own counters.
@@ -51,7 +53,7 @@ import (
 const (
 	valueThreshold = 64 << 10
 	numMemtables   = 2
-	blockCacheSize = 2 << 20
+	blockCacheSize = 512 << 10
 	// inMemoryMemTableSize takes one value of Badger's default threshold (1 MiB) in a
 	// transaction (15% of it, 2.4 MiB).
 	inMemoryMemTableSize = 16 << 20

@@ -202,10 +202,11 @@ func (x *Index) openReadOnly(full error) (*Index, error) {
 //   - indexValueThreshold, 128 KiB: under that 153 KiB (Badger refuses a threshold over
 //     it); a bigger value (the term list of a chunk of long messages) goes to the value log.
 //   - 2 memtables (one written, one flushing).
-//   - indexBlockCache, 2 MiB: the decompressed blocks (the tables are Snappy-compressed, as
-//     the store's, which needs a block cache) of the posting lists an update or a search
+//   - indexBlockCache, 512 KiB: the decompressed blocks (the tables are Snappy-compressed,
+//     as the store's, which needs a block cache) of the posting lists an update or a search
 //     reads again: the frequent terms' blocks stay, the rest is read from the page cache and
-//     decompressed again. The old 16 MiB filled as the index grew, and stayed full (issue 43;
+//     decompressed again. The cache fills as the index grows and stays full, so its size is
+//     what it holds, counted again by half at GOGC 50 (issue 43: 16 MiB, then 2;
 //     TestIndexReadsHoldLittle).
 //   - no index cache: Badger reads an unencrypted table's index and Bloom filter in place
 //     from the mapped table; only encrypted tables go through that cache.
@@ -213,7 +214,7 @@ func (x *Index) openReadOnly(full error) (*Index, error) {
 const (
 	indexMemTable       = 1 << 20
 	indexValueThreshold = 128 << 10
-	indexBlockCache     = 2 << 20
+	indexBlockCache     = 512 << 10
 )
 
 func openDB(dir string, inMemory, readOnly bool) (*badger.DB, error) {
