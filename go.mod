@@ -10,6 +10,7 @@ require (
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/dgraph-io/badger/v4 v4.9.6
+	github.com/dgraph-io/ristretto/v2 v2.2.0
 	github.com/elastic/go-seccomp-bpf v1.5.0
 	github.com/fsnotify/fsnotify v1.9.0
 	github.com/go-git/go-git/v5 v5.19.3
@@ -41,7 +42,6 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/danieljoos/wincred v1.2.3 // indirect
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
-	github.com/dgraph-io/ristretto/v2 v2.2.0 // indirect
 	github.com/dlclark/regexp2/v2 v2.2.1 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/emirpasic/gods v1.18.1 // indirect
@@ -107,7 +107,8 @@ replace github.com/jeandeaual/go-locale => ./third_party/go-locale
 
 // A copy of ristretto v2.2.0 whose z.OpenMmapFileUsing advises MADV_RANDOM on files it has just
 // created, so that a new store's first write does not make the kernel zero-fill megabytes of
-// read-ahead: third_party/ristretto/README.md.
+// read-ahead, and whose mapped files leave the app's resident memory once written back or at
+// rest: third_party/ristretto/README.md.
 replace github.com/dgraph-io/ristretto/v2 => ./third_party/ristretto
 
 // Fyne's lang package parses its 40-odd translation files into go-i18n's bundle during

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/ristretto/v2/z"
 )
 
 // Badger's memory, sized for an app that stays open for weeks (issue 43). Badger's defaults
@@ -28,28 +29,31 @@ import (
 //     appended to and read through its map, so they cost the process no heap.
 //   - numMemtables, 2: the mutable memtable and one being flushed. More only help a writer
 //     faster than a flush, which one person's conversations never are.
-//   - blockCacheSize, 2 MiB: decompressed table blocks, in the Go heap for as long as the
+//   - blockCacheSize, 512 KiB: decompressed table blocks, in the Go heap for as long as the
 //     store is open. The tables are Snappy-compressed (Badger's default, never changed, and
 //     what every store on disk holds), and Badger refuses to open compressed tables without a
-//     block cache (only uncompressed, unencrypted ones may go without). What is read again
-//     soon is a conversation's record and the last blocks of its messages, which fit; a
-//     conversation opened again is read from the page cache and decompressed again (Snappy:
-//     about a millisecond per MiB). The cache fills with what was read and stays full: the
-//     old 16 MiB was reached once a person had read that much (the window's soak, issue 43,
-//     left the two caches holding 3.7 MiB after 2,000 turns; TestReadingTheStoreHoldsLittle).
+//     block cache (only uncompressed, unencrypted ones may go without). The cache fills with
+//     what was read and stays full, so its size is what it holds: the window's soak (issue
+//     43) left the two stores' caches holding 3.1 MiB of 4 at rest after 2,000 turns, and at
+//     GOGC 50 the heap grows by half as much again before a collection. What is read again
+//     soon fits in 128 blocks: the conversations' records (a commit reads its own from a
+//     memo, convmemo.go) and the list's summaries; a conversation loaded again — its whole
+//     history, once per rest — is read from the page cache and decompressed again (Snappy:
+//     about a millisecond per MiB; TestReadingTheStoreHoldsLittle).
 //   - no index cache (Badger's default): Badger reads an unencrypted table's index and Bloom
 //     filter in place from the mapped table and never puts them in this cache (only
 //     encrypted tables use it), so a size here bought nothing but the cache's own counters.
 //   - valueLogFileSize (space.go), 128 MiB: one value log must hold the largest value
-//     (MaxValueSize). Badger maps it; the pages it touches are the file's, given back by the
-//     kernel under pressure and unmapped when the log turns over.
+//     (MaxValueSize). Badger maps it, as it maps the memtable logs and tables; the pages
+//     touched leave the app's resident memory once written back and at rest
+//     (ReleaseMappedFiles, below).
 //
 // An in-memory store (tests only) keeps Badger's value threshold and a memtable that takes
 // it: without a value log every value lives in the memtable.
 const (
 	valueThreshold = 64 << 10
 	numMemtables   = 2
-	blockCacheSize = 2 << 20
+	blockCacheSize = 512 << 10
 	// inMemoryMemTableSize takes one value of Badger's default threshold (1 MiB) in a
 	// transaction (15% of it, 2.4 MiB).
 	inMemoryMemTableSize = 16 << 20
@@ -98,3 +102,13 @@ func LeftoverMemTableSize(dir string, want int64) int64 {
 	}
 	return want
 }
+
+// ReleaseMappedFiles drops from the process's resident memory the pages of every Badger file
+// it maps — the store's and the search index's tables, logs and discard files — which stay
+// in the kernel's page cache and come back at their next access; it returns how many
+// mappings it advised. The app calls it once every conversation rested: what reads brought
+// in (a table a conversation was loaded from) would otherwise count in its resident memory
+// until the file is unmapped, which for a table is when a compaction replaces it. What
+// writes touch is dropped as it reaches the disk: a table once written, a log at each sync
+// (the patched ristretto in third_party/ristretto).
+func ReleaseMappedFiles() int { return z.ReleaseMapped() }

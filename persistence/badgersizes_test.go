@@ -133,7 +133,12 @@ func TestSizesTableIsTrue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mib := func(n int) string { return fmt.Sprintf("%d MiB", n>>20) }
+	mib := func(n int) string {
+		if n%(1<<20) != 0 {
+			return fmt.Sprintf("%d KiB", n>>10)
+		}
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
 	want := map[string]string{
 		"memtables":        fmt.Sprintf("| %s, %d (", mib(memTableSize), numMemtables),
 		"value threshold":  fmt.Sprintf("| %d KiB |", valueThreshold>>10),
@@ -187,10 +192,10 @@ func TestReadingTheStoreHoldsLittle(t *testing.T) {
 	}
 	m := s.db.BlockCacheMetrics()
 	held := int64(m.CostAdded()) - int64(m.CostEvicted())
-	const budget = 2 << 20
+	const budget = 512 << 10
 	if held > budget {
-		t.Errorf("reading %d MiB of records left %.1f MiB of blocks in the block cache; the store may hold at most %d MiB",
-			n*size>>20, float64(held)/(1<<20), budget>>20)
+		t.Errorf("reading %d MiB of records left %d KiB of blocks in the block cache; the store may hold at most %d KiB",
+			n*size>>20, held>>10, budget>>10)
 	}
 }
 

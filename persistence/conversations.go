@@ -241,7 +241,12 @@ func (s *Store) Load(id string) (domain.Conversation, []domain.Message, error) {
 		return domain.Conversation{}, nil, fmt.Errorf("load conversation %s: %w", id, err)
 	}
 	defer s.release()
-	return s.load(id)
+	c, msgs, err := s.load(id)
+	// The whole history is now in the caller's memory; the pages of the tables it was read
+	// from go back to the page cache rather than stay in the app's resident memory until
+	// the next rest (ReleaseMappedFiles): a conversation loaded again is read from there.
+	ReleaseMappedFiles()
+	return c, msgs, err
 }
 
 func (s *Store) load(id string) (domain.Conversation, []domain.Message, error) {

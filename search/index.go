@@ -192,24 +192,29 @@ func (x *Index) openReadOnly(full error) (*Index, error) {
 // The index's Badger sizes (issue 43: the app stays open for weeks; the store's, and why
 // Badger's defaults do not suit, are in persistence/badgersizes.go):
 //
-//   - indexMemTable, 4 MiB: Badger holds the mutable memtable as an arena of 1.3 × this for
-//     as long as the index is open. The index writes through write batches, which Badger
-//     cuts into transactions itself, so only one entry must fit one (15% of this, 614 KiB).
-//   - indexValueThreshold, 512 KiB: under that 614 KiB (Badger refuses a threshold over
+//   - indexMemTable, 1 MiB: Badger holds the mutable memtable as an arena of 1.3 × this for
+//     as long as the index is open, resident as it fills, and the Go heap it is counted in
+//     grows by half as much again before a collection (the window runs at GOGC 50): with
+//     4 MiB the open index held 5.7 MiB of the heap, now 1.8 (TestOpenIndexHoldsLittle;
+//     issue 43). The index writes through write batches, which Badger cuts into
+//     transactions itself, so only one entry must fit one (15% of this, 153 KiB); a turn
+//     adds a few KiB, so a memtable still takes a hundred turns before its flush.
+//   - indexValueThreshold, 128 KiB: under that 153 KiB (Badger refuses a threshold over
 //     it); a bigger value (the term list of a chunk of long messages) goes to the value log.
 //   - 2 memtables (one written, one flushing).
-//   - indexBlockCache, 2 MiB: the decompressed blocks (the tables are Snappy-compressed, as
-//     the store's, which needs a block cache) of the posting lists an update or a search
+//   - indexBlockCache, 512 KiB: the decompressed blocks (the tables are Snappy-compressed,
+//     as the store's, which needs a block cache) of the posting lists an update or a search
 //     reads again: the frequent terms' blocks stay, the rest is read from the page cache and
-//     decompressed again. The old 16 MiB filled as the index grew, and stayed full (issue 43;
+//     decompressed again. The cache fills as the index grows and stays full, so its size is
+//     what it holds, counted again by half at GOGC 50 (issue 43: 16 MiB, then 2;
 //     TestIndexReadsHoldLittle).
 //   - no index cache: Badger reads an unencrypted table's index and Bloom filter in place
 //     from the mapped table; only encrypted tables go through that cache.
 //   - 64 MiB value logs: no value comes near, and Badger maps the log it writes.
 const (
-	indexMemTable       = 4 << 20
-	indexValueThreshold = 512 << 10
-	indexBlockCache     = 2 << 20
+	indexMemTable       = 1 << 20
+	indexValueThreshold = 128 << 10
+	indexBlockCache     = 512 << 10
 )
 
 func openDB(dir string, inMemory, readOnly bool) (*badger.DB, error) {

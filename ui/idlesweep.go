@@ -48,7 +48,7 @@ type idleSweep struct {
 	after, free time.Duration
 	timer       *time.Timer
 	// repaint marks the window's canvas for a repaint; giveBack returns the freed memory to
-	// the system (debug.FreeOSMemory). Tests watch both.
+	// the system (giveBackMemory). Tests watch both.
 	repaint  func()
 	giveBack func()
 }
@@ -65,13 +65,20 @@ func (m *MainWindow) armSweep() {
 		// Fyne free the textures of everything in it (every text drawn again from scratch).
 		mark := canvas.NewRectangle(color.Transparent)
 		s.repaint = func() { m.win.Canvas().Refresh(mark) }
-		s.giveBack = debug.FreeOSMemory
+		s.giveBack = giveBackMemory
 	}
 	if s.timer != nil {
 		s.timer.Reset(s.after)
 		return
 	}
 	s.timer = time.AfterFunc(s.after, func() { m.do(m.sweepNow) })
+}
+
+// giveBackMemory returns to the system what the Go heap and the C heap freed: Fyne's
+// renderers are Go objects, the textures of their text are the C side's.
+func giveBackMemory() {
+	debug.FreeOSMemory()
+	trimCHeap()
 }
 
 // sweepNow is the repaint after a quiet spell.

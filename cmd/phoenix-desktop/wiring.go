@@ -437,8 +437,13 @@ func openApp(flags commonFlags, settings llm.Config, log *slog.Logger) (*session
 		// The person's prices (prices.go), over the built-in table.
 		Prices: openPrices(instructions.ConfigDir(), log),
 
-		// Once every conversation rested, the memory they freed goes back to the system.
-		OnAllRested: debug.FreeOSMemory,
+		// Once every conversation rested, the memory they freed goes back to the system, and
+		// the pages of the Badger files their loads read leave the resident memory (they stay
+		// in the page cache).
+		OnAllRested: func() {
+			debug.FreeOSMemory()
+			persistence.ReleaseMappedFiles()
+		},
 	})
 	if err != nil {
 		a.Close()

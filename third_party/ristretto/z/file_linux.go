@@ -20,7 +20,16 @@ func (m *MmapFile) Truncate(maxSz int64) error {
 		return fmt.Errorf("while truncate file: %s, error: %v\n", m.Fd.Name(), err)
 	}
 
-	var err error
-	m.Data, err = mremap(m.Data, int(maxSz)) // Mmap up to max size.
-	return err
+	// The mapping may move: resident.go must know where it is.
+	mappedMu.Lock()
+	defer mappedMu.Unlock()
+	forget(m.Data)
+	data, err := mremap(m.Data, int(maxSz)) // Mmap up to max size.
+	if err != nil {
+		remember(m.Data)
+		return err
+	}
+	m.Data = data
+	remember(m.Data)
+	return nil
 }

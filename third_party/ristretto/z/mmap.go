@@ -12,11 +12,20 @@ import (
 // Mmap uses the mmap system call to memory-map a file. If writable is true,
 // memory protection of the pages is set so that they may be written to as well.
 func Mmap(fd *os.File, writable bool, size int64) ([]byte, error) {
-	return mmap(fd, writable, size)
+	mappedMu.Lock()
+	defer mappedMu.Unlock()
+	b, err := mmap(fd, writable, size)
+	if err == nil {
+		remember(b)
+	}
+	return b, err
 }
 
 // Munmap unmaps a previously mapped slice.
 func Munmap(b []byte) error {
+	mappedMu.Lock()
+	defer mappedMu.Unlock()
+	forget(b)
 	return munmap(b)
 }
 
@@ -27,7 +36,12 @@ func Madvise(b []byte, readahead bool) error {
 	return madvise(b, readahead)
 }
 
-// Msync would call sync on the mmapped data.
+// Msync would call sync on the mmapped data, then drop its pages from the process's
+// resident memory (resident.go): they are on the disk and in the page cache.
 func Msync(b []byte) error {
-	return msync(b)
+	if err := msync(b); err != nil {
+		return err
+	}
+	release(b)
+	return nil
 }
