@@ -9,13 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/custom"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/persistence"
-	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -240,33 +238,14 @@ type sandboxHookRunner struct {
 }
 
 func (s sandboxHookRunner) Run(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
-	dir, err := os.MkdirTemp(s.rt.cfg.TempRoot, "hook-")
-	if err != nil {
-		return 0, fmt.Errorf("create a temp dir for the hook: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	input := filepath.Join(dir, "event.json")
-	if err := os.WriteFile(input, stdin, 0o600); err != nil {
-		return 0, fmt.Errorf("write the hook's event: %w", err)
-	}
-	vars := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); !tools.IsSecret(name) {
-			vars = append(vars, kv)
-		}
-	}
 	// The conversation's own mode, through the one mapping bash uses; a project hook gets no
 	// proxy (it is the project's code, not the person's request).
-	env := tools.Env{Cwd: s.cwd, Mode: s.mode, TempDir: dir}
+	env := tools.Env{Cwd: s.cwd, Mode: s.mode}
 	if s.proxy {
 		env = s.rt.withProxy(s.convID, env)
 	}
-	policy := tools.SandboxPolicy(env)
-	script := "exec <" + shellQuote(input) + "\n" + command
-	return sandbox.Run(ctx, policy, script, sandbox.RunOptions{Dir: s.cwd, Env: custom.Env(vars, s.cwd), Stdout: stdout, Stderr: stderr})
+	return tools.RunHook(ctx, env, s.rt.cfg.TempRoot, command, stdin, func(base []string) []string { return custom.Env(base, s.cwd) }, stdout, stderr)
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // ErrHookRefused wraps the reason a UserPromptSubmit hook refused a message.
 var ErrHookRefused = errors.New("a hook refused the message")
