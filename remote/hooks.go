@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/rpc"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -60,6 +62,17 @@ func (s *Hooks) Read(args ProjectArgs, reply *custom.ProjectHooks) error {
 		return fmt.Errorf("the project's folder %q is not an absolute path", args.Cwd)
 	}
 	*reply = custom.ReadProjectHooks(args.Cwd)
+	return nil
+}
+
+// Exists says whether a path exists here: for a patch's file, whether hooks are told Write
+// (a new file) or Edit. An error to look (other than absence) counts as existing.
+func (s *Hooks) Exists(args ProjectArgs, reply *bool) error {
+	if !filepath.IsAbs(args.Cwd) {
+		return fmt.Errorf("the path %q is not absolute", args.Cwd)
+	}
+	_, err := os.Lstat(args.Cwd)
+	*reply = !errors.Is(err, fs.ErrNotExist)
 	return nil
 }
 
@@ -140,6 +153,16 @@ func (s *Session) ProjectHooks(ctx context.Context, dir string, report func(Stat
 		return c.callAgent(ctx, hooksService+".Read", ProjectArgs{Cwd: dir}, &p)
 	})
 	return p, err
+}
+
+// PathExists says whether path exists on the host, over the live connection (connecting
+// first when there is none, as ProjectHooks does).
+func (s *Session) PathExists(ctx context.Context, path string) (bool, error) {
+	var ok bool
+	err := s.onAgent(ctx, "look for "+path, nil, func(c *Client) error {
+		return c.callAgent(ctx, hooksService+".Exists", ProjectArgs{Cwd: path}, &ok)
+	})
+	return ok, err
 }
 
 // RunHooks runs, on the host, the project hooks of the event in where's folder there, if its

@@ -15,7 +15,8 @@ import (
 // under env's mode (SandboxPolicy, so a mode this code does not know never loosens it), in
 // env.Cwd, with the app's variables less the secrets (environ adds the hook's own). The event
 // is written to a file of a private temp dir made under tempRoot ("" for the system's), which
-// becomes the hook's standard input (sandbox.Run gives commands /dev/null) and env.TempDir.
+// becomes the hook's standard input (sandbox.Run gives commands /dev/null) and env.TempDir
+// (and its working directory when env.Cwd is "").
 // One home for a walled hook's run: a local project's and a remote project's agent on its
 // host run hooks with it.
 func RunHook(ctx context.Context, env Env, tempRoot, command string, stdin []byte, environ func(base []string) []string,
@@ -39,6 +40,10 @@ func RunHook(ctx context.Context, env Env, tempRoot, command string, stdin []byt
 		vars = environ(vars)
 	}
 	env.TempDir = dir
+	if env.Cwd == "" {
+		// No project here (a remote project's person's hook): it runs in its temp dir.
+		env.Cwd = dir
+	}
 	script := "exec <" + shellQuote(input) + "\n" + command
 	return sandbox.Run(ctx, SandboxPolicy(env), script, sandbox.RunOptions{Dir: env.Cwd, Env: vars, Stdout: stdout, Stderr: stderr})
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -30,10 +31,10 @@ func (f *hooksFake) SaveHooks(text string) ([]string, error) {
 	f.text = text
 	return nil, nil
 }
-func (f *hooksFake) ProjectHooks(cwd string) actors.ProjectHooks {
-	return actors.ProjectHooks{Cwd: cwd}
+func (f *hooksFake) ProjectHooks(_ context.Context, host, cwd string) (actors.ProjectHooks, error) {
+	return actors.ProjectHooks{Cwd: cwd, Host: host}, nil
 }
-func (f *hooksFake) AllowProjectHooks(string, string) error { return nil }
+func (f *hooksFake) AllowProjectHooks(context.Context, string, string, string) error { return nil }
 
 // Issue 42: Settings → Hooks shows under which walls each of the person's hooks runs, and
 // its "Runs as me" switch writes runAsMe into the file.
