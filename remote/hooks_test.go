@@ -51,6 +51,14 @@ func TestRemoteProjectHooksRunOnTheHost(t *testing.T) {
 		t.Fatalf("the hooks read there: %+v", read)
 	}
 
+	// A patch's file is looked for there (Write or Edit to a hook).
+	if ok, err := sess.PathExists(ctx, hooksFile); !ok || err != nil {
+		t.Errorf("PathExists(the hooks file there) = %v, %v", ok, err)
+	}
+	if ok, err := sess.PathExists(ctx, filepath.Join(proj, "new.go")); ok || err != nil {
+		t.Errorf("PathExists(a new file) = %v, %v", ok, err)
+	}
+
 	h := custom.OpenHooks(t.TempDir())
 	onHost := func(mode domain.Mode) func(context.Context, custom.Input, string) (custom.ProjectHooks, []custom.Result, error) {
 		return func(ctx context.Context, in custom.Input, approved string) (custom.ProjectHooks, []custom.Result, error) {
