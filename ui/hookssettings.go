@@ -146,6 +146,9 @@ func (p *hooksPanel) drawProject(proj actors.ProjectHooks) {
 	where := p.cwd
 	if p.host != "" {
 		where = p.cwd + " on " + p.host
+		mine := widget.NewLabel(fmt.Sprintf(remoteMineText, p.host))
+		mine.Wrapping = fyne.TextWrapWord
+		p.project.Objects = append(p.project.Objects, mine)
 	}
 	if len(proj.Files) == 0 {
 		p.project.Objects = append(p.project.Objects, widget.NewLabel("The project in "+where+" has no hooks."))
@@ -209,6 +212,9 @@ func (p *hooksPanel) allowProject() {
 		})
 	}()
 }
+
+// remoteMineText says where the person's hooks run for a conversation on another machine.
+const remoteMineText = "This conversation's project is on %s: your hooks run on this machine, where their programs are, in an empty temporary folder ($PHOENIX_REMOTE_HOST and $CLAUDE_PROJECT_DIR name the machine and the folder there); without \"Runs as me\" they read this machine but write nothing and have no network. The project's hooks run there."
 
 // runAsMeLabel is the switch's words: what "runs as me" means, and what protects it.
 const runAsMeLabel = "Runs as me: outside the walls, with my files, keys and network — refused once the agent has changed what it runs"
