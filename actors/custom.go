@@ -205,17 +205,9 @@ func (r *Runtime) AllowProjectHooks(ctx context.Context, host, cwd, fingerprint 
 }
 
 // runHooks runs the hooks of one event and shows what they did in the conversation's
-// transcript. mode is the conversation's, under which project hooks run. A conversation whose
-// project is on another machine has its project's hooks run there (hooks_remote.go).
-func (r *Runtime) runHooks(ctx context.Context, convID string, mode domain.Mode, in custom.Input) custom.Outcome {
-	if r.cfg.Hooks == nil {
-		return custom.Outcome{}
-	}
-	return r.runHooksOn(ctx, convID, r.convHost(convID), mode, in)
-}
-
-// runHooksOn is runHooks for a conversation whose host is known.
-func (r *Runtime) runHooksOn(ctx context.Context, convID, host string, mode domain.Mode, in custom.Input) custom.Outcome {
+// transcript. mode is the conversation's, under which project hooks run; host is the
+// project's machine, "" for this one: a remote project's hooks run there (hooks_remote.go).
+func (r *Runtime) runHooks(ctx context.Context, convID, host string, mode domain.Mode, in custom.Input) custom.Outcome {
 	if r.cfg.Hooks == nil {
 		return custom.Outcome{}
 	}
@@ -291,7 +283,7 @@ func (r *Runtime) promptHooks(ctx context.Context, id, text string) (string, err
 		if conv.NextSeq == 0 {
 			source = "startup"
 		}
-		out := r.runHooksOn(ctx, id, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.SessionStart, Source: source})
+		out := r.runHooks(ctx, id, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.SessionStart, Source: source})
 		if out.Context != "" {
 			text += "\n\n[Added by a hook at the start of the session]\n" + out.Context
 		}
@@ -299,7 +291,7 @@ func (r *Runtime) promptHooks(ctx context.Context, id, text string) (string, err
 	if !r.hasHooks(custom.UserPromptSubmit, conv.Host, conv.Cwd) {
 		return text, nil
 	}
-	out := r.runHooksOn(ctx, id, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.UserPromptSubmit, Prompt: text})
+	out := r.runHooks(ctx, id, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.UserPromptSubmit, Prompt: text})
 	if out.Blocked {
 		return text, fmt.Errorf("%w: %s", ErrHookRefused, out.Reason)
 	}
@@ -381,7 +373,7 @@ func (h *callHooks) pre() (domain.ToolResult, bool) {
 	if !h.rt.hasHooks(custom.PreToolUse, h.host, h.cwd) {
 		return domain.ToolResult{}, false
 	}
-	out := h.rt.runHooksOn(h.ctx, h.convID, h.host, h.mode, custom.Input{Cwd: h.cwd, HookEventName: custom.PreToolUse,
+	out := h.rt.runHooks(h.ctx, h.convID, h.host, h.mode, custom.Input{Cwd: h.cwd, HookEventName: custom.PreToolUse,
 		ToolName: h.call.Name, ToolAliases: h.tool(), ToolUseID: h.call.ID, ToolInput: toolInput(h.call, h.cwd)})
 	if !out.Blocked {
 		return domain.ToolResult{}, false
@@ -408,7 +400,7 @@ func (h *callHooks) post(res domain.ToolResult) domain.ToolResult {
 	} else {
 		in.ToolResponse, _ = json.Marshal(map[string]any{"outcome": res.Outcome, "content": res.Content})
 	}
-	out := h.rt.runHooksOn(h.ctx, h.convID, h.host, h.mode, in)
+	out := h.rt.runHooks(h.ctx, h.convID, h.host, h.mode, in)
 	if out.Blocked {
 		res.Content += "\n\n[A hook the person set up says about this result]\n" + out.Reason
 	}
@@ -479,7 +471,7 @@ func (a *conversationActor) turnHooks(was domain.State) {
 			conv = parent
 		}
 		if a.rt.hasHooks(ev, conv.Host, conv.Cwd) {
-			a.rt.runHooksOn(ctx, conv.ID, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: ev, StopHookActive: &f})
+			a.rt.runHooks(ctx, conv.ID, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: ev, StopHookActive: &f})
 		}
 	})
 }
@@ -499,7 +491,7 @@ func (a *conversationActor) compactHooks() func(context.Context) {
 	conv := a.conv
 	return func(ctx context.Context) {
 		if a.rt.hasHooks(custom.PreCompact, conv.Host, conv.Cwd) {
-			a.rt.runHooksOn(ctx, conv.ID, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.PreCompact, Trigger: trigger})
+			a.rt.runHooks(ctx, conv.ID, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.PreCompact, Trigger: trigger})
 		}
 	}
 }
@@ -523,7 +515,7 @@ func (r *Runtime) sessionEndHooks(id, reason string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), endHookWait)
 	defer cancel()
-	r.runHooksOn(ctx, id, sess.host, mode, custom.Input{Cwd: sess.cwd, HookEventName: custom.SessionEnd, Reason: reason})
+	r.runHooks(ctx, id, sess.host, mode, custom.Input{Cwd: sess.cwd, HookEventName: custom.SessionEnd, Reason: reason})
 }
 
 // endHookWait bounds how long closing the app or deleting a conversation waits for its
@@ -538,7 +530,7 @@ func (a *conversationActor) approvalHooks(reason string) {
 	conv := a.conv
 	a.rt.goHooks(func(ctx context.Context) {
 		if a.rt.hasHooks(custom.PermissionRequest, conv.Host, conv.Cwd) {
-			a.rt.runHooksOn(ctx, conv.ID, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.PermissionRequest,
+			a.rt.runHooks(ctx, conv.ID, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.PermissionRequest,
 				ToolName: domain.ToolRequestModeUpgrade, Message: reason})
 		}
 	})
