@@ -165,15 +165,34 @@ func (s *Session) PathExists(ctx context.Context, path string) (bool, error) {
 	return ok, err
 }
 
+// hookConnectWait bounds how long an event waits for a connection to the host before its
+// project hooks are said not to have run: a message, a think call or a turn's end must not
+// wait through a dead host's whole backoff. The connection goes on being made for the calls
+// that follow (connectFor).
+const hookConnectWait = 10 * time.Second
+
 // RunHooks runs, on the host, the project hooks of the event in where's folder there, if its
 // files still hold the approved configuration; it returns what they hold and the hooks'
 // results. report hears how connecting goes, as for Run.
 func (s *Session) RunHooks(ctx context.Context, where Call, approved string, in custom.Input, report func(Status)) (custom.ProjectHooks, []custom.Result, error) {
-	var reply HookRunReply
-	err := s.onAgent(ctx, "run the project's hooks", report, func(c *Client) error {
-		var err error
-		reply, err = c.runHooks(ctx, HookRunArgs{Cwd: where.Cwd, Mode: string(where.Mode), Approved: approved, Input: in})
-		return err
-	})
+	wait, cancel := context.WithTimeout(ctx, hookConnectWait)
+	c, err := s.connectFor(wait, report)
+	cancel()
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return custom.ProjectHooks{}, nil, fmt.Errorf("stopped while connecting to %s; the project's hooks did not run", s.opts.Destination)
+	case errors.Is(err, ErrSessionClosed):
+		return custom.ProjectHooks{}, nil, fmt.Errorf("the connection to %s is closed, so the project's hooks did not run", s.opts.Destination)
+	case errors.Is(err, context.DeadlineExceeded):
+		return custom.ProjectHooks{}, nil, fmt.Errorf("%s could not be reached within %s, so the project's hooks did not run; Phoenix goes on connecting", s.opts.Destination, hookConnectWait)
+	default:
+		return custom.ProjectHooks{}, nil, fmt.Errorf("could not reach %s, so the project's hooks did not run: %w", s.opts.Destination, err)
+	}
+	reply, err := c.runHooks(ctx, HookRunArgs{Cwd: where.Cwd, Mode: string(where.Mode), Approved: approved, Input: in})
+	if errors.Is(err, ErrConnectionLost) {
+		s.lost(c, err)
+		return custom.ProjectHooks{}, nil, fmt.Errorf("the connection to %s was lost while the project's hooks ran, so they were stopped there: %w", s.opts.Destination, err)
+	}
 	return reply.Project, reply.Results, err
 }

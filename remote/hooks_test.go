@@ -167,6 +167,33 @@ func TestRemoteProjectHooksRunOnTheHost(t *testing.T) {
 		t.Fatal("Stop did not end the hook's run on the host")
 	}
 	waitFor(t, func() bool { return !hasProcess(s, "sleep 60") })
+
+	// The connection drops while a hook runs there: a result that says so within seconds,
+	// the hook killed there with the agent; the next event reconnects.
+	go func() {
+		done <- h.Run(ctx, hookEvent(proj, "ls"), custom.Runners{Host: s.Dest, OnHost: onHost(domain.ModeProject)})
+	}()
+	waitFor(t, func() bool { return hasProcess(s, "sleep 60") })
+	killMaster(t, s)
+	select {
+	case out := <-done:
+		if len(out.Results) != 1 || !strings.Contains(out.Results[0].Line(), "was lost while the project's hooks ran") {
+			t.Errorf("a hook whose connection dropped: %+v", out)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a dropped connection did not end the hook's run within 10 s")
+	}
+	waitFor(t, func() bool { return !hasProcess(s, "sleep 60") })
+	writeAs(t, s, hooksFile, `{"hooks": {"PreToolUse": [{"hooks": [{"command": "echo back"}]}]}}`, 0o644)
+	if fresh, err = now(); err != nil {
+		t.Fatalf("reading again after the drop: %v", err)
+	}
+	if err := h.AllowProjectOn(s.Dest, proj, fresh.Fingerprint, now); err != nil {
+		t.Fatal(err)
+	}
+	if out := run(s.Dest, domain.ModeProject, "ls"); len(out.Results) != 1 || strings.TrimSpace(out.Results[0].Stdout) != "back" {
+		t.Errorf("after the reconnection: %+v", out)
+	}
 	sess.Close()
 	s.WaitNoProcesses(t)
 }
