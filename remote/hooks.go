@@ -156,12 +156,19 @@ func (s *Session) ProjectHooks(ctx context.Context, dir string, report func(Stat
 }
 
 // PathExists says whether path exists on the host, over the live connection (connecting
-// first when there is none, as ProjectHooks does).
+// first when there is none, waiting at most hookConnectWait as RunHooks does).
 func (s *Session) PathExists(ctx context.Context, path string) (bool, error) {
+	wait, cancel := context.WithTimeout(ctx, hookConnectWait)
+	c, err := s.connectFor(wait, nil)
+	cancel()
+	if err != nil {
+		return false, fmt.Errorf("could not reach %s to look for %s: %w", s.opts.Destination, path, err)
+	}
 	var ok bool
-	err := s.onAgent(ctx, "look for "+path, nil, func(c *Client) error {
-		return c.callAgent(ctx, hooksService+".Exists", ProjectArgs{Cwd: path}, &ok)
-	})
+	err = c.callAgent(ctx, hooksService+".Exists", ProjectArgs{Cwd: path}, &ok)
+	if errors.Is(err, ErrConnectionLost) {
+		s.lost(c, err)
+	}
 	return ok, err
 }
 
