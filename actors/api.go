@@ -249,9 +249,12 @@ type Runtime struct {
 	// recorded: after the first write it never changes, so later calls skip the store.
 	hookBaselined sync.Map
 	// sessions holds the conversations whose hook session started in this process (id →
-	// working directory): SessionStart ran before their first message, SessionEnd runs
+	// hookSession: its host and folder): SessionStart ran before their first message, SessionEnd runs
 	// when they are deleted or the app closes.
 	sessions sync.Map
+	// remoteHookState holds, by custom.ApprovalKey, what a remote project's hook files held
+	// when last read there (hooks_remote.go): an event asks the host only while they may run.
+	remoteHookState sync.Map
 	// hookRuns counts the turn-end and approval hooks running (goHooks), which Shutdown
 	// lets finish.
 	hookRuns sync.WaitGroup

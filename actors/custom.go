@@ -9,13 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/phoenix-desktop/phoenix/custom"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/persistence"
-	"github.com/phoenix-desktop/phoenix/sandbox"
 	"github.com/phoenix-desktop/phoenix/tools"
 )
 
@@ -183,36 +181,50 @@ func (r *Runtime) SaveHooks(text string) ([]string, error) {
 	return r.cfg.Hooks.SavePerson(text)
 }
 
-// ProjectHooks lists what a working directory's hook files offer.
-func (r *Runtime) ProjectHooks(cwd string) ProjectHooks {
-	return r.cfg.Hooks.Project(cwd)
+// ProjectHooks lists what a working directory's hook files offer, on host ("" for this
+// machine: a remote project's are read there, through its agent), and whether the person
+// allowed exactly them for that folder on that machine.
+func (r *Runtime) ProjectHooks(ctx context.Context, host, cwd string) (ProjectHooks, error) {
+	if r.cfg.Hooks == nil {
+		return ProjectHooks{Cwd: cwd, Host: host}, errNoHooks
+	}
+	return r.readProjectHooks(ctx, host, cwd)
 }
 
 // AllowProjectHooks records the person's approval of exactly the configuration they were
-// shown (its fingerprint); a changed configuration is refused with custom.ErrHooksChanged.
-func (r *Runtime) AllowProjectHooks(cwd, fingerprint string) error {
+// shown (its fingerprint) for the folder cwd on host ("" for this machine); a configuration
+// changed since — read again, on the host for a remote one — is refused with
+// custom.ErrHooksChanged.
+func (r *Runtime) AllowProjectHooks(ctx context.Context, host, cwd, fingerprint string) error {
 	if r.cfg.Hooks == nil {
-		return errors.New("hooks are off in this session")
+		return errNoHooks
 	}
-	return r.cfg.Hooks.AllowProject(cwd, fingerprint)
+	return r.cfg.Hooks.AllowProjectOn(host, cwd, fingerprint, func() (ProjectHooks, error) {
+		return r.readProjectHooks(ctx, host, cwd)
+	})
 }
 
 // runHooks runs the hooks of one event and shows what they did in the conversation's
-// transcript. mode is the conversation's, under which project hooks run.
-func (r *Runtime) runHooks(ctx context.Context, convID string, mode domain.Mode, in custom.Input) custom.Outcome {
-	if r.cfg.Hooks == nil || r.remoteConv(convID) {
+// transcript. mode is the conversation's, under which project hooks run; host is the
+// project's machine, "" for this one: a remote project's hooks run there (hooks_remote.go).
+func (r *Runtime) runHooks(ctx context.Context, convID, host string, mode domain.Mode, in custom.Input) custom.Outcome {
+	if r.cfg.Hooks == nil {
 		return custom.Outcome{}
 	}
 	in.SessionID, in.PermissionMode = convID, string(mode)
 	if in.ToolName != "" && in.ToolAliases == nil {
 		in.ToolAliases = toolAliases[in.ToolName]
 	}
-	out := r.cfg.Hooks.Run(ctx, in, custom.Runners{
+	rs := custom.Runners{
 		Walled:  sandboxHookRunner{rt: r, convID: convID, cwd: in.Cwd, mode: mode, proxy: true},
 		Project: sandboxHookRunner{rt: r, convID: convID, cwd: in.Cwd, mode: mode},
 		AsMe:    custom.PersonRunner{Dir: in.Cwd, Env: custom.Env(os.Environ(), in.Cwd)},
 		Guard:   r.hookGuard(convID, in.Cwd),
-	})
+	}
+	if host != "" {
+		rs = r.remoteHookRunners(convID, host, mode, in.Cwd)
+	}
+	out := r.cfg.Hooks.Run(ctx, in, rs)
 	for _, n := range out.Notices {
 		r.publish(Notice{ConvID: convID, Level: NoticeWarning, Text: "Hooks: " + n})
 	}
@@ -240,33 +252,14 @@ type sandboxHookRunner struct {
 }
 
 func (s sandboxHookRunner) Run(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
-	dir, err := os.MkdirTemp(s.rt.cfg.TempRoot, "hook-")
-	if err != nil {
-		return 0, fmt.Errorf("create a temp dir for the hook: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	input := filepath.Join(dir, "event.json")
-	if err := os.WriteFile(input, stdin, 0o600); err != nil {
-		return 0, fmt.Errorf("write the hook's event: %w", err)
-	}
-	vars := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); !tools.IsSecret(name) {
-			vars = append(vars, kv)
-		}
-	}
 	// The conversation's own mode, through the one mapping bash uses; a project hook gets no
 	// proxy (it is the project's code, not the person's request).
-	env := tools.Env{Cwd: s.cwd, Mode: s.mode, TempDir: dir}
+	env := tools.Env{Cwd: s.cwd, Mode: s.mode}
 	if s.proxy {
 		env = s.rt.withProxy(s.convID, env)
 	}
-	policy := tools.SandboxPolicy(env)
-	script := "exec <" + shellQuote(input) + "\n" + command
-	return sandbox.Run(ctx, policy, script, sandbox.RunOptions{Dir: s.cwd, Env: custom.Env(vars, s.cwd), Stdout: stdout, Stderr: stderr})
+	return tools.RunHook(ctx, env, s.rt.cfg.TempRoot, command, stdin, func(base []string) []string { return custom.Env(base, s.cwd) }, stdout, stderr)
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // ErrHookRefused wraps the reason a UserPromptSubmit hook refused a message.
 var ErrHookRefused = errors.New("a hook refused the message")
@@ -285,20 +278,20 @@ func (r *Runtime) promptHooks(ctx context.Context, id, text string) (string, err
 		// An unknown conversation is Send's to report.
 		return text, nil
 	}
-	if _, started := r.sessions.LoadOrStore(id, conv.Cwd); !started && r.cfg.Hooks.Has(custom.SessionStart, conv.Cwd) {
+	if _, started := r.sessions.LoadOrStore(id, hookSession{host: conv.Host, cwd: conv.Cwd}); !started && r.hasHooks(custom.SessionStart, conv.Host, conv.Cwd) {
 		source := "resume"
 		if conv.NextSeq == 0 {
 			source = "startup"
 		}
-		out := r.runHooks(ctx, id, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.SessionStart, Source: source})
+		out := r.runHooks(ctx, id, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.SessionStart, Source: source})
 		if out.Context != "" {
 			text += "\n\n[Added by a hook at the start of the session]\n" + out.Context
 		}
 	}
-	if !r.cfg.Hooks.Has(custom.UserPromptSubmit, conv.Cwd) {
+	if !r.hasHooks(custom.UserPromptSubmit, conv.Host, conv.Cwd) {
 		return text, nil
 	}
-	out := r.runHooks(ctx, id, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.UserPromptSubmit, Prompt: text})
+	out := r.runHooks(ctx, id, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.UserPromptSubmit, Prompt: text})
 	if out.Blocked {
 		return text, fmt.Errorf("%w: %s", ErrHookRefused, out.Reason)
 	}
@@ -308,62 +301,106 @@ func (r *Runtime) promptHooks(ctx context.Context, id, text string) (string, err
 	return text, nil
 }
 
-// hookTool is the call's names for hooks: other agents' names, the one its author most
-// likely used first — for a patch Write when it creates the file, Edit when it changes one
-// (looked at once, before the call runs, so PostToolUse names it the same).
-func (w *toolRunActor) hookTool() []string {
-	if w.hookAliases != nil {
-		return w.hookAliases
-	}
-	w.hookAliases = toolAliases[w.call.Name]
-	if w.call.Name == domain.ToolPatch {
-		if p := patchPath(w.call, w.env.Cwd); p != "" {
-			if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-				w.hookAliases = []string{"Write", "Edit", "MultiEdit", "apply_patch"}
-			}
-		}
-	}
-	if w.hookAliases == nil {
-		w.hookAliases = []string{}
-	}
-	return w.hookAliases
+// callHooks runs the tool hooks of one call on its worker's goroutine: a local tool's
+// (toolRunActor) and a remote one's (remoteToolActor) alike.
+type callHooks struct {
+	rt     *Runtime
+	ctx    context.Context
+	convID string
+	// host is the project's machine ("" for this one); cwd and mode the conversation's.
+	host string
+	cwd  string
+	mode domain.Mode
+	call domain.ToolCall
+	// aliases are the call's names for hooks, fixed before it runs (tool).
+	aliases []string
 }
 
-// preToolHooks runs the PreToolUse hooks on the tool worker's goroutine; refused is a result
-// that tells the model why the call did not run.
-func (w *toolRunActor) preToolHooks() (domain.ToolResult, bool) {
-	if !w.rt.cfg.Hooks.Has(custom.PreToolUse, w.env.Cwd) {
+// hooks is the call's tool hooks; the host is looked up only where remote projects can be.
+func (w *toolRunActor) hooks() *callHooks {
+	if w.callHooks == nil {
+		host := ""
+		if w.rt.cfg.Remote != nil && w.rt.cfg.Hooks != nil {
+			host = w.rt.convHost(w.convID)
+		}
+		w.callHooks = &callHooks{rt: w.rt, ctx: w.ctx, convID: w.convID, host: host, cwd: w.env.Cwd, mode: w.env.Mode, call: w.call}
+	}
+	return w.callHooks
+}
+
+func (w *toolRunActor) preToolHooks() (domain.ToolResult, bool) { return w.hooks().pre() }
+func (w *toolRunActor) postToolHooks(res domain.ToolResult) domain.ToolResult {
+	return w.hooks().post(res)
+}
+
+// tool is the call's names for hooks: other agents' names, the one its author most likely
+// used first — for a patch Write when it creates the file, Edit when it changes one (looked
+// at once, before the call runs, so PostToolUse names it the same; on the project's host for
+// a remote one, Edit when the host cannot say).
+func (h *callHooks) tool() []string {
+	if h.aliases != nil {
+		return h.aliases
+	}
+	h.aliases = toolAliases[h.call.Name]
+	if h.call.Name == domain.ToolPatch {
+		if p := patchPath(h.call, h.cwd); p != "" && !h.exists(p) {
+			h.aliases = []string{"Write", "Edit", "MultiEdit", "apply_patch"}
+		}
+	}
+	if h.aliases == nil {
+		h.aliases = []string{}
+	}
+	return h.aliases
+}
+
+// exists says whether path exists where the project is (an error counts as existing).
+func (h *callHooks) exists(path string) bool {
+	if h.host == "" {
+		_, err := os.Stat(path)
+		return !errors.Is(err, fs.ErrNotExist)
+	}
+	rh, ok := h.rt.cfg.Remote.(RemoteHooks)
+	if !ok {
+		return true
+	}
+	ok, err := rh.PathExists(h.ctx, h.host, path)
+	return ok || err != nil
+}
+
+// pre runs the PreToolUse hooks; refused is a result that tells the model why the call did
+// not run.
+func (h *callHooks) pre() (domain.ToolResult, bool) {
+	if !h.rt.hasHooks(custom.PreToolUse, h.host, h.cwd) {
 		return domain.ToolResult{}, false
 	}
-	out := w.rt.runHooks(w.ctx, w.convID, w.env.Mode, custom.Input{Cwd: w.env.Cwd, HookEventName: custom.PreToolUse,
-		ToolName: w.call.Name, ToolAliases: w.hookTool(), ToolUseID: w.call.ID, ToolInput: toolInput(w.call, w.env.Cwd)})
+	out := h.rt.runHooks(h.ctx, h.convID, h.host, h.mode, custom.Input{Cwd: h.cwd, HookEventName: custom.PreToolUse,
+		ToolName: h.call.Name, ToolAliases: h.tool(), ToolUseID: h.call.ID, ToolInput: toolInput(h.call, h.cwd)})
 	if !out.Blocked {
 		return domain.ToolResult{}, false
 	}
-	return domain.ToolResult{CallID: w.call.ID, Name: w.call.Name, Outcome: domain.OutcomeError,
+	return domain.ToolResult{CallID: h.call.ID, Name: h.call.Name, Outcome: domain.OutcomeError,
 		Content: "A hook the person set up refused this call, so it did not run: " + out.Reason +
 			"\nDo not retry it as it is; take another approach or ask the person."}, true
 }
 
-// postToolHooks runs the PostToolUse hooks with the result, or the PostToolUseFailure hooks
-// with the error of a call that failed; what they say for the model is added to the
-// result's content.
-func (w *toolRunActor) postToolHooks(res domain.ToolResult) domain.ToolResult {
+// post runs the PostToolUse hooks with the result, or the PostToolUseFailure hooks with the
+// error of a call that failed; what they say for the model is added to the result's content.
+func (h *callHooks) post(res domain.ToolResult) domain.ToolResult {
 	ev := custom.PostToolUse
 	if res.Outcome == domain.OutcomeError {
 		ev = custom.PostToolUseFailure
 	}
-	if res.Outcome == domain.OutcomeCancelled || !w.rt.cfg.Hooks.Has(ev, w.env.Cwd) {
+	if res.Outcome == domain.OutcomeCancelled || !h.rt.hasHooks(ev, h.host, h.cwd) {
 		return res
 	}
-	in := custom.Input{Cwd: w.env.Cwd, HookEventName: ev, ToolName: w.call.Name, ToolAliases: w.hookTool(),
-		ToolUseID: w.call.ID, ToolInput: toolInput(w.call, w.env.Cwd)}
+	in := custom.Input{Cwd: h.cwd, HookEventName: ev, ToolName: h.call.Name, ToolAliases: h.tool(),
+		ToolUseID: h.call.ID, ToolInput: toolInput(h.call, h.cwd)}
 	if ev == custom.PostToolUseFailure {
 		in.Error = res.Content
 	} else {
 		in.ToolResponse, _ = json.Marshal(map[string]any{"outcome": res.Outcome, "content": res.Content})
 	}
-	out := w.rt.runHooks(w.ctx, w.convID, w.env.Mode, in)
+	out := h.rt.runHooks(h.ctx, h.convID, h.host, h.mode, in)
 	if out.Blocked {
 		res.Content += "\n\n[A hook the person set up says about this result]\n" + out.Reason
 	}
@@ -433,8 +470,8 @@ func (a *conversationActor) turnHooks(was domain.State) {
 			}
 			conv = parent
 		}
-		if a.rt.cfg.Hooks.Has(ev, conv.Cwd) {
-			a.rt.runHooks(ctx, conv.ID, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: ev, StopHookActive: &f})
+		if a.rt.hasHooks(ev, conv.Host, conv.Cwd) {
+			a.rt.runHooks(ctx, conv.ID, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: ev, StopHookActive: &f})
 		}
 	})
 }
@@ -453,8 +490,8 @@ func (a *conversationActor) compactHooks() func(context.Context) {
 	}
 	conv := a.conv
 	return func(ctx context.Context) {
-		if a.rt.cfg.Hooks.Has(custom.PreCompact, conv.Cwd) {
-			a.rt.runHooks(ctx, conv.ID, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.PreCompact, Trigger: trigger})
+		if a.rt.hasHooks(custom.PreCompact, conv.Host, conv.Cwd) {
+			a.rt.runHooks(ctx, conv.ID, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.PreCompact, Trigger: trigger})
 		}
 	}
 }
@@ -463,8 +500,13 @@ func (a *conversationActor) compactHooks() func(context.Context) {
 // process: "clear" when it is deleted, "other" when the app closes. It waits for them, at
 // most endHookWait.
 func (r *Runtime) sessionEndHooks(id, reason string) {
-	cwd, started := r.sessions.LoadAndDelete(id)
-	if r.cfg.Hooks == nil || !started || !r.cfg.Hooks.Has(custom.SessionEnd, cwd.(string)) {
+	v, started := r.sessions.LoadAndDelete(id)
+	if r.cfg.Hooks == nil || !started {
+		return
+	}
+	// Where the session started: a deleted conversation is no longer in the store to say.
+	sess := v.(hookSession)
+	if !r.hasHooks(custom.SessionEnd, sess.host, sess.cwd) {
 		return
 	}
 	mode := domain.ModeRestricted
@@ -473,7 +515,7 @@ func (r *Runtime) sessionEndHooks(id, reason string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), endHookWait)
 	defer cancel()
-	r.runHooks(ctx, id, mode, custom.Input{Cwd: cwd.(string), HookEventName: custom.SessionEnd, Reason: reason})
+	r.runHooks(ctx, id, sess.host, mode, custom.Input{Cwd: sess.cwd, HookEventName: custom.SessionEnd, Reason: reason})
 }
 
 // endHookWait bounds how long closing the app or deleting a conversation waits for its
@@ -487,8 +529,8 @@ func (a *conversationActor) approvalHooks(reason string) {
 	}
 	conv := a.conv
 	a.rt.goHooks(func(ctx context.Context) {
-		if a.rt.cfg.Hooks.Has(custom.PermissionRequest, conv.Cwd) {
-			a.rt.runHooks(ctx, conv.ID, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.PermissionRequest,
+		if a.rt.hasHooks(custom.PermissionRequest, conv.Host, conv.Cwd) {
+			a.rt.runHooks(ctx, conv.ID, conv.Host, conv.Mode, custom.Input{Cwd: conv.Cwd, HookEventName: custom.PermissionRequest,
 				ToolName: domain.ToolRequestModeUpgrade, Message: reason})
 		}
 	})

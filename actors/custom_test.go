@@ -66,11 +66,11 @@ func TestHookRefusesRmAndTheModelSeesWhy(t *testing.T) {
 	h := newHarness(t, withHooks(cfgDir))
 	projectFixture(t, h.cwd)
 	writeFile(t, filepath.Join(h.cwd, "build", "out.o"), "object")
-	p := h.rt.ProjectHooks(h.cwd)
+	p, _ := h.rt.ProjectHooks(context.Background(), "", h.cwd)
 	if p.Allowed || len(p.Files) != 1 {
 		t.Fatalf("project hooks = %+v", p)
 	}
-	if err := h.rt.AllowProjectHooks(h.cwd, p.Fingerprint); err != nil {
+	if err := h.rt.AllowProjectHooks(context.Background(), "", h.cwd, p.Fingerprint); err != nil {
 		t.Fatal(err)
 	}
 	c := h.create(NewConversation{})
@@ -141,7 +141,8 @@ func TestProjectHookDoesNotRunBeforeApproval(t *testing.T) {
 	if !told {
 		t.Fatalf("the person was not told of the waiting hooks: %+v", notices)
 	}
-	if err := h.rt.AllowProjectHooks(h.cwd, h.rt.ProjectHooks(h.cwd).Fingerprint); err != nil {
+	proj, _ := h.rt.ProjectHooks(context.Background(), "", h.cwd)
+	if err := h.rt.AllowProjectHooks(context.Background(), "", h.cwd, proj.Fingerprint); err != nil {
 		t.Fatal(err)
 	}
 	_, hooks, _ = h.turnEvents(c.ID, "bash: echo two")

@@ -74,8 +74,8 @@ func (a *conversationActor) runsRemotely(call domain.ToolCall) bool {
 // remoteToolActor runs one call of a remote conversation on its host. The runner itself
 // carries Stop across (one cancel to the remote process group) and reports a dropped
 // connection as the call's error. A call that can change files is checkpointed as a local
-// one is, in the shadow repository on the host; nothing of this machine's hooks or proxy
-// applies to a project that is not here.
+// one is, in the shadow repository on the host; its tool hooks run as a local call's, the
+// project's on the host (hooks_remote.go); this machine's proxy does not apply.
 type remoteToolActor struct {
 	rt     *Runtime
 	convID string
@@ -120,6 +120,10 @@ func (w *remoteToolActor) run() (res domain.ToolResult, complete func()) {
 	case domain.IsMCPTool(call.Name) && w.mcp.servers == nil:
 		return fail("The MCP servers of this conversation could not be used, so " + call.Name + " cannot run: " + w.mcp.why), nil
 	}
+	hooks := &callHooks{rt: w.rt, ctx: w.ctx, convID: w.convID, host: w.host, cwd: w.call.Cwd, mode: w.call.Mode, call: call}
+	if refused, ok := hooks.pre(); ok {
+		return refused, nil
+	}
 	if w.ckpt != nil {
 		// Connected first, the person seeing "Connecting to host…": the snapshot before the
 		// call is taken there, and a host that cannot be reached is tried once, not twice.
@@ -147,7 +151,7 @@ func (w *remoteToolActor) run() (res domain.ToolResult, complete func()) {
 			return fail("The image could not be saved: " + err.Error()), complete
 		}
 	}
-	return out.Result(call), complete
+	return hooks.post(out.Result(call)), complete
 }
 
 // notice shows how connecting to the host goes ("Reconnecting to host…").
@@ -219,11 +223,4 @@ func (r *Runtime) continuedHost(p NewConversation) string {
 		return src.Host
 	}
 	return ""
-}
-
-// remoteConv says whether a conversation's project is on another machine: the person's hooks
-// run here in the project's folder, which is not here, so none runs for it (issue 37).
-func (r *Runtime) remoteConv(id string) bool {
-	c, err := r.cfg.Store.Get(id)
-	return err == nil && c.Host != ""
 }

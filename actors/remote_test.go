@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/phoenix-desktop/phoenix/custom"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/mcp"
@@ -168,38 +169,128 @@ func TestRemoteConversationForkAndContinuationKeepTheHost(t *testing.T) {
 	}
 }
 
-// The person's hooks run here, in the project's folder, which a remote project does not have
-// here: they are not run for it (issue 37), and Reload instructions reads nothing here.
-func TestRemoteConversationRunsNoHooksHere(t *testing.T) {
-	cfgDir := t.TempDir()
-	writeFile(t, filepath.Join(cfgDir, "hooks.json"), `{"hooks":{"UserPromptSubmit":[{"hooks":[{"command":"echo 'no prompts today' >&2; exit 2"}]}]}}`)
-	r := &hostRunner{started: make(chan struct{})}
-	h := newHarness(t, withHooks(cfgDir), withRemote(r))
-	local := h.create(NewConversation{})
-	if err := h.rt.Send(context.Background(), local.ID, "hello", nil); !errors.Is(err, ErrHookRefused) {
-		t.Fatalf("the hook did not run for a local conversation: %v", err)
+// hooksHost is a host whose agent reads and runs its projects' hooks (the real one does it
+// there: remote.TestRemoteProjectHooksRunOnTheHost): its project holds one PreToolUse hook
+// that refuses every call, which "runs" only when the app sends the fingerprint the person
+// approved for that host.
+type hooksHost struct {
+	*hostRunner
+	proj custom.ProjectHooks
+	// runs records host, approved fingerprint and event of each RunProjectHooks.
+	runs []string
+}
+
+func newHooksHost(cwd string) *hooksHost {
+	cfg, _, _ := custom.ParseConfig([]byte(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"command":"exit 2"}]}]}}`))
+	h := &hooksHost{hostRunner: &hostRunner{started: make(chan struct{})},
+		proj: custom.ProjectHooks{Cwd: cwd, Files: []string{".phoenix/hooks.json"}, Config: cfg}}
+	h.proj.Fingerprint = custom.OpenHooks("").Judge("x", h.proj).Fingerprint
+	return h
+}
+
+func (h *hooksHost) ProjectHooks(_ context.Context, host, dir string, _ func(string)) (ProjectHooks, error) {
+	p := h.proj
+	p.Cwd = dir
+	return p, nil
+}
+
+func (h *hooksHost) RunProjectHooks(_ context.Context, host string, mode domain.Mode, approved string, in custom.Input, _ func(string)) (ProjectHooks, []custom.Result, error) {
+	h.mu.Lock()
+	h.runs = append(h.runs, host+" "+approved+" "+string(in.HookEventName))
+	h.mu.Unlock()
+	p := h.proj
+	p.Cwd = in.Cwd
+	if approved != h.proj.Fingerprint || in.HookEventName != custom.PreToolUse || in.ToolName != domain.ToolBash {
+		return p, nil, nil
 	}
-	c := h.create(NewConversation{Cwd: "/srv/p", Host: "me@box"})
+	return p, []custom.Result{{Event: in.HookEventName, Command: "exit 2", Project: true, Exit: 2, Blocked: true,
+		Reason: "refused on " + host + " in " + string(mode)}}, nil
+}
+
+func (h *hooksHost) PathExists(context.Context, string, string) (bool, error) { return true, nil }
+
+func (h *hooksHost) runsSeen() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.runs)
+}
+
+// TestRemoteProjectHooksRunOnTheirHostAndPersonsHere: a remote conversation's project hooks are
+// the host's, run there once the person approved them for that host — an approval of the same
+// folder here or on another host does not count, and hooks in a folder of the same path here
+// never run — while the person's own hooks run here, in a private temp dir (the project is
+// not here), told of the host and the folder there.
+func TestRemoteProjectHooksRunOnTheirHostAndPersonsHere(t *testing.T) {
+	cfgDir := t.TempDir()
+	writeFile(t, filepath.Join(cfgDir, "hooks.json"), `{"hooks":{
+		"UserPromptSubmit":[{"hooks":[{"command":"grep -q forbidden && { echo 'no forbidden prompts' >&2; exit 2; }; exit 0"}]}],
+		"PostToolUse":[{"matcher":"Bash","hooks":[{"command":"echo \"here in $PWD for $PHOENIX_REMOTE_HOST:$CLAUDE_PROJECT_DIR\""}]}]}}`)
+	host := newHooksHost("")
+	h := newHarness(t, withHooks(cfgDir), withRemote(host))
+	// A folder of the same path here, with hooks approved here: never the remote project's.
+	writeFile(t, filepath.Join(h.cwd, ".phoenix", "hooks.json"), `{"hooks":{"PreToolUse":[{"hooks":[{"command":"echo local >&2; exit 2"}]}]}}`)
+	if p, _ := h.rt.ProjectHooks(context.Background(), "", h.cwd); h.rt.AllowProjectHooks(context.Background(), "", h.cwd, p.Fingerprint) != nil {
+		t.Fatal("the local folder's hooks could not be approved")
+	}
+
+	c := h.create(NewConversation{Cwd: h.cwd, Host: "me@box"})
+	if err := h.rt.Send(context.Background(), c.ID, "something forbidden", nil); !errors.Is(err, ErrHookRefused) {
+		t.Fatalf("the person's prompt hook did not run for a remote conversation: %v", err)
+	}
 	_, hooks, notices := h.turnEvents(c.ID, "bash: ls")
 	if res := results(h.history(c.ID)); len(res) != 1 || res[0].Content != "ran on me@box" {
-		t.Errorf("results %+v", res)
+		t.Fatalf("before any approval on the host: results %+v", res)
 	}
+	var line string
 	for _, hr := range hooks {
-		if hr.ConvID == c.ID {
-			t.Errorf("a hook ran for a remote project: %s", hr.Text)
+		if hr.ConvID == c.ID && hr.Result.Event == custom.PostToolUse {
+			line = hr.Text
 		}
 	}
+	if !strings.Contains(line, "for me@box:"+h.cwd) || strings.Contains(line, "here in "+h.cwd+" ") {
+		t.Errorf("the person's hook ran in the project's folder, or was not told of the host: %q", line)
+	}
+	told := false
 	for _, n := range notices {
-		if n.ConvID == c.ID && strings.HasPrefix(n.Text, "Hooks:") {
-			t.Errorf("a hook ran for a remote project: %s", n.Text)
-		}
+		told = told || n.ConvID == c.ID && strings.Contains(n.Text, "on me@box has hooks (.phoenix/hooks.json)")
 	}
-	// A folder of that path here is not the project.
-	writeFile(t, filepath.Join(h.cwd, "AGENTS.md"), "local instructions")
-	rc := h.create(NewConversation{Cwd: h.cwd, Host: "me@box"})
-	set, err := h.rt.ReloadInstructions(context.Background(), rc.ID)
-	if err != nil || len(set.Files) != 0 {
-		t.Errorf("reloaded %+v, %v", set, err)
+	if !told {
+		t.Errorf("the person was not told of the host's waiting hooks: %+v", notices)
+	}
+	if runs := host.runsSeen(); len(runs) == 0 || !strings.HasPrefix(runs[0], "me@box  ") {
+		t.Errorf("the host's hooks were asked with an approval: %q", runs)
+	}
+
+	// Approved for me@box (as Settings → Hooks does, reading them there again).
+	shown, err := h.rt.ProjectHooks(context.Background(), "me@box", h.cwd)
+	if err != nil || shown.Allowed || shown.Host != "me@box" {
+		t.Fatalf("the host's hooks as shown: %+v %v", shown, err)
+	}
+	if err := h.rt.AllowProjectHooks(context.Background(), "me@box", h.cwd, shown.Fingerprint); err != nil {
+		t.Fatal(err)
+	}
+	h.turn(c.ID, "bash: rm -rf build")
+	res := results(h.history(c.ID))
+	if last := res[len(res)-1]; last.Outcome != domain.OutcomeError || !strings.Contains(last.Content, "refused on me@box in "+string(c.Mode)) {
+		t.Fatalf("the approved host's hook did not refuse the call: %+v", last)
+	}
+	host.mu.Lock()
+	ran := len(host.calls)
+	host.mu.Unlock()
+	if ran != 1 {
+		t.Errorf("a call refused by the host's hook ran there: %d calls", ran)
+	}
+
+	// The same folder on another host is not approved by it.
+	other := h.create(NewConversation{Cwd: h.cwd, Host: "me@box2"})
+	h.turn(other.ID, "bash: rm -rf build")
+	if res := results(h.history(other.ID)); len(res) != 1 || res[0].Content != "ran on me@box2" {
+		t.Fatalf("on another host: %+v", res)
+	}
+	for _, r := range host.runsSeen() {
+		if parts := strings.SplitN(r, " ", 3); parts[0] == "me@box2" && parts[1] != "" {
+			t.Errorf("the approval on me@box was sent for me@box2: %q", r)
+		}
 	}
 }
 

@@ -117,8 +117,8 @@ type toolRunActor struct {
 	servers *mcp.Set // runs mcp__ calls; nil when MCP is off
 	// ckpt snapshots the working tree around a call that can change files; nil otherwise.
 	ckpt *checkpointTask
-	// hookAliases are the call's names for hooks, fixed before it runs (hookTool).
-	hookAliases []string
+	// callHooks runs the call's tool hooks (made on first use: hooks).
+	callHooks *callHooks
 	// lsps checks a patch's file with its language server; nil for other calls (lsp.go).
 	lsps *lsp.Set
 }

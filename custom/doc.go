@@ -18,7 +18,10 @@
 //     .claude/settings.json, .codex/hooks.json) only once the person approved that exact
 //     configuration. A person's hook marked "runAsMe" runs as the person, outside the walls,
 //     and only while nothing it runs (Uses) changed since before the agent's first write
-//     (Baseline); a project's file cannot mark its hooks so.
+//     (Baseline); a project's file cannot mark its hooks so. A project on another machine has
+//     its hook files read (ReadProjectHooks) and run (RunProject) there by Phoenix's agent,
+//     its approval recorded under the host and the folder (ApprovalKey) and judged here
+//     (Judge); the person's hooks run here (Runners.Host, OnHost).
 //
 // Not supported, on purpose or not yet: Claude Code's "!`cmd`" and "@file" in command bodies
 // (sent as written; the model can run or read them with its tools), a command's allowed-tools

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -28,6 +29,9 @@ const approvalsFile = "hooks-approved.json"
 // ProjectHooks is what a working directory's files offer.
 type ProjectHooks struct {
 	Cwd string `json:"cwd"`
+	// Host is the machine the project is on, as the person named it ("" for this one): its
+	// files were read there, its hooks run there and its approval is that machine's.
+	Host string `json:"host,omitempty"`
 	// Files are the files that hold hooks; Config is all of them together.
 	Files  []string `json:"files,omitempty"`
 	Config Config   `json:"config"`
@@ -169,6 +173,13 @@ func writeFileAtomic(path string, b []byte) error {
 // Project reads the hooks a working directory's files offer and whether the person approved
 // exactly them.
 func (h *Hooks) Project(cwd string) ProjectHooks {
+	return h.Judge("", ReadProjectHooks(cwd))
+}
+
+// ReadProjectHooks reads the hooks a working directory's files offer, on the machine this
+// runs on (a remote project's agent reads them on its host with it), and fingerprints them;
+// whether the person approved them is Judge's, on the person's machine.
+func ReadProjectHooks(cwd string) ProjectHooks {
 	p := ProjectHooks{Cwd: cwd, Config: Config{Hooks: map[Event][]Group{}}}
 	if cwd == "" {
 		return p
@@ -216,17 +227,54 @@ func (h *Hooks) Project(cwd string) ProjectHooks {
 			delete(p.Config.Hooks, ev)
 		}
 	}
+	p.Fingerprint = p.fingerprint()
+	return p
+}
+
+// fingerprint identifies the files and what they configure, wherever they were read.
+func (p ProjectHooks) fingerprint() string {
 	canon, _ := json.Marshal(struct {
 		Files  []string
 		Config Config
 	}{p.Files, p.Config})
 	sum := sha256.Sum256(canon)
-	p.Fingerprint = hex.EncodeToString(sum[:])
-	if h != nil && h.configDir != "" {
-		approved, _ := h.readApprovals()
-		p.Allowed = approved[cwd] == p.Fingerprint
+	return hex.EncodeToString(sum[:])
+}
+
+// Judge says, of what a project's files offer (read here or on host), whether the person
+// approved exactly that configuration for that folder on that machine. The fingerprint is
+// computed again from what was read, so a reading from another machine cannot claim an
+// approved fingerprint for a configuration it does not hold.
+func (h *Hooks) Judge(host string, p ProjectHooks) ProjectHooks {
+	p.Host, p.Allowed = host, false
+	if len(p.Files) == 0 {
+		p.Fingerprint = ""
+		return p
 	}
+	p.Fingerprint = p.fingerprint()
+	p.Allowed = p.Fingerprint == h.Approved(host, p.Cwd)
 	return p
+}
+
+// Approved is the fingerprint of the configuration the person approved for the folder cwd on
+// host ("" for this machine), "" when none is.
+func (h *Hooks) Approved(host, cwd string) string {
+	if h == nil || h.configDir == "" || cwd == "" {
+		return ""
+	}
+	approved, _ := h.readApprovals()
+	return approved[ApprovalKey(host, cwd)]
+}
+
+// ApprovalKey is what an approval is recorded under: a local project's absolute folder, as
+// it always was (hooks-approved.json keeps opening), and for a folder on another machine the
+// host as the person named it with the folder there — never an absolute path, so it equals no
+// local folder, and quoted, so no two hosts' folders share one.
+func ApprovalKey(host, cwd string) string {
+	if host == "" {
+		return cwd
+	}
+	return "ssh " + strconv.Quote(host) + " " + cwd
 }
 
 type approvals struct {
@@ -257,19 +305,44 @@ var ErrHooksChanged = errors.New("the project's hooks changed since they were sh
 // AllowProject records the person's approval of the working directory's hooks as they are
 // now, identified by the fingerprint the person was shown.
 func (h *Hooks) AllowProject(cwd, fingerprint string) error {
+	return h.allow("", cwd, fingerprint, func() ProjectHooks { return ReadProjectHooks(cwd) })
+}
+
+// AllowProjectOn records the person's approval of the hooks of the folder cwd on host as the
+// person was shown them; now reads them there again (through the host's agent), so that a
+// configuration changed since is refused with ErrHooksChanged.
+func (h *Hooks) AllowProjectOn(host, cwd, fingerprint string, now func() (ProjectHooks, error)) error {
+	if host == "" {
+		return h.AllowProject(cwd, fingerprint)
+	}
+	var readErr error
+	err := h.allow(host, cwd, fingerprint, func() ProjectHooks {
+		p, err := now()
+		if err != nil {
+			readErr = err
+		}
+		return p
+	})
+	if readErr != nil {
+		return fmt.Errorf("allow the hooks of %s on %s: they could not be read there again to check they are still the ones shown: %w", cwd, host, readErr)
+	}
+	return err
+}
+
+func (h *Hooks) allow(host, cwd, fingerprint string, now func() ProjectHooks) error {
 	if h == nil || h.configDir == "" {
 		return errors.New("project hooks cannot be allowed: there is no configuration directory to remember it in")
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if cur := h.Project(cwd); cur.Fingerprint == "" || cur.Fingerprint != fingerprint {
+	if cur := h.Judge(host, now()); cur.Fingerprint == "" || cur.Fingerprint != fingerprint {
 		return ErrHooksChanged
 	}
 	approved, err := h.readApprovals()
 	if err != nil {
 		return fmt.Errorf("allow the hooks of %s: %w", cwd, err)
 	}
-	approved[cwd] = fingerprint
+	approved[ApprovalKey(host, cwd)] = fingerprint
 	b, _ := json.MarshalIndent(approvals{Projects: approved}, "", "  ")
 	if err := writeFileAtomic(filepath.Join(h.configDir, approvalsFile), b); err != nil {
 		return fmt.Errorf("allow the hooks of %s: %w", cwd, err)

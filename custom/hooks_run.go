@@ -66,6 +66,13 @@ type Runners struct {
 	// Guard, when set, says why a runAsMe hook must not run now (Baseline.Check); the hook
 	// is then not run and its result says why.
 	Guard func(command string) error
+	// Host, when set, is the machine the project is on: its hooks are read and run there,
+	// by OnHost, never from this machine's disk; Walled, AsMe and Guard run the person's.
+	Host string
+	// OnHost runs, on Host, the hooks of the project's folder there for the event, but only
+	// if the files there still hold the configuration whose fingerprint is approved ("" when
+	// none is: nothing runs); it returns what the files there hold and the hooks' results.
+	OnHost func(ctx context.Context, in Input, approved string) (ProjectHooks, []Result, error)
 }
 
 // Result is one hook's run.
@@ -203,46 +210,73 @@ func (h *Hooks) tell(notes []string, key string) []string {
 	return out
 }
 
-// plan lists the hooks that run for the input: the person's, then the project's if allowed.
-func (h *Hooks) plan(in Input) (ms []match, notes []string) {
+// plan lists the hooks that run for the input: the person's, then the project's if allowed;
+// a project on another host (host != "") is left to its host.
+func (h *Hooks) plan(in Input, host string) (ms []match, notes []string) {
 	person, pn := h.Person()
 	notes = append(notes, pn...)
+	ms = planOf(in, person, false)
+	if host != "" {
+		return ms, notes
+	}
 	proj := h.Project(in.Cwd)
+	notes = append(notes, projectNotes(proj)...)
+	if proj.Allowed {
+		ms = append(ms, planOf(in, proj.Config, true)...)
+	}
+	return ms, notes
+}
+
+// planOf lists the hooks of one configuration that run for the input.
+func planOf(in Input, cfg Config, project bool) (ms []match) {
+	names, matched := matchedBy(in)
+	for _, g := range cfg.Hooks[in.HookEventName] {
+		tool := ""
+		if matched {
+			m, err := compileMatcher(g.Matcher)
+			if err != nil {
+				continue
+			}
+			name, ok := m(names)
+			if !ok {
+				continue
+			}
+			if in.ToolName != "" {
+				tool = name
+			}
+		}
+		for _, hk := range g.Hooks {
+			ms = append(ms, match{hook: hk, project: project, tool: tool})
+		}
+	}
+	return ms
+}
+
+// projectNotes are what the person is told of a project's hooks: what its files hold that
+// cannot be used, and that they wait for an approval.
+func projectNotes(proj ProjectHooks) []string {
+	var notes []string
 	for _, n := range proj.Notices {
 		notes = append(notes, "Project hooks: "+n)
 	}
-	names, matched := matchedBy(in)
-	add := func(cfg Config, project bool) {
-		for _, g := range cfg.Hooks[in.HookEventName] {
-			tool := ""
-			if matched {
-				m, err := compileMatcher(g.Matcher)
-				if err != nil {
-					continue
-				}
-				name, ok := m(names)
-				if !ok {
-					continue
-				}
-				if in.ToolName != "" {
-					tool = name
-				}
-			}
-			for _, hk := range g.Hooks {
-				ms = append(ms, match{hook: hk, project: project, tool: tool})
-			}
+	if len(proj.Files) > 0 && !proj.Allowed {
+		where, allow := "", "phoenix-desktop hooks allow --cwd "+proj.Cwd
+		if proj.Host != "" {
+			where, allow = " on "+proj.Host, "phoenix-desktop hooks allow --remote "+proj.Host+" --cwd "+proj.Cwd
 		}
+		notes = append(notes, fmt.Sprintf("This project%s has hooks (%s) that do not run until you allow them: look at them in Settings → Hooks, or run %s.",
+			where, strings.Join(proj.Files, ", "), allow))
 	}
-	add(person, false)
-	if len(proj.Files) > 0 {
-		if proj.Allowed {
-			add(proj.Config, true)
-		} else {
-			notes = append(notes, fmt.Sprintf("This project has hooks (%s) that do not run until you allow them: look at them in Settings → Hooks, or run phoenix-desktop hooks allow --cwd %s.",
-				strings.Join(proj.Files, ", "), in.Cwd))
-		}
+	return notes
+}
+
+// HasPerson reports whether the person's own hooks have any for the event.
+func (h *Hooks) HasPerson(ev Event) bool {
+	if h == nil {
+		return false
 	}
-	return ms, h.tell(notes, in.Cwd)
+	person, _ := h.Person()
+	return len(person.Hooks[ev]) > 0
 }
 
 // Has reports whether any hook (the person's or the allowed project's) is configured for
@@ -251,8 +285,7 @@ func (h *Hooks) Has(ev Event, cwd string) bool {
 	if h == nil {
 		return false
 	}
-	person, _ := h.Person()
-	if len(person.Hooks[ev]) > 0 {
+	if h.HasPerson(ev) {
 		return true
 	}
 	proj := h.Project(cwd)
@@ -261,18 +294,31 @@ func (h *Hooks) Has(ev Event, cwd string) bool {
 
 // Run runs the hooks configured for the input's event, at once (as Claude Code and Codex do),
 // under the conversation's walls (rs.Walled) but for the person's runAsMe hooks (rs.AsMe,
-// once rs.Guard allows), and gathers what they said. A hook that fails, is refused or times
-// out does not stop the others, nor the turn.
+// once rs.Guard allows), and gathers what they said. A project on another machine (rs.Host)
+// has its hooks run there (rs.OnHost), beside the person's here. A hook that fails, is
+// refused or times out does not stop the others, nor the turn.
 func (h *Hooks) Run(ctx context.Context, in Input, rs Runners) Outcome {
 	if h == nil {
 		return Outcome{}
 	}
-	ms, notes := h.plan(in)
+	ms, notes := h.plan(in, rs.Host)
 	out := Outcome{Notices: notes}
-	if len(ms) == 0 {
-		return out
+	var hostResults []Result
+	hostDone := make(chan []string, 1)
+	if rs.Host != "" && rs.OnHost != nil {
+		go func() {
+			proj, results, err := rs.OnHost(ctx, in, h.Approved(rs.Host, in.Cwd))
+			proj = h.Judge(rs.Host, proj)
+			if err != nil {
+				results = []Result{{Event: in.HookEventName, Command: "(the project's hooks on " + rs.Host + ")", Project: true, Err: err.Error()}}
+			}
+			hostResults = results
+			hostDone <- projectNotes(proj)
+		}()
+	} else {
+		hostDone <- nil
 	}
-	out.Results = make([]Result, len(ms))
+	results := make([]Result, len(ms))
 	var wg sync.WaitGroup
 	for i, m := range ms {
 		r := rs.Walled
@@ -283,29 +329,29 @@ func (h *Hooks) Run(ctx context.Context, in Input, rs Runners) Outcome {
 			r = rs.AsMe
 			if rs.Guard != nil {
 				if err := rs.Guard(m.hook.Command); err != nil {
-					out.Results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, AsMe: true, Err: err.Error()}
+					results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, AsMe: true, Err: err.Error()}
 					continue
 				}
 			}
 		}
-		one := in
-		if m.tool != "" {
-			one.ToolName = m.tool
-		}
-		stdin, err := json.Marshal(one)
+		stdin, err := m.input(in)
 		if err != nil {
-			out.Results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, Project: m.project, Err: "the event does not encode: " + err.Error()}
+			results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, Project: m.project, Err: err.Error()}
 			continue
 		}
-		// A line, so that a shell's `read` gets it whole.
-		stdin = append(stdin, '\n')
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out.Results[i] = runOne(ctx, r, m, in.HookEventName, stdin)
+			results[i] = runOne(ctx, r, m, in.HookEventName, stdin)
 		}()
 	}
 	wg.Wait()
+	out.Notices = append(out.Notices, <-hostDone...)
+	out.Notices = h.tell(out.Notices, rs.Host+"\x00"+in.Cwd)
+	out.Results = append(results, hostResults...)
+	if len(out.Results) == 0 {
+		out.Results = nil
+	}
 	var reasons, contexts []string
 	for _, r := range out.Results {
 		if r.Blocked {
@@ -319,6 +365,42 @@ func (h *Hooks) Run(ctx context.Context, in Input, rs Runners) Outcome {
 	out.Reason = strings.Join(reasons, "\n")
 	out.Context = strings.Join(contexts, "\n")
 	return out
+}
+
+// input is the event as the hook gets it on stdin: one line of JSON, so that a shell's `read`
+// gets it whole, naming the tool as the hook's matcher matched it.
+func (m match) input(in Input) ([]byte, error) {
+	if m.tool != "" {
+		in.ToolName = m.tool
+	}
+	stdin, err := json.Marshal(in)
+	if err != nil {
+		return nil, errors.New("the event does not encode: " + err.Error())
+	}
+	return append(stdin, '\n'), nil
+}
+
+// RunProject runs the hooks of a project's configuration for the input with r, at once, and
+// returns their results: what a remote project's agent does on its host once the files there
+// hold exactly the approved configuration (the caller checks that; this runs what it is given).
+func RunProject(ctx context.Context, in Input, proj ProjectHooks, r Runner) []Result {
+	ms := planOf(in, proj.Config, true)
+	results := make([]Result, len(ms))
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		stdin, err := m.input(in)
+		if err != nil {
+			results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, Project: true, Err: err.Error()}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = runOne(ctx, r, m, in.HookEventName, stdin)
+		}()
+	}
+	wg.Wait()
+	return results
 }
 
 func runOne(ctx context.Context, r Runner, m match, ev Event, stdin []byte) Result {

@@ -158,6 +158,9 @@ func (a *agent) serve(conn io.ReadWriteCloser) {
 	if err := srv.RegisterName(projectService, &Project{a: a}); err != nil {
 		panic(err)
 	}
+	if err := srv.RegisterName(hooksService, &Hooks{a: a}); err != nil {
+		panic(err)
+	}
 	srv.ServeConn(conn)
 }
 

@@ -35,5 +35,9 @@
 // the instructions and custom packages, and the host's allowed hosts are listed and changed
 // there (project.go).
 //
+// A remote project's hooks are read and, once the person approved exactly them for that host
+// (the approvals stay on the app's side), run there under the sandbox in the conversation's
+// mode (hooks.go); the person's own hooks never cross.
+//
 // May import: assets, checkpoint, custom, domain, imaging, instructions, lsp, proxy, sandbox, tools.
 package remote

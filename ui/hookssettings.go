@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,8 +22,10 @@ type HooksBackend interface {
 	HooksFile() string
 	HooksText() (string, error)
 	SaveHooks(text string) ([]string, error)
-	ProjectHooks(cwd string) actors.ProjectHooks
-	AllowProjectHooks(cwd, fingerprint string) error
+	// ProjectHooks reads a project's hooks in the folder cwd on host ("" for this machine;
+	// a remote project's are read there, which can fail).
+	ProjectHooks(ctx context.Context, host, cwd string) (actors.ProjectHooks, error)
+	AllowProjectHooks(ctx context.Context, host, cwd, fingerprint string) error
 }
 
 var _ HooksBackend = (*actors.Runtime)(nil)
@@ -31,9 +34,11 @@ var _ HooksBackend = (*actors.Runtime)(nil)
 // Code, Codex and crush share, so a file from one of them can be pasted in), and the working
 // directory's project hooks, which run only once allowed as shown.
 type hooksPanel struct {
-	m       *MainWindow
-	b       HooksBackend
-	cwd     string
+	m   *MainWindow
+	b   HooksBackend
+	cwd string
+	// host is the open conversation's project's machine ("" for this one).
+	host    string
 	dlg     *dialog.CustomDialog
 	text    *escEntry
 	message *widget.Label
@@ -66,7 +71,7 @@ func (m *MainWindow) showHooksSettings() {
 	}
 	p := &hooksPanel{m: m, b: b}
 	if m.current != nil {
-		p.cwd = m.current.conv.Cwd
+		p.cwd, p.host = m.current.conv.Cwd, m.current.conv.Host
 	}
 	p.text = newEscMultiLineEntry()
 	p.text.SetMinRowsVisible(10)
@@ -90,12 +95,16 @@ func (m *MainWindow) showHooksSettings() {
 	go func() {
 		text, err := b.HooksText()
 		proj := actors.ProjectHooks{}
+		var projErr error
 		if p.cwd != "" {
-			proj = b.ProjectHooks(p.cwd)
+			proj, projErr = b.ProjectHooks(context.Background(), p.host, p.cwd)
 		}
 		m.do(func() {
-			if err != nil {
+			switch {
+			case err != nil:
 				p.message.SetText("Could not read your hooks: " + err.Error())
+			case projErr != nil:
+				p.message.SetText(sentence(projErr))
 			}
 			p.text.SetText(text)
 			p.drawMine()
@@ -134,16 +143,29 @@ func (p *hooksPanel) drawProject(proj actors.ProjectHooks) {
 		p.project.Refresh()
 		return
 	}
+	where := p.cwd
+	if p.host != "" {
+		where = p.cwd + " on " + p.host
+		mine := widget.NewLabel(fmt.Sprintf(remoteMineText, p.host))
+		mine.Wrapping = fyne.TextWrapWord
+		p.project.Objects = append(p.project.Objects, mine)
+	}
 	if len(proj.Files) == 0 {
-		p.project.Objects = append(p.project.Objects, widget.NewLabel("The project in "+p.cwd+" has no hooks."))
+		p.project.Objects = append(p.project.Objects, widget.NewLabel("The project in "+where+" has no hooks."))
 		p.project.Refresh()
 		return
 	}
 	state := "They do not run until you allow exactly these; a change to the files needs a new approval."
+	if p.host != "" {
+		state = "They do not run until you allow exactly these, for this folder on " + p.host + " only; a change to the files needs a new approval."
+	}
 	if proj.Allowed {
 		state = "Allowed: they run under the conversation's mode, in the sandbox where it is Restricted."
+		if p.host != "" {
+			state = "Allowed: they run on " + p.host + ", under the conversation's mode there."
+		}
 	}
-	l := widget.NewLabel(fmt.Sprintf("Project hooks of %s (%s). %s", p.cwd, strings.Join(proj.Files, ", "), state))
+	l := widget.NewLabel(fmt.Sprintf("Project hooks of %s (%s). %s", where, strings.Join(proj.Files, ", "), state))
 	l.Wrapping = fyne.TextWrapWord
 	p.project.Objects = append(p.project.Objects, l)
 	var lines []string
@@ -175,18 +197,24 @@ func (p *hooksPanel) drawProject(proj actors.ProjectHooks) {
 }
 
 func (p *hooksPanel) allowProject() {
-	cwd, fp := p.cwd, p.shown.Fingerprint
+	host, cwd, fp := p.host, p.cwd, p.shown.Fingerprint
 	go func() {
-		err := p.b.AllowProjectHooks(cwd, fp)
-		proj := p.b.ProjectHooks(cwd)
+		err := p.b.AllowProjectHooks(context.Background(), host, cwd, fp)
+		proj, readErr := p.b.ProjectHooks(context.Background(), host, cwd)
 		p.m.do(func() {
-			if err != nil {
+			switch {
+			case err != nil:
 				p.message.SetText("Not allowed: " + err.Error())
+			case readErr != nil:
+				p.message.SetText(sentence(readErr))
 			}
 			p.drawProject(proj)
 		})
 	}()
 }
+
+// remoteMineText says where the person's hooks run for a conversation on another machine.
+const remoteMineText = "This conversation's project is on %s: your hooks run on this machine, where their programs are, in an empty temporary folder ($PHOENIX_REMOTE_HOST and $CLAUDE_PROJECT_DIR name the machine and the folder there); without \"Runs as me\" they read this machine but write nothing and have no network. The project's hooks run there."
 
 // runAsMeLabel is the switch's words: what "runs as me" means, and what protects it.
 const runAsMeLabel = "Runs as me: outside the walls, with my files, keys and network — refused once the agent has changed what it runs"

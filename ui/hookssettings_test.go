@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/domain"
 )
 
 // hooksFake is the fake backend with the person's hooks file.
@@ -16,6 +19,11 @@ type hooksFake struct {
 	*fakeBackend
 	hmu  sync.Mutex
 	text string
+	// project is what ProjectHooks answers (nil: no hooks); asked and allowed record the
+	// host:folder of each reading and approval.
+	project *actors.ProjectHooks
+	asked   []string
+	allowed []string
 }
 
 func (f *hooksFake) HooksFile() string { return "/config/phoenix-desktop/hooks.json" }
@@ -30,10 +38,63 @@ func (f *hooksFake) SaveHooks(text string) ([]string, error) {
 	f.text = text
 	return nil, nil
 }
-func (f *hooksFake) ProjectHooks(cwd string) actors.ProjectHooks {
-	return actors.ProjectHooks{Cwd: cwd}
+func (f *hooksFake) ProjectHooks(_ context.Context, host, cwd string) (actors.ProjectHooks, error) {
+	f.hmu.Lock()
+	defer f.hmu.Unlock()
+	f.asked = append(f.asked, host+":"+cwd)
+	p := actors.ProjectHooks{Cwd: cwd, Host: host}
+	if f.project != nil {
+		p = *f.project
+		p.Cwd, p.Host = cwd, host
+		p.Allowed = slices.Contains(f.allowed, host+":"+cwd)
+	}
+	return p, nil
 }
-func (f *hooksFake) AllowProjectHooks(string, string) error { return nil }
+func (f *hooksFake) AllowProjectHooks(_ context.Context, host, cwd, _ string) error {
+	f.hmu.Lock()
+	defer f.hmu.Unlock()
+	f.allowed = append(f.allowed, host+":"+cwd)
+	return nil
+}
+
+// Issue 37: for a conversation on another machine, Settings → Hooks reads the project's
+// hooks there, says where they and the person's run, and allows them for that host.
+func TestHooksSettingsOfARemoteProjectAreTheHosts(t *testing.T) {
+	f := newFakeBackend()
+	f.add(domain.NewConversationParams{Title: "there", Cwd: "/srv/app", Host: "dev@box", Model: "gpt-4o"})
+	cfg, err := actors.ParseHooks(`{"hooks":{"PreToolUse":[{"hooks":[{"command":"./check.sh"}]}]}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb := &hooksFake{fakeBackend: f, project: &actors.ProjectHooks{Files: []string{".phoenix/hooks.json"}, Config: cfg, Fingerprint: "fp"}}
+	h := &harness{t: t, f: f, q: newQueue()}
+	h.deps = Deps{Do: h.q.push, Now: func() time.Time { return testNow }}
+	h.start(hb, f.sub)
+	h.openTitled("there")
+	h.m.showHooksSettings()
+	p := h.m.hooksPanel
+	h.waitFor("the project's hooks", func() bool { return p.allow.Visible() && len(p.project.Objects) > 2 })
+	if got := p.project.Objects[0].(*widget.Label).Text; !strings.Contains(got, "your hooks run on this machine") || !strings.Contains(got, "on dev@box") {
+		t.Errorf("where the person's hooks run: %q", got)
+	}
+	if got := p.project.Objects[1].(*widget.Label).Text; !strings.Contains(got, "Project hooks of /srv/app on dev@box (.phoenix/hooks.json)") || !strings.Contains(got, "for this folder on dev@box only") {
+		t.Errorf("the project's hooks: %q", got)
+	}
+	p.allowProject()
+	h.waitFor("the approval", func() bool {
+		for _, o := range p.project.Objects {
+			if l, ok := o.(*widget.Label); ok && strings.Contains(l.Text, "Allowed: they run on dev@box") {
+				return true
+			}
+		}
+		return false
+	})
+	hb.hmu.Lock()
+	defer hb.hmu.Unlock()
+	if !slices.Equal(hb.allowed, []string{"dev@box:/srv/app"}) || hb.asked[0] != "dev@box:/srv/app" {
+		t.Errorf("asked %q, allowed %q", hb.asked, hb.allowed)
+	}
+}
 
 // Issue 42: Settings → Hooks shows under which walls each of the person's hooks runs, and
 // its "Runs as me" switch writes runAsMe into the file.

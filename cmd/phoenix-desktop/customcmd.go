@@ -1,17 +1,22 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/custom"
 	"github.com/phoenix-desktop/phoenix/instructions"
+	"github.com/phoenix-desktop/phoenix/remote"
 )
 
 // personalCustomDirs are the person's directories read for commands and skills.
@@ -70,20 +75,25 @@ func runHooksCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("hooks", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var cwd string
+	var cwd, host string
 	var jsonOut bool
 	fs.StringVar(&cwd, "cwd", ".", "working directory whose project hooks are shown")
+	fs.StringVar(&host, "remote", "", "the SSH host (user@host or a Host of ~/.ssh/config) the --cwd folder is on; its hooks are read there")
 	fs.BoolVar(&jsonOut, "json", false, "print JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	abs, err := filepath.Abs(cwd)
-	if err != nil {
-		return fmt.Errorf("hooks: working directory %s: %w", cwd, err)
-	}
 	h := openHooks()
+	abs, read, closeRead, err := projectHooksReader(h, host, cwd)
+	if err != nil {
+		return fmt.Errorf("hooks: %w", err)
+	}
+	defer closeRead()
+	proj, err := read()
+	if err != nil {
+		return fmt.Errorf("hooks: the project's hooks on %s could not be read: %w", host, err)
+	}
 	person, notes := h.Person()
-	proj := h.Project(abs)
 	if jsonOut && !allow {
 		return json.NewEncoder(stdout).Encode(struct {
 			File    string              `json:"file"`
@@ -99,30 +109,57 @@ func runHooksCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "Your hooks (%s):\n", h.Path())
 		printHooks(stdout, person, false)
 	}
+	where, flags := abs, "--cwd "+abs
+	if host != "" {
+		where, flags = abs+" on "+host, "--remote "+host+" --cwd "+abs
+	}
 	if len(proj.Files) == 0 {
 		if allow {
-			return fmt.Errorf("hooks allow: %s has no hooks (%s)", abs, strings.Join(custom.ProjectHookFiles, ", "))
+			return fmt.Errorf("hooks allow: %s has no hooks (%s)", where, strings.Join(custom.ProjectHookFiles, ", "))
 		}
-		fmt.Fprintf(stdout, "Project hooks of %s: none\n", abs)
+		fmt.Fprintf(stdout, "Project hooks of %s: none\n", where)
 		return nil
 	}
 	state := "not allowed: they do not run"
 	if proj.Allowed {
 		state = "allowed"
 	}
-	fmt.Fprintf(stdout, "Project hooks of %s (%s), run under the conversation's mode — %s:\n", abs, strings.Join(proj.Files, ", "), state)
+	fmt.Fprintf(stdout, "Project hooks of %s (%s), run under the conversation's mode — %s:\n", where, strings.Join(proj.Files, ", "), state)
 	printHooks(stdout, proj.Config, true)
 	if !allow {
 		if !proj.Allowed {
-			fmt.Fprintf(stdout, "Allow exactly these with: phoenix-desktop hooks allow --cwd %s\n", abs)
+			fmt.Fprintf(stdout, "Allow exactly these with: phoenix-desktop hooks allow %s\n", flags)
 		}
 		return nil
 	}
-	if err := h.AllowProject(abs, proj.Fingerprint); err != nil {
+	if err := h.AllowProjectOn(host, abs, proj.Fingerprint, read); err != nil {
 		return fmt.Errorf("hooks allow: %w", err)
 	}
 	fmt.Fprintln(stdout, "Allowed. A change to these files needs a new approval.")
 	return nil
+}
+
+// projectHooksReader returns what reads the project hooks of the folder cwd — on host when
+// one is named, through a session of its own with the agent there (as doctor --remote), which
+// close ends — judged against the person's approvals, with the folder as an absolute path.
+func projectHooksReader(h *custom.Hooks, host, cwd string) (abs string, read func() (custom.ProjectHooks, error), closeFn func(), err error) {
+	if host == "" {
+		if abs, err = filepath.Abs(cwd); err != nil {
+			return "", nil, nil, fmt.Errorf("working directory %s: %w", cwd, err)
+		}
+		return abs, func() (custom.ProjectHooks, error) { return h.Project(abs), nil }, func() {}, nil
+	}
+	if !path.IsAbs(cwd) {
+		return "", nil, nil, fmt.Errorf("the folder on %s must be an absolute path, not %q: --cwd /path/there", host, cwd)
+	}
+	s := remote.NewSession(remote.Options{Destination: host, ConfigFile: os.Getenv(envSSHConfig)}, nil)
+	read = func() (custom.ProjectHooks, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		p, err := s.ProjectHooks(ctx, cwd, nil)
+		return h.Judge(host, p), err
+	}
+	return cwd, read, s.Close, nil
 }
 
 // printHooks lists a configuration's hooks, each with the walls it runs under.
@@ -141,7 +178,7 @@ func printHooks(w io.Writer, cfg custom.Config, project bool) {
 // noteProjectHooks tells the person when the working directory has hooks they have not
 // allowed: they do not run.
 func noteProjectHooks(rt *actors.Runtime, cwd string, stderr io.Writer) {
-	p := rt.ProjectHooks(cwd)
+	p, _ := rt.ProjectHooks(context.Background(), "", cwd)
 	if len(p.Files) > 0 && !p.Allowed {
 		fmt.Fprintf(stderr, "! %s has hooks (%s) that do not run until you allow them: phoenix-desktop hooks --cwd %s shows them, hooks allow --cwd %s allows them\n",
 			cwd, strings.Join(p.Files, ", "), cwd, cwd)

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/phoenix-desktop/phoenix/actors"
+	"github.com/phoenix-desktop/phoenix/custom"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/mcp"
@@ -78,6 +79,9 @@ func (h *remoteHosts) Connect(ctx context.Context, host string, status func(stri
 // connectingStatus passes on the states worth a line: connecting and reconnecting
 // ("Connected" follows at once).
 func connectingStatus(status func(string)) func(remote.Status) {
+	if status == nil {
+		return nil
+	}
 	return func(st remote.Status) {
 		if st.State == remote.Connecting || st.State == remote.Reconnecting {
 			status(st.String())
@@ -134,6 +138,32 @@ func (h *remoteHosts) RemoveRemoteAllowedHost(ctx context.Context, host, project
 		return errors.New("the app is closing, so nothing was changed on " + host)
 	}
 	return s.RemoveAllowedHost(ctx, project, pattern)
+}
+
+var _ actors.RemoteHooks = (*remoteHosts)(nil)
+
+func (h *remoteHosts) ProjectHooks(ctx context.Context, host, dir string, status func(string)) (actors.ProjectHooks, error) {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return actors.ProjectHooks{}, errors.New("the app is closing, so nothing was read on " + host)
+	}
+	return s.ProjectHooks(ctx, dir, connectingStatus(status))
+}
+
+func (h *remoteHosts) RunProjectHooks(ctx context.Context, host string, mode domain.Mode, approved string, in custom.Input, status func(string)) (actors.ProjectHooks, []custom.Result, error) {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return actors.ProjectHooks{}, nil, errors.New("the app is closing, so no hook ran on " + host)
+	}
+	return s.RunHooks(ctx, remote.Call{Cwd: in.Cwd, Mode: mode}, approved, in, connectingStatus(status))
+}
+
+func (h *remoteHosts) PathExists(ctx context.Context, host, path string) (bool, error) {
+	s := h.hosts.Session(host)
+	if s == nil {
+		return false, errors.New("the app is closing")
+	}
+	return s.PathExists(ctx, path)
 }
 
 // createRemote makes a conversation whose project is on host, in the folder dir there.
