@@ -55,7 +55,7 @@ func (r *Repo) snapshot(ctx context.Context) (string, error) {
 	// The watches are brought up to date before git reads the tree, and the dirty flag
 	// is cleared just before: a change git may have missed is an event after that.
 	if w = r.syncWatch(ctx, w); w != nil {
-		w.startRun()
+		w.startRun(ctx)
 	}
 	if _, err := r.git(ctx, nil, "add", "--all", "--ignore-errors", "."); err != nil {
 		return "", err

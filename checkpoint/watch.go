@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -83,6 +84,9 @@ type treeWatch struct {
 	seq    uint64
 	// markerAt is where the last barrier left its marker file; the next one renames it.
 	markerAt string
+
+	// beforeEvent, when set (tests only), is called with each event before it is handled.
+	beforeEvent atomic.Pointer[func(fsnotify.Event)]
 }
 
 // newTreeWatch starts an empty watcher for root; sync adds the watches.
@@ -141,6 +145,9 @@ func (w *treeWatch) run() {
 		case ev, ok := <-w.fs.Events:
 			if !ok {
 				return
+			}
+			if hook := w.beforeEvent.Load(); hook != nil {
+				(*hook)(ev)
 			}
 			w.event(ev)
 		case err, ok := <-w.fs.Errors:
@@ -334,8 +341,14 @@ func (w *treeWatch) barrier(ctx context.Context) bool {
 }
 
 // startRun clears the dirty flag just before git reads the tree: an event from now on (a
-// change git may or may not have seen) makes the next snapshot run git again.
-func (w *treeWatch) startRun() {
+// change git may or may not have seen) makes the next snapshot run git again. A barrier
+// first reads every event the kernel queued before now — one write queues several (the
+// truncation, the data), and the flag may have been set by the first while the others
+// still wait in the queue — so that changes git is about to see do not make the next
+// snapshot of an unchanged tree run git again. Should the barrier fail, the flag is
+// cleared all the same: a late event then costs one more run, never a missed change.
+func (w *treeWatch) startRun(ctx context.Context) {
+	w.barrier(ctx)
 	w.mu.Lock()
 	w.dirty = false
 	w.mu.Unlock()

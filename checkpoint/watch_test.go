@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -512,5 +513,75 @@ func TestBarriersRenameOneMarker(t *testing.T) {
 	}
 	if !os.SameFile(first, marker()) {
 		t.Fatal("the barriers made new marker files instead of renaming the one")
+	}
+}
+
+// TestEventsQueuedBeforeARunAreReadBeforeItsFlagIsCleared: a write queues several events;
+// when the snapshot's check has read only the first (the tree dirty, no barrier needed), the
+// others, still in the queue, are read before the flag is cleared for git's run — else they
+// would mark the tree changed after it, and the next snapshot of the unchanged tree would
+// run git again (seen in CI as TestBarriersRenameOneMarker's "ran git 2 times").
+func TestEventsQueuedBeforeARunAreReadBeforeItsFlagIsCleared(t *testing.T) {
+	work := t.TempDir()
+	file := filepath.Join(work, "a.txt")
+	write(t, file, "v1\n")
+	r := open(t, work)
+	settle(t, r)
+	w := r.currentWatch()
+	if w == nil {
+		t.Fatal("no change detector")
+	}
+	syncDir := filepath.Join(r.GitDir(), syncDirName)
+	markers := func() []string {
+		entries, _ := os.ReadDir(syncDir)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	// The first change is read; the next one waits in the queue until a barrier starts.
+	write(t, file, "v2\n")
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		w.mu.Lock()
+		dirty := w.dirty
+		w.mu.Unlock()
+		if dirty {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first change was never read")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	before := fmt.Sprint(markers())
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	hook := func(ev fsnotify.Event) {
+		if ev.Name == file {
+			once.Do(func() { close(held) })
+			<-release
+		}
+	}
+	w.beforeEvent.Store(&hook)
+	t.Cleanup(func() { w.beforeEvent.Store(nil) })
+	if err := os.WriteFile(file, []byte("v3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	go func() {
+		// A barrier renames the marker: from then on, the held event may be read.
+		defer close(release)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if fmt.Sprint(markers()) != before {
+				return
+			}
+		}
+	}()
+	if _, runs := snapRuns(t, r); runs == 0 {
+		t.Fatal("the snapshot after a change ran no git")
+	}
+	if _, runs := snapRuns(t, r); runs != 0 {
+		t.Fatalf("the next snapshot of the unchanged tree ran git %d times: an event of the change git saw was read after the flag was cleared", runs)
 	}
 }
