@@ -141,12 +141,8 @@ func TestCheckpointsUndoAndRewind(t *testing.T) {
 	}
 	mustContain(t, lastOf(h.history(c.ID), domain.KindSystem).Text,
 		"before the person's message “patch: a.txt <<< a2\\n” at "+first.At.Local().Format("15:04")+". These files changed:")
-	// The restores published their own resting states; wait for the new turn's.
-	before, _ := h.store.Get(c.ID)
-	h.send(c.ID, "echo: ok")
-	h.waitFor(c.ID, "the turn after the rewind", func(cv domain.Conversation) bool {
-		return !domain.Busy(cv.State) && cv.LastExec > before.LastExec
-	})
+	// The restores published their own resting states.
+	h.freshTurn(c.ID, "echo: ok")
 	var notices []string
 	for _, m := range h.srv.LastChat().Messages {
 		if strings.Contains(m.Content.String(), "The person rewound the working directory") {
