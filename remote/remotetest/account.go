@@ -39,7 +39,8 @@ func holdAccount(t testing.TB) {
 		if err != nil {
 			t.Fatalf("open the lock the remote tests of every package share (%s): %v", accountLock, err)
 		}
-		if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+		err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
 			t.Logf("waiting for another test process's remote test to end (it holds %s)", accountLock)
 			err = flock(f, syscall.LOCK_EX)
 		}
