@@ -214,6 +214,10 @@ type Runtime struct {
 	bg     sync.WaitGroup
 	bgCtx  context.Context
 	bgStop context.CancelFunc
+	// bgMu guards bgWaited, set once Shutdown waits for bg: work that finds it set is
+	// not counted (bgAdd). Not stopMu, which Shutdown holds while it waits.
+	bgMu     sync.Mutex
+	bgWaited bool
 	// indexSub feeds the search index; nil without one.
 	indexSub *eventstream.Subscription
 	// background counts the work the manager started off its goroutine (a delete's store and
@@ -397,8 +401,23 @@ func (r *Runtime) Shutdown() {
 	}
 	r.system.Shutdown()
 	r.bgStop()
+	r.bgMu.Lock()
+	r.bgWaited = true
+	r.bgMu.Unlock()
 	r.bg.Wait()
 	r.unwatchAllCheckpoints()
+}
+
+// bgAdd counts background work for Shutdown to wait for (bg), and reports false, counting
+// nothing, once Shutdown waits.
+func (r *Runtime) bgAdd() bool {
+	r.bgMu.Lock()
+	defer r.bgMu.Unlock()
+	if r.bgWaited {
+		return false
+	}
+	r.bg.Add(1)
+	return true
 }
 
 // Sandbox reports whether Restricted mode is enforced here (REQ-BED-014), and which layers

@@ -112,8 +112,10 @@ type checkpointRepos struct {
 // if that one has not finished. Stop puts the conversation at rest at once, while the
 // stopped call's goroutine still kills its processes and then completes its checkpoint: the
 // next call's checkpoint, and a restore, wait for it (waitCheckpointCalls), so neither is
-// taken for that call's changes.
+// taken for that call's changes. Shutdown waits for a call registered before it (bg): the
+// call's snapshots write into the data directory, which closes after Shutdown.
 func (r *Runtime) checkpointCallStarted(id string) (prev <-chan struct{}, finish func()) {
+	counted := r.bgAdd()
 	done := make(chan struct{})
 	r.ckpts.mu.Lock()
 	if r.ckpts.calls == nil {
@@ -131,6 +133,9 @@ func (r *Runtime) checkpointCallStarted(id string) (prev <-chan struct{}, finish
 		}
 		r.ckpts.mu.Unlock()
 		close(done)
+		if counted {
+			r.bg.Done()
+		}
 	}
 }
 
@@ -162,15 +167,12 @@ func waitDone(ctx context.Context, done <-chan struct{}) error {
 // while the next request is already on its way). Until release is called, the
 // conversation's next checkpoint and every reader of its checkpoints wait for it
 // (waitCheckpointAfter), so a later call's changes can never be taken for this one's, and
-// Shutdown waits for it too. later is false once the runtime is stopping: the caller then
-// completes the checkpoint first, as it did before.
+// Shutdown waits for it too. later is false once Shutdown waits for its background work:
+// the caller then completes the checkpoint first, as it did before.
 func (r *Runtime) checkpointAfterPending(id string) (release func(), later bool) {
-	r.stopMu.Lock()
-	defer r.stopMu.Unlock()
-	if r.stopped.Load() {
+	if !r.bgAdd() {
 		return nil, false
 	}
-	r.bg.Add(1)
 	done := make(chan struct{})
 	r.ckpts.mu.Lock()
 	if r.ckpts.afterPending == nil {
@@ -267,6 +269,11 @@ func (r *Runtime) checkpointRepo(ctx context.Context, c domain.Conversation) (Ch
 		// The old one's change detector goes with it.
 		repo.SetWatching(false)
 		delete(r.ckpts.watching, c.ID)
+	}
+	// Once Shutdown has begun, no repository is made: a call it stopped may still be on its
+	// way here, and would create one in the data directory after Shutdown returned.
+	if r.stopped.Load() {
+		return nil, checkpoint.ErrClosed
 	}
 	repo, err := checkpoint.Open(ctx, filepath.Join(dir, "shadow.git"), c.Cwd, checkpoint.WithLogger(r.log),
 		checkpoint.WithSpaceCheck(r.cfg.spaceCheck), checkpoint.WithExcluded(r.cfg.Store.Dir()))

@@ -141,12 +141,8 @@ func TestCheckpointsUndoAndRewind(t *testing.T) {
 	}
 	mustContain(t, lastOf(h.history(c.ID), domain.KindSystem).Text,
 		"before the person's message “patch: a.txt <<< a2\\n” at "+first.At.Local().Format("15:04")+". These files changed:")
-	// The restores published their own resting states; wait for the new turn's.
-	before, _ := h.store.Get(c.ID)
-	h.send(c.ID, "echo: ok")
-	h.waitFor(c.ID, "the turn after the rewind", func(cv domain.Conversation) bool {
-		return !domain.Busy(cv.State) && cv.LastExec > before.LastExec
-	})
+	// The restores published their own resting states.
+	h.freshTurn(c.ID, "echo: ok")
 	var notices []string
 	for _, m := range h.srv.LastChat().Messages {
 		if strings.Contains(m.Content.String(), "The person rewound the working directory") {
@@ -438,6 +434,59 @@ func TestStoppedCallKeepsItsChangesFromTheNextCall(t *testing.T) {
 	}
 	if f := cps[1].Files; len(f) != 1 || f[0].Path != "next.txt" {
 		t.Errorf("the next call's checkpoint has %+v, want next.txt alone", f)
+	}
+}
+
+// cancelLateTools runs every call normally, except that a call whose command holds
+// "late-write" writes lateFile once it is cancelled and only then ends: a command that
+// changes a file while it is being killed.
+type cancelLateTools struct {
+	inner    ToolRunner
+	started  chan struct{}
+	lateFile string
+}
+
+func (s *cancelLateTools) Run(ctx context.Context, env tools.Env, call domain.ToolCall) tools.Output {
+	if !strings.Contains(call.Arguments, "late-write") {
+		return s.inner.Run(ctx, env, call)
+	}
+	close(s.started)
+	<-ctx.Done()
+	_ = os.WriteFile(s.lateFile, []byte("written while stopping\n"), 0o644)
+	return tools.Output{Content: "stopped"}
+}
+
+// Shutdown stops a running call and returns only once that call has completed its
+// checkpoint: the snapshot writes into the data directory, which the app closes after
+// Shutdown (and a test removes). Before, Shutdown left the stopped call's goroutine to
+// snapshot the tree and save the checkpoint later, into a closed store, or to make the
+// shadow repository while the directory was being removed (a flake of
+// TestPassivationSparesBusyConversations: "TempDir RemoveAll cleanup: directory not empty").
+func TestShutdownWaitsForTheCheckpointOfACallItStopped(t *testing.T) {
+	needGit(t)
+	ct := &cancelLateTools{started: make(chan struct{})}
+	h := newHarness(t, func(c *Config) {
+		ct.inner = c.Tools
+		c.Tools = ct
+	})
+	// Set before any call runs (the send below orders it).
+	ct.lateFile = filepath.Join(h.cwd, "late.txt")
+	c := h.create(NewConversation{Unrestricted: true})
+	h.send(c.ID, "bash: echo late-write")
+	<-ct.started
+	h.rt.Shutdown()
+	h.rt.ckpts.mu.Lock()
+	calls, pending := len(h.rt.ckpts.calls), len(h.rt.ckpts.afterPending)
+	h.rt.ckpts.mu.Unlock()
+	if calls != 0 || pending != 0 {
+		t.Fatalf("Shutdown returned with %d calls still taking their checkpoint and %d completing one", calls, pending)
+	}
+	cps, err := h.rt.Checkpoints(context.Background(), c.ID)
+	if err != nil || len(cps) != 1 {
+		t.Fatalf("%d checkpoints, %v", len(cps), err)
+	}
+	if f := cps[0].Files; len(f) != 1 || f[0].Path != "late.txt" {
+		t.Errorf("the stopped call's checkpoint has %+v, want late.txt", f)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -163,7 +164,6 @@ func (h *harness) waitState(id string, kind domain.StateKind) domain.Conversatio
 	return h.waitFor(id, string(kind), func(c domain.Conversation) bool { return c.State.Kind() == kind })
 }
 
-// turn sends a message and waits until the conversation rests.
 // turn sends text and waits until the turn is at rest and its last call's checkpoint is
 // complete. That completion runs off the round's path, and with the fake model a turn can
 // end before it has; a person's edit right after the turn would then count as the call's.
@@ -172,10 +172,34 @@ func (h *harness) turn(id, text string) domain.Conversation {
 	h.t.Helper()
 	h.send(id, text)
 	c := h.waitRest(id)
+	h.waitCheckpoint(id)
+	return c
+}
+
+// freshTurn is turn for a conversation whose resting states from before the send may still
+// be queued on the subscription: a restore, a model change, a worktree's removal and return
+// publish their own, and turn would take the first of them for this turn's end. Only a rest
+// of an execution started after the send counts.
+func (h *harness) freshTurn(id, text string) domain.Conversation {
+	h.t.Helper()
+	before, err := h.store.Get(id)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.send(id, text)
+	c := h.waitFor(id, "the end of the turn of "+strconv.Quote(text), func(c domain.Conversation) bool {
+		return !domain.Busy(c.State) && c.LastExec > before.LastExec
+	})
+	h.waitCheckpoint(id)
+	return c
+}
+
+// waitCheckpoint waits until the last call's checkpoint of the conversation is complete.
+func (h *harness) waitCheckpoint(id string) {
+	h.t.Helper()
 	if err := h.rt.waitCheckpointAfter(context.Background(), id); err != nil {
 		h.t.Fatal(err)
 	}
-	return c
 }
 
 // history loads the committed messages and checks they are valid for the API.

@@ -26,11 +26,8 @@ func TestChangeModelMidConversation(t *testing.T) {
 	if ch.Conv.Model != "gpt-4o" || ch.Conv.Window() != domain.ContextWindowFor("gpt-4o") || ch.AtContinuation {
 		t.Fatalf("after the switch: %+v", ch)
 	}
-	before := ch.Conv
-	h.send(c.ID, "echo: second")
-	h.waitFor(c.ID, "the second turn", func(cv domain.Conversation) bool {
-		return !domain.Busy(cv.State) && cv.LastExec > before.LastExec
-	})
+	// The switch published its own resting state.
+	h.freshTurn(c.ID, "echo: second")
 	last := h.srv.LastChat()
 	if last.Model != "gpt-4o" {
 		t.Fatalf("the next request asked %s, want the new model", last.Model)

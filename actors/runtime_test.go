@@ -675,10 +675,12 @@ func TestCancelDuringSubAgentsThenContinue_REQ_BED_005(t *testing.T) {
 	if len(res) != 1 || res[0].Outcome != domain.OutcomeCancelled {
 		t.Fatalf("results = %+v", res)
 	}
-	// Orchestration item 20: the next message after an interrupt continues normally.
-	if end := h.turn(c.ID, "echo: next"); end.State.Kind() != domain.StateIdle {
+	// Orchestration item 20: the next message after an interrupt continues normally. The
+	// cancel's own resting state is still queued, and turn would take it for this turn's end.
+	if end := h.freshTurn(c.ID, "echo: next"); end.State.Kind() != domain.StateIdle {
 		t.Fatalf("after cancel: %s", end.State.Kind())
 	}
+	mustContain(t, lastOf(h.history(c.ID), domain.KindAssistant).Text, "next")
 	snap, _ := h.rt.Snapshot(context.Background(), c.ID)
 	rested := map[string]bool{}
 	for _, sub := range snap.SubAgents {

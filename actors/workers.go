@@ -152,7 +152,8 @@ func (w *toolRunActor) Receive(ctx actor.Context) {
 			// checkpoint (and every reader of checkpoints) does (checkpointAfterPending).
 			release, later := w.rt.checkpointAfterPending(w.convID)
 			if !later {
-				// The runtime is stopping: complete it first, as Shutdown will not wait.
+				// Shutdown waits for its background work already, and would not for
+				// this: complete it first.
 				complete()
 			}
 			root.Send(parent, toolDone{Exec: w.exec, Result: res})

@@ -78,15 +78,8 @@ func TestConversationWorksInItsWorktree_Issue34(t *testing.T) {
 		t.Fatalf("Rewind took the worktree's .git: %v", err)
 	}
 
-	// The Rewind's own state changes are still to be read: wait for this turn's reply.
-	before, err := h.store.Get(c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.send(c.ID, "patch: a.txt <<< a3\\n")
-	h.waitFor(c.ID, "the turn's end", func(c domain.Conversation) bool {
-		return !domain.Busy(c.State) && c.NextSeq > before.NextSeq+1
-	})
+	// The Rewind's own state changes are still to be read.
+	h.freshTurn(c.ID, "patch: a.txt <<< a3\\n")
 	if err := h.rt.RemoveWorktree(ctx, c.ID, false); !errors.Is(err, worktree.ErrUnmerged) {
 		t.Fatalf("remove with unmerged work: %v", err)
 	}
@@ -219,14 +212,8 @@ func TestRemovedWorktreeComesBackAndWorksAgain_Issue34(t *testing.T) {
 	if got := readFile(t, filepath.Join(w.Path, "a.txt")); got != "a2\n" {
 		t.Fatalf("the agent's change came back as %q", got)
 	}
-	before, err := h.store.Get(c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.send(c.ID, "patch: b.txt <<< b\\n")
-	h.waitFor(c.ID, "the turn's end", func(c domain.Conversation) bool {
-		return !domain.Busy(c.State) && c.NextSeq > before.NextSeq+1
-	})
+	// The removal's and the restore's state changes are still to be read.
+	h.freshTurn(c.ID, "patch: b.txt <<< b\\n")
 	if got := readFile(t, filepath.Join(w.Path, "b.txt")); got != "b\n" {
 		t.Fatalf("the turn after the restore wrote b.txt as %q", got)
 	}

@@ -31,17 +31,7 @@ func TestRemotePatchIsCheckedByGoplsThere_REQ_LSP_001(t *testing.T) {
 	noLeaks(t)
 	s := remotetest.Start(t)
 	spec := remoteGopls(t, s)
-	proj := s.ProjectDir(t)
-	for name, text := range map[string]string{
-		"go.mod":  "module example.com/m\n\ngo 1.22\n",
-		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar n int = 1\n\tfmt.Println(n)\n}\n",
-	} {
-		p := filepath.Join(proj, name)
-		remotetest.WriteFile(t, p, text)
-		if err := os.Chown(p, s.UID, s.UID); err != nil {
-			t.Fatal(err)
-		}
-	}
+	proj := s.GoProject(t)
 	c := dial(t, s)
 	defer c.Close()
 	servers := &LanguageServers{Specs: []lsp.Spec{spec}, StartTimeout: 2 * time.Minute, RequestTimeout: time.Minute}
@@ -80,21 +70,6 @@ func TestRemotePatchIsCheckedByGoplsThere_REQ_LSP_001(t *testing.T) {
 	s.WaitNoProcesses(t)
 }
 
-// goModule writes a small Go module, owned by the remote user, into proj.
-func goModule(t *testing.T, s *remotetest.Server, proj string) {
-	t.Helper()
-	for name, text := range map[string]string{
-		"go.mod":  "module example.com/m\n\ngo 1.22\n",
-		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar n int = 1\n\tfmt.Println(n)\n}\n",
-	} {
-		p := filepath.Join(proj, name)
-		remotetest.WriteFile(t, p, text)
-		if err := os.Chown(p, s.UID, s.UID); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // waitServers waits until the session's report of conv's servers satisfies ok.
 func waitServers(t *testing.T, sess *Session, conv string, ok func([]lsp.Status) bool) []lsp.Status {
 	t.Helper()
@@ -121,8 +96,7 @@ func TestRemoteLanguageToolsOfferedAndAnsweredOnTheHost_REQ_LSP_003(t *testing.T
 	noLeaks(t)
 	s := remotetest.Start(t)
 	spec := remoteGopls(t, s)
-	proj, notes := s.ProjectDir(t), s.ProjectDir(t)
-	goModule(t, s, proj)
+	proj, notes := s.GoProject(t), s.ProjectDir(t)
 	remotetest.WriteFile(t, filepath.Join(notes, "notes.txt"), "x\n")
 	sess := NewSession(Options{Destination: s.Dest, ConfigFile: s.Config}, nil)
 	defer sess.Close()
@@ -161,8 +135,7 @@ func TestRemoteLanguageToolsOfferedAndAnsweredOnTheHost_REQ_LSP_003(t *testing.T
 func TestRemoteLanguageServerStatesReachTheApp_REQ_LSP_009(t *testing.T) {
 	noLeaks(t)
 	s := remotetest.Start(t)
-	proj := s.ProjectDir(t)
-	goModule(t, s, proj)
+	proj := s.GoProject(t)
 	sess := NewSession(Options{Destination: s.Dest, ConfigFile: s.Config}, nil)
 	defer sess.Close()
 	mute := lsp.Spec{Name: "mute", Command: "/bin/sleep", Args: []string{"1000"}, Languages: map[string]string{".go": "go"}}
@@ -194,8 +167,7 @@ func TestRemoteLanguageServerStatesReachTheApp_REQ_LSP_009(t *testing.T) {
 func TestRemoteLanguageOfferNeverHoldsARequestForAConnection(t *testing.T) {
 	noLeaks(t)
 	s := remotetest.Start(t)
-	proj := s.ProjectDir(t)
-	goModule(t, s, proj)
+	proj := s.GoProject(t)
 	sess := NewSession(Options{Destination: s.Dest, ConfigFile: s.Config}, nil)
 	defer sess.Close()
 	servers := LanguageServers{Specs: []lsp.Spec{{Name: "sleepy", Command: "/bin/sleep", Languages: map[string]string{".go": "go"}}}}

@@ -23,9 +23,19 @@ import (
 // with the model Settings saved; a key in the environment wins over it, as in the window; and
 // neither is ever printed.
 func TestChatUsesTheKeySavedInSettings(t *testing.T) {
-	// TestMain's configuration directory: Fyne keeps watching the window's preferences there
-	// after the test.
-	config := os.Getenv("XDG_CONFIG_HOME")
+	// A configuration directory of this test's: where the window's preferences are found,
+	// every command run in this process makes a Fyne app, which watches them with an
+	// inotify instance it never closes (a user has 128, for every program). In TestMain's,
+	// every later test's command would take one more, and the package's test binary held
+	// them all while other packages' tests ran beside it (actors: "the conversation's
+	// checkpoint repository does not watch its tree"). Fyne's goroutines write there after
+	// the test, so it is removed without t.TempDir's check.
+	config, err := os.MkdirTemp("", "phoenix-prefs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(config) })
+	t.Setenv("XDG_CONFIG_HOME", config)
 	// No session bus: the store is the private file, as the window would use it here.
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
@@ -75,9 +85,6 @@ func TestChatUsesTheKeySavedInSettings(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(prefsDir, "preferences.json"), prefs, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// Emptied, not removed: Fyne keeps watching the directory, and the other tests' chats
-	// must not find this test's server in it.
-	t.Cleanup(func() { _ = os.WriteFile(filepath.Join(prefsDir, "preferences.json"), []byte("{}"), 0o600) })
 	chat := func(wantKey string) {
 		t.Helper()
 		mu.Lock()

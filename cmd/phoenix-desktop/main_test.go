@@ -42,7 +42,30 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CONFIG_HOME", config)
 	code := m.Run()
 	os.RemoveAll(config)
+	// A Fyne app made in-process (the window's preferences a command reads) keeps an inotify
+	// instance to its end, and a user has 128 for every program: a package tested beside this
+	// one needs some (actors' checkpoint change detectors).
+	if n := inotifyInstances(); n > maxInotifyInstances && code == 0 {
+		fmt.Fprintf(os.Stderr, "the tests left %d inotify instances open (at most %d): a test makes Fyne apps where the window's preferences are found (give it an XDG_CONFIG_HOME of its own)\n", n, maxInotifyInstances)
+		code = 1
+	}
 	os.Exit(code)
+}
+
+// maxInotifyInstances bounds the inotify instances the tests may leave: a few tests read the
+// window's preferences, each in a configuration directory of its own.
+const maxInotifyInstances = 16
+
+// inotifyInstances counts this process's inotify instances.
+func inotifyInstances() int {
+	entries, _ := os.ReadDir("/proc/self/fd")
+	n := 0
+	for _, e := range entries {
+		if link, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); link == "anon_inode:inotify" {
+			n++
+		}
+	}
+	return n
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

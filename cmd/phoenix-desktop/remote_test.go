@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -299,51 +298,10 @@ func TestChatRemoteMCPServerRunsOnTheHost(t *testing.T) {
 // (lsp.json) of a remote conversation run on the host: a patch that breaks a Go file shows
 // gopls's new error, found there, in the patch's result.
 func TestChatRemotePatchIsCheckedByItsLanguageServerThere(t *testing.T) {
-	gopls, err := exec.LookPath("gopls")
-	if err != nil {
-		t.Skip("gopls is not installed; bash scripts/setup.sh installs it")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH")
-	}
 	s := remotetest.Start(t)
 	t.Setenv(envSSHConfig, s.Config)
-	proj := s.ProjectDir(t)
-	// gopls where the remote user can run it (this side's is in root's home), outside the
-	// project (a server's program is never taken from inside the project).
-	bin, err := os.MkdirTemp(s.Home, "bin-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(bin) })
-	if err := os.Chmod(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(gopls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(bin, "gopls"), b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, text := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {\n\tvar n int = 1\n\t_ = n\n}\n"} {
-		remotetest.WriteFile(t, filepath.Join(proj, name), text)
-	}
-	for _, p := range []string{bin, filepath.Join(bin, "gopls"), filepath.Join(proj, "go.mod"), filepath.Join(proj, "main.go")} {
-		if err := os.Chown(p, s.UID, s.UID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfg)
-	conf, _ := json.Marshal(map[string]any{"lsp": map[string]any{"gopls": map[string]any{
-		"command": filepath.Join(bin, "gopls"), "extensions": []string{".go"},
-		"env": map[string]string{"PATH": filepath.Dir(goBin) + ":/usr/bin:/bin", "GOTOOLCHAIN": "local"}}}})
-	if err := os.MkdirAll(filepath.Join(cfg, "phoenix-desktop"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	remotetest.WriteFile(t, filepath.Join(cfg, "phoenix-desktop", "lsp.json"), string(conf))
+	useRemoteGopls(t, s)
+	proj := s.GoProject(t)
 
 	code, out, errs := cli(t, "chat", "--demo", "--unrestricted", "--data-dir", t.TempDir(), "--remote", s.Dest, "--cwd", proj,
 		"patch: main.go ::: var n int = 1 ==> var n int = \"one\"")
@@ -352,6 +310,24 @@ func TestChatRemotePatchIsCheckedByItsLanguageServerThere(t *testing.T) {
 	}
 	mustContainAll(t, out, "gopls reports 1 new error", `cannot use "one" (untyped string constant) as int value`)
 	s.WaitNoProcesses(t)
+}
+
+// useRemoteGopls makes the person's lsp.json (in a fresh XDG_CONFIG_HOME) name a gopls for
+// .go files that only the remote machine's user has (remotetest.Server.Gopls).
+func useRemoteGopls(t *testing.T, s *remotetest.Server) {
+	t.Helper()
+	command, env := s.Gopls(t)
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	lspJSON, err := json.Marshal(map[string]any{"lsp": map[string]any{"gopls": map[string]any{
+		"command": command, "env": env, "extensions": []string{".go"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cfg, "phoenix-desktop"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	remotetest.WriteFile(t, filepath.Join(cfg, "phoenix-desktop", lsp.ConfigFileName), string(lspJSON))
 }
 
 // TestChatRemoteMCPServerDropsWithTheConnection: the network to the host drops while a call
@@ -534,29 +510,8 @@ func TestChatRemoteProjectCommandAsksHere_REQ_BED_014(t *testing.T) {
 func TestChatRemoteUsesALanguageToolOnTheHost_REQ_LSP_003(t *testing.T) {
 	s := remotetest.Start(t)
 	t.Setenv(envSSHConfig, s.Config)
-	command, env := s.Gopls(t)
-	proj := s.ProjectDir(t)
-	for name, text := range map[string]string{
-		"go.mod":  "module example.com/m\n\ngo 1.22\n",
-		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar n int = 1\n\tfmt.Println(n)\n}\n",
-	} {
-		p := filepath.Join(proj, name)
-		remotetest.WriteFile(t, p, text)
-		if err := os.Chown(p, s.UID, s.UID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfg)
-	lspJSON, err := json.Marshal(map[string]any{"lsp": map[string]any{"gopls": map[string]any{
-		"command": command, "env": env, "extensions": []string{".go"}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(cfg, "phoenix-desktop"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	remotetest.WriteFile(t, filepath.Join(cfg, "phoenix-desktop", lsp.ConfigFileName), string(lspJSON))
+	useRemoteGopls(t, s)
+	proj := s.GoProject(t)
 	srv, err := fakellm.Start()
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,25 @@ func (s *Server) Gopls(t testing.TB) (string, map[string]string) {
 	return filepath.Join(dir, "gopls"), map[string]string{"PATH": filepath.Dir(goBin) + ":/usr/bin:/bin", "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"}
 }
 
+// GoProject makes a fresh project folder in the remote user's home holding a small Go
+// module of that user's, for gopls to serve: main.go declares n on line 6 ("\tvar n int = 1")
+// and uses it on line 7 ("\tfmt.Println(n)", n at column 14).
+func (s *Server) GoProject(t testing.TB) string {
+	t.Helper()
+	proj := s.ProjectDir(t)
+	for name, text := range map[string]string{
+		"go.mod":  "module example.com/m\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar n int = 1\n\tfmt.Println(n)\n}\n",
+	} {
+		p := filepath.Join(proj, name)
+		WriteFile(t, p, text)
+		if err := os.Chown(p, s.UID, s.UID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return proj
+}
+
 func copyFile(t testing.TB, from, to string, mode os.FileMode) {
 	t.Helper()
 	in, err := os.Open(from)

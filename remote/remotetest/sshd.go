@@ -96,6 +96,7 @@ var serverSeq atomic.Int32
 func start(t testing.TB, w where) *Server {
 	t.Helper()
 	sshd := needSSHD(t)
+	holdAccount(t)
 	u, err := user.Lookup(TestUser)
 	if err != nil {
 		run(t, "useradd", "--create-home", "--shell", "/bin/bash", TestUser)
@@ -233,6 +234,7 @@ LogLevel INFO
 		}
 		<-logDone
 		_ = cmd.Wait()
+		waitAccountIdle(srv, 10*time.Second)
 	})
 	select {
 	case <-ready:
