@@ -318,34 +318,20 @@ func (h *Hooks) Run(ctx context.Context, in Input, rs Runners) Outcome {
 	} else {
 		hostDone <- nil
 	}
-	results := make([]Result, len(ms))
-	var wg sync.WaitGroup
-	for i, m := range ms {
-		r := rs.Walled
-		if m.project && rs.Project != nil {
-			r = rs.Project
-		}
+	results := runAll(ctx, in, ms, func(m match) (Runner, error) {
 		if m.asMe() {
-			r = rs.AsMe
 			if rs.Guard != nil {
 				if err := rs.Guard(m.hook.Command); err != nil {
-					results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, AsMe: true, Err: err.Error()}
-					continue
+					return nil, err
 				}
 			}
+			return rs.AsMe, nil
 		}
-		stdin, err := m.input(in)
-		if err != nil {
-			results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, Project: m.project, Err: err.Error()}
-			continue
+		if m.project && rs.Project != nil {
+			return rs.Project, nil
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = runOne(ctx, r, m, in.HookEventName, stdin)
-		}()
-	}
-	wg.Wait()
+		return rs.Walled, nil
+	})
 	out.Notices = append(out.Notices, <-hostDone...)
 	out.Notices = h.tell(out.Notices, rs.Host+"\x00"+in.Cwd)
 	out.Results = append(results, hostResults...)
@@ -384,13 +370,23 @@ func (m match) input(in Input) ([]byte, error) {
 // returns their results: what a remote project's agent does on its host once the files there
 // hold exactly the approved configuration (the caller checks that; this runs what it is given).
 func RunProject(ctx context.Context, in Input, proj ProjectHooks, r Runner) []Result {
-	ms := planOf(in, proj.Config, true)
+	return runAll(ctx, in, planOf(in, proj.Config, true), func(match) (Runner, error) { return r, nil })
+}
+
+// runAll runs the matched hooks at once, each with the runner runnerOf gives it, and returns
+// their results in order; a hook refused its runner, or whose event does not encode, does
+// not run and its result says why.
+func runAll(ctx context.Context, in Input, ms []match, runnerOf func(match) (Runner, error)) []Result {
 	results := make([]Result, len(ms))
 	var wg sync.WaitGroup
 	for i, m := range ms {
-		stdin, err := m.input(in)
+		r, err := runnerOf(m)
+		var stdin []byte
+		if err == nil {
+			stdin, err = m.input(in)
+		}
 		if err != nil {
-			results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, Project: true, Err: err.Error()}
+			results[i] = Result{Event: in.HookEventName, Command: m.hook.Command, Project: m.project, AsMe: m.asMe(), Err: err.Error()}
 			continue
 		}
 		wg.Add(1)
