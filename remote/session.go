@@ -200,14 +200,23 @@ func (s *Session) client(ctx context.Context, report func(Status)) (*Client, err
 		again := s.dropped
 		s.mu.Unlock()
 
-		c, err := s.dialWithBackoff(ctx, again, notify)
+		// Close ends a connection being made too: its ssh, with a master connection it may
+		// have started, must not outlive the session (Close waits for it, then ends the
+		// master).
+		dialCtx, cancelDial := context.WithCancel(ctx)
+		stopOnClose := context.AfterFunc(s.life, cancelDial)
+		c, err := s.dialWithBackoff(dialCtx, again, notify)
+		stopOnClose()
+		cancelDial()
 
 		s.mu.Lock()
 		s.dialing = nil
 		close(ch)
-		if err == nil && s.closed {
+		if s.closed {
 			s.mu.Unlock()
-			c.Close()
+			if err == nil {
+				c.Close()
+			}
 			return nil, ErrSessionClosed
 		}
 		if err == nil {
@@ -263,12 +272,22 @@ func (s *Session) Close() {
 		return
 	}
 	s.closed = true
-	c := s.cur
+	c, dialing := s.cur, s.dialing
 	s.cur = nil
 	s.mu.Unlock()
 	s.end()
 	if c != nil {
 		c.Close()
+	}
+	if dialing != nil {
+		// A connection being made is ended by s.end; its ssh may have started a master
+		// connection, which EndMaster can end only once it is there.
+		t := time.NewTimer(closeWait)
+		select {
+		case <-dialing:
+		case <-t.C:
+		}
+		t.Stop()
 	}
 	// The person is done with the host: its master connection goes too, not in five minutes.
 	ctx, cancel := context.WithTimeout(context.Background(), closeWait)

@@ -130,3 +130,34 @@ func equalStates(a, b []State) bool {
 	}
 	return true
 }
+
+// TestSessionClosedWhileConnectingLeavesNothing: the person closes the conversation (or the
+// app quits) while its first connection to a host is being made — ssh started, the agent
+// being copied: the connection is ended, not finished, and neither its ssh nor a master
+// connection it started outlives the session, here or on the host.
+func TestSessionClosedWhileConnectingLeavesNothing(t *testing.T) {
+	noLeaks(t)
+	s := remotetest.Start(t)
+	s.ForgetAgent(t) // the first connection copies the agent: it takes a while
+	sess := NewSession(Options{Destination: s.Dest, ConfigFile: s.Config}, nil)
+	connected := make(chan error, 1)
+	go func() {
+		_, err := sess.Connect(context.Background())
+		connected <- err
+	}()
+	for deadline := time.Now().Add(30 * time.Second); len(s.LocalSSH()) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no ssh started within 30 s")
+		}
+	}
+	sess.Close()
+	select {
+	case err := <-connected:
+		if !errors.Is(err, ErrSessionClosed) {
+			t.Errorf("the connection being made when the session closed: %v, want ErrSessionClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection being made went on for 10 s after the session closed")
+	}
+	s.WaitNoProcesses(t)
+}
