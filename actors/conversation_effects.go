@@ -150,7 +150,7 @@ func (a *conversationActor) startTool(ctx actor.Context, e domain.ExecuteTool) {
 	if domain.IsMCPTool(e.Call.Name) {
 		servers = a.mcpServers()
 	}
-	a.toolPID = ctx.Spawn(toolRunProps(a.rt, a.id, e.Exec, toolCtx, cancel, env, e.Call, err, servers, a.checkpointTaskFor(e), a.languageServersFor(e.Call)))
+	a.toolPID = ctx.Spawn(toolRunProps(a.rt, a.id, a.conv.Host, e.Exec, toolCtx, cancel, env, e.Call, err, servers, a.checkpointTaskFor(e), a.languageServersFor(e.Call)))
 }
 
 // mcpServers returns the conversation's MCP servers, making the set (which starts nothing)

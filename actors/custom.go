@@ -316,14 +316,10 @@ type callHooks struct {
 	aliases []string
 }
 
-// hooks is the call's tool hooks; the host is looked up only where remote projects can be.
+// hooks is the call's tool hooks.
 func (w *toolRunActor) hooks() *callHooks {
 	if w.callHooks == nil {
-		host := ""
-		if w.rt.cfg.Remote != nil && w.rt.cfg.Hooks != nil {
-			host = w.rt.convHost(w.convID)
-		}
-		w.callHooks = &callHooks{rt: w.rt, ctx: w.ctx, convID: w.convID, host: host, cwd: w.env.Cwd, mode: w.env.Mode, call: w.call}
+		w.callHooks = &callHooks{rt: w.rt, ctx: w.ctx, convID: w.convID, host: w.host, cwd: w.env.Cwd, mode: w.env.Mode, call: w.call}
 	}
 	return w.callHooks
 }

@@ -48,15 +48,6 @@ type RemoteHooks interface {
 // hookSession is where a conversation's hook session started: its folder, on its host.
 type hookSession struct{ host, cwd string }
 
-// convHost is the host of a conversation's project ("" for this machine, or unknown).
-func (r *Runtime) convHost(id string) string {
-	c, err := r.cfg.Store.Get(id)
-	if err != nil {
-		return ""
-	}
-	return c.Host
-}
-
 // hasHooks reports whether a hook may run for the event in the folder cwd on host: for this
 // machine as custom.Hooks.Has; for a host, the person's own for the event, or the project's
 // there unless the last reading of them (remoteHookState) found none approved — the first

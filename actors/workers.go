@@ -106,8 +106,11 @@ func (w *llmRequestActor) stream(client LLMClient) (resp llm.Response, err error
 
 // toolRunActor runs one tool call (one at a time per conversation).
 type toolRunActor struct {
-	rt      *Runtime
-	convID  string
+	rt     *Runtime
+	convID string
+	// host is the conversation's project machine ("" for this one): its project's hooks
+	// run there, the person's here (hooks_remote.go).
+	host    string
 	exec    domain.ExecID
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -123,10 +126,10 @@ type toolRunActor struct {
 	lsps *lsp.Set
 }
 
-func toolRunProps(rt *Runtime, convID string, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc,
+func toolRunProps(rt *Runtime, convID, host string, exec domain.ExecID, ctx context.Context, cancel context.CancelFunc,
 	env tools.Env, call domain.ToolCall, envErr error, servers *mcp.Set, ckpt *checkpointTask, lsps *lsp.Set) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &toolRunActor{rt: rt, convID: convID, exec: exec, ctx: ctx, cancel: cancel, env: env, call: call,
+		return &toolRunActor{rt: rt, convID: convID, host: host, exec: exec, ctx: ctx, cancel: cancel, env: env, call: call,
 			envErr: envErr, servers: servers, ckpt: ckpt, lsps: lsps}
 	})
 }
