@@ -18,11 +18,9 @@ import (
 	"github.com/phoenix-desktop/phoenix/actors"
 	"github.com/phoenix-desktop/phoenix/checkpoint"
 	"github.com/phoenix-desktop/phoenix/domain"
-	"github.com/phoenix-desktop/phoenix/llm/fakellm"
 	"github.com/phoenix-desktop/phoenix/lsp"
 	"github.com/phoenix-desktop/phoenix/mcp"
 	"github.com/phoenix-desktop/phoenix/mcp/mcptest"
-	"github.com/phoenix-desktop/phoenix/providers"
 	"github.com/phoenix-desktop/phoenix/remote"
 	"github.com/phoenix-desktop/phoenix/remote/remotetest"
 	"github.com/phoenix-desktop/phoenix/sandbox"
@@ -512,12 +510,7 @@ func TestChatRemoteUsesALanguageToolOnTheHost_REQ_LSP_003(t *testing.T) {
 	t.Setenv(envSSHConfig, s.Config)
 	useRemoteGopls(t, s)
 	proj := s.GoProject(t)
-	srv, err := fakellm.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	t.Setenv(providers.EnvAPIKey, "sk-test-remote-lsp-0001")
+	srv := startModelWithKey(t, "sk-test-remote-lsp-0001")
 
 	code, out, errs := cli(t, "chat", "--base-url", srv.URL(), "--model", "gpt-4o", "--data-dir", t.TempDir(), "--remote", s.Dest, "--cwd", proj,
 		"lsp: definition main.go:7:14")

@@ -40,12 +40,7 @@ func TestChatRemoteProjectFilesComeFromTheHost(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", cfg)
 	writeReadable(t, filepath.Join(cfg, "phoenix-desktop", "AGENTS.md"), "Personal rule: answer briefly.")
 
-	srv, err := fakellm.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	t.Setenv(providers.EnvAPIKey, "sk-test-remote-0001")
+	srv := startModelWithKey(t, "sk-test-remote-0001")
 	data := t.TempDir()
 	code, out, errs := cli(t, "chat", "--base-url", srv.URL(), "--model", domain.DemoModel, "--data-dir", data,
 		"--remote", s.Dest, "--cwd", proj, "/greet world")
@@ -101,12 +96,7 @@ func TestChatRemoteProjectHooksRunOnTheHostOnceAllowedThere(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", cfg)
 	writeReadable(t, filepath.Join(cfg, "phoenix-desktop", "hooks.json"),
 		`{"hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"command":"echo \"mine, for $PHOENIX_REMOTE_HOST\""}]}]}}`)
-	srv, err := fakellm.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	t.Setenv(providers.EnvAPIKey, "sk-test-remote-0001")
+	srv := startModelWithKey(t, "sk-test-remote-0001")
 	data := t.TempDir()
 	chat := func(dest string) (string, string) {
 		t.Helper()
@@ -154,4 +144,17 @@ func TestChatRemoteProjectHooksRunOnTheHostOnceAllowedThere(t *testing.T) {
 		t.Errorf("the approval for %s ran the hook for %s@%s too: %q", s.Dest, remotetest.TestUser, s.Dest, b2)
 	}
 	s.WaitNoProcesses(t)
+}
+
+// startModelWithKey starts a fake model server for the test and sets the API key a chat
+// sends it.
+func startModelWithKey(t *testing.T, key string) *fakellm.Server {
+	t.Helper()
+	srv, err := fakellm.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	t.Setenv(providers.EnvAPIKey, key)
+	return srv
 }
