@@ -119,7 +119,7 @@ func startServer(ctx context.Context, name string, cfg ServerConfig, l launch, h
 		transport = lifetimeTransport{&sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: withHeaders(httpClient, cfg.Headers)}, s.life}
 	case cfg.IsURL():
 		s.auth = oauth
-		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: withHeaders(httpClient, cfg.Headers), OAuthHandler: oauth}
+		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: withSessionMeta(withHeaders(httpClient, cfg.Headers)), OAuthHandler: oauth}
 	default:
 		t, err := s.startStdio(ctx, l)
 		if err != nil {
