@@ -93,3 +93,41 @@ func TestColdChatKilledAfterTheReplyKeepsItsRecords_REQ_BED_007(t *testing.T) {
 		t.Fatalf("continuing after the kill: exit %d, want the saved instructions named:\n%s\n%s", code, out, errs)
 	}
 }
+
+// chat --queue keeps printing until the queued messages were answered, in order, and ends at
+// rest: a chat of its own looks at the queue when its turn rests only when something could
+// have been queued (issue 39 spared a new conversation without --queue the look).
+func TestChatQueueIsAnsweredBeforeTheChatEnds(t *testing.T) {
+	data, cwd := t.TempDir(), t.TempDir()
+	code, out, errs := cli(t, "chat", "--demo", "--data-dir", data, "--cwd", cwd,
+		"--queue", "echo: second answer", "--queue", "echo: third answer", "echo: first answer")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	first, second, third := strings.LastIndex(out, "first answer"), strings.LastIndex(out, "second answer"), strings.LastIndex(out, "third answer")
+	if first < 0 || second < first || third < second {
+		t.Fatalf("the queued messages were not all answered in order:\n%s", out)
+	}
+	code, out, _ = cli(t, "list", "--data-dir", data, "--json")
+	var list []struct{ ID string }
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	code, out, _ = cli(t, "show", list[0].ID, "--data-dir", data, "--json")
+	var shown struct {
+		Conversation domain.Conversation `json:"conversation"`
+		Messages     []domain.Message    `json:"messages"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil || shown.Conversation.State.Kind() != domain.StateIdle {
+		t.Fatalf("show: %d %s", code, out)
+	}
+	var users int
+	for _, m := range shown.Messages {
+		if m.Kind == domain.KindUser {
+			users++
+		}
+	}
+	if users != 3 {
+		t.Fatalf("%d user messages stored, want the message and the two queued", users)
+	}
+}
