@@ -102,7 +102,8 @@ func (r *Runtime) saveCustom(id string, set Custom) error {
 	if err != nil {
 		return fmt.Errorf("encode the commands and skills of %s: %w", id, err)
 	}
-	if err := r.cfg.Store.PutAux(id, auxCustom, b); err != nil {
+	// Unflushed, as the instructions are (saveInstructions says why).
+	if err := r.cfg.Store.PutAuxUnflushed(id, auxCustom, b); err != nil {
 		return fmt.Errorf("save the commands and skills of %s: %w", id, err)
 	}
 	return nil

@@ -45,7 +45,12 @@ func (r *Runtime) saveInstructions(id string, set Instructions) error {
 	if err != nil {
 		return fmt.Errorf("encode the instructions of %s: %w", id, err)
 	}
-	if err := r.cfg.Store.PutAux(id, auxInstructions, b); err != nil {
+	// Unflushed: the record is what files said, none of the person's words. At creation the
+	// conversation's own record is not flushed either, and the flush of its first message
+	// (the store's log is written in order) takes both to the disk; a reload reaches it
+	// within the store's background flush. Flushing here cost a cold one-turn chat two of
+	// its syncs (issue 39).
+	if err := r.cfg.Store.PutAuxUnflushed(id, auxInstructions, b); err != nil {
 		return fmt.Errorf("save the instructions of %s: %w", id, err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/phoenix-desktop/phoenix/domain"
@@ -121,5 +122,48 @@ func TestNoInstructionsAndUnusableFiles(t *testing.T) {
 	mustContain(t, notice, "AGENTS.md was skipped: it is not UTF-8 text")
 	if end := h.turn(c.ID, "echo: still works"); end.State.Kind() != domain.StateIdle {
 		t.Fatalf("a bad instructions file stopped the turn: %s", end.State.Kind())
+	}
+}
+
+// flushCounter is a store that counts the auxiliary records saved with a flush to disk.
+type flushCounter struct {
+	Store
+	flushed, unflushed atomic.Int64
+}
+
+func (s *flushCounter) PutAux(id, name string, value []byte) error {
+	s.flushed.Add(1)
+	return s.Store.PutAux(id, name, value)
+}
+
+func (s *flushCounter) PutAuxUnflushed(id, name string, value []byte) error {
+	s.unflushed.Add(1)
+	return s.Store.PutAuxUnflushed(id, name, value)
+}
+
+// Issue 39: creating a conversation (and reloading its instructions) saves what the project's
+// files said without a flush of its own: the conversation's record is not flushed either, and
+// its first message's flush takes both to the disk. Each flush was two syncs of a cold
+// one-turn chat. The records are still saved, and read back.
+func TestCreatingAConversationFlushesNothing(t *testing.T) {
+	var store *flushCounter
+	h := newHarness(t, func(c *Config) {
+		store = &flushCounter{Store: c.Store}
+		c.Store = store
+	})
+	writeFile(t, filepath.Join(h.cwd, "AGENTS.md"), "Use tabs in Go files.")
+	c := h.create(NewConversation{})
+	if _, err := h.rt.ReloadInstructions(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := store.flushed.Load(); n != 0 {
+		t.Fatalf("creating a conversation and reloading its instructions flushed %d records to disk, want none", n)
+	}
+	if n := store.unflushed.Load(); n != 4 {
+		t.Fatalf("%d records saved, want the instructions and the commands, at creation and at the reload", n)
+	}
+	set, err := h.rt.Instructions(context.Background(), c.ID)
+	if err != nil || len(set.Files) != 1 {
+		t.Fatalf("instructions read back: %+v, %v; want the project's AGENTS.md", set, err)
 	}
 }

@@ -318,6 +318,11 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
+	// Only --queue, the window (a chat served inside the app) or a queue kept by a continued
+	// conversation can have a turn follow this one: a new conversation in a process of its own
+	// without --queue comes to rest with nothing queued, and its cold path skips the look
+	// (queueGoesOn reads the whole history, the first decoding of messages: issue 39).
+	mayQueue := env.app != nil || continueID != "" || len(queued) > 0
 	answers := make(chan domain.Mode, 1)
 	var pending *actors.ApprovalRequested
 	forms := newStdinAnswers(env.stdin)
@@ -376,7 +381,7 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 				if domain.Busy(e.Conv.State) {
 					continue
 				}
-				if stopCode == 0 && queueGoesOn(ctx, rt, e.Conv) {
+				if stopCode == 0 && mayQueue && queueGoesOn(ctx, rt, e.Conv) {
 					// More turns follow: they collect as any process does. A chat that
 					// ends here closes the store with the collector still off.
 					restoreGC()
