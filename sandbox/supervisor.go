@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -173,6 +174,10 @@ type runRequest struct {
 	Script string   `json:"script"`
 	Dir    string   `json:"dir,omitempty"`
 	Env    []string `json:"env"`
+	// SameEnv stands for an Env equal to that of the last request the supervisor received
+	// (sentEnv): a conversation's commands nearly always share one environment, and
+	// decoding it is most of what reading a request costs the supervisor.
+	SameEnv bool `json:"same_env,omitempty"`
 }
 
 // message is what the app sends a supervisor: a command to run, with its stdout and stderr
@@ -312,6 +317,17 @@ type supervisor struct {
 	kind kind
 	cmd  *exec.Cmd
 	conn *net.UnixConn
+	// sentEnv is the environment of the last request the supervisor received; a request
+	// with the same one says so instead of sending it again (runRequest.SameEnv).
+	sentEnv []string
+}
+
+// wire returns req as it is sent to s: without its environment when s has it already.
+func (s *supervisor) wire(req runRequest) runRequest {
+	if s.sentEnv != nil && req.Env != nil && slices.Equal(req.Env, s.sentEnv) {
+		req.Env, req.SameEnv = nil, true
+	}
+	return req
 }
 
 // supervisorEnv is the environment a supervisor itself runs with: what it needs to find bash
@@ -454,7 +470,8 @@ func (s *supervisor) run(ctx context.Context, req runRequest, proxySocket string
 			o.Notice(fmt.Sprintf("The app's network proxy could not be reached (%v), so this command had no network.", err))
 		}
 	}
-	err = writeFrame(s.conn, message{Run: &req}, fds...)
+	w := s.wire(req)
+	err = writeFrame(s.conn, message{Run: &w}, fds...)
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -462,6 +479,8 @@ func (s *supervisor) run(ctx context.Context, req runRequest, proxySocket string
 		errR.Close()
 		return 0, false, fmt.Errorf("hand the command to the sandbox supervisor: %w", err)
 	}
+	// A supervisor that failed to receive it all is closed, never asked again.
+	s.sentEnv = req.Env
 	var copying sync.WaitGroup
 	copyOut := func(r *os.File, w io.Writer) {
 		defer copying.Done()

@@ -392,3 +392,76 @@ cd "$TMPDIR" && touch x && chmod 700 x && echo chmod-ok`)
 		}
 	}
 }
+
+// TestRunSendsAnUnchangedEnvironmentOnce: a supervisor is sent a command's environment only
+// when it differs from the last it received, and each command still runs with exactly its
+// own, under every policy.
+func TestRunSendsAnUnchangedEnvironmentOnce(t *testing.T) {
+	envA := append(os.Environ(), "PHOENIX_TEST_X=a")
+	envB := append(os.Environ(), "PHOENIX_TEST_X=b")
+	script := `printf %s "$PHOENIX_TEST_X"`
+	s, err := startSupervisor(kindPlain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	cfg, err := prepare(Policy{Unrestricted: true}, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, env := range [][]string{envA, envA, envB, envB, envA} {
+		req := runRequest{helperConfig: cfg, Script: script, Env: env}
+		wantSame := i == 1 || i == 3
+		if w := s.wire(req); w.SameEnv != wantSame || (w.Env == nil) != wantSame {
+			t.Errorf("command %d: sent with same_env=%v and %d variables, want same_env=%v", i, w.SameEnv, len(w.Env), wantSame)
+		}
+		var out strings.Builder
+		if code, _, err := s.run(context.Background(), req, "", RunOptions{Stdout: &out}); err != nil || code != 0 {
+			t.Fatalf("command %d: exit %d, %v", i, code, err)
+		}
+		if want := strings.TrimPrefix(env[len(env)-1], "PHOENIX_TEST_X="); out.String() != want {
+			t.Errorf("command %d saw PHOENIX_TEST_X=%q, want %q", i, out.String(), want)
+		}
+	}
+	if !Probe().Available {
+		return
+	}
+	p := Policy{TempDir: t.TempDir()}
+	for i, env := range [][]string{envA, envA, envB, envA} {
+		var out strings.Builder
+		if code, err := Run(context.Background(), p, script, RunOptions{Env: env, Stdout: &out}); err != nil || code != 0 {
+			t.Fatalf("restricted command %d: exit %d, %v", i, code, err)
+		}
+		if want := strings.TrimPrefix(env[len(env)-1], "PHOENIX_TEST_X="); out.String() != want {
+			t.Errorf("restricted command %d saw PHOENIX_TEST_X=%q, want %q", i, out.String(), want)
+		}
+	}
+}
+
+// TestSupervisorRefusesAnEnvironmentItNeverReceived: a request that names the last
+// environment, sent to a supervisor that has received none, is refused instead of run with
+// an empty one.
+func TestSupervisorRefusesAnEnvironmentItNeverReceived(t *testing.T) {
+	s, err := startSupervisor(kindPlain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	defer outW.Close()
+	req := runRequest{helperConfig: helperConfig{}, Script: "true", SameEnv: true}
+	if err := writeFrame(s.conn, message{Run: &req}, int(outW.Fd()), int(outW.Fd())); err != nil {
+		t.Fatal(err)
+	}
+	var o outcome
+	if _, err := readFrame(s.conn, &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.SetupError == "" {
+		t.Fatalf("the supervisor ran the command (status %d) with an environment it never received", o.Status)
+	}
+}
