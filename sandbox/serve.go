@@ -199,15 +199,18 @@ func serve(view, project bool) int {
 		var ran helperConfig
 		o, quit := runOne(*in.msg.Run, launch{files: [3]int{devNull, in.fds[0], in.fds[1]}, dir: in.msg.Run.Dir, env: in.msg.Run.Env}, tempDirFd, proxyFd, msgs, stop, ahead, &ran)
 		ahead = nil
+		// Closed before the answer: the app reads the output to its end once it has it.
 		closeFds(in.fds)
-		if shm {
-			emptyShm()
-		}
 		if quit {
 			return 0
 		}
 		if err := writeFrame(conn, o); err != nil {
 			return 0
+		}
+		if shm {
+			// After the answer, which does not wait for it, and before the next request
+			// is read, which must find /dev/shm empty.
+			emptyShm()
 		}
 		if ran.Restricted && ran.MountView && o.SetupError == "" {
 			// The next command of a conversation most often has the same policy, in

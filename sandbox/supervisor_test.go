@@ -465,3 +465,38 @@ func TestSupervisorRefusesAnEnvironmentItNeverReceived(t *testing.T) {
 		t.Fatalf("the supervisor ran the command (status %d) with an environment it never received", o.Status)
 	}
 }
+
+// TestSharedMemoryIsEmptyForTheNextCommand: what a command leaves in the mount view's private
+// /dev/shm is gone before the supervisor's next command starts.
+func TestSharedMemoryIsEmptyForTheNextCommand(t *testing.T) {
+	if !Probe().Available {
+		t.Skip("Landlock unavailable")
+	}
+	if usable, reason := mountViewUsable(); !usable {
+		t.Skip("no mount view: " + reason)
+	}
+	s, err := startSupervisor(kindView)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	run := func(script string) string {
+		t.Helper()
+		cfg, err := prepare(Policy{TempDir: t.TempDir()}, script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		code, _, err := s.run(context.Background(), runRequest{helperConfig: cfg, Script: script, Env: os.Environ()}, "", RunOptions{Stdout: &out})
+		if err != nil || code != 0 {
+			t.Fatalf("%s: exit %d, %v", script, code, err)
+		}
+		return out.String()
+	}
+	if got := run(`echo left > /dev/shm/phoenix-left && mkdir /dev/shm/phoenix-dir && ls /dev/shm`); got != "phoenix-dir\nphoenix-left\n" {
+		t.Fatalf("the command could not write /dev/shm: it listed %q", got)
+	}
+	if got := run(`ls -A /dev/shm`); got != "" {
+		t.Errorf("the next command found %q in /dev/shm", got)
+	}
+}
