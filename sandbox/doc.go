@@ -12,9 +12,10 @@
 //     started once with the hidden first argument HelperArg and kept waiting for work (see
 //     Prewarm, Shutdown). Each supervisor runs one command at a time, so whatever is left
 //     below it when the command ends belongs to that command and is swept. The app hands it
-//     the command, the environment and the output pipes over a unix socket; cancelling
-//     asks it to kill the tree. This costs one bash start per command instead of a start of
-//     the 48 MB GUI binary.
+//     the command, the environment (only when it differs from the last it sent that
+//     supervisor) and the output pipes over a unix socket; cancelling asks it to kill the
+//     tree. This costs one bash start per command instead of a start of the 48 MB GUI
+//     binary.
 //   - Command, for long-lived programs (MCP servers), returns an *exec.Cmd whose process is
 //     a supervisor of its own for one command: the caller may set Stdin, Stdout and Stderr
 //     (pipes reach the program), the program may live as long as it likes, and cancelling
@@ -60,8 +61,8 @@
 //     after the view's mounts changed (its rules hold inodes: the temp dir's binding, the
 //     caches, in Project mode the tree's binding), ends it unused and restricts a thread of
 //     its own. The gate waits for the thread's end on a pidfd of the thread where the
-//     kernel has one (Linux 6.9), else by polling. Supervisors of one command restrict none
-//     ahead.
+//     kernel has one (Linux 6.9; opened while the thread waits, so ahead too), else by
+//     polling. Supervisors of one command restrict none ahead.
 //
 //   - Every Landlock ABI from 1 (Linux 5.13) is accepted. What an older ABI lacks, another
 //     layer covers (truncate(2) before ABI 3 is denied by seccomp; TCP before ABI 4 and
