@@ -500,3 +500,33 @@ func TestSharedMemoryIsEmptyForTheNextCommand(t *testing.T) {
 		t.Errorf("the next command found %q in /dev/shm", got)
 	}
 }
+
+// TestCommandOutputIsBlocking: a command's standard output and error are blocking
+// descriptors, as a program expects (a non-blocking one makes writes fail with EAGAIN when
+// the pipe is full), and what it writes arrives whole.
+func TestCommandOutputIsBlocking(t *testing.T) {
+	const nonblock = 0o4000 // O_NONBLOCK, as /proc shows the flags: in octal
+	var out, errOut strings.Builder
+	// 300 KB, above a pipe's capacity, so the writes block while the app reads.
+	script := `sed -n 's/^flags:[[:space:]]*//p' /proc/$$/fdinfo/1 /proc/$$/fdinfo/2 >&2; head -c 300000 /dev/zero | tr '\0' x`
+	code, err := Run(context.Background(), Policy{Unrestricted: true}, script, RunOptions{Stdout: &out, Stderr: &errOut})
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d, %v, stderr %q", code, err, errOut.String())
+	}
+	flags := strings.Fields(errOut.String())
+	if len(flags) != 2 {
+		t.Fatalf("read the flags %q, want two", errOut.String())
+	}
+	for i, f := range flags {
+		n, err := strconv.ParseInt(f, 8, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n&nonblock != 0 {
+			t.Errorf("descriptor %d of the command is non-blocking (flags %s)", i+1, f)
+		}
+	}
+	if out.Len() != 300000 || strings.Trim(out.String(), "x") != "" {
+		t.Errorf("the command's output arrived as %d bytes, want 300000", out.Len())
+	}
+}
