@@ -420,9 +420,6 @@ type restrictedThread struct {
 	cfg   helperConfig
 	epoch uint64
 	tid   int
-	// pidfd is a pidfd of the thread, opened while it waits (-1 where the kernel has none
-	// for a thread): fork waits on it for the thread's end.
-	pidfd int
 	// orders carries the one fork; closing it ends the thread unused.
 	orders chan forkOrder
 	done   chan forkResult
@@ -449,7 +446,7 @@ func restrictThread(cfg helperConfig) (*restrictedThread, error) {
 		return nil, err
 	}
 	defer policy.close()
-	t := &restrictedThread{cfg: cfg, epoch: viewEpoch.Load(), pidfd: -1, orders: make(chan forkOrder, 1), done: make(chan forkResult, 1)}
+	t := &restrictedThread{cfg: cfg, epoch: viewEpoch.Load(), orders: make(chan forkOrder, 1), done: make(chan forkResult, 1)}
 	type restricted struct {
 		tid int
 		err error
@@ -493,12 +490,6 @@ func restrictThread(cfg helperConfig) (*restrictedThread, error) {
 		return nil, r.err
 	}
 	t.tid = r.tid
-	// Opened now, while the thread waits for its order: it is alive (it ends only once
-	// told), and the command's start then has one call less to make.
-	t.pidfd = -1
-	if fd, err := unix.PidfdOpen(r.tid, pidfdThread); err == nil {
-		t.pidfd = fd
-	}
 	return t, nil
 }
 
@@ -507,23 +498,10 @@ func (t *restrictedThread) fits(cfg helperConfig) bool {
 	return t.epoch == viewEpoch.Load() && reflect.DeepEqual(t.cfg, cfg)
 }
 
-// fork starts the command from the thread, which then ends. Where it has the thread's
-// pidfd, it returns only once the thread is gone: the thread answers just before it ends,
-// so waiting for the end on the pidfd, instead of for the answer and then for the end
-// (startRestricted's release), spares the command's start a wake-up of this goroutine.
+// fork starts the command from the thread, which then ends.
 func (t *restrictedThread) fork(path string, argv []string, attr *syscall.ProcAttr) (int, error) {
 	t.ended, t.forked = true, true
 	t.orders <- forkOrder{path, argv, attr}
-	if t.pidfd >= 0 {
-		err := waitThreadEnd(t.tid, t.pidfd)
-		unix.Close(t.pidfd)
-		t.pidfd = -1
-		if err != nil {
-			// The answer has come or will: the thread has forked or is about to.
-			f := <-t.done
-			return f.pid, err
-		}
-	}
 	f := <-t.done
 	return f.pid, f.err
 }
@@ -535,10 +513,6 @@ func (t *restrictedThread) end() {
 	}
 	t.ended = true
 	close(t.orders)
-	if t.pidfd >= 0 {
-		unix.Close(t.pidfd)
-		t.pidfd = -1
-	}
 }
 
 // viewEpoch counts the changes of the mount view's mounts that a thread restricted ahead
@@ -583,24 +557,9 @@ func onThreadOfItsOwn(fn func()) {
 // the pidfd report the end a moment before the thread leaves the thread list, it polls
 // with a short, growing pause.
 func waitThreadGone(tid int) error {
-	fd, err := unix.PidfdOpen(tid, pidfdThread)
-	if errors.Is(err, unix.ESRCH) {
-		return nil
-	}
-	if err == nil {
-		defer unix.Close(fd)
-	} else {
-		fd = -1
-	}
-	return waitThreadEnd(tid, fd)
-}
-
-// waitThreadEnd is waitThreadGone with the thread's pidfd, or -1 to poll; the caller
-// closes the pidfd.
-func waitThreadEnd(tid, pidfd int) error {
 	deadline := time.Now().Add(threadExitTimeout)
-	if pidfd >= 0 {
-		fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	if fd, err := unix.PidfdOpen(tid, pidfdThread); err == nil {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		for {
 			n, err := unix.Poll(fds, max(0, int(time.Until(deadline).Milliseconds())+1))
 			if errors.Is(err, unix.EINTR) {
@@ -609,11 +568,14 @@ func waitThreadEnd(tid, pidfd int) error {
 			if err == nil && n == 0 {
 				err = fmt.Errorf("the restricting thread %d did not end within %v", tid, threadExitTimeout)
 			}
+			unix.Close(fd)
 			if err != nil {
 				return err
 			}
 			break
 		}
+	} else if errors.Is(err, unix.ESRCH) {
+		return nil
 	}
 	pid := unix.Getpid()
 	pause := 10 * time.Microsecond

@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -262,58 +261,5 @@ func TestWaitThreadGoneWaitsForTheEndOnItsPidfd(t *testing.T) {
 	}
 	if n := threadWaitPolls.Load() - before; n != 0 {
 		t.Errorf("the wait polled %d times; it should have waited on the thread's pidfd", n)
-	}
-}
-
-// TestForkReturnsOnceTheRestrictingThreadIsGone: where the kernel gives a pidfd for one
-// thread, a restricted thread keeps one from the moment it is ready, and fork returns only
-// once that thread has ended, so that the command's gate opens without a second wait.
-func TestForkReturnsOnceTheRestrictingThreadIsGone(t *testing.T) {
-	if !Probe().Available {
-		t.Skip("Landlock unavailable")
-	}
-	probe, err := unix.PidfdOpen(unix.Gettid(), pidfdThread)
-	if err != nil {
-		t.Skipf("no pidfd for a thread here (Linux 6.9): %v", err)
-	}
-	unix.Close(probe)
-	cfg, err := prepare(Policy{TempDir: t.TempDir()}, "true")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bash, err := findBash()
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := threadWaitPolls.Load()
-	for i := range 30 {
-		th, err := restrictThread(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if th.pidfd < 0 {
-			th.end()
-			t.Fatal("the restricted thread kept no pidfd")
-		}
-		pid, err := th.fork(bash, []string{"bash", "-c", "true"}, &syscall.ProcAttr{
-			Env: []string{}, Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{Setsid: true},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		alive := unix.Tgkill(unix.Getpid(), th.tid, 0)
-		var ws unix.WaitStatus
-		if _, err := unix.Wait4(pid, &ws, 0, nil); err != nil {
-			t.Fatal(err)
-		}
-		if !errors.Is(alive, unix.ESRCH) {
-			t.Fatalf("fork %d returned while the restricting thread %d still existed (%v)", i, th.tid, alive)
-		}
-		if th.pidfd != -1 {
-			t.Fatalf("fork %d left the thread's pidfd open", i)
-		}
-	}
-	if n := threadWaitPolls.Load() - before; n != 0 {
-		t.Errorf("the waits polled %d times; they should have waited on the threads' pidfds", n)
 	}
 }
