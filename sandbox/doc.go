@@ -61,8 +61,8 @@
 //     after the view's mounts changed (its rules hold inodes: the temp dir's binding, the
 //     caches, in Project mode the tree's binding), ends it unused and restricts a thread of
 //     its own. The gate waits for the thread's end on a pidfd of the thread where the
-//     kernel has one (Linux 6.9; opened while the thread waits, so ahead too), else by
-//     polling. Supervisors of one command restrict none ahead.
+//     kernel has one (Linux 6.9), else by polling. Supervisors of one command restrict none
+//     ahead.
 //
 //   - Every Landlock ABI from 1 (Linux 5.13) is accepted. What an older ABI lacks, another
 //     layer covers (truncate(2) before ABI 3 is denied by seccomp; TCP before ABI 4 and
