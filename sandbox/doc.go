@@ -12,9 +12,10 @@
 //     started once with the hidden first argument HelperArg and kept waiting for work (see
 //     Prewarm, Shutdown). Each supervisor runs one command at a time, so whatever is left
 //     below it when the command ends belongs to that command and is swept. The app hands it
-//     the command, the environment and the output pipes over a unix socket; cancelling
-//     asks it to kill the tree. This costs one bash start per command instead of a start of
-//     the 48 MB GUI binary.
+//     the command, the environment (only when it differs from the last it sent that
+//     supervisor) and the output pipes over a unix socket; cancelling asks it to kill the
+//     tree. This costs one bash start per command instead of a start of the 48 MB GUI
+//     binary.
 //   - Command, for long-lived programs (MCP servers), returns an *exec.Cmd whose process is
 //     a supervisor of its own for one command: the caller may set Stdin, Stdout and Stderr
 //     (pipes reach the program), the program may live as long as it likes, and cancelling

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -147,6 +148,9 @@ func serve(view, project bool) int {
 	// A thread restricted, once a command has been answered, for a next one like it
 	// (restrictedThread).
 	var ahead *restrictedThread
+	// The environment of the last request, for one that has the same (runRequest.SameEnv).
+	var lastEnv []string
+	haveEnv := false
 	for {
 		var in incoming
 		select {
@@ -157,6 +161,18 @@ func serve(view, project bool) int {
 				return 0
 			}
 			in = m
+		}
+		if in.msg.Run != nil {
+			if !in.msg.Run.SameEnv {
+				lastEnv, haveEnv = in.msg.Run.Env, true
+			} else if haveEnv {
+				// Clipped, so that nothing appended for one command lands in the next's.
+				in.msg.Run.Env = slices.Clip(lastEnv)
+			} else {
+				closeFds(in.fds)
+				_ = writeFrame(conn, outcome{SetupError: "the request named an environment the supervisor had not received"})
+				continue
+			}
 		}
 		if in.msg.Run == nil || len(in.fds) < 2 || len(in.fds) > 4 {
 			// A stop for a command that has ended already, or a malformed request.
@@ -183,15 +199,18 @@ func serve(view, project bool) int {
 		var ran helperConfig
 		o, quit := runOne(*in.msg.Run, launch{files: [3]int{devNull, in.fds[0], in.fds[1]}, dir: in.msg.Run.Dir, env: in.msg.Run.Env}, tempDirFd, proxyFd, msgs, stop, ahead, &ran)
 		ahead = nil
+		// Closed before the answer: the app reads the output to its end once it has it.
 		closeFds(in.fds)
-		if shm {
-			emptyShm()
-		}
 		if quit {
 			return 0
 		}
 		if err := writeFrame(conn, o); err != nil {
 			return 0
+		}
+		if shm {
+			// After the answer, which does not wait for it, and before the next request
+			// is read, which must find /dev/shm empty.
+			emptyShm()
 		}
 		if ran.Restricted && ran.MountView && o.SetupError == "" {
 			// The next command of a conversation most often has the same policy, in

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -173,6 +174,10 @@ type runRequest struct {
 	Script string   `json:"script"`
 	Dir    string   `json:"dir,omitempty"`
 	Env    []string `json:"env"`
+	// SameEnv stands for an Env equal to that of the last request the supervisor received
+	// (sentEnv): a conversation's commands nearly always share one environment, and
+	// decoding it is most of what reading a request costs the supervisor.
+	SameEnv bool `json:"same_env,omitempty"`
 }
 
 // message is what the app sends a supervisor: a command to run, with its stdout and stderr
@@ -312,6 +317,17 @@ type supervisor struct {
 	kind kind
 	cmd  *exec.Cmd
 	conn *net.UnixConn
+	// sentEnv is the environment of the last request the supervisor received; a request
+	// with the same one says so instead of sending it again (runRequest.SameEnv).
+	sentEnv []string
+}
+
+// wire returns req as it is sent to s: without its environment when s has it already.
+func (s *supervisor) wire(req runRequest) runRequest {
+	if s.sentEnv != nil && req.Env != nil && slices.Equal(req.Env, s.sentEnv) {
+		req.Env, req.SameEnv = nil, true
+	}
+	return req
 }
 
 // supervisorEnv is the environment a supervisor itself runs with: what it needs to find bash
@@ -416,26 +432,26 @@ func (s *supervisor) close() {
 // the supervisor received the command.
 func (s *supervisor) run(ctx context.Context, req runRequest, proxySocket string, o RunOptions) (status int, sent bool, err error) {
 	stdout, stderr := o.Stdout, o.Stderr
-	outR, outW, err := os.Pipe()
+	outR, outW, err := outputPipe()
 	if err != nil {
-		return 0, false, fmt.Errorf("create the output pipe: %w", err)
+		return 0, false, err
 	}
-	errR, errW, err := os.Pipe()
+	errR, errW, err := outputPipe()
 	if err != nil {
 		outR.Close()
-		outW.Close()
-		return 0, false, fmt.Errorf("create the output pipe: %w", err)
+		unix.Close(outW)
+		return 0, false, err
 	}
-	fds := []int{int(outW.Fd()), int(errW.Fd())}
+	fds := []int{outW, errW}
 	if s.kind.inView() {
 		// The supervisor binds the temp dir from this descriptor: its path may lie below a
 		// secret the view hides (mountview.go).
 		dirFd, err := unix.Open(req.TempDir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			outR.Close()
-			outW.Close()
+			unix.Close(outW)
 			errR.Close()
-			errW.Close()
+			unix.Close(errW)
 			return 0, false, fmt.Errorf("open the sandbox temp dir: %w", err)
 		}
 		defer unix.Close(dirFd)
@@ -454,14 +470,17 @@ func (s *supervisor) run(ctx context.Context, req runRequest, proxySocket string
 			o.Notice(fmt.Sprintf("The app's network proxy could not be reached (%v), so this command had no network.", err))
 		}
 	}
-	err = writeFrame(s.conn, message{Run: &req}, fds...)
-	outW.Close()
-	errW.Close()
+	w := s.wire(req)
+	err = writeFrame(s.conn, message{Run: &w}, fds...)
+	unix.Close(outW)
+	unix.Close(errW)
 	if err != nil {
 		outR.Close()
 		errR.Close()
 		return 0, false, fmt.Errorf("hand the command to the sandbox supervisor: %w", err)
 	}
+	// A supervisor that failed to receive it all is closed, never asked again.
+	s.sentEnv = req.Env
 	var copying sync.WaitGroup
 	copyOut := func(r *os.File, w io.Writer) {
 		defer copying.Done()
@@ -538,6 +557,24 @@ func (s *supervisor) run(ctx context.Context, req runRequest, proxySocket string
 		return out.Status, true, ErrOutputHeld
 	}
 	return out.Status, true, nil
+}
+
+// outputPipe makes a pipe for a command's output: the read end an *os.File the runtime's
+// poller waits on, the write end a plain descriptor, blocking (as a program's output
+// normally is), that goes to the supervisor and is closed here once sent. os.Pipe would
+// register the write end with the poller too, and handing its descriptor over would make it
+// blocking again: five system calls of each pipe for nothing, on every command's start.
+func outputPipe() (*os.File, int, error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, -1, fmt.Errorf("create the output pipe: %w", err)
+	}
+	if err := unix.SetNonblock(p[0], true); err != nil {
+		unix.Close(p[0])
+		unix.Close(p[1])
+		return nil, -1, fmt.Errorf("create the output pipe: %w", err)
+	}
+	return os.NewFile(uintptr(p[0]), "output"), p[1], nil
 }
 
 // startedAhead counts the commands this process ran that started from a thread restricted

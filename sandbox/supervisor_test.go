@@ -392,3 +392,141 @@ cd "$TMPDIR" && touch x && chmod 700 x && echo chmod-ok`)
 		}
 	}
 }
+
+// TestRunSendsAnUnchangedEnvironmentOnce: a supervisor is sent a command's environment only
+// when it differs from the last it received, and each command still runs with exactly its
+// own, under every policy.
+func TestRunSendsAnUnchangedEnvironmentOnce(t *testing.T) {
+	envA := append(os.Environ(), "PHOENIX_TEST_X=a")
+	envB := append(os.Environ(), "PHOENIX_TEST_X=b")
+	script := `printf %s "$PHOENIX_TEST_X"`
+	s, err := startSupervisor(kindPlain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	cfg, err := prepare(Policy{Unrestricted: true}, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, env := range [][]string{envA, envA, envB, envB, envA} {
+		req := runRequest{helperConfig: cfg, Script: script, Env: env}
+		wantSame := i == 1 || i == 3
+		if w := s.wire(req); w.SameEnv != wantSame || (w.Env == nil) != wantSame {
+			t.Errorf("command %d: sent with same_env=%v and %d variables, want same_env=%v", i, w.SameEnv, len(w.Env), wantSame)
+		}
+		var out strings.Builder
+		if code, _, err := s.run(context.Background(), req, "", RunOptions{Stdout: &out}); err != nil || code != 0 {
+			t.Fatalf("command %d: exit %d, %v", i, code, err)
+		}
+		if want := strings.TrimPrefix(env[len(env)-1], "PHOENIX_TEST_X="); out.String() != want {
+			t.Errorf("command %d saw PHOENIX_TEST_X=%q, want %q", i, out.String(), want)
+		}
+	}
+	if !Probe().Available {
+		return
+	}
+	p := Policy{TempDir: t.TempDir()}
+	for i, env := range [][]string{envA, envA, envB, envA} {
+		var out strings.Builder
+		if code, err := Run(context.Background(), p, script, RunOptions{Env: env, Stdout: &out}); err != nil || code != 0 {
+			t.Fatalf("restricted command %d: exit %d, %v", i, code, err)
+		}
+		if want := strings.TrimPrefix(env[len(env)-1], "PHOENIX_TEST_X="); out.String() != want {
+			t.Errorf("restricted command %d saw PHOENIX_TEST_X=%q, want %q", i, out.String(), want)
+		}
+	}
+}
+
+// TestSupervisorRefusesAnEnvironmentItNeverReceived: a request that names the last
+// environment, sent to a supervisor that has received none, is refused instead of run with
+// an empty one.
+func TestSupervisorRefusesAnEnvironmentItNeverReceived(t *testing.T) {
+	s, err := startSupervisor(kindPlain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	defer outW.Close()
+	req := runRequest{helperConfig: helperConfig{}, Script: "true", SameEnv: true}
+	if err := writeFrame(s.conn, message{Run: &req}, int(outW.Fd()), int(outW.Fd())); err != nil {
+		t.Fatal(err)
+	}
+	var o outcome
+	if _, err := readFrame(s.conn, &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.SetupError == "" {
+		t.Fatalf("the supervisor ran the command (status %d) with an environment it never received", o.Status)
+	}
+}
+
+// TestSharedMemoryIsEmptyForTheNextCommand: what a command leaves in the mount view's private
+// /dev/shm is gone before the supervisor's next command starts.
+func TestSharedMemoryIsEmptyForTheNextCommand(t *testing.T) {
+	if !Probe().Available {
+		t.Skip("Landlock unavailable")
+	}
+	if usable, reason := mountViewUsable(); !usable {
+		t.Skip("no mount view: " + reason)
+	}
+	s, err := startSupervisor(kindView)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	run := func(script string) string {
+		t.Helper()
+		cfg, err := prepare(Policy{TempDir: t.TempDir()}, script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		code, _, err := s.run(context.Background(), runRequest{helperConfig: cfg, Script: script, Env: os.Environ()}, "", RunOptions{Stdout: &out})
+		if err != nil || code != 0 {
+			t.Fatalf("%s: exit %d, %v", script, code, err)
+		}
+		return out.String()
+	}
+	if got := run(`echo left > /dev/shm/phoenix-left && mkdir /dev/shm/phoenix-dir && ls /dev/shm`); got != "phoenix-dir\nphoenix-left\n" {
+		t.Fatalf("the command could not write /dev/shm: it listed %q", got)
+	}
+	if got := run(`ls -A /dev/shm`); got != "" {
+		t.Errorf("the next command found %q in /dev/shm", got)
+	}
+}
+
+// TestCommandOutputIsBlocking: a command's standard output and error are blocking
+// descriptors, as a program expects (a non-blocking one makes writes fail with EAGAIN when
+// the pipe is full), and what it writes arrives whole.
+func TestCommandOutputIsBlocking(t *testing.T) {
+	const nonblock = 0o4000 // O_NONBLOCK, as /proc shows the flags: in octal
+	var out, errOut strings.Builder
+	// 300 KB, above a pipe's capacity, so the writes block while the app reads.
+	script := `sed -n 's/^flags:[[:space:]]*//p' /proc/$$/fdinfo/1 /proc/$$/fdinfo/2 >&2; head -c 300000 /dev/zero | tr '\0' x`
+	code, err := Run(context.Background(), Policy{Unrestricted: true}, script, RunOptions{Stdout: &out, Stderr: &errOut})
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d, %v, stderr %q", code, err, errOut.String())
+	}
+	flags := strings.Fields(errOut.String())
+	if len(flags) != 2 {
+		t.Fatalf("read the flags %q, want two", errOut.String())
+	}
+	for i, f := range flags {
+		n, err := strconv.ParseInt(f, 8, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n&nonblock != 0 {
+			t.Errorf("descriptor %d of the command is non-blocking (flags %s)", i+1, f)
+		}
+	}
+	if out.Len() != 300000 || strings.Trim(out.String(), "x") != "" {
+		t.Errorf("the command's output arrived as %d bytes, want 300000", out.Len())
+	}
+}
