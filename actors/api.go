@@ -262,6 +262,9 @@ type Runtime struct {
 	// hookRuns counts the turn-end and approval hooks running (goHooks), which Shutdown
 	// lets finish.
 	hookRuns sync.WaitGroup
+	// warm runs the conversations' mailboxes and their workers' calls on goroutines that
+	// stay for the next (warm.go); Shutdown stops it last.
+	warm *warmGoroutines
 }
 
 // gate returns the stop gate of a conversation, creating it on first use.
@@ -328,7 +331,7 @@ func Start(cfg Config) (*Runtime, error) {
 	if err := Recover(cfg.Store, cfg.Logger); err != nil {
 		return nil, fmt.Errorf("start runtime: %w", err)
 	}
-	r := &Runtime{cfg: cfg, log: cfg.Logger}
+	r := &Runtime{cfg: cfg, log: cfg.Logger, warm: newWarmGoroutines(warmIdle)}
 	r.opts.Store(&modelOptions{limits: lowerKeys(cfg.OutputLimits)})
 	if cfg.Sandbox.Summary == "" {
 		// Left empty: the runtime itself needs only whether Landlock works (one system
@@ -406,6 +409,7 @@ func (r *Runtime) Shutdown() {
 	r.bgMu.Unlock()
 	r.bg.Wait()
 	r.unwatchAllCheckpoints()
+	r.warm.stop()
 }
 
 // bgAdd counts background work for Shutdown to wait for (bg), and reports false, counting

@@ -82,6 +82,9 @@ type conversationActor struct {
 
 func conversationProps(rt *Runtime, id string) *actor.Props {
 	opts := []actor.PropsOption{actor.WithSupervisor(workerSupervisor())}
+	if rt.warm != nil {
+		opts = append(opts, actor.WithDispatcher(rt.warm))
+	}
 	if rt.cfg.mailbox != nil {
 		opts = append(opts, actor.WithMailbox(rt.cfg.mailbox))
 	}

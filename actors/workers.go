@@ -52,7 +52,7 @@ func (w *llmRequestActor) Receive(ctx actor.Context) {
 	switch ctx.Message().(type) {
 	case *actor.Started:
 		parent, root, client := ctx.Parent(), w.rt.system.Root, w.rt.llmClient()
-		go func() {
+		w.rt.warm.Go(func() {
 			if w.before != nil {
 				w.before(w.ctx)
 			}
@@ -60,7 +60,7 @@ func (w *llmRequestActor) Receive(ctx actor.Context) {
 			w.addLanguageTools()
 			resp, err := w.stream(client)
 			root.Send(parent, llmDone{Exec: w.exec, Resp: resp, Err: err})
-		}()
+		})
 	case *actor.Stopping:
 		w.cancel()
 	}
@@ -138,7 +138,7 @@ func (w *toolRunActor) Receive(ctx actor.Context) {
 	switch ctx.Message().(type) {
 	case *actor.Started:
 		parent, root := ctx.Parent(), w.rt.system.Root
-		go func() {
+		w.rt.warm.Go(func() {
 			if w.ckpt != nil {
 				var finish func()
 				w.ckpt.prev, finish = w.rt.checkpointCallStarted(w.convID)
@@ -167,7 +167,7 @@ func (w *toolRunActor) Receive(ctx actor.Context) {
 				complete()
 				release()
 			}
-		}()
+		})
 	case *actor.Stopping:
 		w.cancel()
 	}

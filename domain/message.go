@@ -313,10 +313,19 @@ func UnansweredCalls(msgs []Message) []ToolCall {
 	return out
 }
 
-// ValidJSONObject reports whether s is a JSON object, the only argument shape tools accept.
-// JSON null decodes into a map without error but leaves it nil, so it is told apart by the nil
-// map: a tool must never be run with "null" for arguments.
+// ValidJSONObject reports whether s is a JSON object, the only argument shape tools accept
+// (never "null": a tool must not be run with it for arguments). Valid JSON whose first byte
+// after white space is '{' is an object: the same answer as decoding it into a map, without
+// building the map — every request checks each past call's arguments again (issue 39).
 func ValidJSONObject(s string) bool {
-	var v map[string]json.RawMessage
-	return json.Unmarshal([]byte(s), &v) == nil && v != nil
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return json.Valid([]byte(s))
+		}
+		return false
+	}
+	return false
 }

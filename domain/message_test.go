@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -124,6 +125,24 @@ func TestValidJSONObject(t *testing.T) {
 			t.Errorf("ValidJSONObject(%q) = %v; want %v", s, got, want)
 		}
 	}
+}
+
+// FuzzValidJSONObjectDecodes: ValidJSONObject answers as decoding into a map does (a JSON
+// object, not null), the definition it stands in for without building the map. The seeds
+// run as a test; `go test -fuzz FuzzValidJSONObjectDecodes ./domain` looks further.
+func FuzzValidJSONObjectDecodes(f *testing.F) {
+	for _, s := range []string{``, ` `, `{}`, ` {} `, "\t\n\r{\"a\":1}\n", `{"a":1}`, `{"a":{"b":[1,2,null]}}`,
+		`null`, ` null`, `[]`, `[{}]`, `"{}"`, `1`, `true`, `{`, `}`, `{"a":1}x`, `{"a":1}{}`, `{"a":}`,
+		`{"a":1,}`, `{'a':1}`, `{"a":"\xff"}`, `{"a":1,"a":2}`, "\v{}", "\u00a0{}", `{"a":1e999}`, `{} null`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var v map[string]json.RawMessage
+		want := json.Unmarshal([]byte(s), &v) == nil && v != nil
+		if got := ValidJSONObject(s); got != want {
+			t.Errorf("ValidJSONObject(%q) = %v; decoding into a map says %v", s, got, want)
+		}
+	})
 }
 
 func TestNormalizeToolCalls(t *testing.T) {

@@ -65,7 +65,9 @@ type converter struct {
 // also returns how many images those messages carry (dropped results' images not counted),
 // for the vision check.
 func convertHistory(system string, history []domain.Message, extra string, load imageLoader, send reasoningReturn) ([]openai.ChatCompletionMessage, map[int]map[string]json.RawMessage, int, error) {
-	c := &converter{load: load, send: send}
+	// One message a stored one, and two more (the system prompt, extra): the list is made
+	// once, not grown by doubling — every request converts the whole history (issue 39).
+	c := &converter{load: load, send: send, out: make([]openai.ChatCompletionMessage, 0, len(history)+2)}
 	if system != "" {
 		c.out = append(c.out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	}
@@ -77,6 +79,9 @@ func convertHistory(system string, history []domain.Message, extra string, load 
 	c.closeGroup()
 	if extra != "" {
 		c.out = append(c.out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: extra})
+	}
+	if len(c.out) == 0 {
+		return nil, c.fields, c.images, nil // as before the list was made ahead: encoded as null, not []
 	}
 	return c.out, c.fields, c.images, nil
 }

@@ -322,3 +322,24 @@ func (c *countingBlobs) Blob(sha string) ([]byte, error) {
 	c.calls++
 	return c.memBlobs.Blob(sha)
 }
+
+// TestConvertHistoryAllocatesItsListOnce: the message list of a long history is made at its
+// size, not grown by doubling (issue 39: every request converts the whole history), and an
+// empty one stays nil, which the body encodes as before.
+func TestConvertHistoryAllocatesItsListOnce(t *testing.T) {
+	var history []domain.Message
+	for i := range 200 {
+		history = append(history, domain.Message{Seq: uint64(i + 1), Kind: domain.KindUser, Text: "hi"})
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		if _, _, _, err := convertHistory("system", history, "", nil, returnNothing); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("converting 200 messages allocates %v times; want the list once (and the converter)", allocs)
+	}
+	if msgs, _, _, _ := convertHistory("", nil, "", nil, returnNothing); msgs != nil {
+		t.Errorf("an empty history converts to %#v; want nil", msgs)
+	}
+}

@@ -44,10 +44,13 @@ type requestBodies struct {
 	currentBytes      int
 }
 
-// keptMessage is a message and its encoding. The message is compared in full on a hit
-// (sameMessage), so a hash collision costs an encoding, never a wrong body.
+// keptMessage is a message's fields (messageKey) and its encoding. The message is compared
+// in full on a hit, so a hash collision costs an encoding, never a wrong body. Its fields
+// are listed once, when it is kept: every later request compares its own copy of the
+// message against the list without allocating (issue 39: before, each comparison listed
+// both sides again, two slices per message of the history on every request).
 type keptMessage struct {
-	msg openai.ChatCompletionMessage
+	key messageKey
 	enc []byte
 }
 
@@ -216,12 +219,12 @@ func (b *requestBodies) messageList(msgs []openai.ChatCompletionMessage) ([][]by
 			k, ok = b.previous[h]
 		}
 		b.mu.Unlock()
-		if !ok || !sameMessage(k.msg, m) {
+		if !ok || !k.key.matches(m) {
 			enc, err := m.MarshalJSON()
 			if err != nil {
 				return nil, err
 			}
-			k = keptMessage{msg: m, enc: enc}
+			k = keptMessage{key: keyOf(m), enc: enc}
 		}
 		b.mu.Lock()
 		if size := len(k.enc) + keptEntryBytes; b.currentBytes+size <= maxKeptPerRequest {
@@ -301,21 +304,35 @@ func messageHash(m openai.ChatCompletionMessage) uint64 {
 	return h.Sum64()
 }
 
-// sameMessage reports whether two messages have the same fields, and so the same encoding.
-func sameMessage(a, b openai.ChatCompletionMessage) bool {
-	var strs []string
-	var flags []int
-	messageFields(a, func(s string) { strs = append(strs, s) }, func(v int) { flags = append(flags, v) })
+// messageKey is every field of a message as messageFields reads them, in its order.
+type messageKey struct {
+	strs  []string
+	flags []int
+}
+
+func keyOf(m openai.ChatCompletionMessage) messageKey {
+	var k messageKey
+	messageFields(m, func(s string) { k.strs = append(k.strs, s) }, func(v int) { k.flags = append(k.flags, v) })
+	return k
+}
+
+// matches reports whether m has the fields k lists, and so the encoding of the message k
+// was made of. The strings of a message repeated from the last request share their bytes
+// with the kept ones, so most comparisons end at the pointers.
+func (k messageKey) matches(m openai.ChatCompletionMessage) bool {
 	i, j, same := 0, 0, true
-	messageFields(b, func(s string) {
-		same = same && i < len(strs) && strs[i] == s
+	messageFields(m, func(s string) {
+		same = same && i < len(k.strs) && k.strs[i] == s
 		i++
 	}, func(v int) {
-		same = same && j < len(flags) && flags[j] == v
+		same = same && j < len(k.flags) && k.flags[j] == v
 		j++
 	})
-	return same && i == len(strs) && j == len(flags)
+	return same && i == len(k.strs) && j == len(k.flags)
 }
+
+// sameMessage reports whether two messages have the same fields, and so the same encoding.
+func sameMessage(a, b openai.ChatCompletionMessage) bool { return keyOf(a).matches(b) }
 
 // joinMarshalled encodes a list as json.Marshal does when each element has a MarshalJSON
 // that returns compact JSON with HTML characters escaped (json.Marshal's own output), minus

@@ -302,3 +302,19 @@ func TestRequestBodyEncodesOnlyNewMessages(t *testing.T) {
 		t.Fatalf("%d messages kept after a request of 12; want 12", len(bodies.current))
 	}
 }
+
+// TestKeptMessageMatchesWithoutAllocating: a request compares each message of its history
+// with the kept one (issue 39); that comparison allocates nothing, or a long conversation's
+// every request would make garbage in proportion to its history.
+func TestKeptMessageMatchesWithoutAllocating(t *testing.T) {
+	idx := 0
+	m := openai.ChatCompletionMessage{Role: "assistant", Content: "c",
+		ToolCalls: []openai.ToolCall{{Index: &idx, ID: "i", Type: "function", Function: openai.FunctionCall{Name: "bash", Arguments: `{"command":"true"}`}}}}
+	key := keyOf(m)
+	if !key.matches(m) {
+		t.Fatal("a message does not match its own key")
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = key.matches(m) }); n != 0 {
+		t.Errorf("comparing a message with its kept key allocates %v times; want none", n)
+	}
+}

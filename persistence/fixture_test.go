@@ -465,3 +465,49 @@ func TestStoredReasoningFormatIsFrozen(t *testing.T) {
 		t.Errorf("the store now writes\n%s\nwhere it wrote\n%s", again, raw)
 	}
 }
+
+// TestEncodeConvIsJSONMarshal: what a commit writes for a conversation is json.Marshal's
+// bytes, for every conversation of the frozen fixture (one in each state the core has) and
+// one whose texts json.Marshal escapes (HTML characters, a line separator, invalid UTF-8).
+func TestEncodeConvIsJSONMarshal(t *testing.T) {
+	raw, err := os.ReadFile(fixturePath(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f fixtureFile
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	var convs []domain.Conversation
+	for _, e := range f.Entries {
+		if !strings.HasPrefix(e.Key, prefixConv) {
+			continue
+		}
+		var c domain.Conversation
+		if err := json.Unmarshal(e.value(), &c); err != nil {
+			t.Fatalf("%s: %v", e.Key, err)
+		}
+		convs = append(convs, c)
+	}
+	if len(convs) < 5 {
+		t.Fatalf("the fixture holds %d conversations; want one in each state", len(convs))
+	}
+	odd := "<b>&amp;</b> \u2028 \xff"
+	c := convs[0]
+	c.Title = odd
+	c.State = domain.ToolExecuting{Exec: 7, Current: domain.ToolCall{ID: "call<1>", Name: "bash", Arguments: `{"command":"echo '` + odd + `'"}`}}
+	convs = append(convs, c)
+	for _, c := range convs {
+		want, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encodeConv(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("conversation %s in state %s is written as\n%s\nwhere json.Marshal writes\n%s", c.ID, c.State.Kind(), got, want)
+		}
+	}
+}
