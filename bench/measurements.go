@@ -51,6 +51,7 @@ func measurements() []measurement {
 			run:  sandboxRatio},
 		{name: projectRowName, unit: "ms", rows: projectRows, count: 3},
 		{name: cliRoundRowName, unit: "ms", rows: cliRoundRows, count: 2*len(cliRoundModes) + 1},
+		{name: windowRoundRowName, unit: "ms", rows: windowRoundRows, count: len(cliRoundModes) + 1},
 		{name: "first go build in a new Restricted conversation ÷ the same build outside", unit: "×", target: 2,
 			note: "a new conversation's temp dir (a new copy-on-write layer over your Go caches) builds a changed hello-world module; the same change is then built outside; the standard library comes from your cache both times",
 			run:  firstGoBuild},

@@ -188,3 +188,43 @@ func TestPumpCoalescesDeltasAndKeepsOrder_REQ_BED_011(t *testing.T) {
 	go p.run()
 	<-p.done
 }
+
+// Issue 39 (the round in the window): a state change after a quiet moment is applied at once,
+// but those that follow it within deltaInterval (tool rounds a few milliseconds apart) wait and
+// go together, so the window is redrawn about ten times a second however fast the rounds are.
+func TestPumpAppliesABurstOfStateChangesTogether(t *testing.T) {
+	q := newQueue()
+	var batches [][]actors.Event
+	src := &fakeSub{ch: make(chan actors.Event, 1000)}
+	p := newPump(src, q.push, func(b []actors.Event) { batches = append(batches, b) })
+	p.interval = time.Hour
+	p.push(actors.StateChanged{Conv: domain.Conversation{ID: "c", State: domain.LLMRequesting{Exec: 1}}})
+	q.drain()
+	if len(batches) != 1 {
+		t.Fatalf("the first state change after a quiet moment waited: %d batches", len(batches))
+	}
+	for i := range 40 {
+		p.push(actors.StateChanged{Conv: domain.Conversation{ID: "c", State: domain.LLMRequesting{Exec: domain.ExecID(i + 2)}}})
+	}
+	q.drain()
+	if len(batches) != 1 {
+		t.Fatalf("state changes right after a flush were applied at once: %d batches", len(batches))
+	}
+	// When the interval has passed (its timer, here called by hand) they go together.
+	p.mu.Lock()
+	gen := p.coolGen
+	p.mu.Unlock()
+	p.push(actors.StateChanged{Conv: domain.Conversation{ID: "c", State: domain.Idle{}}})
+	q.drain()
+	if len(batches) != 1 {
+		t.Fatalf("a state change during the cool-down was applied at once: %d batches", len(batches))
+	}
+	p.cooled(gen)
+	q.drain()
+	if len(batches) != 2 || len(batches[1]) != 41 {
+		t.Fatalf("%d batches, the second of %d events; want 2, the second of 41", len(batches), len(batches[len(batches)-1]))
+	}
+	src.Close()
+	go p.run()
+	<-p.done
+}

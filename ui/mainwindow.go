@@ -74,8 +74,11 @@ type MainWindow struct {
 
 	// gen grows when everything drawn must be drawn again: the theme changed, or thumbnails
 	// arrived.
-	gen     int
-	focused bool
+	gen int
+	// laidOut is what relayout last laid out above and below the chat; paneLook is its
+	// scratch space.
+	laidOut, paneLook []partLook
+	focused           bool
 	// sandbox is what the sandbox enforces here once sandboxKnown (sandboxstatus.go).
 	sandbox      SandboxStatus
 	sandboxKnown bool
@@ -420,11 +423,43 @@ func (m *MainWindow) refreshAll() {
 }
 
 // relayout lays the right pane out again after parts of it were shown or hidden: Show and
-// Hide do not tell the containers around an object that its size changed.
+// Hide do not tell the containers around an object that its size changed. It does so only
+// when something above or below the chat was shown, hidden or changed size since the last
+// time: refreshing the containers refreshes everything in them, the chat's visible rows
+// included, and every state change of the open conversation (two a tool round) comes here.
 func (m *MainWindow) relayout() {
+	look := m.paneLook[:0]
+	look = appendPaneLook(look, m.top)
+	look = appendPaneLook(look, m.bottom)
+	if slices.Equal(look, m.laidOut) {
+		m.paneLook = look
+		return
+	}
+	m.paneLook, m.laidOut = m.laidOut[:0], slices.Clone(look)
 	m.top.Refresh()
 	m.bottom.Refresh()
 	m.right.Refresh()
+}
+
+// partLook is what relayout compares of one object above or below the chat.
+type partLook struct {
+	visible bool
+	min     fyne.Size
+}
+
+// appendPaneLook appends the look of o and of every object in it, depth first: whether it is
+// shown and its minimum size (a hidden object's insides are not looked into).
+func appendPaneLook(look []partLook, o fyne.CanvasObject) []partLook {
+	if !o.Visible() {
+		return append(look, partLook{})
+	}
+	look = append(look, partLook{visible: true, min: o.MinSize()})
+	if c, ok := o.(*fyne.Container); ok {
+		for _, child := range c.Objects {
+			look = appendPaneLook(look, child)
+		}
+	}
+	return look
 }
 
 // notify sends a desktop notification about conversation convID when no window of the app

@@ -13,8 +13,12 @@ const deltaInterval = 100 * time.Millisecond
 
 // pump moves events from the runtime's stream to the UI goroutine. It reads the stream on its
 // own goroutine and never waits for the UI, so the publishing actors are never blocked. Events
-// collect in a batch that one function on the UI goroutine applies: at once for state changes
-// and messages, after deltaInterval for streamed text, whose consecutive deltas are joined.
+// collect in a batch that one function on the UI goroutine applies: state changes and messages
+// at once after a quiet moment, streamed text after deltaInterval, with consecutive deltas
+// joined. While events keep coming (tool rounds a few milliseconds apart) batches are applied
+// at most once per deltaInterval too: each applied batch redraws the whole window, which
+// without a GPU costs a core more than the rounds themselves (issue 39, the round in the
+// window), and nobody reads forty updates a second.
 type pump struct {
 	src      EventSource
 	do       func(func())
@@ -24,11 +28,17 @@ type pump struct {
 	mu sync.Mutex // guards the fields below; held only to swap the batch
 	// batch is what the next flush applies, in arrival order.
 	batch []actors.Event
-	// queued is true from the moment a flush is scheduled (by timer or do) until it runs.
+	// queued is true from the moment a flush is handed to do until it runs.
 	queued bool
-	// timer is the delayed flush for deltas, nil when none is armed.
+	// timer is the delayed flush of streamed text, nil when none is armed.
 	timer *time.Timer
-	done  chan struct{}
+	// cooling is true for interval after a flush; held says that events other than text
+	// arrived meanwhile and go when it ends. coolGen tells the current cool-down's end from
+	// an earlier one's that fired late.
+	cooling bool
+	held    bool
+	coolGen int
+	done    chan struct{}
 }
 
 func newPump(src EventSource, do func(func()), apply func([]actors.Event)) *pump {
@@ -55,21 +65,54 @@ func (p *pump) push(ev actors.Event) {
 			}
 		}
 		p.batch = append(p.batch, d)
-		if !p.queued {
-			p.queued = true
-			p.timer = time.AfterFunc(p.interval, func() { p.do(p.flush) })
+		if !p.queued && !p.held && p.timer == nil {
+			p.timer = time.AfterFunc(p.interval, p.textDue)
 		}
 		return
 	}
 	p.batch = append(p.batch, ev)
 	switch {
-	case !p.queued:
-		p.queued = true
-		p.do(p.flush)
-	case p.timer != nil && p.timer.Stop():
-		// A delta flush was waiting: a state change or a message should not wait with it.
+	case p.queued:
+	case p.cooling:
+		p.held = true
+	default:
+		p.flushSoon()
+	}
+}
+
+// flushSoon hands the flush to the UI goroutine, ahead of any text timer. Called with mu held.
+func (p *pump) flushSoon() {
+	if p.timer != nil {
+		p.timer.Stop()
 		p.timer = nil
-		p.do(p.flush)
+	}
+	p.queued = true
+	p.do(p.flush)
+}
+
+// textDue is the text timer's end.
+func (p *pump) textDue() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.timer = nil
+	if !p.queued {
+		p.flushSoon()
+	}
+}
+
+// cooled ends the cool-down numbered gen: what was held goes now.
+func (p *pump) cooled(gen int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if gen != p.coolGen {
+		return
+	}
+	p.cooling = false
+	if p.held {
+		p.held = false
+		if !p.queued {
+			p.flushSoon()
+		}
 	}
 }
 
@@ -77,7 +120,15 @@ func (p *pump) push(ev actors.Event) {
 func (p *pump) flush() {
 	p.mu.Lock()
 	b := p.batch
-	p.batch, p.queued, p.timer = nil, false, nil
+	p.batch, p.queued, p.held = nil, false, false
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	p.coolGen++
+	gen := p.coolGen
+	p.cooling = true
+	time.AfterFunc(p.interval, func() { p.cooled(gen) })
 	p.mu.Unlock()
 	if len(b) > 0 {
 		p.apply(b)

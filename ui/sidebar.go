@@ -58,9 +58,33 @@ func (r *sideRow) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimple
 
 func (r *sideRow) bind(cs *convState) {
 	r.cs = cs
+	look := r.m.sidebar.lookOf(cs)
+	r.title.SetText(look.title)
+	r.sub.SetText(look.sub)
+	r.when.SetText(look.when)
+	r.dot.FillColor = theme.Color(look.color)
+	r.dot.Refresh()
+	if look.archived {
+		r.archive.SetIcon(unarchiveIcon())
+	} else {
+		r.archive.SetIcon(archiveIcon())
+	}
+}
+
+// rowLook is everything a sidebar row shows of its conversation: the sidebar compares the
+// rows' looks before and after an event, and leaves the list alone when no row would change
+// (a tool round changes a conversation's state twice, and a redrawn window costs more than
+// the round without a GPU).
+type rowLook struct {
+	title, sub, when string
+	color            fyne.ThemeColorName
+	archived         bool
+}
+
+// lookOf is what cs's row shows now.
+func (s *sidebar) lookOf(cs *convState) rowLook {
 	c := cs.conv
-	r.title.SetText(r.m.sidebar.titleOf(cs))
-	sub := r.m.sideWord(cs)
+	sub := s.m.sideWord(cs)
 	if c.Cwd != "" {
 		place := shortPath(c.Cwd)
 		if c.Host != "" { // a project on another machine names its host
@@ -68,15 +92,8 @@ func (r *sideRow) bind(cs *convState) {
 		}
 		sub = place + " · " + sub
 	}
-	r.sub.SetText(sub)
-	r.when.SetText(listTime(c.UpdatedAt, r.m.now()))
-	r.dot.FillColor = theme.Color(r.m.sideColor(cs))
-	r.dot.Refresh()
-	if c.Archived {
-		r.archive.SetIcon(unarchiveIcon())
-	} else {
-		r.archive.SetIcon(archiveIcon())
-	}
+	return rowLook{title: s.titleOf(cs), sub: sub, when: listTime(c.UpdatedAt, s.m.now()),
+		color: s.m.sideColor(cs), archived: c.Archived}
 }
 
 // archiveIcon is the sidebar's Archive button: a cabinet of drawers (the theme has no box),
@@ -113,6 +130,11 @@ type sidebar struct {
 	// selecting is set while the list marks the open conversation, so that marking it does
 	// not open it again.
 	selecting bool
+	// shown is what the listed rows showed at the last refresh, in their order, and selected
+	// the conversation marked then: a refresh that would change neither leaves the list alone.
+	shown      []rowLook
+	shownConvs []*convState
+	selected   *convState
 }
 
 func newSidebar(m *MainWindow) *sidebar {
@@ -174,6 +196,14 @@ func (s *sidebar) refresh() {
 		s.titles[s.convs[i]] = t
 	}
 	s.tellRepeatsApart(titles)
+	looks := make([]rowLook, len(s.convs))
+	for i, cs := range s.convs {
+		looks[i] = s.lookOf(cs)
+	}
+	if slices.Equal(looks, s.shown) && slices.Equal(s.convs, s.shownConvs) && s.selected == s.m.current {
+		return
+	}
+	s.shown, s.shownConvs, s.selected = looks, slices.Clone(s.convs), s.m.current
 	s.list.Refresh()
 	s.selectCurrent(false)
 }

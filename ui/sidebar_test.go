@@ -98,3 +98,41 @@ func TestArchiveSaysSoAndCanBeUndone(t *testing.T) {
 		t.Errorf("after Undo the notice says %q, Undo shown %v", h.m.notice.label.Text, h.m.notice.action.Visible())
 	}
 }
+
+// A state change that changes nothing a sidebar row shows (a round's request going out again,
+// say) leaves the list alone: rebinding every row and redrawing the window for nothing cost a
+// core during fast tool rounds without a GPU. A change a row shows (its title) still reaches it.
+func TestSidebarLeavesItsRowsAloneWhenNoneChanges(t *testing.T) {
+	var a string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		a = f.add(domain.NewConversationParams{Title: "Alpha", Cwd: "/a", Model: "gpt-4o"}).ID
+		f.add(domain.NewConversationParams{Title: "Beta", Cwd: "/b", Model: "gpt-4o"})
+	})
+	h.waitFor("two rows", func() bool { return len(h.m.sidebar.convs) == 2 })
+	h.settle()
+	cs := h.m.convs[a]
+	busy := cs.conv
+	busy.State = domain.LLMRequesting{Exec: 1, Attempt: 1}
+	h.m.applyBatch([]actors.Event{actors.StateChanged{Conv: busy}})
+	binds := 0
+	update := h.m.sidebar.list.UpdateItem
+	h.m.sidebar.list.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) {
+		binds++
+		update(id, o)
+	}
+	again := busy
+	again.State = domain.LLMRequesting{Exec: 1, Attempt: 2}
+	h.m.applyBatch([]actors.Event{actors.StateChanged{Conv: again}})
+	if binds != 0 {
+		t.Fatalf("a state change no row shows rebound %d rows", binds)
+	}
+	renamed := again
+	renamed.Title = "Alpha, renamed"
+	h.m.applyBatch([]actors.Event{actors.StateChanged{Conv: renamed}})
+	if binds == 0 {
+		t.Fatal("a new title was not drawn")
+	}
+	if r := sideRowOf(h, a); r == nil || r.title.Text != "Alpha, renamed" {
+		t.Fatalf("the row's title is not the new one: %+v", r)
+	}
+}
