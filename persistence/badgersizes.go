@@ -14,15 +14,15 @@ import (
 //
 //   - memTableSize (space.go), 2 MiB: the arena Badger allocates for a memtable is 1.3 ×
 //     this, and the mutable one is always held, so this is what a store holds at rest. Its
-//     pages become resident as the memtable fills, and each turnover allocates a new arena
-//     beside the one being flushed, whose pages the heap keeps until the scavenger returns
-//     them: in the window's soak (issue 43) 4 MiB memtables, untouched at start and partly
-//     filled after 200 turns, were resident in full after 2,000, two at a flush. A turn
-//     writes a few KiB, so a memtable still takes hundreds of turns; a flush of 2 MiB
-//     takes milliseconds. The cost is the size of one transaction: Badger refuses one over
-//     15% of the memtable (about 307 KiB here, counting a value's full size below
-//     valueThreshold and a pointer's 12 bytes above it) or over that many ÷ 96 entries
-//     (3,276), which valueThreshold keeps out of reach (TestLargestCommitFits).
+//     pages become resident as the memtable fills (in the window's soak, issue 43: untouched
+//     at start, partly filled after the first 200 turns, filled and replaced every 300–400
+//     turns), and each turnover allocates the next arena beside the one being flushed,
+//     whose pages the heap keeps until the scavenger returns them. A turn writes a few KiB,
+//     so a memtable still takes hundreds of turns; a flush of 2 MiB takes milliseconds.
+//     The cost is the size of one transaction: Badger refuses one over 15% of the memtable
+//     (about 307 KiB here, counting a value's full size below valueThreshold and a
+//     pointer's 12 bytes above it) or over that many ÷ 96 entries (3,276), which
+//     valueThreshold keeps out of reach (TestLargestCommitFits).
 //   - valueThreshold, 64 KiB: a value this big or bigger goes to the value log and costs a
 //     transaction (and the memtable) a pointer. The largest commit the app makes is an
 //     assistant reply with tool calls together with the conversation record, whose state
