@@ -134,6 +134,12 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 		}
 		return string(out), nil
 	}
+	// The app's CPU over the turns, so that a change that trades memory for collections
+	// (GOGC) shows what it costs while turns run.
+	ticksBefore, err := cpuTicks(pid)
+	if err != nil {
+		return nil, err
+	}
 	ids := make([]string, soakConversations)
 	for i := range ids {
 		out, err := chat("--cwd", work, fmt.Sprintf("bash: true\n\nconversation %d", i))
@@ -157,6 +163,10 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 			}
 		}
 	}
+	ticksAfter, err := cpuTicks(pid)
+	if err != nil {
+		return nil, err
+	}
 	atEnd, err := rss(fmt.Sprintf("after-%d-turns", turns))
 	if err != nil {
 		return nil, err
@@ -179,8 +189,10 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 	if bareCPU <= 0 {
 		return nil, errors.New("the bare window used no CPU at all: the window is too short to tell")
 	}
-	what := fmt.Sprintf("the app's window on Xvfb (offline demo model, no conversation open), %d conversations, %d turns in rotation (each a bash true call and a reply) sent by the command line beside it (chat --continue, served by the app); VmRSS of the app's process as it is: %s",
-		soakConversations, turns, strings.Join(parts, ", "))
+	// /proc counts in USER_HZ, 100 a second on Linux.
+	turnCPU := float64(ticksAfter-ticksBefore) * 10 / float64(turns)
+	what := fmt.Sprintf("the app's window on Xvfb (offline demo model, no conversation open), %d conversations, %d turns in rotation (each a bash true call and a reply) sent by the command line beside it (chat --continue, served by the app; the app's CPU %.1f ms a turn); VmRSS of the app's process as it is: %s",
+		soakConversations, turns, turnCPU, strings.Join(parts, ", "))
 	grow := summarise(fmt.Sprintf("%s: resident memory after %d turns − after %d", windowSoakRowName, soakTurns, soakEarly), "MiB", 20, []float64{atEnd - atEarly})
 	grow.Signed = true
 	grow.Note = what

@@ -12,20 +12,27 @@ import (
 // the moment it is made), 5 of them, a 256 MiB block cache and every table's index kept in
 // memory. What each size here is, and why:
 //
-//   - memTableSize (space.go), 4 MiB: the arena Badger allocates for a memtable is 1.3 ×
-//     this, and the mutable one is always held, so this is what a store holds at rest. A
-//     turn writes a few KiB, so a memtable still takes hundreds of turns; a flush of 4 MiB
-//     takes milliseconds. The cost is the size of one transaction: Badger refuses one over
-//     15% of the memtable (about 614 KiB here, counting a value's full size below
-//     valueThreshold and a pointer's 12 bytes above it) or over that many ÷ 96 entries
-//     (6,553), which valueThreshold keeps out of reach (TestLargestCommitFits).
+//   - memTableSize (space.go), 2 MiB: the arena Badger allocates for a memtable is 1.3 ×
+//     this, and the mutable one is always held, so this is what a store holds at rest. Its
+//     pages become resident as the memtable fills (in the window's soak, issue 43: untouched
+//     at start, partly filled after the first 200 turns, filled and replaced every 300–400
+//     turns), and each turnover allocates the next arena beside the one being flushed,
+//     whose pages the heap keeps until the scavenger returns them. A turn writes a few KiB,
+//     so a memtable still takes hundreds of turns; a flush of 2 MiB takes milliseconds.
+//     The cost is the size of one transaction: Badger refuses one over 15% of the memtable
+//     (about 307 KiB here, counting a value's full size below valueThreshold and a
+//     pointer's 12 bytes above it) or over that many ÷ 96 entries (3,276), which
+//     valueThreshold keeps out of reach (TestLargestCommitFits).
 //   - valueThreshold, 64 KiB: a value this big or bigger goes to the value log and costs a
 //     transaction (and the memtable) a pointer. The largest commit the app makes is an
 //     assistant reply with tool calls together with the conversation record, whose state
 //     repeats those calls, or a round's results answered at once; with every value over
-//     64 KiB a pointer, nine values just under it still fit, where Badger's default (1 MiB)
-//     with these memtables would not fit two. Values between 64 KiB and 1 MiB (the longest
-//     tool outputs and replies) now sit in the value log beside the images: the log is
+//     64 KiB a pointer, four values just under it still fit (Badger refuses to open with
+//     a threshold over what one transaction takes, as its default of 1 MiB is here). It
+//     stays at 64 KiB, not lower for more headroom, because nothing collects the value log:
+//     a record rewritten at each commit (a conversation's) that crossed the threshold would
+//     leave a copy there every time. Values between 64 KiB and 1 MiB (the longest tool
+//     outputs and replies) now sit in the value log beside the images: the log is
 //     appended to and read through its map, so they cost the process no heap.
 //   - numMemtables, 2: the mutable memtable and one being flushed. More only help a writer
 //     faster than a flush, which one person's conversations never are.

@@ -21,7 +21,7 @@ import (
 // whose state repeats those calls, both just under the value threshold (so both count in
 // full) and far over it; a tool result at the output cap in the encoding that grows most;
 // a checkpoint record naming many files; an image of the largest size; and the headroom the
-// sizes promise, nine messages just under the threshold in one commit. A memtable too small
+// sizes promise, four messages just under the threshold in one commit. A memtable too small
 // for these, or a threshold too high for the memtable, fails here with ErrTooLarge.
 func TestLargestCommitFits(t *testing.T) {
 	s := openDir(t, t.TempDir(), Options{Now: newFakeClock().Now})
@@ -55,14 +55,14 @@ func TestLargestCommitFits(t *testing.T) {
 		t.Fatalf("an image of the largest size: %v", err)
 	}
 
-	// Nine messages just under the threshold in one commit.
+	// Four messages just under the threshold in one commit.
 	var msgs []domain.Message
-	for i := range 9 {
+	for i := range 4 {
 		msgs = append(msgs, domain.Message{Seq: c.NextSeq + uint64(i), Kind: domain.KindSystem, Text: strings.Repeat("n", valueThreshold-1024)})
 	}
 	c.NextSeq += uint64(len(msgs))
 	if _, _, err := s.Commit(c, msgs); err != nil {
-		t.Fatalf("nine messages just under the value threshold in one commit: %v", err)
+		t.Fatalf("four messages just under the value threshold in one commit: %v", err)
 	}
 	got, stored, err := s.Load("big")
 	if err != nil {
@@ -170,7 +170,7 @@ func TestReadingTheStoreHoldsLittle(t *testing.T) {
 	defer s.Close()
 	newConv(t, s, "big")
 	// Five memtables' worth in records of two blocks each: at most two memtables are not yet
-	// tables, so the reads below go through at least 12 MiB of blocks.
+	// tables, so the reads below go through at least 6 MiB of blocks.
 	const size = 8 << 10
 	n := 5 * memTableSize / size
 	rng := rand.New(rand.NewPCG(1, 2))

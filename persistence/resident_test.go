@@ -27,9 +27,9 @@ func TestMappedFilesLeaveTheResidentMemory(t *testing.T) {
 	s := openDir(t, dir, Options{SyncInterval: -1})
 	defer func() { _ = s.Close() }()
 
-	// 3 MiB of values Snappy cannot shrink, under the value threshold: in the memtable and
-	// its log, then in a table as big.
-	const size, n = 4 << 10, 768
+	// Three quarters of a memtable in values Snappy cannot shrink, under the value threshold:
+	// in the memtable and its log, then in a table as big.
+	const size, n = 4 << 10, 3 * memTableSize / 4 / (4 << 10)
 	rng := rand.New(rand.NewPCG(4, 3))
 	want := make(map[string][]byte, n)
 	for b := 0; b < n; b += 64 {
@@ -51,8 +51,8 @@ func TestMappedFilesLeaveTheResidentMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if kib := mappedRssKiB(t, dir, ".mem"); kib < 2048 {
-		t.Fatalf("the memtable log holds %d KiB of resident memory after 3 MiB written through it: the test writes too little to tell", kib)
+	if kib := mappedRssKiB(t, dir, ".mem"); kib < memTableSize/2>>10 {
+		t.Fatalf("the memtable log holds %d KiB of resident memory after %d KiB written through it: the test writes too little to tell", kib, n*size>>10)
 	}
 	if err := s.db.Sync(); err != nil {
 		t.Fatal(err)
@@ -96,8 +96,8 @@ func TestMappedFilesLeaveTheResidentMemory(t *testing.T) {
 		}
 	}
 	read("from the new tables")
-	if kib := mappedRssKiB(t, dir, ".sst"); kib < 2048 {
-		t.Fatalf("the tables hold %d KiB of resident memory after 3 MiB read from them: the test reads too little to tell", kib)
+	if kib := mappedRssKiB(t, dir, ".sst"); kib < memTableSize/2>>10 {
+		t.Fatalf("the tables hold %d KiB of resident memory after %d KiB read from them: the test reads too little to tell", kib, n*size>>10)
 	}
 	if n := ReleaseMappedFiles(); n < 3 {
 		t.Errorf("ReleaseMappedFiles advised %d mappings, want the tables, logs and discard file", n)

@@ -40,10 +40,10 @@ import (
 
 const (
 	// memTableSize is Badger's memtable size: each memtable log is mapped at twice this
-	// (Badger's own rule), 8 MiB instead of the default's 128 MiB. A conversation store
+	// (Badger's own rule), 4 MiB instead of the default's 128 MiB. A conversation store
 	// writes little per commit; smaller memtables only flush more often. What it bounds in
 	// memory, and the transaction size it allows: badgersizes.go.
-	memTableSize = 4 << 20
+	memTableSize = 2 << 20
 	// valueLogFileSize bounds one value log file (mapped at twice this). It must hold one
 	// value of MaxValueSize; Badger's default is 1 GiB.
 	valueLogFileSize = 2 * MaxValueSize
