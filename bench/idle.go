@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,7 +20,6 @@ import (
 	"github.com/phoenix-desktop/phoenix/assets"
 	"github.com/phoenix-desktop/phoenix/domain"
 	"github.com/phoenix-desktop/phoenix/persistence"
-	"github.com/phoenix-desktop/phoenix/ui"
 )
 
 // BareWindowArg is the hidden first argument that turns the app binary into the baseline of
@@ -71,12 +69,7 @@ func idleRows(ctx context.Context, o Options) ([]Row, error) {
 		return nil, err
 	}
 	// The window reopens the conversation it showed last (and focuses the composer).
-	prefs := filepath.Join(home, ".config", "fyne", assets.AppID, "preferences.json")
-	if err := os.MkdirAll(filepath.Dir(prefs), 0o700); err != nil {
-		return nil, err
-	}
-	b, _ := json.Marshal(map[string]string{ui.PrefLastConversation: idleConvID})
-	if err := os.WriteFile(prefs, b, 0o600); err != nil {
+	if err := showLast(home, idleConvID); err != nil {
 		return nil, err
 	}
 	env := append(appEnv(home), "DISPLAY="+display)

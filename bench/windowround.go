@@ -3,16 +3,12 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/phoenix-desktop/phoenix/assets"
-	"github.com/phoenix-desktop/phoenix/ui"
 )
 
 // windowRoundRowName heads the rows of a tool round in the window (issue 39: "≤ floor + 2 ms
@@ -60,15 +56,7 @@ func windowRounds(ctx context.Context, o Options, wb *windowBench, mode, long st
 		return nil, nil, err
 	}
 	env := append(appEnv(home), "DISPLAY="+wb.display)
-	chat := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, o.App, append([]string{"chat", "--data-dir", data}, args...)...)
-		cmd.Env, cmd.Dir = env, work
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return "", fmt.Errorf("chat %s: %v: %s", strings.Join(args, " "), err, lastLines(string(out)))
-		}
-		return string(out), nil
-	}
+	chat := besideApp(ctx, o.App, data, work, env)
 	out, err := chat("--demo", "--mode", mode, "--cwd", work, "echo: the window's rounds")
 	if err != nil {
 		return nil, nil, err
@@ -78,12 +66,7 @@ func windowRounds(ctx context.Context, o Options, wb *windowBench, mode, long st
 		return nil, nil, fmt.Errorf("chat printed no conversation id: %s", lastLines(out))
 	}
 	id := m[1]
-	prefs := filepath.Join(home, ".config", "fyne", assets.AppID, "preferences.json")
-	if err := os.MkdirAll(filepath.Dir(prefs), 0o700); err != nil {
-		return nil, nil, err
-	}
-	b, _ := json.Marshal(map[string]string{ui.PrefLastConversation: id})
-	if err := os.WriteFile(prefs, b, 0o600); err != nil {
+	if err := showLast(home, id); err != nil {
 		return nil, nil, err
 	}
 

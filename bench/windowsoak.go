@@ -125,15 +125,7 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 		return nil, err
 	}
 	// The command line beside the app: served by it, as a script's would be.
-	chat := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, o.App, append([]string{"chat", "--data-dir", data}, args...)...)
-		cmd.Env, cmd.Dir = env, work
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return "", fmt.Errorf("chat %s: %v: %s", strings.Join(args, " "), err, lastLines(string(out)))
-		}
-		return string(out), nil
-	}
+	chat := besideApp(ctx, o.App, data, work, env)
 	// The app's CPU over the turns, so that a change that trades memory for collections
 	// (GOGC) shows what it costs while turns run.
 	ticksBefore, err := cpuTicks(pid)

@@ -2,10 +2,17 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/phoenix-desktop/phoenix/assets"
+	"github.com/phoenix-desktop/phoenix/ui"
 )
 
 // windowBench is what every window row starts from: a temp folder of its own and an Xvfb
@@ -65,5 +72,30 @@ func stopGracefully(cmd *exec.Cmd, exited <-chan error) {
 	case <-time.After(10 * time.Second):
 		_ = cmd.Process.Kill()
 		<-exited
+	}
+}
+
+// showLast makes the window of an app started with this home reopen conversation id, as the
+// conversation it showed last (its Fyne preferences; the window focuses its composer).
+func showLast(home, id string) error {
+	prefs := filepath.Join(home, ".config", "fyne", assets.AppID, "preferences.json")
+	if err := os.MkdirAll(filepath.Dir(prefs), 0o700); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(map[string]string{ui.PrefLastConversation: id})
+	return os.WriteFile(prefs, b, 0o600)
+}
+
+// besideApp is the command line beside an open app: `chat` on its data directory, run in work
+// with env, served by the app as a script's would be. It returns what the command printed.
+func besideApp(ctx context.Context, app, data, work string, env []string) func(args ...string) (string, error) {
+	return func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, app, append([]string{"chat", "--data-dir", data}, args...)...)
+		cmd.Env, cmd.Dir = env, work
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("chat %s: %v: %s", strings.Join(args, " "), err, lastLines(string(out)))
+		}
+		return string(out), nil
 	}
 }

@@ -66,29 +66,16 @@ func TestColdChatKilledAfterTheReplyKeepsItsRecords_REQ_BED_007(t *testing.T) {
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 
-	code, out, errs := cli(t, "list", "--data-dir", data, "--json")
-	var list []struct{ ID string }
-	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
-		t.Fatalf("list after the kill: exit %d\n%s\n%s", code, out, errs)
-	}
-	id := list[0].ID
-	code, out, _ = cli(t, "show", id, "--data-dir", data, "--json")
-	var shown struct {
-		Conversation domain.Conversation `json:"conversation"`
-		Messages     []domain.Message    `json:"messages"`
-	}
-	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil {
-		t.Fatalf("show after the kill: %d %s", code, out)
-	}
+	id, shown := onlyConversation(t, data)
 	var user, reply bool
 	for _, m := range shown.Messages {
 		user = user || m.Kind == domain.KindUser && m.Text == prompt
 		reply = reply || m.Kind == domain.KindAssistant && strings.Contains(m.Text, "the first reply")
 	}
 	if !user || !reply || shown.Conversation.State.Kind() != domain.StateIdle {
-		t.Fatalf("after the kill: the message kept %v, the reply kept %v, state %s; want both, at rest:\n%s", user, reply, shown.Conversation.State.Kind(), out)
+		t.Fatalf("after the kill: the message kept %v, the reply kept %v, state %s; want both, at rest:\n%+v", user, reply, shown.Conversation.State.Kind(), shown.Messages)
 	}
-	code, out, errs = cli(t, "chat", "--demo", "--data-dir", data, "--continue", id, "echo: again")
+	code, out, errs := cli(t, "chat", "--demo", "--data-dir", data, "--continue", id, "echo: again")
 	if code != 0 || !strings.Contains(out, "Instructions: AGENTS.md") || !strings.Contains(out, "again") {
 		t.Fatalf("continuing after the kill: exit %d, want the saved instructions named:\n%s\n%s", code, out, errs)
 	}

@@ -94,20 +94,7 @@ func TestChatDemoBashLsPrintsTheListing(t *testing.T) {
 	}
 
 	// list, show --json and export see the same conversation.
-	code, out, _ = cli(t, "list", "--data-dir", data, "--json")
-	var list []struct{ ID string }
-	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
-		t.Fatalf("list: %d %s", code, out)
-	}
-	id := list[0].ID
-	code, out, _ = cli(t, "show", id, "--data-dir", data, "--json")
-	var shown struct {
-		Conversation domain.Conversation `json:"conversation"`
-		Messages     []domain.Message    `json:"messages"`
-	}
-	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil {
-		t.Fatalf("show: %d %s", code, out)
-	}
+	id, shown := onlyConversation(t, data)
 	if shown.Conversation.State.Kind() != domain.StateIdle || len(shown.Messages) != 4 {
 		t.Fatalf("show: state %s, %d messages", shown.Conversation.State.Kind(), len(shown.Messages))
 	}
@@ -567,4 +554,27 @@ func TestErrorTextOnAFullDisk(t *testing.T) {
 	if got, want := errorText(err), full.Banner()+"; run again once there is room (data in /data)"; got != want {
 		t.Fatalf("errorText = %q, want %q", got, want)
 	}
+}
+
+// shownConversation is what `show --json` prints.
+type shownConversation struct {
+	Conversation domain.Conversation `json:"conversation"`
+	Messages     []domain.Message    `json:"messages"`
+}
+
+// onlyConversation is the one conversation in data, as `list --json` and `show --json` give it.
+func onlyConversation(t *testing.T, data string) (string, shownConversation) {
+	t.Helper()
+	code, out, errs := cli(t, "list", "--data-dir", data, "--json")
+	var list []struct{ ID string }
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("list: exit %d, want one conversation\n%s\n%s", code, out, errs)
+	}
+	id := list[0].ID
+	code, out, _ = cli(t, "show", id, "--data-dir", data, "--json")
+	var shown shownConversation
+	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil {
+		t.Fatalf("show: %d %s", code, out)
+	}
+	return id, shown
 }
