@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -222,9 +223,12 @@ func (b *boundTree) removeCreatedOutside() []string {
 // left: not there when the command started, and the file it locks the same file (inode,
 // size, modification time) as then. The command cannot change the file (it is bound
 // read-only); a git of the person's that takes the lock meanwhile is about to change it, and
-// the proof fails once it has. What stays open is a git of the person's that created the lock
-// in the instant before the command ended and has not renamed it yet: its update then fails
-// ("unable to update ref"), as with any concurrent git, and nothing is lost.
+// the proof fails once it has. A command that ended by itself had no git killed: a new lock
+// is then most likely another git's, mid-update (another conversation committing in its own
+// worktree), and is given lockGrace to go before it is taken for the command's. What stays
+// open is a git outside that created a lock in the instant
+// before a killed command's end and has not renamed it yet: its update then fails ("unable
+// to update ref"), as with any concurrent git, and nothing is lost.
 
 // guardedLock is the lock file of a protected file, with what the command's start saw.
 type guardedLock struct {
@@ -257,9 +261,40 @@ func (b *boundTree) guardLock(p string) {
 	b.locks = append(b.locks, guardedLock{lock: p + ".lock", existed: err == nil, file: stamp})
 }
 
+// lockGrace is how long a command that ended by itself waits for a new lock of a protected
+// file to go before it takes the lock for its own (removeStaleLocks).
+const lockGrace = time.Second
+
+// waitForLocksToGo waits, up to lockGrace, until no lock that appeared during the command is
+// there any more.
+func (b *boundTree) waitForLocksToGo() {
+	deadline := time.Now().Add(lockGrace)
+	for {
+		left := false
+		for _, l := range b.locks {
+			if _, err := os.Lstat(l.lock); err == nil && !l.existed {
+				left = true
+				break
+			}
+		}
+		if !left || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // removeStaleLocks removes the locks of protected files the command left (see above), and
 // says which.
 func (b *boundTree) removeStaleLocks() []string {
+	if !sweptLive {
+		// Nothing of the command was killed, and a git that ends any other way removes its
+		// locks: a new lock there now is most likely another git's, mid-update — another
+		// conversation's commit in its own worktree, whose rename would fail if the lock
+		// went. Such a git ends its update in moments; a lock still there after
+		// lockGrace is one the command made and left, and goes.
+		b.waitForLocksToGo()
+	}
 	var notes []string
 	for _, l := range b.locks {
 		if l.existed {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestProjectModeCommitsInALinkedWorktree_Issue34: in a linked worktree (a conversation's
@@ -324,4 +325,64 @@ func (f *projectFixture) git(t *testing.T) func(dir string, args ...string) stri
 		}
 		return strings.TrimSpace(string(out))
 	}
+}
+
+// TestProjectModeLeavesAnotherGitsLockMidUpdate_Issue34: another conversation commits in
+// its own worktree while this command ends: its git holds that worktree's index.lock, about
+// to rename it over the index. The command ended by itself (nothing of it was killed), so
+// the lock is not its own and must not go: removed, the other commit failed with "Unable to
+// write new index file" (TestThreeWorktreesAtOnceInProjectMode_Issue34 met it). A lock the
+// command itself made and left is still removed once it stays.
+func TestProjectModeLeavesAnotherGitsLockMidUpdate_Issue34(t *testing.T) {
+	f := newProjectFixture(t)
+	main := f.tree
+	git := f.git(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	other := filepath.Join(t.TempDir(), "other")
+	git(main, "worktree", "add", "-q", "-b", "phoenix/x", wt)
+	git(main, "worktree", "add", "-q", "-b", "phoenix/y", other)
+	index := filepath.Join(main, ".git", "worktrees", "other", "index")
+	// In the tree: the only place the command may write.
+	ended, started := filepath.Join(wt, "ended"), filepath.Join(wt, "started")
+	f.tree = wt
+	f.env = append(f.env, "ENDED="+ended, "STARTED="+started)
+	// The other git: takes the lock once the command runs, renames it over the index once
+	// the command's shell has ended, as a commit there does.
+	renamed := make(chan error, 1)
+	go func() {
+		for !exists(started) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if err := os.WriteFile(index+".lock", []byte("new index"), 0o644); err != nil {
+			renamed <- err
+			return
+		}
+		for !exists(ended) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		renamed <- os.Rename(index+".lock", index)
+	}()
+	r, notes := f.run(t, `: > "$STARTED"; sleep 0.3; : > "$ENDED"`, "")
+	if r.code != 0 {
+		t.Fatalf("the command: exit %d\n%s", r.code, r.stderr)
+	}
+	if err := <-renamed; err != nil {
+		t.Fatalf("the other worktree's commit failed to rename its lock over its index: %v (notes %q)", err, notes)
+	}
+	if b, _ := os.ReadFile(index); string(b) != "new index" {
+		t.Fatalf("the other worktree's index is %q, want its commit's", b)
+	}
+	// A lock the command makes and leaves goes.
+	r, notes = f.run(t, `: > "`+index+`.lock"`, "")
+	if r.code != 0 {
+		t.Fatalf("the command: exit %d\n%s", r.code, r.stderr)
+	}
+	if exists(index + ".lock") {
+		t.Errorf("the lock the command left outlived it (notes %q)", notes)
+	}
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }

@@ -13,6 +13,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// sweptLive says whether the last sweep SIGKILLed a process of its command that was still
+// there: only then can a git of the command have ended without removing its lock files
+// (removeStaleLocks). The supervisor runs one command at a time.
+var sweptLive bool
+
 // sweep SIGKILLs bash's process group and then, until the helper has no children left, every
 // process below it — which, because it is a subreaper, includes every orphaned descendant —
 // and reaps them. Each round kills whole trees at once, so that their processes end in
@@ -23,9 +28,10 @@ func sweep(bashPID int) {
 	defer waitNotifiersDone()
 	// bash's pid stays reserved as a group id while any member lives, so this cannot hit an
 	// unrelated group.
-	_ = unix.Kill(-bashPID, unix.SIGKILL)
+	sweptLive = unix.Kill(-bashPID, unix.SIGKILL) == nil
 	for reapEnded() {
 		for _, child := range children() {
+			sweptLive = true
 			killTree(child)
 		}
 		// Wait for one of them to end; the next round reaps the others that have ended by
