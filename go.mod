@@ -115,3 +115,8 @@ replace github.com/dgraph-io/ristretto/v2 => ./third_party/ristretto
 // package initialisation, in every start of the app, headless or not: a copy of go-i18n that
 // parses them on first use: third_party/go-i18n/README.md.
 replace github.com/nicksnyder/go-i18n/v2 => ./third_party/go-i18n
+
+// goldmark compiles its package-level regular expressions (linkify's URL patterns nest 256
+// levels deep) and builds its case-folding map during package initialisation, in every start
+// of the app: a copy that does both on first use: third_party/goldmark/README.md.
+replace github.com/yuin/goldmark => ./third_party/goldmark
