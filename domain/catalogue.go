@@ -98,8 +98,11 @@ type ToolSpec struct {
 //go:embed tooldocs/*.md
 var toolDocs embed.FS
 
-// descriptions are the rendered tool descriptions by tool name, made once.
-var descriptions = renderToolDocs()
+// descriptions are the rendered tool descriptions by tool name (the language tools' too:
+// languagetools.go adds their schemas in its init), made on first use, not in package
+// initialisation: rendering the templates was most of this package's initialisation (about
+// 700 allocations and 0.1 MB in every start, --version included; issue 39).
+var descriptions = sync.OnceValue(renderToolDocs)
 
 func renderToolDocs() map[string]string {
 	out := map[string]string{}
@@ -129,7 +132,7 @@ func renderToolDoc(name string) string {
 	return strings.TrimSpace(buf.String())
 }
 
-func describe(name string) string { return descriptions[name] }
+func describe(name string) string { return descriptions()[name] }
 
 var schemas = map[string]string{
 	ToolBash: fmt.Sprintf(`{"type":"object","properties":{

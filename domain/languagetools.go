@@ -56,7 +56,4 @@ func init() {
 		"path":{"type":"string","description":"A file: its outline. With query, a file of the language to search."},
 		"query":{"type":"string","description":"A name to find in the whole project instead of one file's outline."}},
 		"additionalProperties":false}`
-	for _, n := range languageTools {
-		descriptions[n] = renderToolDoc(n)
-	}
 }
