@@ -1,4 +1,4 @@
-package main
+package startpages
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// TestStartupRangesAreTheReadOnlyMappings: what releaseStartupPages unmaps, read from the
+// TestStartupRangesAreTheReadOnlyMappings: what Release unmaps, read from the
 // program headers in memory, is what /proc/self/maps lists as this binary's read-only
 // mappings, less the RELRO range the file's program headers give (how it was found before
 // issue 39, kept here as the reference).
@@ -93,7 +93,7 @@ func TestReleaseStartupPagesKeepsPrivateCopies(t *testing.T) {
 	for i, m := range copies {
 		before[i] = read(m)
 	}
-	releaseStartupPages()
+	Release()
 	for i, m := range copies {
 		if !bytes.Equal(read(m), before[i]) {
 			t.Errorf("the private read-only mapping %x changed when the start-up pages were released", m)
@@ -197,7 +197,7 @@ func relroRange(exe string, mine []mapping) (mapping, error) {
 	return mapping{start: start, end: end}, nil
 }
 
-// BenchmarkStartupRanges: finding what releaseStartupPages unmaps, from the program headers
+// BenchmarkStartupRanges: finding what Release unmaps, from the program headers
 // in memory, beside the way it was found before issue 39 (/proc/self/maps, the ELF file).
 func BenchmarkStartupRanges(b *testing.B) {
 	b.Run("program headers", func(b *testing.B) {
@@ -223,4 +223,46 @@ func BenchmarkStartupRanges(b *testing.B) {
 			}
 		}
 	})
+}
+
+// withoutSection cuts a range out of the mappings it overlaps and leaves the others whole.
+func TestWithoutSection(t *testing.T) {
+	ms := []mapping{{0x1000, 0x5000, 0}, {0x5000, 0x9000, 0x5000}, {0xa000, 0xb000, 0xa000}}
+	got := withoutSection(ms, mapping{start: 0x6000, end: 0x8000})
+	want := []mapping{{0x1000, 0x5000, 0}, {0x5000, 0x6000, 0x5000}, {0x8000, 0x9000, 0x8000}, {0xa000, 0xb000, 0xa000}}
+	if !slices.Equal(got, want) {
+		t.Errorf("cut in the middle: got %x, want %x", got, want)
+	}
+	if got := withoutSection(ms, mapping{start: 0x5000, end: 0x9000}); !slices.Equal(got, []mapping{ms[0], ms[2]}) {
+		t.Errorf("cut a whole mapping: got %x", got)
+	}
+	if got := withoutSection(ms, mapping{}); !slices.Equal(got, ms) {
+		t.Errorf("no cut: got %x", got)
+	}
+}
+
+// Release drops the read-only segments less .rodata (the type descriptors everything reads
+// again): in this test binary, built as the app is, the section is found and no released
+// range overlaps it.
+func TestReleaseKeepsRodata_Issue39(t *testing.T) {
+	ro := rodataRange()
+	if ro.end <= ro.start {
+		t.Fatal("rodataRange found no .rodata in this test binary")
+	}
+	all, rel := startupRanges(), releaseRanges()
+	if len(rel) == 0 || len(rel) < len(all) {
+		t.Fatalf("release ranges %x from %x", rel, all)
+	}
+	var inside bool
+	for _, m := range all {
+		inside = inside || (m.start <= ro.start && ro.end <= m.end)
+	}
+	if !inside {
+		t.Fatalf(".rodata %x is not inside the read-only mappings %x", ro, all)
+	}
+	for _, m := range rel {
+		if m.start < ro.end && ro.start < m.end {
+			t.Errorf("released range %x overlaps .rodata %x", m, ro)
+		}
+	}
 }
