@@ -385,6 +385,51 @@ func TestProjectModeRefusesMakingARepository_REQ_BED_014(t *testing.T) {
 	}
 }
 
+// TestProjectModeGitShimIsRestoredAfterACommandChangesIt: the git shim of a conversation's
+// temp dir is checked before each Project command, not only written with the first: a
+// command that replaced, rewrote (to the same size) or emptied it leaves the next command
+// of the conversation with the shim again, so `git init` in the tree is still refused with
+// its reason. The supervisor checks the file by its identity and change time rather than
+// reading it each time; this is what that check must not miss.
+func TestProjectModeGitShimIsRestoredAfterACommandChangesIt(t *testing.T) {
+	f := newProjectFixture(t)
+	writableTreeResetForTests(t)
+	tmp := t.TempDir()
+	run := func(script string) result {
+		t.Helper()
+		var out, errb strings.Builder
+		ctx, cancel := contextWithTimeout(60 * time.Second)
+		defer cancel()
+		code, err := Run(ctx, Policy{TempDir: tmp, Project: &Project{Tree: f.tree}}, script,
+			RunOptions{Dir: f.tree, Env: f.env, Stdout: &out, Stderr: &errb})
+		if err != nil {
+			t.Fatalf("run %q: %v (stderr %q)", script, err, errb.String())
+		}
+		return result{out.String(), errb.String(), code}
+	}
+	refused := func(when string) {
+		t.Helper()
+		r := run(`git init -q sub`)
+		if r.code == 0 || !strings.Contains(r.stderr, "Project mode does not let a command make a git repository") {
+			t.Errorf("%s: git init in the tree was not refused by the shim: exit %d\nstderr: %s", when, r.code, r.stderr)
+		}
+	}
+	refused("first command")
+	shim := `"$TMPDIR/` + gitShimDir + `/git"`
+	for _, tamper := range []string{
+		// The same size, so that only the change time tells.
+		`s=$(cat ` + shim + `); printf '%s\n' "${s//refuse/REFUSE}" > ` + shim,
+		`printf '#!/bin/bash\nexec /usr/bin/env git "$@"\n' > ` + shim + `.new && mv ` + shim + `.new ` + shim,
+		`: > ` + shim,
+		`rm ` + shim,
+	} {
+		if r := run(tamper); r.code != 0 {
+			t.Fatalf("%q: exit %d\nstderr: %s", tamper, r.code, r.stderr)
+		}
+		refused("after " + tamper)
+	}
+}
+
 // TestProjectCommandWritesByRelativePath: a long-lived program started with Command (an MCP
 // stdio server, a language server) in Project mode runs in the tree and can write there by a
 // relative path. Its working directory used to be inherited from before the helper bound the
