@@ -111,6 +111,38 @@ git add -A && git commit -q -m second && git log --oneline | wc -l`, "")
 	}
 }
 
+// TestProjectModeProtectsTheNextTreesFilesOnTheSameSupervisor: one supervisor serves a
+// conversation in one tree and then one in another; the protected files of the second are
+// bound read-only and looked at there, not where the first tree's were (the supervisor
+// joins a tree's protected paths once per binding).
+func TestProjectModeProtectsTheNextTreesFilesOnTheSameSupervisor(t *testing.T) {
+	first, second := newProjectFixture(t), newProjectFixture(t)
+	writableTreeResetForTests(t)
+	mustWrite(t, filepath.Join(second.tree, ".envrc"), "export A=1\n")
+	if r, _ := first.run(t, `true`, ""); r.code != 0 {
+		t.Fatalf("first tree: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	for _, a := range []string{
+		`echo '{"x": 1}' > .vscode/settings.json`,
+		`echo 'export B=2' >> .envrc`,
+		`echo 'exit 1' >> .git/hooks/pre-commit`,
+	} {
+		if r, _ := second.run(t, a, ""); r.code == 0 {
+			t.Errorf("second tree: %q succeeded", a)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(second.tree, ".envrc")); string(b) != "export A=1\n" {
+		t.Errorf("the second tree's .envrc changed: %q", b)
+	}
+	r, notes := second.run(t, `echo x > .zshrc`, "")
+	if r.code != 0 || len(notes) != 1 || !strings.Contains(notes[0], ".zshrc") {
+		t.Errorf("a protected file made in the second tree: exit %d, notes %q", r.code, notes)
+	}
+	if _, err := os.Lstat(filepath.Join(second.tree, ".zshrc")); err == nil {
+		t.Errorf("the .zshrc a command made in the second tree was left there")
+	}
+}
+
 // TestProjectModeKeepsSecretsInTheTreeHidden: a tree that holds a secret (a project opened
 // in the home directory holds ~/.ssh) is made writable without uncovering it.
 func TestProjectModeKeepsSecretsInTheTreeHidden(t *testing.T) {

@@ -146,12 +146,7 @@ func Secrets() []Secret {
 // looked at before every sandboxed command, and most of its entries are missing.
 func lexists(path string) bool {
 	var st unix.Stat_t
-	for {
-		err := unix.Lstat(path, &st)
-		if err != unix.EINTR {
-			return err == nil
-		}
-	}
+	return lstat(path, &st)
 }
 
 // homeSecretPaths returns homeSecrets' paths below home, joined once for the home they were
