@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // The words half of the rule that no repository is made in the tree (gitwall.go): the first
@@ -117,16 +120,19 @@ exec git "$@"
 // removes what it makes.
 func withGitShim(env []string, tempDir, tree string) []string {
 	dir := filepath.Join(tempDir, gitShimDir)
-	script := []byte(strings.Replace(gitShim, "%TREE%", shellQuote(tree), 1))
-	p := filepath.Join(dir, "git")
-	if old, err := os.ReadFile(p); err != nil || !bytes.Equal(old, script) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return env
+	if !shimInPlace.holds(dir, tree) {
+		script := []byte(strings.Replace(gitShim, "%TREE%", shellQuote(tree), 1))
+		p := filepath.Join(dir, "git")
+		if old, err := os.ReadFile(p); err != nil || !bytes.Equal(old, script) {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return env
+			}
+			_ = os.Remove(p)
+			if err := os.WriteFile(p, script, 0o700); err != nil {
+				return env
+			}
 		}
-		_ = os.Remove(p)
-		if err := os.WriteFile(p, script, 0o700); err != nil {
-			return env
-		}
+		shimInPlace.note(dir, tree)
 	}
 	path := "/usr/local/bin:/usr/bin:/bin"
 	for _, kv := range env {
@@ -135,6 +141,59 @@ func withGitShim(env []string, tempDir, tree string) []string {
 		}
 	}
 	return withVars(env, map[string]string{"PATH": dir + ":" + path})
+}
+
+// shimInPlace remembers the shim the supervisor last wrote or read back whole, by the
+// identity of its file, so that the next command of the same conversation and tree looks
+// at it with one stat instead of rendering the script and reading the file to compare
+// (most of what the shim cost a Project command's start). Any change a command makes to the
+// file — written, truncated, renamed over, removed, its mode changed — moves its change
+// time or replaces its inode, and the next command writes it again. The shim is a courtesy
+// (see above), not a wall, so a change within one tick of the file system's clock that
+// kept the size would at worst leave a command's own edit in place for its next command.
+var shimInPlace shimRecord
+
+type shimRecord struct {
+	mu        sync.Mutex
+	dir, tree string
+	stamp     shimStamp
+}
+
+type shimStamp struct {
+	dev, ino, size uint64
+	mode           uint32
+	ctime          unix.StatxTimestamp
+}
+
+func shimStampOf(p string) (shimStamp, bool) {
+	var st unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_INO|unix.STATX_SIZE|unix.STATX_MODE|unix.STATX_CTIME, &st); err != nil {
+		return shimStamp{}, false
+	}
+	return shimStamp{dev: unix.Mkdev(st.Dev_major, st.Dev_minor), ino: st.Ino, size: st.Size, mode: uint32(st.Mode), ctime: st.Ctime}, true
+}
+
+// holds reports whether the shim in dir is the one for tree that was last written or read.
+func (r *shimRecord) holds(dir, tree string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.dir != dir || r.tree != tree {
+		return false
+	}
+	now, ok := shimStampOf(filepath.Join(dir, "git"))
+	return ok && now == r.stamp
+}
+
+// note records the shim in dir, for tree, as it is now.
+func (r *shimRecord) note(dir, tree string) {
+	stamp, ok := shimStampOf(filepath.Join(dir, "git"))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !ok {
+		r.dir, r.tree = "", ""
+		return
+	}
+	r.dir, r.tree, r.stamp = dir, tree, stamp
 }
 
 // shellQuote quotes s as one word for bash.

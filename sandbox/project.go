@@ -88,6 +88,32 @@ type boundTree struct {
 	common  string
 	// locks are git's lock files of the protected files there (gitworktree.go).
 	locks []guardedLock
+	// paths are pinnedDir and then ProtectedFiles joined to tree, made once per binding
+	// (protectedPaths): every Project command looks at each of them twice.
+	paths []string
+}
+
+// protectedPaths returns pinnedDir and then each of ProtectedFiles below the bound tree.
+func (b *boundTree) protectedPaths() []string {
+	if len(b.paths) != 1+len(ProtectedFiles) {
+		b.paths = make([]string, 0, 1+len(ProtectedFiles))
+		for _, rel := range append([]string{pinnedDir}, ProtectedFiles...) {
+			b.paths = append(b.paths, filepath.Join(b.tree, rel))
+		}
+	}
+	return b.paths
+}
+
+// lstat is os.Lstat without what it allocates (the file's details, the error): most of the
+// paths the sandbox looks at before and after each command (protected files, secrets) do
+// not exist.
+func lstat(p string, st *unix.Stat_t) bool {
+	for {
+		err := unix.Lstat(p, st)
+		if err != unix.EINTR {
+			return err == nil
+		}
+	}
 }
 
 var writableTree boundTree
@@ -143,17 +169,17 @@ func (b *boundTree) bind(tree string) error {
 	if err := b.bindLinkedRepository(tree); err != nil {
 		return err
 	}
-	for _, rel := range ProtectedFiles {
-		p := filepath.Join(tree, rel)
-		fi, err := os.Lstat(p)
-		if err != nil {
+	for i, rel := range ProtectedFiles {
+		p := b.protectedPaths()[i+1]
+		var st unix.Stat_t
+		if !lstat(p, &st) {
 			continue
 		}
 		b.existed[rel] = true
 		if slices.Contains(b.mounts, p) {
 			continue
 		}
-		if fi.Mode()&os.ModeSymlink != 0 {
+		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
 			// A bind would follow it out of the tree; the link itself sits in a writable
 			// directory. What it points to outside the tree is read-only anyway; one
 			// inside is protected only if it is itself on the list.
@@ -255,12 +281,15 @@ func (b *boundTree) removeCreated() []string {
 		return nil
 	}
 	var notes []string
-	for _, rel := range append([]string{pinnedDir}, ProtectedFiles...) {
+	for i, p := range b.protectedPaths() {
+		rel := pinnedDir
+		if i > 0 {
+			rel = ProtectedFiles[i-1]
+		}
 		if b.existed[rel] {
 			continue
 		}
-		p := filepath.Join(b.tree, rel)
-		if _, err := os.Lstat(p); err != nil {
+		if !lexists(p) {
 			continue
 		}
 		if err := os.RemoveAll(p); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -111,6 +111,38 @@ git add -A && git commit -q -m second && git log --oneline | wc -l`, "")
 	}
 }
 
+// TestProjectModeProtectsTheNextTreesFilesOnTheSameSupervisor: one supervisor serves a
+// conversation in one tree and then one in another; the protected files of the second are
+// bound read-only and looked at there, not where the first tree's were (the supervisor
+// joins a tree's protected paths once per binding).
+func TestProjectModeProtectsTheNextTreesFilesOnTheSameSupervisor(t *testing.T) {
+	first, second := newProjectFixture(t), newProjectFixture(t)
+	writableTreeResetForTests(t)
+	mustWrite(t, filepath.Join(second.tree, ".envrc"), "export A=1\n")
+	if r, _ := first.run(t, `true`, ""); r.code != 0 {
+		t.Fatalf("first tree: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	for _, a := range []string{
+		`echo '{"x": 1}' > .vscode/settings.json`,
+		`echo 'export B=2' >> .envrc`,
+		`echo 'exit 1' >> .git/hooks/pre-commit`,
+	} {
+		if r, _ := second.run(t, a, ""); r.code == 0 {
+			t.Errorf("second tree: %q succeeded", a)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(second.tree, ".envrc")); string(b) != "export A=1\n" {
+		t.Errorf("the second tree's .envrc changed: %q", b)
+	}
+	r, notes := second.run(t, `echo x > .zshrc`, "")
+	if r.code != 0 || len(notes) != 1 || !strings.Contains(notes[0], ".zshrc") {
+		t.Errorf("a protected file made in the second tree: exit %d, notes %q", r.code, notes)
+	}
+	if _, err := os.Lstat(filepath.Join(second.tree, ".zshrc")); err == nil {
+		t.Errorf("the .zshrc a command made in the second tree was left there")
+	}
+}
+
 // TestProjectModeKeepsSecretsInTheTreeHidden: a tree that holds a secret (a project opened
 // in the home directory holds ~/.ssh) is made writable without uncovering it.
 func TestProjectModeKeepsSecretsInTheTreeHidden(t *testing.T) {
@@ -382,6 +414,51 @@ func TestProjectModeRefusesMakingARepository_REQ_BED_014(t *testing.T) {
 	r, notes := f.run(t, `git init -q "$TMPDIR/scratch" && git clone -q "$OUT/src" "$TMPDIR/copy" && git -C "$TMPDIR/copy" log --oneline | wc -l && git status --short >/dev/null && echo ok`, "")
 	if r.code != 0 || !strings.Contains(r.stdout, "ok") || len(notes) != 0 {
 		t.Errorf("git outside the tree: exit %d, notes %q\nstdout: %s\nstderr: %s", r.code, notes, r.stdout, r.stderr)
+	}
+}
+
+// TestProjectModeGitShimIsRestoredAfterACommandChangesIt: the git shim of a conversation's
+// temp dir is checked before each Project command, not only written with the first: a
+// command that replaced, rewrote (to the same size) or emptied it leaves the next command
+// of the conversation with the shim again, so `git init` in the tree is still refused with
+// its reason. The supervisor checks the file by its identity and change time rather than
+// reading it each time; this is what that check must not miss.
+func TestProjectModeGitShimIsRestoredAfterACommandChangesIt(t *testing.T) {
+	f := newProjectFixture(t)
+	writableTreeResetForTests(t)
+	tmp := t.TempDir()
+	run := func(script string) result {
+		t.Helper()
+		var out, errb strings.Builder
+		ctx, cancel := contextWithTimeout(60 * time.Second)
+		defer cancel()
+		code, err := Run(ctx, Policy{TempDir: tmp, Project: &Project{Tree: f.tree}}, script,
+			RunOptions{Dir: f.tree, Env: f.env, Stdout: &out, Stderr: &errb})
+		if err != nil {
+			t.Fatalf("run %q: %v (stderr %q)", script, err, errb.String())
+		}
+		return result{out.String(), errb.String(), code}
+	}
+	refused := func(when string) {
+		t.Helper()
+		r := run(`git init -q sub`)
+		if r.code == 0 || !strings.Contains(r.stderr, "Project mode does not let a command make a git repository") {
+			t.Errorf("%s: git init in the tree was not refused by the shim: exit %d\nstderr: %s", when, r.code, r.stderr)
+		}
+	}
+	refused("first command")
+	shim := `"$TMPDIR/` + gitShimDir + `/git"`
+	for _, tamper := range []string{
+		// The same size, so that only the change time tells.
+		`s=$(cat ` + shim + `); printf '%s\n' "${s//refuse/REFUSE}" > ` + shim,
+		`printf '#!/bin/bash\nexec /usr/bin/env git "$@"\n' > ` + shim + `.new && mv ` + shim + `.new ` + shim,
+		`: > ` + shim,
+		`rm ` + shim,
+	} {
+		if r := run(tamper); r.code != 0 {
+			t.Fatalf("%q: exit %d\nstderr: %s", tamper, r.code, r.stderr)
+		}
+		refused("after " + tamper)
 	}
 }
 

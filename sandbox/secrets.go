@@ -119,14 +119,13 @@ func secretsHome() string {
 // person's additions. Describe, doctor and the mode badge's details show it.
 func Secrets() []Secret {
 	home := secretsHome()
-	var out []Secret
+	out := make([]Secret, 0, len(homeSecrets)+8)
 	add := func(path, what string) {
-		_, err := os.Lstat(path)
-		out = append(out, Secret{Path: path, What: what, Present: err == nil})
+		out = append(out, Secret{Path: path, What: what, Present: lexists(path)})
 	}
 	if home != "" && home != "/" {
-		for _, s := range homeSecrets {
-			add(filepath.Join(home, s.path), s.what)
+		for i, p := range homeSecretPaths(home) {
+			add(p, homeSecrets[i].what)
 		}
 	}
 	secretsConfig.Lock()
@@ -140,6 +139,36 @@ func Secrets() []Secret {
 		add(p, "added by you")
 	}
 	return out
+}
+
+// lexists reports whether path names a file, without following a last symbolic link. It is
+// os.Lstat without what os.Lstat allocates (the file's details, the error): the table is
+// looked at before every sandboxed command, and most of its entries are missing.
+func lexists(path string) bool {
+	var st unix.Stat_t
+	return lstat(path, &st)
+}
+
+// homeSecretPaths returns homeSecrets' paths below home, joined once for the home they were
+// last asked for rather than before every command.
+func homeSecretPaths(home string) []string {
+	joined.Lock()
+	defer joined.Unlock()
+	if joined.home != home || joined.paths == nil {
+		paths := make([]string, len(homeSecrets))
+		for i, s := range homeSecrets {
+			paths[i] = filepath.Join(home, s.path)
+		}
+		joined.home, joined.paths = home, paths
+	}
+	return joined.paths
+}
+
+// joined holds homeSecretPaths' last answer; its slice is never changed once made.
+var joined struct {
+	sync.Mutex
+	home  string
+	paths []string
 }
 
 // hiddenPaths is the secrets table as the supervisor hides it: the entries that exist, with

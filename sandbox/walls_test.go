@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,6 +147,50 @@ func TestSecretsTable(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("~/vault is not in the table")
+	}
+}
+
+// TestSecretsTableFollowsHomeAndNewSecrets_REQ_BED_014: the table is looked at before every
+// command with its paths joined once per home: a secret made after a first look is present
+// at the next, and another home gives that home's paths, not the last one's.
+func TestSecretsTableFollowsHomeAndNewSecrets_REQ_BED_014(t *testing.T) {
+	homeA, homeB := t.TempDir(), t.TempDir()
+	secretsConfig.Lock()
+	old := secretsConfig.home
+	secretsConfig.home = homeA
+	secretsConfig.Unlock()
+	t.Cleanup(func() {
+		secretsConfig.Lock()
+		secretsConfig.home = old
+		secretsConfig.Unlock()
+	})
+	entry := func(path string) (Secret, bool) {
+		for _, s := range Secrets() {
+			if s.Path == path {
+				return s, true
+			}
+		}
+		return Secret{}, false
+	}
+	ssh := filepath.Join(homeA, ".ssh")
+	if s, ok := entry(ssh); !ok || s.Present {
+		t.Fatalf("before it exists: %s listed %v, present %v", ssh, ok, s.Present)
+	}
+	mustWrite(t, filepath.Join(ssh, "id_ed25519"), "key\n")
+	if s, ok := entry(ssh); !ok || !s.Present {
+		t.Errorf("made after a first look: %s listed %v, present %v", ssh, ok, s.Present)
+	}
+	if !slices.Contains(hiddenPaths(), ssh) {
+		t.Errorf("%s is not hidden once it exists: %v", ssh, hiddenPaths())
+	}
+	secretsConfig.Lock()
+	secretsConfig.home = homeB
+	secretsConfig.Unlock()
+	if _, ok := entry(filepath.Join(homeB, ".ssh")); !ok {
+		t.Errorf("another home's .ssh is not in the table")
+	}
+	if _, ok := entry(ssh); ok {
+		t.Errorf("the last home's .ssh is still in the table after the home changed")
 	}
 }
 
