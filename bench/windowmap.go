@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -34,16 +35,20 @@ func windowMapRows(ctx context.Context, o Options) ([]Row, error) {
 		return nil, err
 	}
 	defer w.Close()
-	env := append(appEnv(filepath.Join(dir, "home")), "DISPLAY="+display)
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, err
+	}
+	env := append(appEnv(home), "DISPLAY="+display)
 	data := filepath.Join(dir, "data")
 	var appMs, bareMs, diff []float64
 	n := samplesOf(o, 10, 2)
 	for i := -1; i < n; i++ {
-		a, err := mapTime(ctx, w, o.App, env, "--demo", "--data-dir", data)
+		a, err := mapTime(ctx, w, o.App, home, env, "--demo", "--data-dir", data)
 		if err != nil {
 			return nil, fmt.Errorf("the app: %w", err)
 		}
-		b, err := mapTime(ctx, w, bare, env)
+		b, err := mapTime(ctx, w, bare, home, env)
 		if err != nil {
 			return nil, fmt.Errorf("the bare window: %w", err)
 		}
@@ -62,12 +67,17 @@ func windowMapRows(ctx context.Context, o Options) ([]Row, error) {
 	return []Row{r1, r2, r3}, nil
 }
 
-// mapTime starts bin and returns the milliseconds until a window is mapped, then ends it
-// (stopGracefully).
-func mapTime(ctx context.Context, w *mapWatcher, bin string, env []string, args ...string) (float64, error) {
+// mapTime starts bin in dir and returns the milliseconds until a window is mapped, then
+// ends it (stopGracefully).
+//
+// dir is the home folder, where a desktop launcher starts an app, not the bench's own
+// folder: both binaries are built under the temporary folder, where Fyne takes them for a
+// `go run` and reads FyneApp.toml from the working folder, and in this source tree that
+// file names the 512×512 icon, which each then decoded and scaled on its main thread before
+// the map (some 20 ms of CPU each; an installed app looks beside its binary and finds none).
+func mapTime(ctx context.Context, w *mapWatcher, bin, dir string, env []string, args ...string) (float64, error) {
 	w.drain()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
+	cmd := launched(ctx, bin, dir, env, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
@@ -80,4 +90,12 @@ func mapTime(ctx context.Context, w *mapWatcher, bin string, env []string, args 
 		return 0, fmt.Errorf("%w: %s", err, lastLines(out.String()))
 	}
 	return float64(at.Sub(start).Microseconds()) / 1000, nil
+}
+
+// launched is bin with args as a desktop launcher starts it: in dir (the home folder), with env.
+func launched(ctx context.Context, bin, dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -29,4 +30,19 @@ func TestWindowMapRows(t *testing.T) {
 		t.Logf("%s: median %.1f ms, p90 %.1f ms", r.Name, r.Median, r.P90)
 	}
 	t.Logf("%s: median %.1f ms (target %v, met %v)", rows[2].Name, rows[2].Median, rows[2].Target, rows[2].Met)
+}
+
+// TestWindowMapStartsBothInTheHomeFolder (issue 36): the app and the bare window start in
+// the home folder, as a launcher starts them, not in the bench's working folder, whose
+// FyneApp.toml (this source tree's) Fyne reads for a binary under the temporary folder and
+// whose icon it then decodes before the map.
+func TestWindowMapStartsBothInTheHomeFolder(t *testing.T) {
+	home := t.TempDir()
+	out, err := launched(context.Background(), "/bin/sh", home, nil, "-c", "pwd").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != home {
+		t.Errorf("started in %q; want the home folder %q", got, home)
+	}
 }

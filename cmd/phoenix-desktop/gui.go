@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -46,9 +45,8 @@ func runGUI(args []string, stderr io.Writer) error {
 	log := common.logger(stderr)
 	defer startCPUProfile(stderr)()
 	defer startHeapProfiles(stderr)()
-	if p, set := windowGC(os.Getenv); set {
-		debug.SetGCPercent(p)
-	}
+	gcAfterFirstFrame := windowStartGC(os.Getenv)
+	defer gcAfterFirstFrame()
 
 	a := app.NewWithID(assets.AppID)
 	a.Settings().SetTheme(ui.Theme())
@@ -91,6 +89,7 @@ func runGUI(args []string, stderr io.Writer) error {
 	if err != nil {
 		// The person started the app and deserves a window that says what is wrong (for
 		// example another instance holds the data directory), not a silent exit.
+		gcAfterFirstFrame()
 		showStartupError(a, win, err)
 		return err
 	}
@@ -184,9 +183,14 @@ func runGUI(args []string, stderr io.Writer) error {
 	notifier := &desktopNotifier{app: a}
 	defer notifier.Close()
 	deps.Desktop = notifier
-	// The window searches: open the index (and catch up) while it comes up.
-	opened.index.Warm()
-	deps.AfterShow = func() { afterShow(a) }
+	deps.AfterShow = func() {
+		gcAfterFirstFrame()
+		afterShow(a)
+		// The window searches: open the index (and catch up) now that it is on the screen
+		// (a search before then opens it itself). Opened beside the window's making, it
+		// took the CPU the session's opening and the first frame wait for.
+		opened.index.Warm()
+	}
 	ui.Run(a, opened.runtime, opened.runtime.Subscribe(), deps)
 	return nil
 }
