@@ -24,3 +24,15 @@ func TestReadSmapsFindsGoHeapAndFiles(t *testing.T) {
 	}
 	_ = keep[len(keep)-1]
 }
+
+// TestSmapsRollupSplitsByKind: this process has anonymous pages (its heap) and file pages
+// (its binary), and its proportional share is never above what it holds resident.
+func TestSmapsRollupSplitsByKind(t *testing.T) {
+	r, err := smapsRollup(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.pssAnon == 0 || r.pssFile == 0 || r.pss > r.rss || r.pssAnon+r.pssFile > r.pss+1 {
+		t.Errorf("rollup %+v: want anonymous and file pages, Pss ≤ Rss, and the kinds summing to Pss", r)
+	}
+}

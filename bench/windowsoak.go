@@ -73,6 +73,12 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 	profiles := os.Getenv(EnvSoakHeapProfiles)
 	if profiles != "" {
 		app.Env = append(app.Env, EnvAppHeapProfile+"="+filepath.Join(profiles, "window"))
+		// GODEBUG (gctrace=1, scavtrace=1) passes through with the profiles, and the app's
+		// output is kept beside them: where the collector's cycle and the scavenger stood at
+		// each reading.
+		if v, ok := os.LookupEnv("GODEBUG"); ok {
+			app.Env = append(app.Env, "GODEBUG="+v)
+		}
 	}
 	app.Dir = work
 	var appOut bytes.Buffer
@@ -82,6 +88,9 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 	}
 	exited := waitProcess(app)
 	defer stopGracefully(app, exited)
+	if profiles != "" {
+		defer func() { _ = os.WriteFile(filepath.Join(profiles, "window-output.txt"), appOut.Bytes(), 0o600) }()
+	}
 	wait := func(d time.Duration) error {
 		select {
 		case err := <-exited:
@@ -110,8 +119,12 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 		if err != nil {
 			return 0, err
 		}
-		parts = append(parts, fmt.Sprintf("%s %.1f MiB (anonymous %.1f, files %.1f; %s)", point,
-			float64(st["VmRSS"])/1024, float64(st["RssAnon"])/1024, float64(st["RssFile"])/1024, sm))
+		ro, err := smapsRollup(pid)
+		if err != nil {
+			return 0, err
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f MiB (anonymous %.1f, files %.1f; %s; %s)", point,
+			float64(st["VmRSS"])/1024, float64(st["RssAnon"])/1024, float64(st["RssFile"])/1024, sm, ro))
 		if profiles != "" {
 			// After the reading, so that writing the profile is not in it.
 			if err := appHeapProfile(pid, filepath.Join(profiles, "window"), len(parts), filepath.Join(profiles, "window-"+point+".pb.gz")); err != nil {
