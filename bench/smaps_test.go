@@ -36,3 +36,20 @@ func TestSmapsRollupSplitsByKind(t *testing.T) {
 		t.Errorf("rollup %+v: want anonymous and file pages, Pss ≤ Rss, and the kinds summing to Pss", r)
 	}
 }
+
+// TestSpreadOf: least, median (the mean of the middle two for an even count) and most,
+// whatever the order the readings came in.
+func TestSpreadOf(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want string
+	}{
+		{[]float64{3, 1, 2}, "1.0–2.0–3.0 MiB"},
+		{[]float64{4, 1, 3, 2}, "1.0–2.5–4.0 MiB"},
+		{nil, "(none)"},
+	} {
+		if got := spreadOf(c.in); got != c.want {
+			t.Errorf("spreadOf(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
