@@ -122,3 +122,40 @@ func inArenaReservation(maps []smapsMapping, i int, size uint64) bool {
 	}
 	return end-maps[i].start == size
 }
+
+// rollup is /proc/PID/smaps_rollup's resident figures, in KiB: Rss counts a shared page
+// whole in every process that maps it, Pss by share, so the two tell the binary's and the
+// libraries' pages (shared with other processes) from the app's own; Pss_Anon and Pss_File
+// split it by kind.
+type rollup struct {
+	rss, pss, pssAnon, pssFile, anonymous int64
+}
+
+func (r rollup) String() string {
+	m := func(k int64) float64 { return float64(k) / 1024 }
+	return fmt.Sprintf("rollup Rss %.1f, Pss %.1f (anonymous %.1f, files %.1f)", m(r.rss), m(r.pss), m(r.pssAnon), m(r.pssFile))
+}
+
+// smapsRollup reads /proc/PID/smaps_rollup.
+func smapsRollup(pid int) (rollup, error) {
+	var out rollup
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return out, fmt.Errorf("read the app's memory totals: %w", err)
+	}
+	fields := map[string]*int64{"Rss:": &out.rss, "Pss:": &out.pss, "Pss_Anon:": &out.pssAnon, "Pss_File:": &out.pssFile, "Anonymous:": &out.anonymous}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 {
+			if p, ok := fields[f[0]]; ok {
+				if *p, err = strconv.ParseInt(f[1], 10, 64); err != nil {
+					return out, fmt.Errorf("read %s of /proc/%d/smaps_rollup: %w", f[0], pid, err)
+				}
+			}
+		}
+	}
+	if out.rss == 0 {
+		return out, fmt.Errorf("no Rss in /proc/%d/smaps_rollup", pid)
+	}
+	return out, nil
+}

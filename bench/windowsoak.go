@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,6 +48,23 @@ const (
 
 var convLineRE = regexp.MustCompile(`Conversation (\S+) in `)
 
+// windowSoakSpread is how many turns before each point the soak reads VmRSS after, for the
+// note's least, median and most.
+const windowSoakSpread = 20
+
+// spreadOf is "least–median–most MiB" of the readings.
+func spreadOf(v []float64) string {
+	if len(v) == 0 {
+		return "(none)"
+	}
+	s := slices.Sorted(slices.Values(v))
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return fmt.Sprintf("%.1f–%.1f–%.1f MiB", s[0], med, s[len(s)-1])
+}
+
 func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 	wb, err := startWindowBench(ctx, o, "run the app's window through the soak", "windowsoak")
 	if err != nil {
@@ -73,6 +91,12 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 	profiles := os.Getenv(EnvSoakHeapProfiles)
 	if profiles != "" {
 		app.Env = append(app.Env, EnvAppHeapProfile+"="+filepath.Join(profiles, "window"))
+		// GODEBUG (gctrace=1, scavtrace=1) passes through with the profiles, and the app's
+		// output is kept beside them: where the collector's cycle and the scavenger stood at
+		// each reading.
+		if v, ok := os.LookupEnv("GODEBUG"); ok {
+			app.Env = append(app.Env, "GODEBUG="+v)
+		}
 	}
 	app.Dir = work
 	var appOut bytes.Buffer
@@ -82,6 +106,9 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 	}
 	exited := waitProcess(app)
 	defer stopGracefully(app, exited)
+	if profiles != "" {
+		defer func() { _ = os.WriteFile(filepath.Join(profiles, "window-output.txt"), appOut.Bytes(), 0o600) }()
+	}
 	wait := func(d time.Duration) error {
 		select {
 		case err := <-exited:
@@ -110,8 +137,12 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 		if err != nil {
 			return 0, err
 		}
-		parts = append(parts, fmt.Sprintf("%s %.1f MiB (anonymous %.1f, files %.1f; %s)", point,
-			float64(st["VmRSS"])/1024, float64(st["RssAnon"])/1024, float64(st["RssFile"])/1024, sm))
+		ro, err := smapsRollup(pid)
+		if err != nil {
+			return 0, err
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f MiB (anonymous %.1f, files %.1f; %s; %s)", point,
+			float64(st["VmRSS"])/1024, float64(st["RssAnon"])/1024, float64(st["RssFile"])/1024, sm, ro))
 		if profiles != "" {
 			// After the reading, so that writing the profile is not in it.
 			if err := appHeapProfile(pid, filepath.Join(profiles, "window"), len(parts), filepath.Join(profiles, "window-"+point+".pb.gz")); err != nil {
@@ -145,9 +176,26 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 		ids[i] = m[1]
 	}
 	var atEarly float64
+	// The resident memory after each of the windowSoakSpread turns before each point: the
+	// note gives their least, median and most beside the reading, which falls anywhere in
+	// the collector's cycle (the Go heap swings between what is live and 1.5 × that, GOGC
+	// 50), so that a difference between two readings can be told from that swing.
+	var spread []float64
+	var spreads []string
 	for t := len(ids); t < turns; t++ {
 		if _, err := chat("--continue", ids[t%len(ids)], fmt.Sprintf("bash: true\n\nturn %d", t)); err != nil {
 			return nil, fmt.Errorf("turn %d: %w", t, err)
+		}
+		if t+1 > turns-windowSoakSpread || (t+1 > early-windowSoakSpread && t+1 <= early) {
+			st, err := procStatus(pid, "VmRSS")
+			if err != nil {
+				return nil, err
+			}
+			spread = append(spread, float64(st["VmRSS"])/1024)
+		}
+		if t+1 == early || t+1 == turns {
+			spreads = append(spreads, fmt.Sprintf("after the %d turns up to %d %s", len(spread), t+1, spreadOf(spread)))
+			spread = spread[:0]
 		}
 		if t+1 == early {
 			if atEarly, err = rss(fmt.Sprintf("after-%d-turns", early)); err != nil {
@@ -183,8 +231,8 @@ func windowSoakRows(ctx context.Context, o Options) ([]Row, error) {
 	}
 	// /proc counts in USER_HZ, 100 a second on Linux.
 	turnCPU := float64(ticksAfter-ticksBefore) * 10 / float64(turns)
-	what := fmt.Sprintf("the app's window on Xvfb (offline demo model, no conversation open), %d conversations, %d turns in rotation (each a bash true call and a reply) sent by the command line beside it (chat --continue, served by the app; the app's CPU %.1f ms a turn); VmRSS of the app's process as it is: %s",
-		soakConversations, turns, turnCPU, strings.Join(parts, ", "))
+	what := fmt.Sprintf("the app's window on Xvfb (offline demo model, no conversation open), %d conversations, %d turns in rotation (each a bash true call and a reply) sent by the command line beside it (chat --continue, served by the app; the app's CPU %.1f ms a turn); VmRSS of the app's process as it is: %s; VmRSS %s",
+		soakConversations, turns, turnCPU, strings.Join(parts, ", "), strings.Join(spreads, ", "))
 	grow := summarise(fmt.Sprintf("%s: resident memory after %d turns − after %d", windowSoakRowName, soakTurns, soakEarly), "MiB", 20, []float64{atEnd - atEarly})
 	grow.Signed = true
 	grow.Note = what
