@@ -164,6 +164,21 @@ func (r *Runtime) Snapshot(ctx context.Context, id string) (Snapshot, error) {
 	return Snapshot{Conv: conv, Messages: msgs, SubAgents: subs}, nil
 }
 
+// Conversation reads a conversation's record (its state, mode, model, usage) without its
+// messages: what a caller that only needs to know where a conversation stands reads, so that
+// asking does not load and decode its whole history (chat --continue asked twice a turn
+// through Snapshot, issue 43: the window soak's turns).
+func (r *Runtime) Conversation(ctx context.Context, id string) (domain.Conversation, error) {
+	if err := ctx.Err(); err != nil {
+		return domain.Conversation{}, err
+	}
+	conv, err := r.cfg.Store.Get(id)
+	if err != nil {
+		return domain.Conversation{}, fmt.Errorf("open conversation %s: %w", id, err)
+	}
+	return conv, nil
+}
+
 // Attachment is an image the person attached: raw bytes as read from the file.
 type Attachment struct {
 	Name string

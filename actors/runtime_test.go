@@ -860,3 +860,27 @@ func TestReasoningStreamedCommittedAndSentBack(t *testing.T) {
 		t.Fatalf("the last request sent back reasoning %q, want the first reply's", sent)
 	}
 }
+
+// Conversation is the snapshot's record without the history: the same state, sequence and
+// usage after a turn, and an unknown id says which it was.
+func TestConversationIsTheSnapshotsRecordWithoutMessages_REQ_BED_011(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.create(NewConversation{})
+	h.turn(c.ID, "echo: hello there")
+	ctx := context.Background()
+	snap, err := h.rt.Snapshot(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.rt.Conversation(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State.Kind() != snap.Conv.State.Kind() || got.NextSeq != snap.Conv.NextSeq || got.LastExec != snap.Conv.LastExec || got.Usage != snap.Conv.Usage {
+		t.Fatalf("record %+v, snapshot's %+v", got, snap.Conv)
+	}
+	if _, err := h.rt.Conversation(ctx, "no-such-id"); err == nil || !strings.Contains(err.Error(), "no-such-id") {
+		t.Fatalf("unknown id: %v", err)
+	}
+}

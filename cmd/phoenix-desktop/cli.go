@@ -194,11 +194,11 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 
 	var conv domain.Conversation
 	if continueID != "" {
-		snap, err := rt.Snapshot(ctx, continueID)
+		c, err := rt.Conversation(ctx, continueID)
 		if err != nil {
 			return fmt.Errorf("chat: %w (see phoenix-desktop list for the ids)", err)
 		}
-		conv = snap.Conv
+		conv = c
 		// --model with --continue switches the conversation's model for this and later
 		// requests (at rest only), as the header's model menu does.
 		if m := strings.TrimSpace(common.model); m != "" && m != conv.Model {
@@ -405,8 +405,8 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 				// A queue that could not be sent is held: the turn that would follow never
 				// comes.
 				if e.Queue.Held != "" {
-					if snap, err := rt.Snapshot(ctx, conv.ID); err == nil && !domain.Busy(snap.Conv.State) {
-						return chatResult(snap.Conv, stopCode)
+					if now, err := rt.Conversation(ctx, conv.ID); err == nil && !domain.Busy(now.State) {
+						return chatResult(now, stopCode)
 					}
 				}
 			}
@@ -456,8 +456,8 @@ func queueGoesOn(ctx context.Context, rt *actors.Runtime, rest domain.Conversati
 		}
 	}
 	// The next queued message may already be on its way.
-	snap, err := rt.Snapshot(ctx, rest.ID)
-	return err == nil && snap.Conv.LastExec > rest.LastExec
+	now, err := rt.Conversation(ctx, rest.ID)
+	return err == nil && now.LastExec > rest.LastExec
 }
 
 func chatResult(c domain.Conversation, stopCode int) error {
