@@ -192,6 +192,10 @@ func (w *treeWatch) event(ev fsnotify.Event) {
 				close(w.seen)
 				w.seen = nil
 			}
+		case ev.Name == w.markerPath && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)):
+			// Someone removed or moved the marker: the next barrier makes it again, rather
+			// than write into a file whose events may no longer name it.
+			w.stale = true
 		case ev.Name == w.syncDir:
 			// The shadow repository itself went (the conversation is being deleted).
 			w.failLocked(fmt.Errorf("%s was removed or moved", w.syncDir))

@@ -691,3 +691,37 @@ func TestEventsQueuedBeforeARunAreReadBeforeItsFlagIsCleared(t *testing.T) {
 		t.Fatalf("the next snapshot of the unchanged tree ran git %d times: an event of the change git saw was read after the flag was cleared", runs)
 	}
 }
+
+// TestARemovedMarkerIsMadeAgain: a marker someone removed (or moved) is made again by the
+// next barrier, so snapshots of an unchanged tree go on running no git.
+func TestARemovedMarkerIsMadeAgain(t *testing.T) {
+	work := t.TempDir()
+	write(t, filepath.Join(work, "a.txt"), "v1\n")
+	r := open(t, work)
+	settle(t, r)
+	w := r.currentWatch()
+	if w == nil {
+		t.Fatal("no change detector")
+	}
+	syncDir := filepath.Join(r.GitDir(), syncDirName)
+	w.mu.Lock()
+	marker := w.markerPath
+	w.mu.Unlock()
+	must(t, os.Remove(marker))
+	// The first snapshot's barrier reads the removal's event; the next one makes the marker
+	// again.
+	snap(t, r)
+	if _, runs := snapRuns(t, r); runs != 0 {
+		t.Fatalf("a snapshot of an unchanged tree ran git %d times after its marker was removed", runs)
+	}
+	entries, err := os.ReadDir(syncDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Fatalf("the sync directory holds %d files after the marker was removed, want a new marker", len(entries))
+	}
+	if r.currentWatch() != w {
+		t.Fatal("the detector was replaced for a removed marker")
+	}
+}
