@@ -54,11 +54,14 @@
 //     tree's path must still name the directory that was watched (device and inode): a tree
 //     moved away and made again, or a symbolic link pointed elsewhere, sends no event.
 //   - No event still in flight: the kernel queues an event when the write happens, but the
-//     watcher reads it a little later. Before trusting "clean", a snapshot renames a marker
-//     file in a watched directory of its own (phoenix-watch, in the shadow repository) to a
-//     new name (the first one creates it; a new file each time cost ext4 0.25 ms) and waits
-//     for its event: one inotify instance has one ordered queue, so every earlier event
-//     has been read by then (watchman's cookie files work the same way). ~0.05–0.2 ms.
+//     watcher reads it a little later. Before trusting "clean", a snapshot writes one byte
+//     in place into a marker file kept open in a watched directory of its own
+//     (phoenix-watch, in the shadow repository) and waits for its event: one inotify
+//     instance has one ordered queue, so every earlier event has been read by then
+//     (watchman's cookie files work the same way). One event and no directory change: a
+//     new file each time cost ext4 0.25 ms, a rename to a new name 16 µs and two events,
+//     the write 2 µs. A barrier that stopped waiting leaves its event behind, alike to the
+//     next one's, so the next barrier makes a marker of a new name. ~0.02–0.05 ms.
 //   - Order: the watch list is brought up to date first, then the dirty flag is cleared, then
 //     git reads the tree. A change git may have missed is an event after the clear, so the
 //     next snapshot runs git again. A directory newly watched is listed again once its watch
