@@ -44,6 +44,19 @@ func snapRuns(t *testing.T, r *Repo) (string, int64) {
 
 // settle snapshots until a snapshot runs no git (a structural change takes one more run to
 // watch new directories), and fails if that takes more than three.
+// watched opens a repository of work, lets its change detector settle and returns it with
+// the detector and the settled snapshot.
+func watched(t *testing.T, work string) (*Repo, *treeWatch, string) {
+	t.Helper()
+	r := open(t, work)
+	settled := settle(t, r)
+	w := r.currentWatch()
+	if w == nil {
+		t.Fatal("no change detector")
+	}
+	return r, w, settled
+}
+
 func settle(t *testing.T, r *Repo) string {
 	t.Helper()
 	for range 3 {
@@ -523,12 +536,7 @@ func TestBarriersWriteOneMarker(t *testing.T) {
 func TestABarrierQueuesOneEventAndLeavesTheDirectoryAlone(t *testing.T) {
 	work := t.TempDir()
 	write(t, filepath.Join(work, "a.txt"), "v1\n")
-	r := open(t, work)
-	settle(t, r)
-	w := r.currentWatch()
-	if w == nil {
-		t.Fatal("no change detector")
-	}
+	r, w, _ := watched(t, work)
 	syncDir := filepath.Join(r.GitDir(), syncDirName)
 	dirBefore, err := os.Stat(syncDir)
 	if err != nil {
@@ -580,12 +588,7 @@ func TestAMarkerEventReadLateIsNotTakenForTheNextBarriers(t *testing.T) {
 	work := t.TempDir()
 	file := filepath.Join(work, "a.txt")
 	write(t, file, "v1\n")
-	r := open(t, work)
-	before := settle(t, r)
-	w := r.currentWatch()
-	if w == nil {
-		t.Fatal("no change detector")
-	}
+	r, w, before := watched(t, work)
 	// The detector holds at the first marker event, so the barrier below gives up on it.
 	first := w.markerPath
 	held, release, changeRead := make(chan struct{}), make(chan struct{}), make(chan struct{})
@@ -645,12 +648,7 @@ func TestEventsQueuedBeforeARunAreReadBeforeItsFlagIsCleared(t *testing.T) {
 	work := t.TempDir()
 	file := filepath.Join(work, "a.txt")
 	write(t, file, "v1\n")
-	r := open(t, work)
-	settle(t, r)
-	w := r.currentWatch()
-	if w == nil {
-		t.Fatal("no change detector")
-	}
+	r, w, _ := watched(t, work)
 	// The first change is read; the next one waits in the queue until a barrier starts.
 	write(t, file, "v2\n")
 	for deadline := time.Now().Add(10 * time.Second); ; {
@@ -697,12 +695,7 @@ func TestEventsQueuedBeforeARunAreReadBeforeItsFlagIsCleared(t *testing.T) {
 func TestARemovedMarkerIsMadeAgain(t *testing.T) {
 	work := t.TempDir()
 	write(t, filepath.Join(work, "a.txt"), "v1\n")
-	r := open(t, work)
-	settle(t, r)
-	w := r.currentWatch()
-	if w == nil {
-		t.Fatal("no change detector")
-	}
+	r, w, _ := watched(t, work)
 	syncDir := filepath.Join(r.GitDir(), syncDirName)
 	w.mu.Lock()
 	marker := w.markerPath

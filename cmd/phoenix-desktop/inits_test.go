@@ -30,15 +30,9 @@ const lazyInitMaxBytes = 32 << 10
 // package initialisation (GODEBUG=inittrace=1: each package's allocations, a count, not a
 // time) in a start of this test binary, which links the app's packages.
 func TestPackageInitialisationBuildsWhatItCanLater_Issue39(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("the test binary with GODEBUG=inittrace=1: %v\n%s", err, stderr.String())
-	}
+	stderr := initTrace(t)
 	seen := map[string]int64{}
-	sc := bufio.NewScanner(&stderr)
+	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		// init PKG @0.5 ms, 0.1 ms clock, 1024 bytes, 12 allocs
 		f := strings.Fields(sc.Text())
@@ -61,4 +55,19 @@ func TestPackageInitialisationBuildsWhatItCanLater_Issue39(t *testing.T) {
 			t.Errorf("%s allocates %d bytes in its package initialisation, more than %d: something it builds there can be built on first use", p, n, lazyInitMaxBytes)
 		}
 	}
+}
+
+// initTrace is the runtime's account of package initialisation (GODEBUG=inittrace=1: one line
+// per package, in the order they ran, with its allocations) in a start of this test binary,
+// which links the app's packages and runs none of its tests.
+func initTrace(t *testing.T) *bytes.Buffer {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the test binary with GODEBUG=inittrace=1: %v\n%s", err, stderr.String())
+	}
+	return &stderr
 }

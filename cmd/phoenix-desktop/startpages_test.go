@@ -2,9 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -15,15 +12,8 @@ import (
 // start of this test binary, which links the app's packages. Where either moved to an end,
 // --version's peak would be near the 21 MB of the binary that initialisation touches again.
 func TestReleasesRunAtTwoFifthsAndFourFifthsOfInitialisation_Issue39(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("the test binary with GODEBUG=inittrace=1: %v\n%s", err, stderr.String())
-	}
 	var order []string
-	sc := bufio.NewScanner(&stderr)
+	sc := bufio.NewScanner(initTrace(t))
 	for sc.Scan() {
 		if f := strings.Fields(sc.Text()); len(f) > 2 && f[0] == "init" {
 			order = append(order, f[1])
