@@ -108,7 +108,7 @@ func (m *MainWindow) sideColor(cs *convState) fyne.ThemeColorName {
 func (m *MainWindow) turnEnded(cs *convState) {
 	if cs != m.current || !m.focused {
 		cs.unread = true
-		m.sidebar.list.Refresh()
+		m.sidebar.refresh()
 	}
 	m.notifyFinished(cs)
 }
@@ -117,7 +117,7 @@ func (m *MainWindow) turnEnded(cs *convState) {
 func (m *MainWindow) seen(cs *convState) {
 	if cs != nil && cs.unread {
 		cs.unread = false
-		m.sidebar.list.Refresh()
+		m.sidebar.refresh()
 	}
 }
 

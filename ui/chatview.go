@@ -39,6 +39,9 @@ type chatView struct {
 	pinned bool
 	// lastGen is the window's generation this view was last drawn for.
 	lastGen int
+	// drawnLen is how many rows the model had at the last change: one that shrank is drawn
+	// by a refresh of the whole list (changed).
+	drawnLen int
 	// width is the rows' width; when it changes, every row on screen is measured again.
 	width         float32
 	refreshQueued bool
@@ -213,6 +216,26 @@ func (cv *chatView) noteWidth(w float32) {
 // changed re-draws after the model changed; the newest row stays in view if it was.
 func (cv *chatView) changed() {
 	cv.prune()
+	n := cv.cs.model.len()
+	grew := n >= cv.drawnLen
+	cv.drawnLen = n
+	if cv.follow && grew && cv.contentHeight() > cv.list.Size().Height {
+		// Rows were added at the end or changed in place (a tool round) of rows taller than
+		// the view: the rows on screen that changed are bound again, and the new ones come
+		// into view as the list scrolls to them, when it binds only rows new to the view.
+		// The list's own Refresh would rebind every row on screen and build a row widget to
+		// measure, at every state change of a round (issue 39, the round in the window).
+		// Rows that fit in the view do not scroll when one is added, and the list would bind
+		// none: those are refreshed whole below.
+		for id, v := range cv.sel.byID {
+			if id < n {
+				cv.updateItem(id, v)
+			}
+		}
+		cv.list.ScrollToBottom()
+		cv.pinned = false
+		return
+	}
 	cv.list.Refresh()
 	if cv.follow {
 		cv.list.ScrollToBottom()

@@ -83,28 +83,28 @@ func (c *composerBar) refresh() {
 	}
 	switch {
 	case cs == nil:
-		c.entry.SetPlaceHolder("Create or open a conversation to start (Ctrl+N).")
+		c.setPlaceHolder("Create or open a conversation to start (Ctrl+N).")
 		c.entry.Disable()
 		c.sendBtn.Disable()
 		c.attachBtn.Disable()
 	case m.isExhausted():
 		// REQ-BED-021: the composer says why it is disabled.
-		c.entry.SetPlaceHolder(readOnlyText(cs.conv))
+		c.setPlaceHolder(readOnlyText(cs.conv))
 		c.entry.Disable()
 		c.sendBtn.Disable()
 		c.attachBtn.Disable()
 	case cs.busy() && m.proj.enabled():
-		c.entry.SetPlaceHolder(m.busyWords(cs) + " Send queues your next message for when it finishes; Stop (Esc) interrupts.")
+		c.setPlaceHolder(m.busyWords(cs) + " Send queues your next message for when it finishes; Stop (Esc) interrupts.")
 		c.entry.Enable()
 		c.sendBtn.Enable()
 		c.attachBtn.Enable()
 	case cs.busy():
-		c.entry.SetPlaceHolder(m.busyWords(cs) + " Write your next message here; press Stop (Esc) to interrupt.")
+		c.setPlaceHolder(m.busyWords(cs) + " Write your next message here; press Stop (Esc) to interrupt.")
 		c.entry.Enable()
 		c.sendBtn.Disable()
 		c.attachBtn.Enable()
 	default:
-		c.entry.SetPlaceHolder("Message the agent. Enter sends, Shift+Enter adds a line; drop images anywhere to attach them.")
+		c.setPlaceHolder("Message the agent. Enter sends, Shift+Enter adds a line; drop images anywhere to attach them.")
 		c.entry.Enable()
 		c.attachBtn.Enable()
 		if m.sending {
@@ -113,7 +113,17 @@ func (c *composerBar) refresh() {
 			c.sendBtn.Enable()
 		}
 	}
-	m.bottom.Refresh()
+	// The box above the field was shown or hidden: relayout lays the bottom out again
+	// when it was (refreshing the bottom would redraw every widget in it, issue 39).
+	m.relayout()
+}
+
+// setPlaceHolder changes the field's placeholder when it says something else: the entry
+// lays its placeholder out again at every call.
+func (c *composerBar) setPlaceHolder(text string) {
+	if c.entry.PlaceHolder != text {
+		c.entry.SetPlaceHolder(text)
+	}
 }
 
 func (m *MainWindow) exhaustedState() (domain.ContextExhausted, bool) {

@@ -82,22 +82,22 @@ func (h *header) refresh() {
 		if reason == "" {
 			reason = "this kernel does not support it"
 		}
-		h.landlockNote.SetText("Landlock is unavailable (" + strings.TrimSuffix(reason, ".") + "): Restricted mode cannot be enforced, so conversations run Unrestricted.")
+		setText(h.landlockNote, "Landlock is unavailable ("+strings.TrimSuffix(reason, ".")+"): Restricted mode cannot be enforced, so conversations run Unrestricted.")
 		h.landlockNote.Show()
 	} else {
 		h.landlockNote.Hide()
 	}
 	cs := m.current
 	if cs == nil {
-		m.win.SetTitle(AppTitle)
+		m.setTitle(AppTitle)
 		h.box.Hide()
 		h.meterRow.Hide()
 		return
 	}
 	c := cs.conv
 	h.box.Show()
-	m.win.SetTitle(AppTitle + " — " + transcript.Title(c.Title, c.Cwd))
-	h.title.SetText(transcript.Title(c.Title, c.Cwd))
+	m.setTitle(AppTitle + " — " + transcript.Title(c.Title, c.Cwd))
+	title := transcript.Title(c.Title, c.Cwd)
 	sub := transcript.Place(c) + " · " + m.b.ModelLabel(c.Model)
 	if w := c.Worktree; w != nil {
 		sub = transcript.Place(c) + " · worktree of " + shortPath(w.Repo) + " on " + w.Branch + ", from " + w.Base + " · " + m.b.ModelLabel(c.Model)
@@ -109,18 +109,22 @@ func (h *header) refresh() {
 			sub += " · continues an earlier conversation"
 		}
 	}
-	h.subtitle.SetText(sub)
+	setText(h.subtitle, sub)
 	h.subtitle.Hidden = h.folded
 	if h.folded {
-		h.title.SetText(transcript.Title(c.Title, c.Cwd) + " · " + sub)
+		title += " · " + sub
 	}
-	h.mode.set(c.Mode.Title(), modeColor(c.Mode))
+	setText(h.title, title)
+	if text, color := c.Mode.Title(), modeColor(c.Mode); h.mode.text != text || h.mode.color != color {
+		h.mode.set(text, color)
+	}
 	m.refreshWorktreeButton(h.worktreeBtn)
 	// Switching down is offered from any mode above Restricted, to every mode below it.
 	h.switchBox.Hidden = !m.sandboxKnownAvailable() || c.Mode.Rank() == domain.ModeRestricted.Rank()
 	h.projectBtn.Hidden = c.Mode.Rank() <= domain.ModeProject.Rank()
 	h.changesBtn.Hidden = !m.rv.enabled() || c.IsSubAgent()
-	h.box.Refresh()
+	// What was shown or hidden above is laid out by relayout, which the window runs after
+	// every refresh of its parts; the texts refreshed themselves where they changed.
 	h.refreshMeter(cs)
 }
 
@@ -139,20 +143,21 @@ func (h *header) refreshMeter(cs *convState) {
 	if warn {
 		label = "Context nearly full: " + label
 	}
-	h.meterLabel.SetText(label)
-	h.meterLabel.Importance = widget.MediumImportance
+	importance := widget.MediumImportance
 	if warn {
-		h.meterLabel.Importance = widget.WarningImportance
+		importance = widget.WarningImportance
 	}
-	h.meterLabel.Refresh()
+	if h.meterLabel.Text != label || h.meterLabel.Importance != importance {
+		h.meterLabel.Text, h.meterLabel.Importance = label, importance
+		h.meterLabel.Refresh()
+	}
 	h.wrapBtn.Hidden = !wrapUpOffered(cs)
 	if cs.busy() {
 		h.wrapBtn.Disable()
 	} else {
 		h.wrapBtn.Enable()
 	}
-	h.meterRow.Hidden = h.m.meterFolded() // findsmall.go
-	h.meterRow.Refresh()
+	h.meterRow.Hidden = h.m.meterFolded() // findsmall.go; laid out by relayout
 }
 
 // wrapUpOffered reports whether "Wrap up now" is offered (the header's button and the menu's

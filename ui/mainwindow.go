@@ -419,14 +419,23 @@ func (m *MainWindow) refreshAll() {
 		m.cv.lastGen = m.gen
 		m.cv.list.Refresh()
 	}
-	m.sidebar.list.Refresh()
+	m.sidebar.refresh() // leaves the rows alone when none would change
+}
+
+// setTitle sets the window's title when it changes: the native window's title is set on
+// the main thread, at every state change otherwise.
+func (m *MainWindow) setTitle(title string) {
+	if m.win.Title() != title {
+		m.win.SetTitle(title)
+	}
 }
 
 // relayout lays the right pane out again after parts of it were shown or hidden: Show and
 // Hide do not tell the containers around an object that its size changed. It does so only
 // when something above or below the chat was shown, hidden or changed size since the last
-// time: refreshing the containers refreshes everything in them, the chat's visible rows
-// included, and every state change of the open conversation (two a tool round) comes here.
+// time, and then only lays the containers out again: refreshing them would refresh every
+// widget in them, the chat's visible rows included, and a tool round changes the meter's
+// width at every state change (issue 39, the round in the window).
 func (m *MainWindow) relayout() {
 	look := m.paneLook[:0]
 	look = appendPaneLook(look, m.top)
@@ -436,9 +445,25 @@ func (m *MainWindow) relayout() {
 		return
 	}
 	m.paneLook, m.laidOut = m.laidOut[:0], slices.Clone(look)
-	m.top.Refresh()
-	m.bottom.Refresh()
-	m.right.Refresh()
+	layoutTree(m.right)
+	if c := m.win.Canvas(); c != nil {
+		c.Refresh(m.right)
+	}
+}
+
+// layoutTree lays out o, when it is a shown container, and then the shown containers in it,
+// outside in: each places its objects at their new sizes before those place theirs.
+func layoutTree(o fyne.CanvasObject) {
+	c, ok := o.(*fyne.Container)
+	if !ok || !c.Visible() {
+		return
+	}
+	if c.Layout != nil {
+		c.Layout.Layout(c.Objects, c.Size())
+	}
+	for _, child := range c.Objects {
+		layoutTree(child)
+	}
 }
 
 // partLook is what relayout compares of one object above or below the chat.

@@ -108,6 +108,9 @@ func (c *mcpCards) refresh() {
 			}
 		}
 	}
+	if slices.Equal(objs, c.box.Objects) && c.box.Hidden == (len(objs) == 0) {
+		return // the same cards: a refresh would redraw them all (issue 39)
+	}
 	c.box.Objects = objs
 	c.box.Hidden = len(objs) == 0
 	c.box.Refresh()

@@ -64,6 +64,8 @@ type projectUI struct {
 	reloadBtn  *button.Button
 	modelBtn   *button.Button
 	queueBox   *fyne.Container
+	// shown is what the row and the queue show, as refresh compares it.
+	shown string
 
 	// The open dialogs, for tests.
 	restoreDlg  *confirmDialog
@@ -185,6 +187,14 @@ func (p *projectUI) refresh() {
 		return
 	}
 	s := p.of(cs.id)
+	// The row and the queue are built anew only when what they show changed: a tool round
+	// refreshes the window twice, and rebuilding them redraws every widget in them (issue 39).
+	look := fmt.Sprintf("%s\x00%d\x00%v\x00%s\x00%s\x00%v\x00%v\x00%v", cs.id, p.m.gen, s.instr, p.m.slash.skillsText(cs.id),
+		p.m.b.ModelLabel(cs.conv.Model), s.queue, cs.busy(), !cs.hasState || cs.conv.State.Kind() == domain.StateContextExhausted)
+	if look == p.shown && p.row.Visible() {
+		return
+	}
+	p.shown = look
 	p.instrFiles.Objects = p.instrFiles.Objects[:0]
 	label := widget.NewLabel("Instructions: none")
 	label.SizeName = theme.SizeNameCaptionText

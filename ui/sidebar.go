@@ -59,15 +59,16 @@ func (r *sideRow) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimple
 func (r *sideRow) bind(cs *convState) {
 	r.cs = cs
 	look := r.m.sidebar.lookOf(cs)
-	r.title.SetText(look.title)
-	r.sub.SetText(look.sub)
-	r.when.SetText(look.when)
-	r.dot.FillColor = theme.Color(look.color)
-	r.dot.Refresh()
+	setText(r.title, look.title)
+	setText(r.sub, look.sub)
+	setText(r.when, look.when)
+	setFill(r.dot, theme.Color(look.color))
+	icon := archiveIcon()
 	if look.archived {
-		r.archive.SetIcon(unarchiveIcon())
-	} else {
-		r.archive.SetIcon(archiveIcon())
+		icon = unarchiveIcon()
+	}
+	if r.archive.Icon != icon {
+		r.archive.SetIcon(icon)
 	}
 }
 
@@ -135,13 +136,22 @@ type sidebar struct {
 	shown      []rowLook
 	shownConvs []*convState
 	selected   *convState
+	// rows are the row widgets the list made, on screen or kept for reuse.
+	rows []*sideRow
+	// gen is the window's generation the rows were last drawn for: a new theme recolours
+	// rows whose looks are the same.
+	gen int
 }
 
 func newSidebar(m *MainWindow) *sidebar {
 	s := &sidebar{m: m}
 	s.list = widget.NewList(
 		func() int { return len(s.convs) },
-		func() fyne.CanvasObject { return newSideRow(m) },
+		func() fyne.CanvasObject {
+			r := newSideRow(m)
+			s.rows = append(s.rows, r)
+			return r
+		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id < len(s.convs) {
 				o.(*sideRow).bind(s.convs[id])
@@ -200,12 +210,30 @@ func (s *sidebar) refresh() {
 	for i, cs := range s.convs {
 		looks[i] = s.lookOf(cs)
 	}
-	if slices.Equal(looks, s.shown) && slices.Equal(s.convs, s.shownConvs) && s.selected == s.m.current {
+	if slices.Equal(s.convs, s.shownConvs) && s.selected == s.m.current && s.gen == s.m.gen {
+		// The same rows in the same order: only those whose look changed are drawn again
+		// (a tool round changes its conversation's state word twice), each by the row
+		// widget that shows it; the list's own Refresh would rebind every row.
+		for i, look := range looks {
+			if look != s.shown[i] {
+				s.rebind(s.convs[i])
+			}
+		}
+		s.shown = looks
 		return
 	}
-	s.shown, s.shownConvs, s.selected = looks, slices.Clone(s.convs), s.m.current
+	s.shown, s.shownConvs, s.selected, s.gen = looks, slices.Clone(s.convs), s.m.current, s.m.gen
 	s.list.Refresh()
 	s.selectCurrent(false)
+}
+
+// rebind draws cs's row again in the row widgets that show it.
+func (s *sidebar) rebind(cs *convState) {
+	for _, r := range s.rows {
+		if r.cs == cs {
+			r.bind(cs)
+		}
+	}
 }
 
 // titleOf is a row's title as the sidebar shows it (distinctTitles).

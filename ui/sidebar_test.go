@@ -129,8 +129,10 @@ func TestSidebarLeavesItsRowsAloneWhenNoneChanges(t *testing.T) {
 	renamed := again
 	renamed.Title = "Alpha, renamed"
 	h.m.applyBatch([]actors.Event{actors.StateChanged{Conv: renamed}})
-	if binds == 0 {
-		t.Fatal("a new title was not drawn")
+	// The renamed row is drawn again by the widget that shows it, not by a rebind of the
+	// whole list (issue 39).
+	if binds != 0 {
+		t.Fatalf("a new title rebound %d rows of the list", binds)
 	}
 	if r := sideRowOf(h, a); r == nil || r.title.Text != "Alpha, renamed" {
 		t.Fatalf("the row's title is not the new one: %+v", r)

@@ -307,15 +307,24 @@ func (s *slashMenu) lookup(convID, text string) (it slashItem, args string, ok b
 // skillsLabel names the conversation's skills for the header, beside its instructions; nil
 // when it has none.
 func (s *slashMenu) skillsLabel(convID string) fyne.CanvasObject {
-	s.load(convID)
-	set := s.sets[convID]
-	if len(set.Skills) == 0 {
+	text := s.skillsText(convID)
+	if text == "" {
 		return nil
 	}
-	l := widget.NewLabel("Skills: " + strings.Join(set.SkillNames(), ", "))
+	l := widget.NewLabel(text)
 	l.SizeName = theme.SizeNameCaptionText
 	l.Truncation = fyne.TextTruncateEllipsis
 	return l
+}
+
+// skillsText is what skillsLabel says, "" when the conversation has no skills.
+func (s *slashMenu) skillsText(convID string) string {
+	s.load(convID)
+	set := s.sets[convID]
+	if len(set.Skills) == 0 {
+		return ""
+	}
+	return "Skills: " + strings.Join(set.SkillNames(), ", ")
 }
 
 // menuRow is one line of the "/" and "@" menus: a button under its words, which are cut with

@@ -41,19 +41,18 @@ func (s *statusBar) refresh() {
 	m := s.m
 	cs := m.current
 	if cs == nil || !cs.hasState {
-		s.label.SetText("")
-		s.stopBtn.Hide()
-		s.dot.FillColor = theme.Color(theme.ColorNameDisabled)
-		s.dot.Refresh()
-		s.ticking.Store(false)
+		text := ""
 		if cs != nil && cs.loading && cs.slowLoad {
-			s.label.SetText("Loading…")
+			text = "Loading…"
 		}
+		setText(s.label, text)
+		s.stopBtn.Hide()
+		setFill(s.dot, theme.Color(theme.ColorNameDisabled))
+		s.ticking.Store(false)
 		return
 	}
-	s.label.SetText(cs.status(m.now()) + cs.progressNote())
-	s.dot.FillColor = theme.Color(stateColor(cs.conv.State.Kind()))
-	s.dot.Refresh()
+	setText(s.label, cs.status(m.now())+cs.progressNote())
+	setFill(s.dot, theme.Color(stateColor(cs.conv.State.Kind())))
 	if cs.busy() {
 		s.stopBtn.Show()
 	} else {

@@ -123,16 +123,36 @@ func (m *meter) set(u domain.Usage, window int) {
 	if window > 0 {
 		r = float32(u.Total()) / float32(window)
 	}
-	m.ratio = min(max(r, 0), 1)
+	ratio := min(max(r, 0), 1)
+	c := theme.ColorNamePrimary
 	switch {
 	case domain.AtContinuation(u, window):
-		m.color = theme.ColorNameError
+		c = theme.ColorNameError
 	case domain.AtWarning(u, window):
-		m.color = theme.ColorNameWarning
-	default:
-		m.color = theme.ColorNamePrimary
+		c = theme.ColorNameWarning
 	}
+	if ratio == m.ratio && c == m.color {
+		return // drawn so already: a refresh costs a walk to the canvas (issue 39)
+	}
+	m.ratio, m.color = ratio, c
 	m.Refresh()
+}
+
+// setText changes a label's text when it says something else: every Refresh walks to the
+// canvas and asks which goroutine it runs on, and the window's parts are refreshed at every
+// state change of a tool round (issue 39, the round in the window).
+func setText(l *widget.Label, text string) {
+	if l.Text != text {
+		l.SetText(text)
+	}
+}
+
+// setFill colours a shape (a state dot) when its colour changes, as setText does for text.
+func setFill(c *canvas.Circle, col color.Color) {
+	if c.FillColor != col {
+		c.FillColor = col
+		c.Refresh()
+	}
 }
 
 func (m *meter) CreateRenderer() fyne.WidgetRenderer {
