@@ -136,25 +136,26 @@ type sidebar struct {
 	shown      []rowLook
 	shownConvs []*convState
 	selected   *convState
-	// rows are the row widgets the list made, on screen or kept for reuse.
-	rows []*sideRow
+	// bound is the row widget the list last bound to each item, by item: the rows a look
+	// change draws again. Kept by item, not as every row the list made: the list makes a row
+	// to measure at each full refresh and drops rows it pooled, and a list of those grew
+	// by a row a turn (the window soak held 12.6 MB of them).
+	bound map[widget.ListItemID]*sideRow
 	// gen is the window's generation the rows were last drawn for: a new theme recolours
 	// rows whose looks are the same.
 	gen int
 }
 
 func newSidebar(m *MainWindow) *sidebar {
-	s := &sidebar{m: m}
+	s := &sidebar{m: m, bound: map[widget.ListItemID]*sideRow{}}
 	s.list = widget.NewList(
 		func() int { return len(s.convs) },
-		func() fyne.CanvasObject {
-			r := newSideRow(m)
-			s.rows = append(s.rows, r)
-			return r
-		},
+		func() fyne.CanvasObject { return newSideRow(m) },
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id < len(s.convs) {
-				o.(*sideRow).bind(s.convs[id])
+				r := o.(*sideRow)
+				s.bound[id] = r
+				r.bind(s.convs[id])
 			}
 		})
 	s.list.OnSelected = func(id widget.ListItemID) {
@@ -215,25 +216,17 @@ func (s *sidebar) refresh() {
 		// (a tool round changes its conversation's state word twice), each by the row
 		// widget that shows it; the list's own Refresh would rebind every row.
 		for i, look := range looks {
-			if look != s.shown[i] {
-				s.rebind(s.convs[i])
+			if r := s.bound[i]; look != s.shown[i] && r != nil && r.cs == s.convs[i] {
+				r.bind(s.convs[i])
 			}
 		}
 		s.shown = looks
 		return
 	}
 	s.shown, s.shownConvs, s.selected, s.gen = looks, slices.Clone(s.convs), s.m.current, s.m.gen
+	clear(s.bound) // the refresh binds again the rows it shows
 	s.list.Refresh()
 	s.selectCurrent(false)
-}
-
-// rebind draws cs's row again in the row widgets that show it.
-func (s *sidebar) rebind(cs *convState) {
-	for _, r := range s.rows {
-		if r.cs == cs {
-			r.bind(cs)
-		}
-	}
 }
 
 // titleOf is a row's title as the sidebar shows it (distinctTitles).

@@ -1,8 +1,13 @@
 package ui
 
 import (
+	"os"
+	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+	"weak"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -136,5 +141,62 @@ func TestSidebarLeavesItsRowsAloneWhenNoneChanges(t *testing.T) {
 	}
 	if r := sideRowOf(h, a); r == nil || r.title.Text != "Alpha, renamed" {
 		t.Fatalf("the row's title is not the new one: %+v", r)
+	}
+}
+
+// TestSidebarKeepsNoRowItStoppedShowing_Issue43: the list makes a row to measure at each full
+// refresh (every turn that reorders the conversations) and drops the rows it pooled; the
+// sidebar must not keep them: a window left open grew by a row a turn (the window soak).
+func TestSidebarKeepsNoRowItStoppedShowing_Issue43(t *testing.T) {
+	if os.Getenv("FYNE_CACHE") == "" {
+		// Fyne keeps each widget's renderer, and with it the widget, for a minute after its
+		// last use (FYNE_CACHE, read when the process starts): the test runs in a process of
+		// its own where that is a nanosecond, so that what is still held is what we hold.
+		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "FYNE_CACHE=1ns")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+			t.Fatalf("%s with FYNE_CACHE=1ns: %v\n%s", t.Name(), err, out)
+		}
+		return
+	}
+	var a, b string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		a = f.add(domain.NewConversationParams{Title: "Alpha", Cwd: "/a", Model: "gpt-4o"}).ID
+		b = f.add(domain.NewConversationParams{Title: "Beta", Cwd: "/b", Model: "gpt-4o"}).ID
+	})
+	h.waitFor("two rows", func() bool { return len(h.m.sidebar.convs) == 2 })
+	h.settle()
+	var made []weak.Pointer[sideRow]
+	create := h.m.sidebar.list.CreateItem
+	h.m.sidebar.list.CreateItem = func() fyne.CanvasObject {
+		o := create()
+		made = append(made, weak.Make(o.(*sideRow)))
+		return o
+	}
+	const turns = 40
+	for i := range turns {
+		// Each turn brings the other conversation to the top.
+		cs := h.m.convs[[]string{a, b}[i%2]]
+		c := cs.conv
+		c.UpdatedAt = c.UpdatedAt.Add(time.Duration(i+1) * time.Hour)
+		h.m.applyBatch([]actors.Event{actors.StateChanged{Conv: c}})
+	}
+	if len(made) < turns/2 {
+		t.Fatalf("the list made %d rows in %d reorderings: the test no longer reaches its full refresh", len(made), turns)
+	}
+	if r := sideRowOf(h, b); r == nil || r.title.Text != "Beta" {
+		t.Fatalf("the rows no longer show the conversations: %+v", r)
+	}
+	h.m.win.Canvas().Capture() // a frame, at which Fyne drops the renderers no longer used
+	runtime.GC()
+	alive := 0
+	for _, p := range made {
+		if p.Value() != nil {
+			alive++
+		}
+	}
+	if alive > 4 {
+		t.Fatalf("%d of the %d rows the list made are still held after %d reorderings (two are on screen)", alive, len(made), turns)
 	}
 }
