@@ -18,6 +18,7 @@ func TestMain(m *testing.M) {
 	MaybeRunEchoServer()
 	MaybeRunBareWindow()
 	MaybeRunChangesWindow()
+	maybeSpin()
 	os.Exit(m.Run())
 }
 

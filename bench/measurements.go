@@ -79,7 +79,7 @@ func measurements() []measurement {
 		{name: worktreeRowName, unit: "×", rows: worktreeRows, count: 3},
 		{name: worktree3RowName, unit: "×", rows: worktree3Rows, count: 3},
 		{name: proxyRowName, unit: "ms", rows: proxyRows, count: 3},
-		{name: coldStartRowName, unit: "ms", rows: coldStartRows, count: 7},
+		{name: coldStartRowName, unit: "ms", rows: coldStartRows, count: 10},
 		{name: idleRowName, unit: "×", rows: idleRows, count: 3},
 		{name: lspRowName, unit: "ms", rows: lspRows, count: 4},
 		{name: "a conversation that touches no language, language servers on ÷ off", unit: "×", rows: noLanguageRows, count: 2},
