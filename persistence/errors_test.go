@@ -362,3 +362,31 @@ func readRaw(t *testing.T, dir, key string) string {
 
 // fsImmutableFL is FS_IMMUTABLE_FL from linux/fs.h, which golang.org/x/sys does not export.
 const fsImmutableFL = 0x00000010
+
+// TestOpenProbesOnlyADirectoryThatWasThere: a data directory Open makes is its own and
+// writable, so it is not probed with a file made and removed (a cold chat's first open in a
+// new directory, issue 39); one that existed is still proved writable (TestOpenNotWritable).
+func TestOpenProbesOnlyADirectoryThatWasThere(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	before := writeProbes.Load()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := writeProbes.Load() - before; n != 0 {
+		t.Errorf("a new data directory was probed %d times, want none", n)
+	}
+	s, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := writeProbes.Load() - before; n != 1 {
+		t.Errorf("an existing data directory was probed %d times, want once", n)
+	}
+}

@@ -464,9 +464,17 @@ func prepareDir(dir string) error {
 		return fmt.Errorf("%w: %s: %w; check that it is a directory you own and can write, or pass --data-dir to use another",
 			ErrNotWritable, dir, err)
 	}
+	// A directory this call made is this user's, mode 0700, on a file system that just took
+	// a new entry: it is writable, and the probe's file (created and removed: two changes to
+	// the directory) would prove nothing more. Only a directory that was there is probed; a
+	// cold chat in a new data directory skips it (issue 39).
+	if err := os.Mkdir(dir, 0o700); err == nil {
+		return nil
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return notWritable(err)
 	}
+	writeProbes.Add(1)
 	f, err := os.CreateTemp(dir, ".write-probe-*")
 	if err != nil {
 		return notWritable(err)
@@ -487,6 +495,9 @@ func prepareDir(dir string) error {
 // sandbox's supervisors do) — and with the copy the flock: a lock held that briefly after
 // Close is not another instance, and must not make a reopen fail.
 const lockWait = time.Second
+
+// writeProbes counts the probes prepareDir wrote, for a test to tell a probed directory.
+var writeProbes atomic.Int64
 
 // lockPoll is how often Open tries a held lock again within lockWait.
 const lockPoll = 5 * time.Millisecond
