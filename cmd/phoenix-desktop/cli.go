@@ -334,11 +334,12 @@ func runChat(env *cmdEnv, args []string, stdout, stderr io.Writer) error {
 	// Only --queue, the window (a chat served inside the app) or a queue kept by a continued
 	// conversation can have a turn follow this one: a new conversation in a process of its own
 	// without --queue comes to rest with nothing queued, and its cold path skips the look
-	// (queueGoesOn reads the whole history, the first decoding of messages: issue 39).
+	// (queueGoesOn reads the queue and the conversation's record from the store: issue 39).
 	mayQueue := env.app != nil || continueID != "" || len(queued) > 0
 	answers := make(chan domain.Mode, 1)
 	var pending *actors.ApprovalRequested
 	forms := newStdinAnswers(env.stdin)
+	defer forms.end()
 	for {
 		select {
 		case ev, ok := <-sub.Events():

@@ -87,6 +87,27 @@ func failure(err error) string {
 type stdinAnswers struct {
 	mu sync.Mutex
 	in *bufio.Reader
+	// out orders what fill prints with the chat's end (end): an answer is taken and said
+	// under it, so a chat that ended because of the answer has its line printed before it
+	// returns, and nothing is printed once it has (the writer is the caller's again).
+	out   sync.Mutex
+	ended bool
+}
+
+// say prints on w unless the chat has ended.
+func (s *stdinAnswers) say(w io.Writer, format string, args ...any) {
+	s.out.Lock()
+	defer s.out.Unlock()
+	if !s.ended {
+		fmt.Fprintf(w, format, args...)
+	}
+}
+
+// end is called as the chat returns: a form still being filled says nothing more.
+func (s *stdinAnswers) end() {
+	s.out.Lock()
+	s.ended = true
+	s.out.Unlock()
 }
 
 func newStdinAnswers(r io.Reader) *stdinAnswers { return &stdinAnswers{in: bufio.NewReader(r)} }
@@ -98,21 +119,23 @@ func newStdinAnswers(r io.Reader) *stdinAnswers { return &stdinAnswers{in: bufio
 func (s *stdinAnswers) fill(rt mcpAnswerer, e actors.MCPInputRequested, w io.Writer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fmt.Fprintf(w, "phoenix-desktop: the MCP server %s asks: %s\n", e.Server, transcript.OneLine(e.Message, 300))
+	s.say(w, "phoenix-desktop: the MCP server %s asks: %s\n", e.Server, transcript.OneLine(e.Message, 300))
 	answer := func(action string, entries map[string]string) error {
+		s.out.Lock()
+		defer s.out.Unlock()
 		err := rt.AnswerMCPInput(e.ConvID, e.ID, action, entries)
-		if err == nil || action != mcp.ElicitAccept {
+		if !s.ended && (err == nil || action != mcp.ElicitAccept) {
 			fmt.Fprintf(w, "phoenix-desktop: answered %q%s\n", action, failure(err))
 		}
 		return err
 	}
 	if e.FieldsError != "" {
-		fmt.Fprintf(w, "phoenix-desktop: this form cannot be filled in here (%s)\n", e.FieldsError)
+		s.say(w, "phoenix-desktop: this form cannot be filled in here (%s)\n", e.FieldsError)
 		_ = answer(mcp.ElicitDecline, nil)
 		return
 	}
 	if e.URL != "" {
-		fmt.Fprintf(w, "Open %s, then press Enter (or type decline or cancel): ", e.URL)
+		s.say(w, "Open %s, then press Enter (or type decline or cancel): ", e.URL)
 		line, err := s.in.ReadString('\n')
 		switch v := strings.TrimSpace(line); {
 		case err != nil && v == "":
@@ -127,10 +150,10 @@ func (s *stdinAnswers) fill(rt mcpAnswerer, e actors.MCPInputRequested, w io.Wri
 	for {
 		entries := map[string]string{}
 		for _, f := range e.Fields {
-			fmt.Fprintf(w, "  %s%s: ", f.Label(), fieldHint(f))
+			s.say(w, "  %s%s: ", f.Label(), fieldHint(f))
 			line, err := s.in.ReadString('\n')
 			if err != nil && line == "" {
-				fmt.Fprintln(w)
+				s.say(w, "\n")
 				_ = answer(mcp.ElicitCancel, nil)
 				return
 			}
@@ -152,7 +175,7 @@ func (s *stdinAnswers) fill(rt mcpAnswerer, e actors.MCPInputRequested, w io.Wri
 		if err == nil || errors.Is(err, actors.ErrNoMCPRequest) {
 			return
 		}
-		fmt.Fprintf(w, "phoenix-desktop: %v; once more:\n", err)
+		s.say(w, "phoenix-desktop: %v; once more:\n", err)
 	}
 }
 
