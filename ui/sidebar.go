@@ -20,8 +20,11 @@ import (
 // and an archive button.
 type sideRow struct {
 	widget.BaseWidget
-	m       *MainWindow
-	cs      *convState
+	m  *MainWindow
+	cs *convState
+	// id is the list item the row was last bound to: a row the list pooled or gave to
+	// another item is no longer the one the sidebar knew for its old item (sidebar.bound).
+	id      widget.ListItemID
 	dot     *canvas.Circle
 	title   *widget.Label
 	sub     *widget.Label
@@ -154,7 +157,7 @@ func newSidebar(m *MainWindow) *sidebar {
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id < len(s.convs) {
 				r := o.(*sideRow)
-				s.bound[id] = r
+				s.bound[id], r.id = r, id
 				r.bind(s.convs[id])
 			}
 		})
@@ -221,6 +224,24 @@ func (s *sidebar) refresh() {
 			}
 		}
 		s.shown = looks
+		return
+	}
+	if len(s.convs) == len(s.shownConvs) && s.selected == s.m.current && s.gen == s.m.gen &&
+		slices.Index(s.convs, s.m.current) == slices.Index(s.shownConvs, s.m.current) {
+		// The same number of rows in another order, the open conversation's mark where it
+		// was (nearly every turn, when conversations take turns): the rows on screen are
+		// bound again in place, those whose conversation or look changed. The list's own
+		// Refresh would make a row to measure (kept a minute by Fyne's renderer cache) and
+		// rebind every row, shaping each text again: most of what a turn allocated in the
+		// window soak. Rows off screen are bound when the list shows them (UpdateItem).
+		for i, look := range looks {
+			r := s.bound[i]
+			if r == nil || r.id != i || (r.cs == s.convs[i] && look == s.shown[i]) {
+				continue // not on screen, or showing this already
+			}
+			r.bind(s.convs[i])
+		}
+		s.shown, s.shownConvs = looks, append(s.shownConvs[:0], s.convs...)
 		return
 	}
 	s.shown, s.shownConvs, s.selected, s.gen = looks, slices.Clone(s.convs), s.m.current, s.m.gen

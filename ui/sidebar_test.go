@@ -1,15 +1,19 @@
 package ui
 
 import (
+	"cmp"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 	"weak"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -160,12 +164,13 @@ func TestSidebarKeepsNoRowItStoppedShowing_Issue43(t *testing.T) {
 		}
 		return
 	}
-	var a, b string
+	var a, b, x string
 	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
 		a = f.add(domain.NewConversationParams{Title: "Alpha", Cwd: "/a", Model: "gpt-4o"}).ID
 		b = f.add(domain.NewConversationParams{Title: "Beta", Cwd: "/b", Model: "gpt-4o"}).ID
+		x = f.add(domain.NewConversationParams{Title: "Gamma", Cwd: "/c", Model: "gpt-4o"}).ID
 	})
-	h.waitFor("two rows", func() bool { return len(h.m.sidebar.convs) == 2 })
+	h.waitFor("three rows", func() bool { return len(h.m.sidebar.convs) == 3 })
 	h.settle()
 	var made []weak.Pointer[sideRow]
 	create := h.m.sidebar.list.CreateItem
@@ -176,11 +181,15 @@ func TestSidebarKeepsNoRowItStoppedShowing_Issue43(t *testing.T) {
 	}
 	const turns = 40
 	for i := range turns {
-		// Each turn brings the other conversation to the top.
+		// Each turn brings the other conversation to the top, and archives or restores a
+		// third: a reorder of as many rows is bound in place, and the list's own refresh is
+		// what this test is about.
 		cs := h.m.convs[[]string{a, b}[i%2]]
 		c := cs.conv
 		c.UpdatedAt = c.UpdatedAt.Add(time.Duration(i+1) * time.Hour)
-		h.m.applyBatch([]actors.Event{actors.StateChanged{Conv: c}})
+		third := h.m.convs[x].conv
+		third.Archived = i%2 == 0
+		h.m.applyBatch([]actors.Event{actors.StateChanged{Conv: c}, actors.StateChanged{Conv: third}})
 	}
 	if len(made) < turns/2 {
 		t.Fatalf("the list made %d rows in %d reorderings: the test no longer reaches its full refresh", len(made), turns)
@@ -196,7 +205,122 @@ func TestSidebarKeepsNoRowItStoppedShowing_Issue43(t *testing.T) {
 			alive++
 		}
 	}
-	if alive > 4 {
-		t.Fatalf("%d of the %d rows the list made are still held after %d reorderings (two are on screen)", alive, len(made), turns)
+	if alive > 5 {
+		t.Fatalf("%d of the %d rows the list made are still held after %d reorderings (three are on screen)", alive, len(made), turns)
 	}
+}
+
+// shownRow is a sidebar row on screen: its conversation, its title and whether it carries the
+// list's selection mark.
+type shownRow struct {
+	id, title string
+	marked    bool
+}
+
+// shownRows are the sidebar's rows on screen, top to bottom.
+func shownRows(h *harness) []shownRow {
+	type at struct {
+		y float32
+		r shownRow
+	}
+	var rows []at
+	walk(h.m.sidebar.list, func(o fyne.CanvasObject) {
+		w, ok := o.(fyne.Widget)
+		if !ok || !o.Visible() {
+			return
+		}
+		objs := test.WidgetRenderer(w).Objects()
+		if len(objs) != 2 {
+			return
+		}
+		bg, ok1 := objs[0].(*canvas.Rectangle)
+		r, ok2 := objs[1].(*sideRow)
+		if !ok1 || !ok2 || r.cs == nil {
+			return
+		}
+		rows = append(rows, at{o.Position().Y, shownRow{r.cs.id, r.title.Text, bg.Visible()}})
+	})
+	slices.SortFunc(rows, func(a, b at) int { return cmp.Compare(a.y, b.y) })
+	out := make([]shownRow, len(rows))
+	for i, r := range rows {
+		out[i] = r.r
+	}
+	return out
+}
+
+// TestSidebarReordersItsRowsInPlace_Issue43: when conversations take turns (nearly every
+// turn reorders the list), the rows on screen are bound again in place: the list makes no
+// row and rebinds none (its own refresh made a row to measure and shaped every row's text
+// again: most of what a turn allocated in the window soak). The rows show the right
+// conversations in the right order, on screen and scrolled to, with the open one marked, and
+// the mark follows the open conversation when it moves.
+func TestSidebarReordersItsRowsInPlace_Issue43(t *testing.T) {
+	const n = 24 // more than the sidebar shows at once
+	var ids []string
+	h := newHarness(t, func(f *fakeBackend, _ *Deps) {
+		for i := range n {
+			ids = append(ids, f.add(domain.NewConversationParams{Title: fmt.Sprintf("Conv %02d", i), Cwd: "/w", Model: "gpt-4o"}).ID)
+		}
+	})
+	h.waitFor("the rows", func() bool { return len(h.m.sidebar.convs) == n })
+	updated := map[string]time.Time{}
+	touch := func(id string, at time.Time) {
+		c := h.m.convs[id].conv
+		c.UpdatedAt = at
+		updated[id] = at
+		h.m.applyBatch([]actors.Event{actors.StateChanged{Conv: c}})
+	}
+	for i, id := range ids {
+		touch(id, testNow.Add(-time.Duration(i)*time.Minute))
+	}
+	open := ids[0]
+	h.open(open)
+	h.settle()
+	touch(open, testNow.Add(1000*time.Hour)) // the open one stays on top while others take turns
+	check := func(when string, top bool) {
+		t.Helper()
+		want := slices.Clone(ids)
+		slices.SortFunc(want, func(a, b string) int { return updated[b].Compare(updated[a]) })
+		got := shownRows(h)
+		if len(got) < 3 || len(got) >= n {
+			t.Fatalf("%s: %d rows on screen of %d: the test needs a list longer than the window", when, len(got), n)
+		}
+		first := slices.Index(want, got[0].id)
+		if top && first != 0 {
+			t.Fatalf("%s: the list does not start at the newest conversation: %+v", when, got)
+		}
+		if !top && first+len(got) != n {
+			t.Fatalf("%s: the list scrolled to the bottom does not end at the oldest conversation: %+v", when, got)
+		}
+		for i, r := range got {
+			id := want[first+i]
+			title := h.m.convs[id].conv.Title
+			if r.id != id || r.title != title || r.marked != (id == h.m.current.id) {
+				t.Fatalf("%s: row %d shows %+v, want %s %q marked %v; all: %+v", when, first+i, r, id, title, id == h.m.current.id, got)
+			}
+		}
+	}
+	check("opened", true)
+	made, binds := 0, 0
+	create, update := h.m.sidebar.list.CreateItem, h.m.sidebar.list.UpdateItem
+	h.m.sidebar.list.CreateItem = func() fyne.CanvasObject { made++; return create() }
+	h.m.sidebar.list.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) { binds++; update(id, o) }
+	const turns = 30
+	for i := range turns {
+		// The conversations take turns, the one that waited longest first: each turn
+		// moves it from below the screen (or its bottom) to under the open one.
+		id := ids[n-1-i%(n-1)]
+		touch(id, testNow.Add(time.Duration(i+1)*time.Minute))
+		check(fmt.Sprintf("turn %d", i), true)
+	}
+	if made != 0 || binds != 0 {
+		t.Fatalf("%d reorders made %d rows and rebound %d through the list; want them bound in place", turns, made, binds)
+	}
+	h.m.sidebar.list.ScrollToBottom()
+	check("scrolled to the bottom", false)
+	h.m.sidebar.list.ScrollToTop()
+	// The open conversation falls to the bottom: its mark follows it.
+	touch(open, testNow.Add(-1000*time.Hour))
+	h.m.sidebar.list.ScrollToBottom()
+	check("the open one last", false)
 }
