@@ -17,12 +17,7 @@ func TestGFMPatternsCompiledOnFirstUseStillMatch_Issue39(t *testing.T) {
 	if len(bs) != 3 {
 		t.Fatalf("blocks %+v, want a paragraph, a table and a list", bs)
 	}
-	var links []string
-	for _, s := range bs[0].spans {
-		if s.kind == spanLink {
-			links = append(links, s.url)
-		}
-	}
+	links := linkURLs(bs[0].spans)
 	if want := "[https://go.dev/doc http://www.example.org]"; fmt.Sprint(links) != want {
 		t.Errorf("links %v, want %s", links, want)
 	}

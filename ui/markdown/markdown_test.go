@@ -418,12 +418,7 @@ func TestOnlyWebAndMailLinksOpen(t *testing.T) {
 	if len(bs) != 2 {
 		t.Fatalf("blocks %+v", bs)
 	}
-	var links []string
-	for _, s := range bs[0].spans {
-		if s.kind == spanLink {
-			links = append(links, s.url)
-		}
-	}
+	links := linkURLs(bs[0].spans)
 	if want := "[https://example.com/d http://example.com mailto:a@b.c https://x.org mailto:a@b.c]"; fmt.Sprint(links) != want {
 		t.Errorf("links %v, want %s", links, want)
 	}
@@ -521,4 +516,15 @@ func TestScrollSidewaysFindsTheBlockUnderThePointer(t *testing.T) {
 	if ScrollSideways(cv, &fyne.ScrollEvent{PointEvent: fyne.PointEvent{AbsolutePosition: at}, Scrolled: fyne.Delta{DY: -40}}) {
 		t.Error("a vertical scroll was taken sideways")
 	}
+}
+
+// linkURLs are the URLs of the spans that can be clicked, in order.
+func linkURLs(spans []span) []string {
+	var links []string
+	for _, s := range spans {
+		if s.kind == spanLink {
+			links = append(links, s.url)
+		}
+	}
+	return links
 }
