@@ -362,7 +362,8 @@ func (w *treeWatch) barrier(ctx context.Context) bool {
 func (w *treeWatch) newMarkerLocked() error {
 	w.markerSeq++
 	path := filepath.Join(w.syncDir, markerPrefix+strconv.FormatUint(w.markerSeq, 10))
-	// The path is set first: the creation's event may be read before OpenFile returns.
+	// The path is set before the file is made, so that its creation's event, handled once mu
+	// is released, names the marker.
 	old, oldPath := w.marker, w.markerPath
 	w.markerPath = path
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
